@@ -1,0 +1,13 @@
+#include "apps/commands.hpp"
+
+namespace gatemap::apps {
+
+// The one place where subcommands are listed, in the order `--help` shows them.
+void register_all(CLI::App& app, AppContext& ctx) {
+  for (RegisterFn fn : {register_index,
+                        register_version}) {
+    fn(app, ctx);
+  }
+}
+
+}  // namespace gatemap::apps

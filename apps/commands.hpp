@@ -1,0 +1,36 @@
+#pragma once
+// Subcommand registration. Each cmd_*.cpp adds one CLI11 subcommand and sets `run`
+// to the function main() calls after parsing. The list lives in commands.cpp.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace gatemap::apps {
+
+struct AppContext {
+  std::string command_line;          // argv joined by spaces, for @PG / ##commandline
+  std::function<int()> run;          // set by the chosen subcommand's callback
+  std::string command = "main";      // name used in [E::...] messages
+};
+
+using RegisterFn = void (*)(CLI::App& app, AppContext& ctx);
+void register_all(CLI::App& app, AppContext& ctx);
+
+// Helper for subcommands: records which one runs and what it does.
+inline void on_run(CLI::App* sub, AppContext& ctx, std::function<int()> fn) {
+  sub->callback([sub, &ctx, fn]() {
+    ctx.command = sub->get_name();
+    ctx.run = fn;
+  });
+}
+
+void register_version(CLI::App&, AppContext&);
+void register_index(CLI::App&, AppContext&);
+void register_map(CLI::App&, AppContext&);
+void register_sim(CLI::App&, AppContext&);
+void register_eval(CLI::App&, AppContext&);
+void register_bench(CLI::App&, AppContext&);
+void register_demo(CLI::App&, AppContext&);
+
+}  // namespace gatemap::apps

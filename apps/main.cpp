@@ -1,0 +1,51 @@
+// The `gatemap` binary: parses the command line with CLI11 and runs one subcommand.
+// Library errors end here: "[E::<command>] <message>", exit 1 (2 for usage errors).
+#include <cstdio>
+#include <iostream>
+
+#include "apps/commands.hpp"
+#include "common/build_info.hpp"
+#include "common/error.hpp"
+#include "common/log.hpp"
+
+int main(int argc, char** argv) {
+  using namespace gatemap;
+  apps::AppContext ctx;
+  for (int i = 0; i < argc; ++i) ctx.command_line += (i ? " " : "") + std::string(argv[i]);
+
+  CLI::App app{"gatemap " GATEMAP_VERSION ": GPU-accelerated short-read mapper and variant caller"};
+  app.set_version_flag("--version", GATEMAP_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  apps::register_all(app, ctx);
+
+  if (argc == 1) {
+    std::cerr << app.help();
+    return 2;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string where = "main";
+    for (const auto* sub : app.get_subcommands()) where = sub->get_name();
+    log::error(where, std::string(e.what()) + " (see 'gatemap " + (where == "main" ? "" : where + " ") + "--help')");
+    return 2;
+  }
+  try {
+    const int status = ctx.run ? ctx.run() : 2;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw IoError("writing to standard output failed");
+    return status;
+  } catch (const UsageError& e) {
+    log::error(ctx.command, e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    log::error(ctx.command, e.what());
+    return 1;
+  }
+}

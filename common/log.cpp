@@ -1,0 +1,55 @@
+#include "common/log.hpp"
+
+#include <sys/resource.h>
+#include <sys/time.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+
+namespace gatemap::log {
+namespace {
+std::atomic<int> g_verbosity{2};
+std::mutex g_mutex;
+const auto g_start = std::chrono::steady_clock::now();
+
+void emit(char tag, const std::string& stage, const std::string& message) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::fprintf(stderr, "[%c::%s] %s\n", tag, stage.c_str(), message.c_str());
+  std::fflush(stderr);
+}
+}  // namespace
+
+void set_verbosity(int level) { g_verbosity = level; }
+int verbosity() { return g_verbosity; }
+
+void info(const std::string& stage, const std::string& message) {
+  if (g_verbosity >= 2) emit('M', stage, message);
+}
+void warn(const std::string& stage, const std::string& message) {
+  if (g_verbosity >= 1) emit('W', stage, message);
+}
+void error(const std::string& stage, const std::string& message) { emit('E', stage, message); }
+void debug(const std::string& stage, const std::string& message) {
+  if (g_verbosity >= 3) emit('D', stage, message);
+}
+
+double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count();
+}
+
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+         1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
+long long peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<long long>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+}  // namespace gatemap::log

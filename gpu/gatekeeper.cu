@@ -1,0 +1,251 @@
+// GateKeeper-GPU kernels and the batch engine (see gatekeeper.hpp).
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+#include "gpu/buffers.cuh"
+#include "gpu/gatekeeper.hpp"
+#include "gpu/gatekeeper_core.hpp"
+
+namespace gatemap::gpu {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kMaxWindowWords = (kMaxReadLen + 2 * kMaxEdits + 31) / 32;
+
+// One thread per pair; WW is fixed per launch from the longest read of the batch.
+template <int WW>
+__global__ void gatekeeper_kernel(FilterReference ref, const uint32_t* __restrict__ read_hi,
+                                  const uint32_t* __restrict__ read_lo, const int32_t* __restrict__ len,
+                                  const uint8_t* __restrict__ has_n, int stride,
+                                  const uint32_t* __restrict__ cand_read, const uint8_t* __restrict__ cand_strand,
+                                  const uint32_t* __restrict__ cand_contig, const int64_t* __restrict__ cand_pos,
+                                  int64_t n, int e, uint8_t* __restrict__ out) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const uint32_t r = cand_read[i];
+    const int m = len[r];
+    uint8_t code = kFilterUnfiltered;
+    if (!has_n[r] && m > 0 && m <= kMaxReadLen) {
+      const size_t off = (2 * static_cast<size_t>(r) + cand_strand[i]) * stride;
+      code = detail::gatekeeper_pair<WW>(ref, read_hi + off, read_lo + off, m, cand_pos[i],
+                                         static_cast<int32_t>(cand_contig[i]), e);
+    }
+    out[i] = code;
+  }
+}
+
+// One thread per read: 2-bit encoding of both strands on the device.
+__global__ void pack_reads_kernel(const char* __restrict__ ascii, const int64_t* __restrict__ offset,
+                                  const int32_t* __restrict__ len, int64_t n, int stride, uint32_t* hi,
+                                  uint32_t* lo, uint8_t* has_n) {
+  const int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (r >= n) return;
+  const int m = min(len[r], kMaxReadLen);
+  uint32_t* fh = hi + 2 * r * stride;
+  uint32_t* fl = lo + 2 * r * stride;
+  detail::pack_read(ascii + offset[r], m, fh, fl, fh + stride, fl + stride, stride, &has_n[r]);
+  if (len[r] > kMaxReadLen) has_n[r] = 0;
+}
+
+using KernelFn = void (*)(FilterReference, const uint32_t*, const uint32_t*, const int32_t*, const uint8_t*, int,
+                          const uint32_t*, const uint8_t*, const uint32_t*, const int64_t*, int64_t, int, uint8_t*);
+
+template <int WW>
+KernelFn kernel_for(int ww) {
+  if constexpr (WW >= kMaxWindowWords) {
+    return &gatekeeper_kernel<WW>;
+  } else {
+    return ww <= WW ? &gatekeeper_kernel<WW> : kernel_for<WW + 1>(ww);
+  }
+}
+
+template <typename T>
+void upload(DeviceBuffer<T>& dst, const T* src, size_t n) {
+  dst.resize(std::max<size_t>(n, 1));
+  if (n) GATEMAP_CUDA_CHECK(cudaMemcpy(dst.data(), src, n * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+// Parallel host copy into managed memory (the host side of "filling a batch").
+template <typename T>
+void fill(ManagedBuffer<T>& dst, const std::vector<T>& src) {
+  dst.reserve(std::max<size_t>(src.size(), 1), 0.2);
+  const int64_t n = static_cast<int64_t>(src.size());
+  constexpr int64_t kChunk = 1 << 20;
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < n; b += kChunk) {
+    std::memcpy(dst.data() + b, src.data() + b, std::min(kChunk, n - b) * sizeof(T));
+  }
+}
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+struct GateKeeperGpu::Impl {
+  struct Slot {
+    ManagedBuffer<uint32_t> read_hi, read_lo, cand_read, cand_contig;
+    ManagedBuffer<int32_t> len;
+    ManagedBuffer<uint8_t> has_n, cand_strand, out;
+    ManagedBuffer<char> ascii;
+    ManagedBuffer<int64_t> offset, cand_pos;
+    Stream stream;
+    Stream copy[2];
+    Event kernel_start, kernel_stop, done;
+    Event copied[2];
+    size_t n = 0;
+    int ticket = -1;
+    double host_start_ms = 0;
+  };
+  int device = 0;
+  bool managed_hints = false;
+  DeviceBuffer<uint32_t> hi, lo;
+  DeviceBuffer<int64_t> contig_begin, contig_end, n_begin, n_end;
+  FilterReference dref;
+  std::unique_ptr<Slot> slots[2];
+  int next_ticket = 0;
+
+  // Advise a buffer to live on the device and start moving it there on `stream`.
+  template <typename T>
+  void to_device(ManagedBuffer<T>& buf, size_t n, cudaStream_t stream) {
+    if (!managed_hints || n == 0) return;
+    GATEMAP_CUDA_CHECK(cudaMemAdvise(buf.data(), n * sizeof(T), cudaMemAdviseSetPreferredLocation,
+                                     device_location(device)));
+    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(buf.data(), n * sizeof(T), device_location(device), 0, stream));
+  }
+};
+
+GateKeeperGpu::GateKeeperGpu(const FilterReference& ref, int device) : impl_(new Impl) {
+  try {
+    impl_->device = device;
+    GATEMAP_CUDA_CHECK(cudaSetDevice(device));
+    int managed = 0;
+    GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrConcurrentManagedAccess, device));
+    impl_->managed_hints = managed != 0;
+    upload(impl_->hi, ref.hi, ref.words);
+    upload(impl_->lo, ref.lo, ref.words);
+    upload(impl_->contig_begin, ref.contig_begin, ref.n_contigs);
+    upload(impl_->contig_end, ref.contig_end, ref.n_contigs);
+    upload(impl_->n_begin, ref.n_begin, ref.n_runs);
+    upload(impl_->n_end, ref.n_end, ref.n_runs);
+    impl_->dref = ref;
+    impl_->dref.hi = impl_->hi.data();
+    impl_->dref.lo = impl_->lo.data();
+    impl_->dref.contig_begin = impl_->contig_begin.data();
+    impl_->dref.contig_end = impl_->contig_end.data();
+    impl_->dref.n_begin = impl_->n_begin.data();
+    impl_->dref.n_end = impl_->n_end.data();
+    for (auto& s : impl_->slots) s = std::make_unique<Impl::Slot>();
+  } catch (...) {
+    delete impl_;
+    throw;
+  }
+}
+
+GateKeeperGpu::~GateKeeperGpu() {
+  if (impl_) cudaDeviceSynchronize();
+  delete impl_;
+}
+
+int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand, int e, bool encode_on_device) {
+  if (e < 0 || e > kMaxEdits) throw UsageError("GateKeeper: -e must be in 0.." + std::to_string(kMaxEdits));
+  const int ticket = impl_->next_ticket;
+  Impl::Slot& s = *impl_->slots[ticket % 2];
+  if (s.ticket >= 0) throw Error("GateKeeperGpu: two batches already in flight; collect one first");
+  impl_->next_ticket++;
+  s.ticket = ticket;
+  s.host_start_ms = now_ms();
+  s.n = cand.size();
+  const size_t nreads = reads.size();
+  const int stride = reads.stride_words;
+  const size_t words = 2 * nreads * static_cast<size_t>(stride);
+
+  GATEMAP_CUDA_CHECK(cudaSetDevice(impl_->device));
+  fill(s.len, reads.len);
+  fill(s.cand_read, cand.read);
+  fill(s.cand_strand, cand.strand);
+  fill(s.cand_contig, cand.contig);
+  fill(s.cand_pos, cand.pos);
+  s.out.reserve(std::max<size_t>(s.n, 1), 0.2);
+  s.read_hi.reserve(std::max<size_t>(words, 1), 0.2);
+  s.read_lo.reserve(std::max<size_t>(words, 1), 0.2);
+  s.has_n.reserve(std::max<size_t>(nreads, 1), 0.2);
+  if (encode_on_device) {
+    fill(s.ascii, reads.ascii);
+    fill(s.offset, reads.offset);
+  } else {
+    if (reads.hi.size() != words) throw Error("GateKeeperGpu: reads were not packed on the host");
+    fill(s.read_hi, reads.hi);
+    fill(s.read_lo, reads.lo);
+    fill(s.has_n, reads.has_n);
+  }
+  // Inputs move to the device on two copy streams; the compute stream waits for both.
+  cudaStream_t c0 = s.copy[0].get(), c1 = s.copy[1].get();
+  impl_->to_device(s.len, nreads, c0);
+  impl_->to_device(s.cand_read, s.n, c0);
+  impl_->to_device(s.cand_pos, s.n, c1);
+  impl_->to_device(s.cand_strand, s.n, c1);
+  impl_->to_device(s.cand_contig, s.n, c0);
+  if (encode_on_device) {
+    impl_->to_device(s.ascii, reads.ascii.size(), c1);
+    impl_->to_device(s.offset, nreads, c0);
+  } else {
+    impl_->to_device(s.read_hi, words, c1);
+    impl_->to_device(s.read_lo, words, c0);
+    impl_->to_device(s.has_n, nreads, c1);
+  }
+  s.copied[0].record(c0);
+  s.copied[1].record(c1);
+  cudaStream_t st = s.stream.get();
+  GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(st, s.copied[0].get(), 0));
+  GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(st, s.copied[1].get(), 0));
+
+  s.kernel_start.record(st);
+  if (encode_on_device && nreads) {
+    const int blocks = static_cast<int>((nreads + kThreads - 1) / kThreads);
+    pack_reads_kernel<<<blocks, kThreads, 0, st>>>(s.ascii.data(), s.offset.data(), s.len.data(),
+                                                   static_cast<int64_t>(nreads), stride, s.read_hi.data(),
+                                                   s.read_lo.data(), s.has_n.data());
+    GATEMAP_CUDA_CHECK_LAUNCH();
+  }
+  if (s.n) {
+    int max_len = 1;
+    for (int32_t l : reads.len) max_len = std::max(max_len, std::min<int>(l, kMaxReadLen));
+    const KernelFn kernel = kernel_for<1>(detail::window_words(max_len, e));
+    const int64_t blocks = std::min<int64_t>((s.n + kThreads - 1) / kThreads, 1 << 20);
+    kernel<<<static_cast<unsigned>(blocks), kThreads, 0, st>>>(
+        impl_->dref, s.read_hi.data(), s.read_lo.data(), s.len.data(), s.has_n.data(), stride, s.cand_read.data(),
+        s.cand_strand.data(), s.cand_contig.data(), s.cand_pos.data(), static_cast<int64_t>(s.n), e, s.out.data());
+    GATEMAP_CUDA_CHECK_LAUNCH();
+  }
+  s.kernel_stop.record(st);
+  if (impl_->managed_hints && s.n) {
+    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(s.out.data(), s.n, host_location(), 0, st));
+  }
+  s.done.record(st);
+  return ticket;
+}
+
+void GateKeeperGpu::collect(int ticket, std::vector<uint8_t>& out, FilterTiming* timing) {
+  Impl::Slot& s = *impl_->slots[ticket % 2];
+  if (s.ticket != ticket) throw Error("GateKeeperGpu: unknown or already collected ticket");
+  s.done.sync();
+  out.assign(s.out.data(), s.out.data() + s.n);
+  if (timing) {
+    timing->kernel_ms = Event::elapsed_ms(s.kernel_start, s.kernel_stop);
+    timing->total_ms = now_ms() - s.host_start_ms;
+  }
+  s.ticket = -1;
+}
+
+void GateKeeperGpu::filter(const FilterReads& reads, const FilterCandidates& cand, int e, std::vector<uint8_t>& out,
+                           bool encode_on_device, FilterTiming* timing) {
+  collect(submit(reads, cand, e, encode_on_device), out, timing);
+}
+
+}  // namespace gatemap::gpu

@@ -1,0 +1,273 @@
+// Index queries and the on-disk format (save / mmap load with checksums).
+#include "index/index.hpp"
+
+#include <fcntl.h>
+#include <omp.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/error.hpp"
+#include "common/log.hpp"
+
+namespace gatemap::index {
+
+uint64_t Index::key_at(int64_t pos) const {
+  const int64_t w = pos >> 6;
+  const int s = static_cast<int>(pos & 63);
+  const int64_t words = words64();
+  const auto bits = [&](const uint64_t* plane) {
+    uint64_t v = plane[w] >> s;
+    if (s + k_ > 64 && w + 1 < words) v |= plane[w + 1] << (64 - s);
+    return v & ((uint64_t{1} << k_) - 1);
+  };
+  return bits(hi_) | (bits(lo_) << k_);
+}
+
+uint64_t Index::key_of(const uint8_t* codes, int k) {
+  uint64_t h = 0, l = 0;
+  for (int i = 0; i < k; ++i) {
+    h |= static_cast<uint64_t>((codes[i] >> 1) & 1) << i;
+    l |= static_cast<uint64_t>(codes[i] & 1) << i;
+  }
+  return h | (l << k);
+}
+
+KmerHits Index::lookup(uint64_t key) const {
+  const int shift = 2 * k_ - bucket_bits_;
+  const uint64_t b = key >> shift;
+  const uint32_t* first = positions_ + bucket_offsets_[b];
+  const uint32_t* last = positions_ + bucket_offsets_[b + 1];
+  if (shift != 0) {
+    first = std::lower_bound(first, last, key, [&](uint32_t p, uint64_t kk) { return key_at(p) < kk; });
+    last = std::upper_bound(first, last, key, [&](uint64_t kk, uint32_t p) { return kk < key_at(p); });
+  }
+  KmerHits hits;
+  hits.pos = first;
+  hits.count = static_cast<uint32_t>(last - first);
+  hits.capped = hits.count > max_occ_;
+  return hits;
+}
+
+bool Index::has_n(int64_t begin, int64_t end) const {
+  const int64_t* it = std::upper_bound(n_end_, n_end_ + n_runs_, begin);  // first run ending after begin
+  return it != n_end_ + n_runs_ && n_begin_[it - n_end_] < end;
+}
+
+int32_t Index::contig_of(int64_t pos) const {
+  const auto it = std::upper_bound(contigs_.begin(), contigs_.end(), pos,
+                                   [](int64_t p, const Contig& c) { return p < c.begin; });
+  return static_cast<int32_t>(it - contigs_.begin()) - 1;
+}
+
+std::string Index::sequence(int64_t begin, int64_t end) const {
+  std::string out(static_cast<size_t>(std::max<int64_t>(0, end - begin)), 'N');
+  for (int64_t p = begin; p < end; ++p) out[p - begin] = kCodeToAscii[base(p)];
+  const int64_t* it = std::upper_bound(n_end_, n_end_ + n_runs_, begin);
+  for (; it != n_end_ + n_runs_ && n_begin_[it - n_end_] < end; ++it) {
+    const int64_t a = std::max(begin, n_begin_[it - n_end_]), b = std::min(end, *it);
+    for (int64_t p = a; p < b; ++p) out[p - begin] = 'N';
+  }
+  return out;
+}
+
+// ---- file format ----------------------------------------------------------------------
+namespace {
+
+constexpr char kMagic[8] = {'G', 'M', 'I', 'N', 'D', 'E', 'X', '\n'};
+constexpr uint32_t kVersion = 1;
+enum SectionId { kNames, kLengths, kNBegin, kNEnd, kHi, kLo, kOffsets, kPositions, kSections };
+
+struct Section {
+  uint64_t offset, bytes, checksum;
+};
+
+struct FileHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t k, stride, bucket_bits, max_occ, n_contigs;
+  uint64_t length, n_runs;
+  int64_t stats[7];
+  Section sections[kSections];
+  uint64_t header_checksum;  // of every byte above
+};
+
+// Fast 64-bit checksum, computed over 1 MiB chunks in parallel and combined in order,
+// so the value does not depend on the thread count.
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+uint64_t checksum_serial(const unsigned char* p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ULL ^ n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t v;
+    std::memcpy(&v, p + i, 8);
+    h = mix(h, v);
+  }
+  uint64_t tail = 0;
+  std::memcpy(&tail, p + i, n - i);
+  return mix(h, tail);
+}
+uint64_t checksum(const void* data, size_t n) {
+  constexpr size_t kChunk = size_t{1} << 20;
+  const auto* p = static_cast<const unsigned char*>(data);
+  const int64_t chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
+  std::vector<uint64_t> parts(chunks);
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) {
+    parts[c] = checksum_serial(p + c * kChunk, std::min(kChunk, n - c * kChunk));
+  }
+  return checksum_serial(reinterpret_cast<const unsigned char*>(parts.data()), parts.size() * 8) ^ n;
+}
+
+struct Writer {
+  std::FILE* fp;
+  const std::string& path;
+  uint64_t at = 0;
+  void put(const void* data, size_t n) {
+    if (n && std::fwrite(data, 1, n, fp) != n) {
+      throw IoError("write to '" + path + "' failed: " + std::strerror(errno));
+    }
+    at += n;
+  }
+  void pad() {
+    static const char zeros[8] = {};
+    put(zeros, (8 - at % 8) % 8);
+  }
+};
+
+}  // namespace
+
+void save_index(const Index& idx, const std::string& path) {
+  std::string names;
+  std::vector<uint64_t> lengths;
+  for (const auto& c : idx.contigs_) {
+    names += c.name;
+    names += '\n';
+    lengths.push_back(static_cast<uint64_t>(c.length));
+  }
+  const size_t nbuckets = (size_t{1} << idx.bucket_bits_) + 1;
+  const void* data[kSections] = {names.data(),  lengths.data(), idx.n_begin_,         idx.n_end_,
+                                 idx.hi_,       idx.lo_,        idx.bucket_offsets_, idx.positions_};
+  const uint64_t bytes[kSections] = {names.size(),
+                                     lengths.size() * 8,
+                                     static_cast<uint64_t>(idx.n_runs_) * 8,
+                                     static_cast<uint64_t>(idx.n_runs_) * 8,
+                                     static_cast<uint64_t>(idx.words64()) * 8,
+                                     static_cast<uint64_t>(idx.words64()) * 8,
+                                     nbuckets * 4,
+                                     static_cast<uint64_t>(idx.stats_.positions) * 4};
+  FileHeader h{};
+  std::memcpy(h.magic, kMagic, 8);
+  h.version = kVersion;
+  h.k = idx.k_;
+  h.stride = idx.stride_;
+  h.bucket_bits = idx.bucket_bits_;
+  h.max_occ = idx.max_occ_;
+  h.n_contigs = static_cast<uint32_t>(idx.contigs_.size());
+  h.length = idx.length_;
+  h.n_runs = idx.n_runs_;
+  const IndexStats& s = idx.stats_;
+  const int64_t stats[7] = {s.positions, s.distinct_kmers, s.capped_kmers, s.capped_positions,
+                            s.n_bases,   s.iupac_to_n,     s.lowercase};
+  std::memcpy(h.stats, stats, sizeof(stats));
+  uint64_t at = (sizeof(FileHeader) + 7) / 8 * 8;
+  for (int i = 0; i < kSections; ++i) {
+    h.sections[i] = {at, bytes[i], checksum(data[i], bytes[i])};
+    at += (bytes[i] + 7) / 8 * 8;
+  }
+  h.header_checksum = checksum(&h, offsetof(FileHeader, header_checksum));
+
+  std::FILE* fp = std::fopen(path.c_str(), "wb");
+  if (!fp) throw IoError("cannot write '" + path + "': " + std::strerror(errno));
+  try {
+    Writer w{fp, path};
+    w.put(&h, sizeof(h));
+    w.pad();
+    for (int i = 0; i < kSections; ++i) {
+      w.put(data[i], bytes[i]);
+      w.pad();
+    }
+  } catch (...) {
+    std::fclose(fp);
+    throw;
+  }
+  if (std::fclose(fp) != 0) throw IoError("closing '" + path + "' failed (disk full?)");
+}
+
+std::unique_ptr<Index> load_index(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw IoError("cannot open index '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    ::close(fd);
+    throw IoError("cannot stat '" + path + "'");
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  const auto bad = [&](const std::string& why) { return FormatError("index '" + path + "': " + why); };
+  if (size < sizeof(FileHeader)) {
+    ::close(fd);
+    throw bad("file too short to be a gatemap index (truncated?)");
+  }
+  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) throw IoError("cannot map '" + path + "': " + std::strerror(errno));
+  auto idx = std::make_unique<Index>();
+  idx->mapping_ = std::shared_ptr<void>(map, [size](void* p) { munmap(p, size); });
+  const auto* base = static_cast<const unsigned char*>(map);
+  FileHeader h;
+  std::memcpy(&h, base, sizeof(h));
+  if (std::memcmp(h.magic, kMagic, 8) != 0) throw bad("not a gatemap index (bad magic)");
+  if (h.version != kVersion) {
+    throw bad("format version " + std::to_string(h.version) + ", this gatemap reads version " +
+              std::to_string(kVersion) + ": rebuild it with 'gatemap index'");
+  }
+  if (h.header_checksum != checksum(&h, offsetof(FileHeader, header_checksum))) throw bad("header checksum mismatch");
+  for (int i = 0; i < kSections; ++i) {
+    const Section& s = h.sections[i];
+    if (s.offset + s.bytes > size) throw bad("truncated (section " + std::to_string(i) + " runs past the end)");
+    if (checksum(base + s.offset, s.bytes) != s.checksum) {
+      throw bad("section " + std::to_string(i) + " checksum mismatch (corrupted file)");
+    }
+  }
+  const auto sec = [&](SectionId id) { return base + h.sections[id].offset; };
+  idx->k_ = static_cast<int>(h.k);
+  idx->stride_ = static_cast<int>(h.stride);
+  idx->bucket_bits_ = static_cast<int>(h.bucket_bits);
+  idx->max_occ_ = h.max_occ;
+  idx->length_ = static_cast<int64_t>(h.length);
+  idx->n_runs_ = static_cast<int64_t>(h.n_runs);
+  idx->hi_ = reinterpret_cast<const uint64_t*>(sec(kHi));
+  idx->lo_ = reinterpret_cast<const uint64_t*>(sec(kLo));
+  idx->n_begin_ = reinterpret_cast<const int64_t*>(sec(kNBegin));
+  idx->n_end_ = reinterpret_cast<const int64_t*>(sec(kNEnd));
+  idx->bucket_offsets_ = reinterpret_cast<const uint32_t*>(sec(kOffsets));
+  idx->positions_ = reinterpret_cast<const uint32_t*>(sec(kPositions));
+  const int64_t* st7 = h.stats;
+  idx->stats_ = {st7[0], st7[1], st7[2], st7[3], st7[4], st7[5], st7[6]};
+  // Contig table.
+  const char* names = reinterpret_cast<const char*>(sec(kNames));
+  const auto* lengths = reinterpret_cast<const uint64_t*>(sec(kLengths));
+  size_t at = 0;
+  int64_t begin = 0;
+  for (uint32_t i = 0; i < h.n_contigs; ++i) {
+    const char* nl = static_cast<const char*>(std::memchr(names + at, '\n', h.sections[kNames].bytes - at));
+    if (!nl) throw bad("contig table is damaged");
+    Contig c{std::string(names + at, nl), static_cast<int64_t>(lengths[i]), begin};
+    at = static_cast<size_t>(nl - names) + 1;
+    begin += c.length;
+    idx->contigs_.push_back(std::move(c));
+  }
+  if (begin != idx->length_) throw bad("contig lengths do not add up to the reference length");
+  idx->file_bytes_ = static_cast<int64_t>(size);
+  return idx;
+}
+
+}  // namespace gatemap::index

@@ -1,0 +1,184 @@
+// Building the index: pack the FASTA, then count / place / sort sampled k-mers.
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "index/index.hpp"
+#include "io/fasta.hpp"
+
+namespace gatemap::index {
+namespace {
+
+// N-free stretches inside contigs where k-mers may start: [begin, end) global.
+struct Segment {
+  int64_t begin, end;
+};
+
+std::vector<Segment> kmer_segments(const std::vector<Contig>& contigs, const std::vector<int64_t>& nb,
+                                   const std::vector<int64_t>& ne) {
+  std::vector<Segment> out;
+  size_t r = 0;
+  for (const auto& c : contigs) {
+    int64_t at = c.begin;
+    const int64_t end = c.begin + c.length;
+    while (r < nb.size() && ne[r] <= at) ++r;
+    while (at < end) {
+      const int64_t stop = (r < nb.size() && nb[r] < end) ? std::max(nb[r], at) : end;
+      if (stop > at) out.push_back({at, stop});
+      if (stop >= end) break;
+      at = ne[r];
+      ++r;
+    }
+  }
+  return out;
+}
+
+std::string mb(int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+}  // namespace
+
+std::unique_ptr<Index> build_index(const std::string& fasta_path, const IndexOptions& opt) {
+  if (opt.k < 8 || opt.k > 16) throw UsageError("-k " + std::to_string(opt.k) + " is out of range (8..16)");
+  if (opt.stride < 0 || opt.stride > 64) throw UsageError("-s must be in 0..64");
+  if (opt.threads > 0) omp_set_num_threads(opt.threads);
+  auto idx = std::make_unique<Index>();
+  const double t0 = log::wall_seconds();
+
+  // 1. Pack the reference and keep N runs aside.
+  io::FastaReader reader(fasta_path);
+  io::FastaRecord rec;
+  PackedSeq& packed = idx->packed_;
+  while (reader.next(rec)) {
+    Contig c{rec.name, static_cast<int64_t>(rec.seq.size()), packed.length};
+    if (c.begin + c.length >= (int64_t{1} << 32) - 1) {
+      throw FormatError("reference '" + fasta_path + "' exceeds the 4 Gbp of 32-bit coordinates");
+    }
+    packed.reserve(c.begin + c.length);
+    for (int64_t i = 0; i < c.length; ++i) {
+      const char b = rec.seq[i];
+      if (b == 'N') {
+        const int64_t g = c.begin + i;
+        if (!idx->n_end_v_.empty() && idx->n_end_v_.back() == g) {
+          idx->n_end_v_.back() = g + 1;
+        } else {
+          idx->n_begin_v_.push_back(g);
+          idx->n_end_v_.push_back(g + 1);
+        }
+      }
+      packed.push_back(b == 'N' ? 0 : base_code(b));
+    }
+    idx->contigs_.push_back(std::move(c));
+  }
+  if (idx->contigs_.empty()) throw FormatError("FASTA '" + fasta_path + "': no sequences");
+  idx->length_ = packed.length;
+  idx->hi_ = packed.hi.data();
+  idx->lo_ = packed.lo.data();
+  idx->n_begin_ = idx->n_begin_v_.data();
+  idx->n_end_ = idx->n_end_v_.data();
+  idx->n_runs_ = static_cast<int64_t>(idx->n_begin_v_.size());
+  const auto& fs = reader.stats();
+  idx->stats_.n_bases = fs.n_bases;
+  idx->stats_.iupac_to_n = fs.iupac_to_n;
+  idx->stats_.lowercase = fs.lowercase_bases;
+  log::info("index", "read " + std::to_string(idx->contigs_.size()) + " contigs, " + std::to_string(packed.length) +
+                         " bp (" + std::to_string(fs.n_bases) + " N, " + std::to_string(fs.iupac_to_n) +
+                         " IUPAC->N, " + std::to_string(fs.lowercase_bases) + " lowercase) in " +
+                         std::to_string(log::wall_seconds() - t0) + " s");
+
+  // 2. Parameters: stride and table size.
+  idx->k_ = opt.k;
+  idx->stride_ = opt.stride > 0 ? opt.stride : (packed.length > 1000000000 ? 2 : 1);
+  idx->max_occ_ = opt.max_occ;
+  const int k = idx->k_, stride = idx->stride_;
+  const int64_t approx_positions = std::max<int64_t>(1, packed.length / stride);
+  idx->bucket_bits_ = std::min(2 * k, std::max(8, static_cast<int>(std::ceil(std::log2(approx_positions)))));
+  const int shift = 2 * k - idx->bucket_bits_;
+  const size_t nbuckets = size_t{1} << idx->bucket_bits_;
+
+  const auto segments = kmer_segments(idx->contigs_, idx->n_begin_v_, idx->n_end_v_);
+  const int64_t nseg = static_cast<int64_t>(segments.size());
+  // Sampled start positions of a segment: global positions p with p % stride == 0 and p + k <= end.
+  const auto for_each_start = [&](const Segment& s, auto&& fn) {
+    int64_t p = (s.begin + stride - 1) / stride * stride;
+    for (; p + k <= s.end; p += stride) fn(p);
+  };
+
+  // 3. Count per bucket, then turn counts into bucket ends (inclusive prefix sums).
+  std::vector<uint32_t>& offsets = idx->offsets_v_;
+  offsets.assign(nbuckets + 1, 0);
+  uint32_t* counts = offsets.data();
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t si = 0; si < nseg; ++si) {
+    for_each_start(segments[si], [&](int64_t p) {
+      __atomic_fetch_add(&counts[idx->key_at(p) >> shift], 1u, __ATOMIC_RELAXED);
+    });
+  }
+  uint64_t total = 0;
+  for (size_t b = 0; b < nbuckets; ++b) {
+    total += offsets[b];
+    offsets[b] = static_cast<uint32_t>(total);
+  }
+  if (total >= (uint64_t{1} << 32)) throw Error("too many k-mer positions for 32-bit offsets; raise -s");
+  offsets[nbuckets] = static_cast<uint32_t>(total);
+  log::info("index", "counted " + std::to_string(total) + " k-mer positions (k=" + std::to_string(k) +
+                         ", stride " + std::to_string(stride) + ", 2^" + std::to_string(idx->bucket_bits_) +
+                         " buckets) at " + std::to_string(log::wall_seconds() - t0) + " s");
+
+  // 4. Place positions by decrementing bucket ends; afterwards offsets[b] is bucket b's start.
+  std::vector<uint32_t>& positions = idx->positions_v_;
+  positions.resize(std::max<uint64_t>(total, 1));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t si = 0; si < nseg; ++si) {
+    for_each_start(segments[si], [&](int64_t p) {
+      const uint32_t at = __atomic_sub_fetch(&offsets[idx->key_at(p) >> shift], 1u, __ATOMIC_RELAXED);
+      positions[at] = static_cast<uint32_t>(p);
+    });
+  }
+
+  // 5. Sort each bucket by (key, position) so lookups are deterministic binary searches.
+  int64_t distinct = 0, capped = 0, capped_pos = 0;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(+ : distinct, capped, capped_pos)
+  for (int64_t b = 0; b < static_cast<int64_t>(nbuckets); ++b) {
+    uint32_t* first = positions.data() + offsets[b];
+    uint32_t* last = positions.data() + offsets[b + 1];
+    if (last - first > 1) {
+      if (shift == 0) {
+        std::sort(first, last);
+      } else {
+        std::sort(first, last, [&](uint32_t x, uint32_t y) {
+          const uint64_t kx = idx->key_at(x), ky = idx->key_at(y);
+          return kx != ky ? kx < ky : x < y;
+        });
+      }
+    }
+    for (uint32_t* run = first; run < last;) {
+      const uint64_t key = idx->key_at(*run);
+      uint32_t* end = run + 1;
+      while (end < last && (shift == 0 || idx->key_at(*end) == key)) ++end;
+      ++distinct;
+      if (static_cast<uint64_t>(end - run) > idx->max_occ_) {
+        ++capped;
+        capped_pos += end - run;
+      }
+      run = end;
+    }
+  }
+  idx->bucket_offsets_ = offsets.data();
+  idx->positions_ = positions.data();
+  idx->stats_.positions = static_cast<int64_t>(total);
+  idx->stats_.distinct_kmers = distinct;
+  idx->stats_.capped_kmers = capped;
+  idx->stats_.capped_positions = capped_pos;
+  log::info("index", "built: " + std::to_string(distinct) + " distinct k-mers, " + std::to_string(capped) +
+                         " capped (> " + std::to_string(idx->max_occ_) + " occurrences, " +
+                         std::to_string(capped_pos) + " positions), table " +
+                         mb(static_cast<int64_t>(offsets.size() * 4 + positions.size() * 4)) + ", peak RSS " +
+                         mb(log::peak_rss_bytes()) + ", " + std::to_string(log::wall_seconds() - t0) + " s");
+  return idx;
+}
+
+}  // namespace gatemap::index

@@ -1,0 +1,93 @@
+#include "io/fasta.hpp"
+
+#include <htslib/bgzf.h>
+
+#include <cctype>
+#include <cstring>
+
+#include "common/error.hpp"
+#include "io/line_reader.hpp"
+
+namespace gatemap::io {
+
+FastaReader::FastaReader(const std::string& path) : in_(std::make_unique<LineReader>(path)) {}
+FastaReader::~FastaReader() = default;
+
+bool FastaReader::next(FastaRecord& rec) {
+  std::string_view line;
+  // Skip blank lines before the header; anything else before '>' is an error.
+  while (true) {
+    if (!in_->next(line)) return false;
+    if (!line.empty()) break;
+  }
+  const auto where = [&] { return "FASTA '" + in_->path() + "' line " + std::to_string(in_->line_number()); };
+  if (line[0] != '>') throw FormatError(where() + ": expected a '>' header line");
+  size_t end = 1;
+  while (end < line.size() && !std::isspace(static_cast<unsigned char>(line[end]))) ++end;
+  rec.name.assign(line.substr(1, end - 1));
+  if (rec.name.empty()) throw FormatError(where() + ": header has no sequence name");
+  if (!names_.insert(rec.name).second) {
+    throw FormatError(where() + ": duplicate sequence name '" + rec.name + "'");
+  }
+  const int64_t header_line = in_->line_number();
+  rec.seq.clear();
+  while (in_->peek(line) && (line.empty() || line[0] != '>')) {
+    in_->next(line);
+    for (char c : line) {
+      const unsigned char u = static_cast<unsigned char>(c);
+      if (std::isspace(u)) continue;
+      if (!std::isalpha(u) && c != '*' && c != '-' && c != '.') {
+        throw FormatError(where() + ": invalid character '" + std::string(1, c) + "' in sequence '" +
+                          rec.name + "'");
+      }
+      char up = static_cast<char>(std::toupper(u));
+      if (u != static_cast<unsigned char>(up)) ++stats_.lowercase_bases;
+      if (up != 'A' && up != 'C' && up != 'G' && up != 'T') {
+        if (up != 'N') ++stats_.iupac_to_n;
+        up = 'N';
+        ++stats_.n_bases;
+      }
+      rec.seq.push_back(up);
+    }
+  }
+  if (rec.seq.empty()) {
+    throw FormatError("FASTA '" + in_->path() + "' line " + std::to_string(header_line) + ": sequence '" +
+                      rec.name + "' is empty");
+  }
+  ++stats_.contigs;
+  stats_.bases += static_cast<int64_t>(rec.seq.size());
+  return true;
+}
+
+std::vector<FastaRecord> read_fasta(const std::string& path, FastaStats* stats) {
+  FastaReader reader(path);
+  std::vector<FastaRecord> out;
+  FastaRecord rec;
+  while (reader.next(rec)) out.push_back(std::move(rec));
+  if (out.empty()) throw FormatError("FASTA '" + path + "': no sequences");
+  if (stats) *stats = reader.stats();
+  return out;
+}
+
+void write_fasta(const std::string& path, const std::vector<FastaRecord>& records, int width) {
+  const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  BGZF* fp = bgzf_open(path.c_str(), gz ? "w" : "wu");
+  if (!fp) throw IoError("cannot write '" + path + "'");
+  std::string buf;
+  bool ok = true;
+  for (const auto& r : records) {
+    buf.clear();
+    buf += '>';
+    buf += r.name;
+    buf += '\n';
+    for (size_t i = 0; i < r.seq.size(); i += width) {
+      buf.append(r.seq, i, width);
+      buf += '\n';
+    }
+    ok = ok && bgzf_write(fp, buf.data(), buf.size()) == static_cast<ssize_t>(buf.size());
+  }
+  ok = (bgzf_close(fp) == 0) && ok;
+  if (!ok) throw IoError("write to '" + path + "' failed (disk full?)");
+}
+
+}  // namespace gatemap::io

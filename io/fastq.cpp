@@ -1,0 +1,116 @@
+#include "io/fastq.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/dna.hpp"
+#include "common/error.hpp"
+#include "io/line_reader.hpp"
+
+namespace gatemap::io {
+namespace {
+
+std::string first_word_without_mate_suffix(std::string_view header) {
+  size_t end = 1;
+  while (end < header.size() && !std::isspace(static_cast<unsigned char>(header[end]))) ++end;
+  std::string name(header.substr(1, end - 1));
+  if (name.size() > 2 && name[name.size() - 2] == '/' && (name.back() == '1' || name.back() == '2')) {
+    name.resize(name.size() - 2);
+  }
+  return name;
+}
+
+}  // namespace
+
+FastqReader::FastqReader(const std::string& path) : in_(std::make_unique<LineReader>(path)) {}
+FastqReader::~FastqReader() = default;
+const std::string& FastqReader::path() const { return in_->path(); }
+
+bool FastqReader::next(Read& read) {
+  std::string_view line;
+  // Blank lines between records (e.g. a trailing newline) are tolerated.
+  do {
+    if (!in_->next(line)) return false;
+  } while (line.empty());
+  const int64_t record = ++records_;
+  const auto where = [&](const std::string& name) {
+    return "FASTQ '" + in_->path() + "' record " + std::to_string(record) +
+           (name.empty() ? std::string() : " ('" + name + "')") + " line " +
+           std::to_string(in_->line_number());
+  };
+  if (line[0] != '@') throw FormatError(where("") + ": expected '@' at the start of a record");
+  read.name = first_word_without_mate_suffix(line);
+  if (read.name.empty()) throw FormatError(where("") + ": record has no name");
+
+  if (!in_->next(line)) throw FormatError(where(read.name) + ": truncated record (no sequence line)");
+  read.seq.resize(line.size());
+  for (size_t i = 0; i < line.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if (!std::isalpha(c) && c != '.') {
+      throw FormatError(where(read.name) + ": invalid base '" + std::string(1, line[i]) + "' at position " +
+                        std::to_string(i + 1));
+    }
+    read.seq[i] = kCodeToAscii[base_code(line[i])];
+  }
+  if (!in_->next(line)) throw FormatError(where(read.name) + ": truncated record (no '+' line)");
+  if (line.empty() || line[0] != '+') throw FormatError(where(read.name) + ": missing '+' separator line");
+  if (!in_->next(line)) throw FormatError(where(read.name) + ": truncated record (no quality line)");
+  if (line.size() != read.seq.size()) {
+    throw FormatError(where(read.name) + ": quality length " + std::to_string(line.size()) +
+                      " != sequence length " + std::to_string(read.seq.size()));
+  }
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] < '!' || line[i] > '~') {
+      throw FormatError(where(read.name) + ": quality character (code " +
+                        std::to_string(static_cast<unsigned char>(line[i])) + ") at position " +
+                        std::to_string(i + 1) + " is outside Phred+33");
+    }
+  }
+  read.qual.assign(line);
+  return true;
+}
+
+FastqSource::FastqSource(const std::string& path1, const std::string& path2)
+    : mate1_(std::make_unique<FastqReader>(path1)) {
+  if (!path2.empty()) mate2_ = std::make_unique<FastqReader>(path2);
+}
+
+bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_bases) {
+  batch.reads.clear();
+  batch.first_id = fragments_;
+  batch.paired = paired();
+  size_t bases = 0;
+  const size_t step = paired() ? 2 : 1;
+  while (batch.reads.size() + step <= std::max(max_records, step) && bases < max_bases) {
+    Read r1;
+    const bool got1 = mate1_->next(r1);
+    if (!paired()) {
+      if (!got1) break;
+      bases += r1.seq.size();
+      batch.reads.push_back(std::move(r1));
+      ++fragments_;
+      continue;
+    }
+    Read r2;
+    const bool got2 = mate2_->next(r2);
+    if (!got1 && !got2) break;
+    if (got1 != got2) {
+      const auto& longer = got1 ? *mate1_ : *mate2_;
+      const auto& shorter = got1 ? *mate2_ : *mate1_;
+      throw FormatError("FASTQ '" + shorter.path() + "' ends after " + std::to_string(shorter.records_read()) +
+                        " records but its mate file '" + longer.path() + "' has more");
+    }
+    if (r1.name != r2.name) {
+      throw FormatError("FASTQ '" + mate2_->path() + "' record " + std::to_string(mate2_->records_read()) +
+                        ": mate name '" + r2.name + "' does not match '" + r1.name + "' in '" +
+                        mate1_->path() + "'");
+    }
+    bases += r1.seq.size() + r2.seq.size();
+    batch.reads.push_back(std::move(r1));
+    batch.reads.push_back(std::move(r2));
+    ++fragments_;
+  }
+  return !batch.reads.empty();
+}
+
+}  // namespace gatemap::io

@@ -1,0 +1,62 @@
+#pragma once
+// Streaming FASTQ reading (plain, gzip, bgzip; "-" is stdin) in chunks, single or
+// paired files. Records are validated as they are read; every error names the file,
+// the record number (1-based), the read name and the line.
+// Sequences come back uppercase ACGTN (IUPAC codes become N); qualities stay Phred+33.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gatemap::io {
+
+class LineReader;
+
+struct Read {
+  std::string name;  // first word of the '@' line, a trailing "/1" or "/2" removed
+  std::string seq;   // uppercase A, C, G, T, N
+  std::string qual;  // Phred+33, same length as seq
+};
+
+struct ReadBatch {
+  std::vector<Read> reads;  // single: one per read; paired: mate 1, mate 2, mate 1, ...
+  int64_t first_id = 0;     // input order of reads[0] (pairs count once)
+  bool paired = false;
+  size_t size() const { return reads.size(); }
+};
+
+class FastqReader {
+ public:
+  explicit FastqReader(const std::string& path);  // throws IoError
+  ~FastqReader();
+  FastqReader(const FastqReader&) = delete;
+  FastqReader& operator=(const FastqReader&) = delete;
+
+  // Reads the next record; false at end of file. Throws FormatError on bad input.
+  bool next(Read& read);
+  int64_t records_read() const { return records_; }
+  const std::string& path() const;
+
+ private:
+  std::unique_ptr<LineReader> in_;
+  int64_t records_ = 0;
+};
+
+// One or two FASTQ files read in lockstep. For pairs the mates' names must agree
+// (after "/1" "/2" removal) and both files must end together.
+class FastqSource {
+ public:
+  FastqSource(const std::string& path1, const std::string& path2 = "");
+  // Fills `batch` with up to max_records reads (pairs count as two) or until
+  // max_bases; returns false when nothing was left. Not thread-safe.
+  bool next_batch(ReadBatch& batch, size_t max_records, size_t max_bases);
+  bool paired() const { return static_cast<bool>(mate2_); }
+  int64_t fragments_read() const { return fragments_; }
+
+ private:
+  std::unique_ptr<FastqReader> mate1_;
+  std::unique_ptr<FastqReader> mate2_;
+  int64_t fragments_ = 0;
+};
+
+}  // namespace gatemap::io

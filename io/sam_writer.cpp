@@ -1,0 +1,84 @@
+#include "io/sam_writer.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/error.hpp"
+
+namespace gatemap::io {
+
+std::string parse_read_group(const std::string& value, std::string& id) {
+  std::string line;
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value[i] == '\\' && i + 1 < value.size() && value[i + 1] == 't') {
+      line += '\t';
+      ++i;
+    } else {
+      line += value[i];
+    }
+  }
+  if (line.rfind("@RG\t", 0) != 0) throw UsageError("-R '" + value + "': the read group line must start with @RG\\t");
+  const size_t pos = line.find("\tID:");
+  if (pos == std::string::npos) throw UsageError("-R '" + value + "': the read group has no ID field");
+  const size_t begin = pos + 4;
+  const size_t end = line.find('\t', begin);
+  id = line.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  if (id.empty()) throw UsageError("-R '" + value + "': empty read group ID");
+  if (line.find('\n') != std::string::npos) throw UsageError("-R '" + value + "': contains a newline");
+  return line;
+}
+
+SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int threads)
+    : path_(path.empty() ? "-" : path) {
+  const bool bam = path_.size() > 4 && path_.compare(path_.size() - 4, 4, ".bam") == 0;
+  hdr_ = sam_hdr_init();
+  if (!hdr_) throw Error("cannot allocate a SAM header");
+  std::string text = "@HD\tVN:1.6\tSO:unsorted\tGO:query\n";
+  for (const auto& [name, len] : info.contigs) {
+    text += "@SQ\tSN:" + name + "\tLN:" + std::to_string(len) + "\n";
+  }
+  if (!info.read_group.empty()) text += parse_read_group(info.read_group, rg_id_) + "\n";
+  if (sam_hdr_add_lines(hdr_, text.c_str(), text.size()) != 0) {
+    sam_hdr_destroy(hdr_);
+    throw Error("cannot build the SAM header (bad read group?)");
+  }
+  if (sam_hdr_add_pg(hdr_, "gatemap", "PN", "gatemap", "VN", info.version.c_str(), "CL",
+                     info.command_line.c_str(), nullptr) != 0) {
+    sam_hdr_destroy(hdr_);
+    throw Error("cannot add @PG to the SAM header");
+  }
+  fp_ = hts_open(path_.c_str(), bam ? "wb" : "w");
+  if (!fp_) {
+    sam_hdr_destroy(hdr_);
+    throw IoError("cannot open '" + path_ + "' for writing: " + std::strerror(errno));
+  }
+  if (bam && threads > 1) hts_set_threads(fp_, threads);
+  if (sam_hdr_write(fp_, hdr_) != 0) {
+    hts_close(fp_);
+    fp_ = nullptr;
+    sam_hdr_destroy(hdr_);
+    hdr_ = nullptr;
+    throw IoError("cannot write the SAM header to '" + path_ + "'");
+  }
+}
+
+SamWriter::~SamWriter() {
+  if (fp_) hts_close(fp_);
+  if (hdr_) sam_hdr_destroy(hdr_);
+}
+
+void SamWriter::write(const bam1_t* rec) {
+  if (sam_write1(fp_, hdr_, rec) < 0) {
+    throw IoError("write to '" + path_ + "' failed (disk full?) at record " + std::to_string(written_ + 1));
+  }
+  ++written_;
+}
+
+void SamWriter::close() {
+  if (!fp_) return;
+  const int ret = hts_close(fp_);
+  fp_ = nullptr;
+  if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
+}
+
+}  // namespace gatemap::io

@@ -1,0 +1,48 @@
+#pragma once
+// SAM/BAM output through htslib. The header carries @HD VN:1.6 SO:unsorted GO:query,
+// one @SQ per contig, an optional @RG (from -R) and @PG with the full command line.
+// BAM is chosen by a ".bam" suffix and compressed with `threads` BGZF threads.
+// Every write is checked: a failed write or close (full disk) throws IoError.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <htslib/sam.h>
+
+namespace gatemap::io {
+
+struct SamHeaderInfo {
+  std::vector<std::pair<std::string, int64_t>> contigs;  // name, length
+  std::string read_group;    // "@RG\tID:x\t..." as given to -R (a literal "\t" means tab); may be empty
+  std::string command_line;  // for @PG CL
+  std::string version;       // for @PG VN
+};
+
+// Parses a -R value: turns literal "\t" into tabs, checks "@RG" and an ID field.
+// Returns the normalized line and sets id; throws UsageError when malformed.
+std::string parse_read_group(const std::string& value, std::string& id);
+
+class SamWriter {
+ public:
+  // path "-" or "" writes SAM to stdout.
+  SamWriter(const std::string& path, const SamHeaderInfo& info, int threads = 1);
+  ~SamWriter();  // closes without throwing; call close() to see errors
+  SamWriter(const SamWriter&) = delete;
+  SamWriter& operator=(const SamWriter&) = delete;
+
+  void write(const bam1_t* rec);
+  void close();
+  sam_hdr_t* header() { return hdr_; }
+  const std::string& read_group_id() const { return rg_id_; }
+  int64_t records_written() const { return written_; }
+
+ private:
+  std::string path_;
+  htsFile* fp_ = nullptr;
+  sam_hdr_t* hdr_ = nullptr;
+  std::string rg_id_;
+  int64_t written_ = 0;
+};
+
+}  // namespace gatemap::io

@@ -1,0 +1,62 @@
+#include "io/vcf_writer.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/error.hpp"
+
+namespace gatemap::io {
+namespace {
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info) : path_(path.empty() ? "-" : path) {
+  const char* mode = ends_with(path_, ".bcf") ? "wb" : ends_with(path_, ".gz") ? "wz" : "w";
+  hdr_ = bcf_hdr_init("w");
+  if (!hdr_) throw Error("cannot allocate a VCF header");
+  std::vector<std::string> lines = {"##source=gatemap " + info.version,
+                                    "##commandline=\"" + info.command_line + "\""};
+  if (!info.reference.empty()) lines.push_back("##reference=" + info.reference);
+  for (const auto& [name, len] : info.contigs) {
+    lines.push_back("##contig=<ID=" + name + ",length=" + std::to_string(len) + ">");
+  }
+  lines.insert(lines.end(), info.extra_lines.begin(), info.extra_lines.end());
+  for (const auto& line : lines) {
+    if (bcf_hdr_append(hdr_, line.c_str()) != 0) {
+      bcf_hdr_destroy(hdr_);
+      throw Error("bad VCF header line: " + line);
+    }
+  }
+  for (const auto& s : info.samples) bcf_hdr_add_sample(hdr_, s.c_str());
+  if (bcf_hdr_sync(hdr_) != 0) {
+    bcf_hdr_destroy(hdr_);
+    throw Error("cannot build the VCF header");
+  }
+  fp_ = hts_open(path_.c_str(), mode);
+  if (!fp_) {
+    bcf_hdr_destroy(hdr_);
+    hdr_ = nullptr;
+    throw IoError("cannot open '" + path_ + "' for writing: " + std::strerror(errno));
+  }
+  if (bcf_hdr_write(fp_, hdr_) != 0) throw IoError("cannot write the VCF header to '" + path_ + "'");
+}
+
+VcfWriter::~VcfWriter() {
+  if (fp_) hts_close(fp_);
+  if (hdr_) bcf_hdr_destroy(hdr_);
+}
+
+void VcfWriter::write(bcf1_t* rec) {
+  if (bcf_write(fp_, hdr_, rec) != 0) throw IoError("write to '" + path_ + "' failed (disk full?)");
+}
+
+void VcfWriter::close() {
+  if (!fp_) return;
+  const int ret = hts_close(fp_);
+  fp_ = nullptr;
+  if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
+}
+
+}  // namespace gatemap::io

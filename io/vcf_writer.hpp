@@ -1,0 +1,41 @@
+#pragma once
+// VCF/BCF output through htslib: header with ##fileformat, ##source, ##commandline,
+// ##reference, one ##contig per reference sequence, caller-supplied INFO/FORMAT lines
+// and sample names. ".vcf.gz" gives bgzip, ".bcf" BCF, anything else plain VCF
+// ("-" is stdout). Write and close failures throw IoError.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <htslib/vcf.h>
+
+namespace gatemap::io {
+
+struct VcfHeaderInfo {
+  std::vector<std::pair<std::string, int64_t>> contigs;
+  std::string reference;     // path of the reference FASTA
+  std::string command_line;
+  std::string version;
+  std::vector<std::string> extra_lines;  // full "##INFO=<...>" / "##FORMAT=<...>" lines
+  std::vector<std::string> samples;
+};
+
+class VcfWriter {
+ public:
+  VcfWriter(const std::string& path, const VcfHeaderInfo& info);
+  ~VcfWriter();
+  VcfWriter(const VcfWriter&) = delete;
+  VcfWriter& operator=(const VcfWriter&) = delete;
+
+  bcf_hdr_t* header() { return hdr_; }
+  void write(bcf1_t* rec);
+  void close();
+
+ private:
+  std::string path_;
+  htsFile* fp_ = nullptr;
+  bcf_hdr_t* hdr_ = nullptr;
+};
+
+}  // namespace gatemap::io

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks to build and test gatemap. Idempotent:
+# packages already present are not reinstalled, apt-get update runs only when needed.
+# CUDA is used when present at /usr/local/cuda (it is not installed here).
+set -euo pipefail
+
+packages=(cmake ninja-build g++ make pkg-config zlib1g-dev libhts-dev libcli11-dev
+          libgtest-dev googletest libedlib-dev samtools gzip)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(bwa minimap2 time)  # tools compared side by side in benchmarks
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "[deps] installing: ${missing[*]}" >&2
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "[deps] all packages present" >&2
+fi

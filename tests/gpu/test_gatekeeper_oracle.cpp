@@ -1,0 +1,95 @@
+// The CPU twin against independent oracles: the byte-wise reimplementation (same
+// answer on every pair), banded edit distance (never a false reject, estimate is a
+// lower bound) and, when installed, edlib's global distance as in the paper.
+#include <gtest/gtest.h>
+
+#include "gpu/gatekeeper.hpp"
+#include "filter_fixture.hpp"
+#include "gatekeeper_oracles.hpp"
+#ifdef GATEMAP_HAVE_EDLIB
+#include <edlib.h>
+#endif
+
+using namespace gatemap;
+
+class GateKeeperOracle : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(GateKeeperOracle, NoFalseRejectsAndMatchesNaiveSemantics) {
+  const auto [len, e] = GetParam();
+  static const test::FilterFixture fx(42, 400000, 3);
+  const uint64_t seed = 1000 * len + e;
+  const auto ps = test::make_pairs(fx, len, e, 1500, seed);
+  std::vector<uint8_t> codes;
+  gpu::gatekeeper_cpu(fx.ref, ps.packed, ps.cand, e, codes);
+  int64_t within = 0, false_accepts = 0, rejects = 0;
+  for (size_t i = 0; i < ps.cand.size(); ++i) {
+    const std::string read = ps.cand.strand[i] ? reverse_complement(ps.reads[i]) : ps.reads[i];
+    const uint32_t c = ps.cand.contig[i];
+    const int64_t cb = fx.contig_begin[c], ce = fx.contig_end[c], pos = ps.cand.pos[i];
+    const int naive = test::naive_gatekeeper(fx.text, cb, ce, read, pos, e);
+    ASSERT_EQ(naive < 0 ? int{gpu::kFilterUnfiltered} : naive, codes[i]) << "seed " << seed << " pair " << i;
+    if (naive < 0) continue;
+    const int dist = test::banded_edit_distance(fx.text, cb, ce, read, pos, e);
+    ASSERT_LE(static_cast<int>(codes[i]), std::min(dist, e + 1)) << "not a lower bound: seed " << seed << " pair " << i;
+    const bool accepted = gpu::filter_accepts(codes[i], e);
+    if (dist <= e) {
+      ++within;
+      ASSERT_TRUE(accepted) << "false reject: seed " << seed << " pair " << i << " distance " << dist;
+    } else {
+      ++rejects;
+      false_accepts += accepted;
+    }
+#ifdef GATEMAP_HAVE_EDLIB
+    if (pos >= cb && pos + len <= ce) {
+      const std::string seg = fx.text.substr(pos, len);
+      EdlibAlignResult r = edlibAlign(read.data(), len, seg.data(), len, edlibNewAlignConfig(e, EDLIB_MODE_NW,
+                                                                                    EDLIB_TASK_DISTANCE, nullptr, 0));
+      if (r.editDistance >= 0) {
+        EXPECT_TRUE(accepted) << "edlib NW within e but rejected: pair " << i;
+      }
+      edlibFreeAlignResult(r);
+    }
+#endif
+  }
+  EXPECT_GT(within, 100);
+  EXPECT_GT(rejects, 100);
+  RecordProperty("false_accept_rate", std::to_string(static_cast<double>(false_accepts) / std::max<int64_t>(1, rejects)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Settings, GateKeeperOracle,
+                         ::testing::Combine(::testing::Values(64, 100, 150, 250, 300),
+                                            ::testing::Values(0, 1, 2, 3, 5, 8, 10)));
+
+TEST(GateKeeper, ReadsWithNAndTooLongReadsPassUnfiltered) {
+  const test::FilterFixture fx(7, 100000, 1);
+  std::string with_n = fx.text.substr(5000, 100);
+  with_n[50] = 'N';
+  const std::string too_long = fx.text.substr(6000, gpu::kMaxReadLen + 1);
+  std::vector<std::string_view> views = {with_n, too_long};
+  gpu::FilterReads reads;
+  gpu::pack_reads(views, reads);
+  gpu::FilterCandidates cand;
+  cand.push(0, 0, 0, 90000);
+  cand.push(1, 0, 0, 10);
+  std::vector<uint8_t> codes;
+  gpu::gatekeeper_cpu(fx.ref, reads, cand, 3, codes);
+  EXPECT_EQ(codes[0], gpu::kFilterUnfiltered);
+  EXPECT_EQ(codes[1], gpu::kFilterUnfiltered);
+}
+
+TEST(GateKeeper, ContigEdgesUseTheLeadingTrailingFix) {
+  const test::FilterFixture fx(9, 30000, 3);  // contigs of 10 kbp
+  // A read that overhangs the start of contig 1 by 3 bases cannot match them.
+  const std::string read = "AAA" + fx.text.substr(10000, 97);
+  std::vector<std::string_view> views = {read};
+  gpu::FilterReads reads;
+  gpu::pack_reads(views, reads);
+  gpu::FilterCandidates cand;
+  cand.push(0, 0, 1, 9997);
+  std::vector<uint8_t> codes;
+  gpu::gatekeeper_cpu(fx.ref, reads, cand, 2, codes);
+  const int dist = test::banded_edit_distance(fx.text, 10000, 20000, read, 9997, 2);
+  EXPECT_GE(dist, 1);
+  EXPECT_GE(codes[0], 1);  // the overhang is seen as edits, not as free matches
+  EXPECT_LE(static_cast<int>(codes[0]), dist);
+}

@@ -1,0 +1,116 @@
+#include <gtest/gtest.h>
+
+#include "common/error.hpp"
+#include "io/fastq.hpp"
+#include "../test_util.hpp"
+
+using namespace gatemap;
+
+TEST(Fastq, ReadsRecordsInChunks) {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 25; ++i) text += "@r" + std::to_string(i) + "/1 comment\nACGTn\n+\nIIII#\n";
+  const auto path = test::write_file(dir.file("a.fq"), text);
+  io::FastqSource src(path);
+  io::ReadBatch batch;
+  int total = 0, batches = 0;
+  while (src.next_batch(batch, 10, 1 << 20)) {
+    EXPECT_EQ(batch.first_id, total);
+    total += static_cast<int>(batch.size());
+    ++batches;
+  }
+  EXPECT_EQ(total, 25);
+  EXPECT_EQ(batches, 3);
+}
+
+TEST(Fastq, NormalizesNamesAndBases) {
+  test::TempDir dir;
+  const auto path = test::write_file(dir.file("a.fq"), "@read1/2 x y\nacgRN\n+read1\n!!~~I\n");
+  io::FastqReader r(path);
+  io::Read read;
+  ASSERT_TRUE(r.next(read));
+  EXPECT_EQ(read.name, "read1");
+  EXPECT_EQ(read.seq, "ACGNN");
+  EXPECT_EQ(read.qual, "!!~~I");
+  EXPECT_FALSE(r.next(read));
+}
+
+TEST(Fastq, PairedFilesInLockstep) {
+  test::TempDir dir;
+  const auto p1 = test::write_file(dir.file("r1.fq.gz.txt"), "@a/1\nAC\n+\nII\n@b/1\nGG\n+\nII\n");
+  const auto p2 = test::write_file(dir.file("r2.fq"), "@a/2\nTT\n+\nII\n@b/2\nCC\n+\nII\n");
+  ASSERT_EQ(test::run_command("gzip -c " + p1 + " > " + dir.file("r1.fq.gz")), 0);
+  io::FastqSource src(dir.file("r1.fq.gz"), p2);
+  io::ReadBatch batch;
+  ASSERT_TRUE(src.next_batch(batch, 100, 1 << 20));
+  ASSERT_EQ(batch.size(), 4u);
+  EXPECT_TRUE(batch.paired);
+  EXPECT_EQ(batch.reads[1].seq, "TT");
+  EXPECT_EQ(batch.reads[2].name, "b");
+  EXPECT_FALSE(src.next_batch(batch, 100, 1 << 20));
+}
+
+void expect_fastq_error(const std::string& text, const std::string& needle) {
+  test::TempDir dir;
+  const auto path = test::write_file(dir.file("bad.fq"), text);
+  io::FastqReader r(path);
+  io::Read read;
+  try {
+    while (r.next(read)) {
+    }
+    FAIL() << "no error for: " << text;
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.fq"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Fastq, RejectsEachMalformedCase) {
+  const std::string good = "@ok\nACGT\n+\nIIII\n";
+  expect_fastq_error(good + "@r2\nACGT\n+\n", "record 2 ('r2') line 7: truncated record (no quality line)");
+  expect_fastq_error(good + "@r2\nACGT\n", "record 2 ('r2') line 6: truncated record (no '+' line)");
+  expect_fastq_error(good + "@r2\n", "truncated record (no sequence line)");
+  expect_fastq_error(good + "@r2\nACGT\nIIII\nIIII\n", "record 2 ('r2') line 7: missing '+' separator line");
+  expect_fastq_error(good + "@r2\nACGT\n+\nIII\n", "record 2 ('r2') line 8: quality length 3 != sequence length 4");
+  expect_fastq_error(good + "@r2\nACGT\n+\nII I\n", "quality character (code 32) at position 3 is outside Phred+33");
+  expect_fastq_error(good + "r2\nACGT\n+\nIIII\n", "record 2 line 5: expected '@'");
+  expect_fastq_error("@r1\nAC-T\n+\nIIII\n", "invalid base '-' at position 3");
+}
+
+TEST(Fastq, RejectsMatesThatDoNotPair) {
+  test::TempDir dir;
+  const auto p1 = test::write_file(dir.file("r1.fq"), "@a/1\nAC\n+\nII\n@b/1\nGG\n+\nII\n");
+  const auto p2 = test::write_file(dir.file("r2.fq"), "@a/2\nTT\n+\nII\n@c/2\nCC\n+\nII\n");
+  const auto p3 = test::write_file(dir.file("r3.fq"), "@a/2\nTT\n+\nII\n");
+  io::ReadBatch batch;
+  {
+    io::FastqSource src(p1, p2);
+    try {
+      src.next_batch(batch, 100, 1 << 20);
+      FAIL();
+    } catch (const FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("record 2: mate name 'c' does not match 'b'"), std::string::npos)
+          << e.what();
+    }
+  }
+  {
+    io::FastqSource src(p1, p3);
+    try {
+      src.next_batch(batch, 100, 1 << 20);
+      FAIL();
+    } catch (const FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("r3.fq' ends after 1 records"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Fastq, TruncatedGzipIsAnError) {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "@r" + std::to_string(i) + "\nACGTACGTACGTACGTACGT\n+\nIIIIIIIIIIIIIIIIIIII\n";
+  test::write_file(dir.file("a.fq"), text);
+  ASSERT_EQ(test::run_command("gzip -c " + dir.file("a.fq") + " | head -c 20000 > " + dir.file("t.fq.gz")), 0);
+  io::FastqReader r(dir.file("t.fq.gz"));
+  io::Read read;
+  EXPECT_THROW({ while (r.next(read)) {} }, Error);
+}

@@ -1,0 +1,130 @@
+#include <gtest/gtest.h>
+#include <htslib/sam.h>
+#include <htslib/vcf.h>
+
+#include <cstring>
+
+#include "common/error.hpp"
+#include "io/sam_writer.hpp"
+#include "io/vcf_writer.hpp"
+#include "../test_util.hpp"
+
+using namespace gatemap;
+
+namespace {
+io::SamHeaderInfo header_info() {
+  io::SamHeaderInfo info;
+  info.contigs = {{"1", 1000}, {"2", 500}};
+  info.read_group = "@RG\\tID:grp1\\tSM:sample";
+  info.command_line = "gatemap map -t 2 ref.gmi r.fq";
+  info.version = "0.1.0";
+  return info;
+}
+
+bam1_t* make_record(const char* name, int tid, int64_t pos) {
+  bam1_t* b = bam_init1();
+  const uint32_t cigar[] = {bam_cigar_gen(4, BAM_CMATCH)};
+  bam_set1(b, std::strlen(name), name, 0, tid, pos, 60, 1, cigar, -1, -1, 0, 4, "ACGT", "IIII", 0);
+  return b;
+}
+}  // namespace
+
+class SamRoundTrip : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SamRoundTrip, HeaderAndRecordsSurvive) {
+  test::TempDir dir;
+  const std::string path = dir.file("out." + GetParam());
+  {
+    io::SamWriter w(path, header_info(), 2);
+    EXPECT_EQ(w.read_group_id(), "grp1");
+    bam1_t* b = make_record("read1", 1, 42);
+    w.write(b);
+    bam_destroy1(b);
+    w.close();
+  }
+  htsFile* fp = hts_open(path.c_str(), "r");
+  ASSERT_NE(fp, nullptr);
+  EXPECT_EQ(hts_get_format(fp)->format, GetParam() == "bam" ? bam : sam);
+  sam_hdr_t* h = sam_hdr_read(fp);
+  ASSERT_NE(h, nullptr);
+  const std::string text = sam_hdr_str(h);
+  EXPECT_NE(text.find("@HD\tVN:1.6\tSO:unsorted\tGO:query"), std::string::npos);
+  EXPECT_NE(text.find("@SQ\tSN:2\tLN:500"), std::string::npos);
+  EXPECT_NE(text.find("@RG\tID:grp1\tSM:sample"), std::string::npos);
+  EXPECT_NE(text.find("@PG\tID:gatemap\tPN:gatemap\tVN:0.1.0\tCL:gatemap map -t 2 ref.gmi r.fq"), std::string::npos);
+  bam1_t* b = bam_init1();
+  ASSERT_GE(sam_read1(fp, h, b), 0);
+  EXPECT_STREQ(bam_get_qname(b), "read1");
+  EXPECT_EQ(b->core.tid, 1);
+  EXPECT_EQ(b->core.pos, 42);
+  EXPECT_LT(sam_read1(fp, h, b), 0);
+  bam_destroy1(b);
+  sam_hdr_destroy(h);
+  hts_close(fp);
+}
+INSTANTIATE_TEST_SUITE_P(Formats, SamRoundTrip, ::testing::Values("sam", "bam"));
+
+TEST(SamWriter, RejectsBadReadGroup) {
+  std::string id;
+  EXPECT_THROW(io::parse_read_group("ID:x", id), UsageError);
+  EXPECT_THROW(io::parse_read_group("@RG\\tSM:x", id), UsageError);
+  EXPECT_EQ(io::parse_read_group("@RG\\tID:x\\tSM:y", id), "@RG\tID:x\tSM:y");
+  EXPECT_EQ(id, "x");
+}
+
+TEST(SamWriter, FullDiskIsAnError) {
+  if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "/dev/full not available";
+  EXPECT_THROW(
+      {
+        io::SamWriter w("/dev/full", header_info());
+        bam1_t* b = make_record("r", 0, 1);
+        for (int i = 0; i < 100000; ++i) w.write(b);
+        bam_destroy1(b);
+        w.close();
+      },
+      IoError);
+}
+
+TEST(VcfWriter, RoundTripsHeaderAndRecord) {
+  test::TempDir dir;
+  const std::string path = dir.file("calls.vcf.gz");
+  {
+    io::VcfHeaderInfo info;
+    info.contigs = {{"20", 64444167}};
+    info.reference = "ref.fa";
+    info.command_line = "gatemap call -r ref.fa in.bam";
+    info.version = "0.1.0";
+    info.extra_lines = {"##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">"};
+    info.samples = {"NA12878"};
+    io::VcfWriter w(path, info);
+    bcf1_t* rec = bcf_init();
+    rec->rid = bcf_hdr_name2id(w.header(), "20");
+    rec->pos = 99;
+    bcf_update_alleles_str(w.header(), rec, "A,G");
+    rec->qual = 50;
+    int32_t gt[2] = {bcf_gt_unphased(0), bcf_gt_unphased(1)};
+    bcf_update_genotypes(w.header(), rec, gt, 2);
+    w.write(rec);
+    bcf_destroy(rec);
+    w.close();
+  }
+  htsFile* fp = hts_open(path.c_str(), "r");
+  ASSERT_NE(fp, nullptr);
+  bcf_hdr_t* h = bcf_hdr_read(fp);
+  kstring_t ks{0, 0, nullptr};
+  bcf_hdr_format(h, 0, &ks);
+  const std::string text(ks.s, ks.l);
+  free(ks.s);
+  EXPECT_NE(text.find("##source=gatemap 0.1.0"), std::string::npos);
+  EXPECT_NE(text.find("##commandline=\"gatemap call -r ref.fa in.bam\""), std::string::npos);
+  EXPECT_NE(text.find("##contig=<ID=20,length=64444167>"), std::string::npos);
+  EXPECT_NE(text.find("##reference=ref.fa"), std::string::npos);
+  bcf1_t* rec = bcf_init();
+  ASSERT_EQ(bcf_read(fp, h, rec), 0);
+  EXPECT_EQ(rec->pos, 99);
+  bcf_unpack(rec, BCF_UN_STR);
+  EXPECT_STREQ(rec->d.allele[1], "G");
+  bcf_destroy(rec);
+  bcf_hdr_destroy(h);
+  hts_close(fp);
+}
