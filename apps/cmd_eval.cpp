@@ -1,0 +1,23 @@
+// gatemap eval map: score alignments against the truth carried in simulated read names.
+#include <cstdio>
+
+#include "apps/commands.hpp"
+#include "eval/eval.hpp"
+
+namespace gatemap::apps {
+
+void register_eval(CLI::App& app, AppContext& ctx) {
+  auto* ev = app.add_subcommand("eval", "Score mappings against simulated truth");
+  ev->require_subcommand(1);
+  auto* map = ev->add_subcommand("map", "Score a SAM/BAM from any mapper (reads from 'gatemap sim reads')");
+  auto sam = std::make_shared<std::string>();
+  auto tolerance = std::make_shared<int>(10);
+  map->add_option("sam", *sam, "SAM/BAM to score")->required();
+  map->add_option("--tolerance", *tolerance, "Allowed distance from the true leftmost position")->capture_default_str();
+  on_run(map, ctx, [sam, tolerance] {
+    eval::print_map_eval(eval::eval_map(*sam, *tolerance), stdout);
+    return 0;
+  });
+}
+
+}  // namespace gatemap::apps

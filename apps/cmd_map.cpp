@@ -1,0 +1,38 @@
+// gatemap map: FASTQ -> SAM/BAM.
+#include "apps/commands.hpp"
+#include "common/build_info.hpp"
+#include "mapper/run.hpp"
+
+namespace gatemap::apps {
+
+void register_map(CLI::App& app, AppContext& ctx) {
+  auto* sub = app.add_subcommand("map", "Map single or paired reads to an index (SAM to stdout or -o)");
+  auto o = std::make_shared<mapper::RunOptions>();
+  sub->add_option("index", o->index_path, "Index from 'gatemap index'")->required();
+  sub->add_option("reads1", o->reads1, "FASTQ (plain or gzip)")->required();
+  sub->add_option("reads2", o->reads2, "Mate FASTQ for paired reads");
+  sub->add_option("-o,--output", o->output, "SAM, or BAM with a .bam suffix")->capture_default_str();
+  sub->add_option("-t,--threads", o->map.threads, "Threads")->capture_default_str();
+  sub->add_option("-e,--max-edits", o->map.max_edits, "Edit threshold (-1: 4% of the read length)")->capture_default_str();
+  sub->add_option("--filter", o->filter, "GateKeeper pre-alignment filter")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu", "off"}))
+      ->capture_default_str();
+  sub->add_flag("--encode-on-device", o->map.encode_on_device, "2-bit encode reads on the GPU");
+  sub->add_option("--device", o->map.device, "CUDA device")->capture_default_str();
+  sub->add_flag("-a,--all", o->map.all_hits, "Report every hit within -e as secondary records");
+  sub->add_option("--max-cand", o->map.max_candidates, "Candidates verified per read and strand")->capture_default_str();
+  sub->add_option("--max-occ", o->map.max_occ, "Skip seeds with more hits (0: the index's cap)")->capture_default_str();
+  sub->add_option("--insert", o->map.insert_mean, "Mean insert size (-1: estimate)")->capture_default_str();
+  sub->add_option("--insert-sd", o->map.insert_sd, "Insert size standard deviation")->capture_default_str();
+  sub->add_option("-R", o->read_group, "Read group line, e.g. '@RG\\tID:x\\tSM:y'");
+  sub->add_option("-K,--batch", o->batch_reads, "Reads per batch")->capture_default_str();
+  sub->add_option("--stats", o->stats_path, "Write the run's counts and stage times as JSON");
+  on_run(sub, ctx, [o, &ctx] {
+    o->command_line = ctx.command_line;
+    o->version = GATEMAP_VERSION;
+    mapper::run_mapping(*o);
+    return 0;
+  });
+}
+
+}  // namespace gatemap::apps

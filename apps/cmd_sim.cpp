@@ -1,0 +1,126 @@
+// gatemap sim genome|variants|reads: synthetic data with known truth.
+#include <omp.h>
+
+#include <memory>
+
+#include "apps/commands.hpp"
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "io/fasta.hpp"
+#include "io/fastq_writer.hpp"
+#include "sim/sim.hpp"
+
+namespace gatemap::apps {
+namespace {
+
+void add_genome(CLI::App* sim, AppContext& ctx) {
+  auto* sub = sim->add_subcommand("genome", "Simulate a reference genome with human-like repeats");
+  struct Args {
+    sim::GenomeOptions opt;
+    std::string out = "-", like;
+  };
+  auto a = std::make_shared<Args>();
+  sub->add_option("-o,--output", a->out, "FASTA to write (.gz: bgzip)")->capture_default_str();
+  sub->add_option("--length", a->opt.length, "Total length in bases")->capture_default_str();
+  sub->add_option("--contigs", a->opt.contigs, "Number of contigs")->capture_default_str();
+  sub->add_option("--gc", a->opt.gc, "GC content")->capture_default_str();
+  sub->add_option("--like", a->like, "Preset: grch37 (b37 contig names and lengths times --scale)")
+      ->check(CLI::IsMember({"grch37"}));
+  sub->add_option("--scale", a->opt.scale, "Length factor for --like")->capture_default_str();
+  sub->add_option("--seed", a->opt.seed, "Random seed")->capture_default_str();
+  sub->add_option("-t,--threads", a->opt.threads, "Threads")->capture_default_str();
+  on_run(sub, ctx, [a] {
+    a->opt.like_grch37 = a->like == "grch37";
+    const auto genome = sim::simulate_genome(a->opt);
+    io::write_fasta(a->out == "-" ? "/dev/stdout" : a->out, genome);
+    int64_t total = 0;
+    for (const auto& r : genome) total += static_cast<int64_t>(r.seq.size());
+    log::info("sim", "genome: " + std::to_string(genome.size()) + " contigs, " + std::to_string(total) + " bp");
+    return 0;
+  });
+}
+
+void add_variants(CLI::App* sim, AppContext& ctx) {
+  auto* sub = sim->add_subcommand("variants", "Simulate a diploid donor: two haplotypes and a truth VCF");
+  struct Args {
+    sim::VariantOptions opt;
+    std::string ref, prefix;
+  };
+  auto a = std::make_shared<Args>();
+  sub->add_option("ref", a->ref, "Reference FASTA")->required();
+  sub->add_option("-o,--output", a->prefix, "Prefix: PREFIX.hap1.fa, PREFIX.hap2.fa, PREFIX.truth.vcf.gz")->required();
+  sub->add_option("--snp-rate", a->opt.snp_rate, "SNPs per base")->capture_default_str();
+  sub->add_option("--indel-rate", a->opt.indel_rate, "Indels per base")->capture_default_str();
+  sub->add_option("--hom", a->opt.hom_fraction, "Fraction of homozygous variants")->capture_default_str();
+  sub->add_option("--max-indel", a->opt.max_indel, "Longest indel")->capture_default_str();
+  sub->add_option("--seed", a->opt.seed, "Random seed")->capture_default_str();
+  on_run(sub, ctx, [a, &ctx] {
+    const auto ref = io::read_fasta(a->ref);
+    const auto donor = sim::simulate_donor(ref, a->opt);
+    io::write_fasta(a->prefix + ".hap1.fa", donor.hap[0]);
+    io::write_fasta(a->prefix + ".hap2.fa", donor.hap[1]);
+    sim::write_truth_vcf(a->prefix + ".truth.vcf.gz", ref, donor.variants, ctx.command_line);
+    log::info("sim", "donor: " + std::to_string(donor.variants.size()) + " variants");
+    return 0;
+  });
+}
+
+void add_reads(CLI::App* sim, AppContext& ctx) {
+  auto* sub = sim->add_subcommand("reads", "Simulate Illumina-like reads with truth in their names");
+  struct Args {
+    sim::ReadOptions opt;
+    std::string ref, prefix, vcf;
+    bool single = false, gz = false;
+    int threads = 1;
+  };
+  auto a = std::make_shared<Args>();
+  sub->add_option("ref", a->ref, "Reference FASTA")->required();
+  sub->add_option("-o,--output", a->prefix, "Prefix: PREFIX_1.fq, PREFIX_2.fq (or PREFIX.fq)")->required();
+  sub->add_option("--vcf", a->vcf, "Donor variants (from 'sim variants' or any VCF); default: the reference");
+  sub->add_option("-n", a->opt.n_fragments, "Reads (single) or pairs")->capture_default_str();
+  sub->add_option("-l,--length", a->opt.read_len, "Read length")->capture_default_str();
+  sub->add_flag("--single", a->single, "Single-end reads");
+  sub->add_option("--insert", a->opt.insert_mean, "Mean insert size")->capture_default_str();
+  sub->add_option("--insert-sd", a->opt.insert_sd, "Insert size standard deviation")->capture_default_str();
+  sub->add_option("--sub-rate", a->opt.sub_rate, "Substitution error rate")->capture_default_str();
+  sub->add_option("--indel-rate", a->opt.indel_rate, "Indel error rate")->capture_default_str();
+  sub->add_option("--n-rate", a->opt.n_rate, "Rate of N calls")->capture_default_str();
+  sub->add_option("--seed", a->opt.seed, "Random seed")->capture_default_str();
+  sub->add_flag("--gz", a->gz, "Write .fq.gz");
+  sub->add_option("-t,--threads", a->threads, "Threads (output does not depend on it)")->capture_default_str();
+  on_run(sub, ctx, [a] {
+    a->opt.paired = !a->single;
+    const auto ref = io::read_fasta(a->ref);
+    std::unique_ptr<sim::Donor> donor;
+    if (!a->vcf.empty()) donor = std::make_unique<sim::Donor>(sim::load_donor_vcf(ref, a->vcf));
+    omp_set_num_threads(std::max(1, a->threads));
+    const double t0 = log::wall_seconds();
+    std::vector<sim::SimRead> reads;
+    sim::simulate_reads(ref, donor.get(), a->opt, reads);
+    const double t1 = log::wall_seconds();
+    const std::string ext = a->gz ? ".fq.gz" : ".fq";
+    const int mates = a->opt.paired ? 2 : 1;
+    for (int m = 0; m < mates; ++m) {
+      io::FastqWriter out(a->prefix + (a->opt.paired ? "_" + std::to_string(m + 1) : "") + ext);
+      for (size_t i = m; i < reads.size(); i += mates) {
+        out.write(reads[i].name + (a->opt.paired ? "/" + std::to_string(m + 1) : ""), reads[i].seq, reads[i].qual);
+      }
+      out.close();
+    }
+    log::info("sim", "reads: " + std::to_string(reads.size()) + " in " + std::to_string(t1 - t0) + " s (" +
+                         std::to_string(static_cast<int64_t>(reads.size() / std::max(1e-9, t1 - t0))) + " reads/s)");
+    return 0;
+  });
+}
+
+}  // namespace
+
+void register_sim(CLI::App& app, AppContext& ctx) {
+  auto* sim = app.add_subcommand("sim", "Simulate genomes, donors and reads with known truth");
+  sim->require_subcommand(1);
+  add_genome(sim, ctx);
+  add_variants(sim, ctx);
+  add_reads(sim, ctx);
+}
+
+}  // namespace gatemap::apps

@@ -1,0 +1,93 @@
+#include <htslib/sam.h>
+
+#include <cstdlib>
+
+#include "common/error.hpp"
+#include "eval/eval.hpp"
+#include "sim/sim.hpp"
+
+namespace gatemap::eval {
+namespace {
+
+// Unclipped leftmost position (0-based) of a CIGAR string starting at pos0: leading
+// clips (S/H) and, for the truth, leading insertions are counted back from pos0.
+int64_t leading_clip(const std::string& cigar) {
+  int64_t n = 0, clip = 0;
+  for (char c : cigar) {
+    if (c >= '0' && c <= '9') {
+      n = n * 10 + (c - '0');
+      continue;
+    }
+    if (c != 'S' && c != 'H' && c != 'I') break;
+    clip += n;
+    n = 0;
+  }
+  return clip;
+}
+
+}  // namespace
+
+MapEval eval_map(const std::string& sam_path, int tolerance) {
+  samFile* fp = sam_open(sam_path.c_str(), "r");
+  if (!fp) throw IoError("cannot open '" + sam_path + "'");
+  sam_hdr_t* hdr = sam_hdr_read(fp);
+  if (!hdr) {
+    sam_close(fp);
+    throw FormatError("'" + sam_path + "': cannot read a SAM/BAM header");
+  }
+  MapEval ev;
+  for (int t : {60, 30, 20, 10, 1, 0}) ev.rows.push_back({t, 0, 0});
+  bam1_t* b = bam_init1();
+  int ret;
+  while ((ret = sam_read1(fp, hdr, b)) >= 0) {
+    const uint16_t flag = b->core.flag;
+    if (flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
+    ++ev.total;
+    sim::ReadTruth truth;
+    if (!sim::decode_truth_name(bam_get_qname(b), (flag & BAM_FREAD2) ? 2 : 1, truth)) {
+      ++ev.no_truth;
+      continue;
+    }
+    if (flag & BAM_FUNMAP) {
+      ++ev.unmapped;
+      continue;
+    }
+    const uint32_t* cig = bam_get_cigar(b);
+    int64_t clip = 0;
+    for (uint32_t i = 0; i < b->core.n_cigar; ++i) {
+      const int op = bam_cigar_op(cig[i]);
+      if (op != BAM_CSOFT_CLIP && op != BAM_CHARD_CLIP) break;
+      clip += bam_cigar_oplen(cig[i]);
+    }
+    const int64_t start = b->core.pos - clip;
+    const int64_t truth_start = truth.pos1 - 1 - leading_clip(truth.cigar);
+    const bool correct = std::string(sam_hdr_tid2name(hdr, b->core.tid)) == truth.contig &&
+                         static_cast<bool>(flag & BAM_FREVERSE) == truth.reverse &&
+                         std::llabs(start - truth_start) <= tolerance;
+    for (auto& row : ev.rows) {
+      if (b->core.qual >= row.min_mapq) {
+        ++row.mapped;
+        row.wrong += !correct;
+      }
+    }
+  }
+  bam_destroy1(b);
+  sam_hdr_destroy(hdr);
+  sam_close(fp);
+  if (ret < -1) throw FormatError("'" + sam_path + "': truncated or corrupt SAM/BAM");
+  return ev;
+}
+
+void print_map_eval(const MapEval& e, std::FILE* out) {
+  std::fprintf(out, "reads\t%lld\nunmapped\t%lld\n", static_cast<long long>(e.total), static_cast<long long>(e.unmapped));
+  if (e.no_truth) std::fprintf(out, "no_truth\t%lld\n", static_cast<long long>(e.no_truth));
+  std::fprintf(out, "min_mapq\tmapped\tfraction_mapped\twrong\terror_rate\n");
+  const double scored = static_cast<double>(e.total - e.no_truth);
+  for (const auto& r : e.rows) {
+    std::fprintf(out, "%d\t%lld\t%.5f\t%lld\t%.6f\n", r.min_mapq, static_cast<long long>(r.mapped),
+                 scored > 0 ? r.mapped / scored : 0.0, static_cast<long long>(r.wrong),
+                 r.mapped ? static_cast<double>(r.wrong) / r.mapped : 0.0);
+  }
+}
+
+}  // namespace gatemap::eval

@@ -1,0 +1,51 @@
+#pragma once
+// Internal types shared by the mapper's stages (not part of the public interface).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "index/index.hpp"
+#include "mapper/verify.hpp"
+
+namespace gatemap::mapper::detail {
+
+struct Candidate {
+  uint8_t strand;
+  uint32_t contig;
+  int64_t diag;      // global position of the read's first base
+  uint32_t support;  // seed hits in its cluster
+};
+
+struct Hit {
+  uint8_t strand = 0;
+  uint32_t contig = 0;
+  int64_t diag = 0;
+  int edits = 0;
+  int64_t ref_end = 0;
+  int64_t approx_begin() const { return diag; }
+};
+
+// Per-read working state for one batch.
+struct ReadWork {
+  std::vector<uint8_t> codes[2];  // forward and reverse complement, 0..3 and 4 = N
+  int e = 0;                      // edit threshold for this read
+  bool capped = false;            // some seeds were skipped as too repetitive
+  bool cand_cap_hit = false;      // more candidates than --max-cand
+  std::vector<Candidate> cand;
+  std::vector<Hit> hits;          // verified, deduplicated, best first
+};
+
+// Seeds both strands and clusters their diagonals into candidates (best supported first).
+void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, int max_candidates,
+                        std::vector<std::pair<int64_t, int64_t>>& scratch);
+
+// Reference codes of [begin, end) clipped to the index, N runs as 4.
+void fetch_window(const index::Index& idx, int64_t begin, int64_t end, RefWindow& out);
+
+// Sorts hits best first (edits, then position, strand) and merges hits of the same locus.
+void dedupe_hits(std::vector<Hit>& hits, int e);
+
+// MAPQ from the best and second-best edit counts (second < 0: none within the threshold).
+int mapq_from(int best, int second, int n_best, bool capped);
+
+}  // namespace gatemap::mapper::detail

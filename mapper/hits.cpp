@@ -1,0 +1,37 @@
+// Ranking verified hits and turning the margin between best and second best into MAPQ.
+#include <algorithm>
+#include <cmath>
+
+#include "mapper/detail.hpp"
+
+namespace gatemap::mapper::detail {
+
+void dedupe_hits(std::vector<Hit>& hits, int e) {
+  // Same locus = same strand and contig with alignment ends within e: keep the best.
+  std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
+    if (a.strand != b.strand) return a.strand < b.strand;
+    if (a.ref_end != b.ref_end) return a.ref_end < b.ref_end;
+    return a.edits < b.edits;
+  });
+  std::vector<Hit> kept;
+  for (const Hit& h : hits) {
+    if (!kept.empty() && kept.back().strand == h.strand && kept.back().contig == h.contig &&
+        h.ref_end - kept.back().ref_end <= e) {
+      if (h.edits < kept.back().edits) kept.back() = h;
+      continue;
+    }
+    kept.push_back(h);
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const Hit& a, const Hit& b) { return a.edits < b.edits; });
+  hits.swap(kept);
+}
+
+int mapq_from(int best, int second, int n_best, bool capped) {
+  if (n_best > 1) return 0;
+  int q = second < 0 ? 60 : std::min(60, 12 * (second - best));
+  // Seeds skipped as repetitive may hide other copies: do not claim full confidence.
+  if (capped && second < 0) q = std::min(q, 40);
+  return std::max(0, q);
+}
+
+}  // namespace gatemap::mapper::detail

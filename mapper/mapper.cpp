@@ -1,0 +1,480 @@
+// The mapper's batch pipeline: seed -> filter -> verify -> finish (MAPQ, pairing, records).
+#include "mapper/mapper.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "gpu/gatekeeper.hpp"
+#include "mapper/detail.hpp"
+#include "mapper/sam_record.hpp"
+
+namespace gatemap::mapper {
+using namespace detail;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Deterministic tie-breaking: a hash of the read name, never thread or arrival order.
+uint64_t name_hash(const std::string& name) {
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return h ^ 0x5bd1e9955bd1e995ULL;
+}
+
+int edit_threshold(const MapOptions& opt, int m) {
+  if (opt.max_edits >= 0) return std::min(opt.max_edits, gpu::kMaxEdits);
+  return std::min(gpu::kMaxEdits, std::max(2, static_cast<int>(std::ceil(0.04 * m))));
+}
+
+struct PairChoice {
+  const Hit* h[2] = {nullptr, nullptr};  // the chosen proper pair, if any
+  int best = 0, second = -1, n_best = 0;  // pair scores: summed edits
+};
+
+struct Finished {
+  const Hit* hit = nullptr;  // primary hit, null = unmapped
+  int mapq = 0;
+  int n_best = 0;
+  int second = -1;  // second-best edits, -1 = none
+};
+
+}  // namespace
+
+struct Mapper::Impl {
+  const index::Index& idx;
+  MapOptions opt;
+  std::vector<int64_t> contig_begin, contig_end;
+  gpu::FilterReference fref;
+  std::unique_ptr<gpu::GateKeeperGpu> engine;
+  bool insert_known = false;
+  double insert_mean = 0, insert_sd = 0;
+  std::vector<ReadWork> work;
+
+  Impl(const index::Index& i, const MapOptions& o) : idx(i), opt(o) {
+    for (const auto& c : idx.contigs()) {
+      contig_begin.push_back(c.begin);
+      contig_end.push_back(c.begin + c.length);
+    }
+    fref.hi = reinterpret_cast<const uint32_t*>(idx.hi());
+    fref.lo = reinterpret_cast<const uint32_t*>(idx.lo());
+    fref.words = idx.words64() * 2;
+    fref.contig_begin = contig_begin.data();
+    fref.contig_end = contig_end.data();
+    fref.n_contigs = static_cast<int32_t>(contig_begin.size());
+    fref.n_begin = idx.n_begin();
+    fref.n_end = idx.n_end();
+    fref.n_runs = idx.n_runs();
+    if (opt.max_occ == 0) opt.max_occ = idx.max_occ();
+    if (opt.insert_mean > 0) {
+      insert_known = true;
+      insert_mean = opt.insert_mean;
+      insert_sd = opt.insert_sd > 0 ? opt.insert_sd : 0.1 * opt.insert_mean;
+    }
+    if (opt.filter == FilterMode::gpu) engine = std::make_unique<gpu::GateKeeperGpu>(fref, opt.device);
+  }
+
+  Hit verify_one(const ReadWork& w, const Candidate& c, RefWindow& win, std::vector<int>& scratch, int band,
+                 int64_t diag) const {
+    const int m = static_cast<int>(w.codes[0].size());
+    const int64_t cb = contig_begin[c.contig], ce = contig_end[c.contig];
+    fetch_window(idx, std::max(cb, diag - band), std::min(ce, diag + m + band), win);
+    const BandResult r = banded_distance(w.codes[c.strand].data(), m, win, cb, ce, diag, band, w.e, scratch);
+    Hit h;
+    h.strand = c.strand;
+    h.contig = c.contig;
+    h.diag = diag;
+    h.edits = r.edits;
+    h.ref_end = r.ref_end;
+    return h;
+  }
+
+  // FR pairs on one contig with an insert within 4 sd of the mean.
+  bool proper(const Hit& a, const Hit& b) const {
+    if (a.contig != b.contig || a.strand == b.strand) return false;
+    const Hit& fwd = a.strand == 0 ? a : b;
+    const Hit& rev = a.strand == 0 ? b : a;
+    const int64_t insert = rev.ref_end - fwd.diag;
+    return insert > 0 && std::abs(static_cast<double>(insert) - insert_mean) <= 4 * insert_sd;
+  }
+
+  PairChoice choose_pair(const ReadWork& w1, const ReadWork& w2, uint64_t tie_hash) const {
+    PairChoice pc;
+    int best = 1 << 30, second = 1 << 30, n_best = 0;
+    std::vector<std::pair<const Hit*, const Hit*>> best_pairs;
+    for (const Hit& a : w1.hits) {
+      for (const Hit& b : w2.hits) {
+        if (!proper(a, b)) continue;
+        const int score = a.edits + b.edits;
+        if (score < best) {
+          second = best;
+          best = score;
+          n_best = 1;
+          best_pairs.assign(1, {&a, &b});
+        } else if (score == best) {
+          ++n_best;
+          best_pairs.emplace_back(&a, &b);
+        } else if (score < second) {
+          second = score;
+        }
+      }
+    }
+    if (best_pairs.empty()) return pc;
+    const auto& chosen = best_pairs[tie_hash % best_pairs.size()];
+    pc.h[0] = chosen.first;
+    pc.h[1] = chosen.second;
+    pc.best = best;
+    pc.n_best = n_best;
+    pc.second = n_best > 1 ? best : (second < (1 << 30) ? second : -1);
+    return pc;
+  }
+
+  // Looks for `lost` near each of `found`'s best hits, on the opposite strand, in a band
+  // as wide as the insert size allows. Returns whether a hit was added.
+  bool rescue(const ReadWork& found, ReadWork& lost, RefWindow& win, std::vector<int>& scratch) const {
+    const int64_t m = static_cast<int64_t>(lost.codes[0].size());
+    if (m == 0) return false;
+    const int band = std::max(lost.e, static_cast<int>(std::ceil(4 * insert_sd)));
+    const int best = found.hits[0].edits;
+    for (size_t i = 0; i < found.hits.size() && i < 4 && found.hits[i].edits == best; ++i) {
+      const Hit& h = found.hits[i];
+      Candidate c{static_cast<uint8_t>(1 - h.strand), h.contig, 0, 0};
+      // Forward mate at diag: the reverse mate ends near diag + insert; and vice versa.
+      c.diag = h.strand == 0 ? h.diag + static_cast<int64_t>(insert_mean) - m
+                             : h.ref_end - static_cast<int64_t>(insert_mean);
+      const Hit r = verify_one(lost, c, win, scratch, band, c.diag);
+      if (r.edits < 0) continue;
+      Hit add = r;
+      add.diag = r.ref_end - m;  // recentre so the alignment band is the usual one
+      lost.hits.push_back(add);
+    }
+    if (lost.hits.empty()) return false;
+    dedupe_hits(lost.hits, lost.e);
+    return true;
+  }
+
+  // Insert size from fragments whose mates each have exactly one hit (median, MAD).
+  void estimate_insert(int64_t fragments) {
+    std::vector<double> inserts;
+    for (int64_t f = 0; f < fragments; ++f) {
+      const ReadWork& a = work[2 * f];
+      const ReadWork& b = work[2 * f + 1];
+      if (a.hits.size() != 1 || b.hits.size() != 1) continue;
+      const Hit& x = a.hits[0];
+      const Hit& y = b.hits[0];
+      if (x.contig != y.contig || x.strand == y.strand) continue;
+      const Hit& fwd = x.strand == 0 ? x : y;
+      const Hit& rev = x.strand == 0 ? y : x;
+      const int64_t insert = rev.ref_end - fwd.diag;
+      if (insert > 0 && insert < 10000) inserts.push_back(static_cast<double>(insert));
+    }
+    if (inserts.size() < 30) {  // too few this batch: be tolerant, try again next batch
+      insert_mean = 500;
+      insert_sd = 250;
+      return;
+    }
+    std::sort(inserts.begin(), inserts.end());
+    const double median = inserts[inserts.size() / 2];
+    std::vector<double> dev;
+    for (double v : inserts) dev.push_back(std::abs(v - median));
+    std::sort(dev.begin(), dev.end());
+    insert_mean = median;
+    insert_sd = std::max(1.0, 1.4826 * dev[dev.size() / 2]);
+    insert_known = true;
+    log::info("map", "insert size: median " + std::to_string(static_cast<int>(median)) + ", sd " +
+                         std::to_string(static_cast<int>(insert_sd)) + " from " + std::to_string(inserts.size()) +
+                         " pairs");
+  }
+
+  Alignment align(const ReadWork& w, const Hit& h, int band, std::vector<int>& scratch) const {
+    const int m = static_cast<int>(w.codes[0].size());
+    const int64_t cb = contig_begin[h.contig], ce = contig_end[h.contig];
+    RefWindow win;
+    fetch_window(idx, std::max(cb, h.diag - band), std::min(ce, h.diag + m + band), win);
+    return banded_align(w.codes[h.strand].data(), m, win, cb, ce, h.diag, band, scratch);
+  }
+};
+
+Mapper::Mapper(const index::Index& idx, const MapOptions& opt, const sam_hdr_t*)
+    : impl_(std::make_unique<Impl>(idx, opt)) {}
+Mapper::~Mapper() = default;
+
+void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
+  Impl& im = *impl_;
+  const MapOptions& opt = im.opt;
+  const int64_t n = static_cast<int64_t>(batch.size());
+  auto& work = im.work;
+  work.resize(static_cast<size_t>(n));
+
+  // 1. Seeds and candidates.
+  auto t0 = std::chrono::steady_clock::now();
+  int64_t capped = 0, cap_hits = 0, ncand = 0;
+#pragma omp parallel reduction(+ : capped, cap_hits, ncand)
+  {
+    std::vector<std::pair<int64_t, int64_t>> scratch;
+#pragma omp for schedule(dynamic, 256)
+    for (int64_t r = 0; r < n; ++r) {
+      ReadWork& w = work[r];
+      const std::string& seq = batch.reads[r].seq;
+      const size_t m = seq.size();
+      w.codes[0].resize(m);
+      w.codes[1].resize(m);
+      for (size_t i = 0; i < m; ++i) {
+        w.codes[0][i] = base_code(seq[i]);
+        w.codes[1][m - 1 - i] = complement_code(w.codes[0][i]);
+      }
+      w.e = edit_threshold(opt, static_cast<int>(m));
+      w.hits.clear();
+      collect_candidates(im.idx, w, opt.max_occ, opt.max_candidates, scratch);
+      capped += w.capped;
+      cap_hits += w.cand_cap_hit;
+      ncand += static_cast<int64_t>(w.cand.size());
+    }
+  }
+  stats_.capped_reads += capped;
+  stats_.candidate_cap_hits += cap_hits;
+  stats_.candidates += ncand;
+  stats_.seed_s += seconds_since(t0);
+
+  // 2. GateKeeper filter over all candidates of the batch (one threshold: the largest).
+  t0 = std::chrono::steady_clock::now();
+  std::vector<int64_t> first(n + 1, 0);
+  int e_max = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    first[r + 1] = first[r] + static_cast<int64_t>(work[r].cand.size());
+    e_max = std::max(e_max, work[r].e);
+  }
+  std::vector<uint8_t> codes;
+  if (opt.filter == FilterMode::off) {
+    codes.assign(static_cast<size_t>(ncand), 0);
+  } else {
+    gpu::FilterCandidates fc;
+    fc.read.resize(ncand);
+    fc.strand.resize(ncand);
+    fc.contig.resize(ncand);
+    fc.pos.resize(ncand);
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < n; ++r) {
+      for (int64_t i = first[r]; i < first[r + 1]; ++i) {
+        const Candidate& c = work[r].cand[i - first[r]];
+        fc.read[i] = static_cast<uint32_t>(r);
+        fc.strand[i] = c.strand;
+        fc.contig[i] = c.contig;
+        fc.pos[i] = c.diag;
+      }
+    }
+    std::vector<std::string_view> seqs(n);
+    for (int64_t r = 0; r < n; ++r) seqs[r] = batch.reads[r].seq;
+    gpu::FilterReads fr;
+    if (opt.filter == FilterMode::cpu) {
+      gpu::pack_reads(seqs, fr, true);
+      gpu::gatekeeper_cpu(im.fref, fr, fc, e_max, codes);
+    } else {
+      gpu::pack_reads(seqs, fr, !opt.encode_on_device);
+      gpu::FilterTiming timing;
+      im.engine->filter(fr, fc, e_max, codes, opt.encode_on_device, &timing);
+      stats_.filter_kernel_s += timing.kernel_ms / 1000;
+    }
+  }
+  stats_.filter_s += seconds_since(t0);
+
+  // 3. Verify what passed.
+  t0 = std::chrono::steady_clock::now();
+  int64_t rejected = 0, unfiltered = 0, verified = 0;
+#pragma omp parallel reduction(+ : rejected, unfiltered, verified)
+  {
+    RefWindow win;
+    std::vector<int> scratch;
+#pragma omp for schedule(dynamic, 64)
+    for (int64_t r = 0; r < n; ++r) {
+      ReadWork& w = work[r];
+      for (int64_t i = first[r]; i < first[r + 1]; ++i) {
+        const uint8_t code = codes[i];
+        unfiltered += (code & gpu::kFilterUnfiltered) != 0;
+        if (!gpu::filter_accepts(code, e_max)) {
+          ++rejected;
+          continue;
+        }
+        ++verified;
+        const Candidate& c = w.cand[i - first[r]];
+        const Hit h = im.verify_one(w, c, win, scratch, w.e, c.diag);
+        if (h.edits >= 0) w.hits.push_back(h);
+      }
+      dedupe_hits(w.hits, w.e);
+    }
+  }
+  stats_.filter_rejected += rejected;
+  stats_.filter_unfiltered += unfiltered;
+  stats_.verified += verified;
+  stats_.verify_s += seconds_since(t0);
+
+  // 4. Finish: MAPQ, pairing, records, in input order.
+  t0 = std::chrono::steady_clock::now();
+  std::vector<std::vector<bam1_t*>> recs(static_cast<size_t>(n));
+  const auto finish_single = [&](int64_t r) {
+    const ReadWork& w = work[r];
+    Finished f;
+    if (w.hits.empty()) return f;
+    const int best = w.hits[0].edits;
+    int nb = 0;
+    while (nb < static_cast<int>(w.hits.size()) && w.hits[nb].edits == best) ++nb;
+    f.n_best = nb;
+    f.second = nb > 1 ? best : (nb < static_cast<int>(w.hits.size()) ? w.hits[nb].edits : -1);
+    f.hit = &w.hits[name_hash(batch.reads[r].name) % static_cast<uint64_t>(nb)];
+    f.mapq = mapq_from(best, f.second, nb, w.capped);
+    return f;
+  };
+  // Records of read r: primary (aln null = unmapped) and, with -a, its other hits.
+  const auto emit = [&](int64_t r, const Finished& f, const Alignment* aln, uint16_t flags, const MateInfo& mate,
+                        std::vector<int>& scratch) {
+    const ReadWork& w = work[r];
+    RecordFields rf;
+    rf.flag = flags;
+    rf.mate = mate;
+    if (!aln) {
+      rf.flag |= BAM_FUNMAP;
+      if (!mate.unmapped) {  // an unmapped read takes its mate's place
+        rf.tid = mate.tid;
+        rf.pos = mate.pos;
+      }
+      rf.mate.tlen = 0;
+    } else {
+      rf.aln = aln;
+      rf.reverse = f.hit->strand == 1;
+      if (rf.reverse) rf.flag |= BAM_FREVERSE;
+      rf.tid = static_cast<int32_t>(f.hit->contig);
+      rf.pos = aln->ref_begin - im.contig_begin[f.hit->contig];
+      rf.mapq = f.mapq;
+      rf.score = -f.hit->edits;
+      rf.has_second = f.second >= 0;
+      rf.second = -f.second;
+    }
+    recs[r].push_back(make_record(batch.reads[r], rf, opt.read_group_id));
+    if (!opt.all_hits || !aln) return;
+    for (const Hit& h : w.hits) {
+      if (&h == f.hit) continue;
+      const Alignment sa = im.align(w, h, w.e, scratch);
+      RecordFields sf = rf;
+      sf.flag = static_cast<uint16_t>((flags & ~BAM_FPROPER_PAIR) | BAM_FSECONDARY | (h.strand ? BAM_FREVERSE : 0));
+      sf.aln = &sa;
+      sf.reverse = h.strand == 1;
+      sf.tid = static_cast<int32_t>(h.contig);
+      sf.pos = sa.ref_begin - im.contig_begin[h.contig];
+      sf.mapq = 0;
+      sf.score = -h.edits;
+      recs[r].push_back(make_record(batch.reads[r], sf, opt.read_group_id));
+    }
+  };
+
+  if (!batch.paired) {
+#pragma omp parallel
+    {
+      std::vector<int> scratch;
+#pragma omp for schedule(dynamic, 256)
+      for (int64_t r = 0; r < n; ++r) {
+        const Finished f = finish_single(r);
+        Alignment aln;
+        if (f.hit) aln = im.align(work[r], *f.hit, work[r].e, scratch);
+        emit(r, f, f.hit ? &aln : nullptr, 0, MateInfo{}, scratch);
+      }
+    }
+  } else {
+    if (!im.insert_known) im.estimate_insert(n / 2);
+    int64_t proper = 0, rescued = 0;
+#pragma omp parallel reduction(+ : proper, rescued)
+    {
+      std::vector<int> scratch;
+      RefWindow win;
+#pragma omp for schedule(dynamic, 128)
+      for (int64_t frag = 0; frag < n / 2; ++frag) {
+        const int64_t r[2] = {2 * frag, 2 * frag + 1};
+        for (int m = 0; m < 2; ++m) {  // rescue a mate with no hit near its partner's best hits
+          if (work[r[m]].hits.empty() && !work[r[1 - m]].hits.empty()) {
+            rescued += im.rescue(work[r[1 - m]], work[r[m]], win, scratch);
+          }
+        }
+        Finished f[2] = {finish_single(r[0]), finish_single(r[1])};
+        const PairChoice pc = im.choose_pair(work[r[0]], work[r[1]], name_hash(batch.reads[r[0]].name));
+        if (pc.h[0]) {
+          ++proper;
+          const int q_pair = mapq_from(pc.best, pc.second, pc.n_best, work[r[0]].capped || work[r[1]].capped);
+          for (int m = 0; m < 2; ++m) {
+            const int q_own = (pc.h[m] == f[m].hit) ? f[m].mapq : 0;
+            f[m].hit = pc.h[m];
+            f[m].mapq = std::min(60, std::max(q_pair, q_own));
+          }
+        }
+        Alignment aln[2];
+        for (int m = 0; m < 2; ++m) {
+          if (f[m].hit) aln[m] = im.align(work[r[m]], *f[m].hit, work[r[m]].e, scratch);
+        }
+        MateInfo info[2];
+        for (int m = 0; m < 2; ++m) {
+          if (!f[m].hit) continue;
+          info[m].unmapped = false;
+          info[m].tid = static_cast<int32_t>(f[m].hit->contig);
+          info[m].pos = aln[m].ref_begin - im.contig_begin[f[m].hit->contig];
+          info[m].reverse = f[m].hit->strand == 1;
+        }
+        int64_t tlen = 0;
+        if (f[0].hit && f[1].hit && info[0].tid == info[1].tid) {
+          const int64_t left = std::min(aln[0].ref_begin, aln[1].ref_begin);
+          const int64_t right = std::max(aln[0].ref_end, aln[1].ref_end);
+          tlen = right - left;
+        }
+        for (int m = 0; m < 2; ++m) {
+          uint16_t flags = BAM_FPAIRED | (m == 0 ? BAM_FREAD1 : BAM_FREAD2);
+          if (pc.h[0]) flags |= BAM_FPROPER_PAIR;
+          MateInfo mate = info[1 - m];
+          if (mate.unmapped) {
+            flags |= BAM_FMUNMAP;
+            if (f[m].hit) {  // the unmapped mate sits at this read's place
+              mate.tid = info[m].tid;
+              mate.pos = info[m].pos;
+            }
+          } else if (mate.reverse) {
+            flags |= BAM_FMREVERSE;
+          }
+          if (tlen) {
+            const bool leftmost = aln[m].ref_begin < aln[1 - m].ref_begin ||
+                                  (aln[m].ref_begin == aln[1 - m].ref_begin && m == 0);
+            mate.tlen = leftmost ? tlen : -tlen;
+          }
+          emit(r[m], f[m], f[m].hit ? &aln[m] : nullptr, flags, mate, scratch);
+        }
+      }
+    }
+    stats_.proper_pairs += proper;
+    stats_.rescued += rescued;
+  }
+  int64_t records = 0, mapped = 0, secondary = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    for (bam1_t* b : recs[r]) {
+      if (b->core.flag & BAM_FSECONDARY) {
+        ++secondary;
+      } else {
+        mapped += !(b->core.flag & BAM_FUNMAP);
+      }
+      out.push_back(b);
+      ++records;
+    }
+  }
+  stats_.reads += n;
+  stats_.records += records;
+  stats_.secondary += secondary;
+  stats_.mapped += mapped;
+  stats_.unmapped += n - mapped;
+  stats_.pair_s += seconds_since(t0);
+  stats_.insert_mean = im.insert_mean;
+  stats_.insert_sd = im.insert_sd;
+}
+
+}  // namespace gatemap::mapper

@@ -1,0 +1,115 @@
+#include "mapper/run.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "gpu/device.hpp"
+#include "io/sam_writer.hpp"
+
+namespace gatemap::mapper {
+
+std::string MapStats::to_json() const {
+  std::ostringstream o;
+  o << "{\n  \"reads\": " << reads << ",\n  \"records\": " << records << ",\n  \"mapped\": " << mapped
+    << ",\n  \"unmapped\": " << unmapped << ",\n  \"secondary\": " << secondary << ",\n  \"proper_pairs\": "
+    << proper_pairs << ",\n  \"rescued\": " << rescued << ",\n  \"candidates\": " << candidates
+    << ",\n  \"filter_rejected\": " << filter_rejected << ",\n  \"filter_unfiltered\": " << filter_unfiltered
+    << ",\n  \"verified\": " << verified << ",\n  \"reads_with_capped_seeds\": " << capped_reads
+    << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits << ",\n  \"insert_mean\": " << insert_mean
+    << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {\"seed\": " << seed_s << ", \"filter\": " << filter_s
+    << ", \"filter_kernel\": " << filter_kernel_s << ", \"verify\": " << verify_s << ", \"finish\": " << pair_s
+    << ", \"output\": " << output_s << "}\n}\n";
+  return o.str();
+}
+
+MapStats run_mapping(RunOptions opt) {
+  if (opt.map.threads > 0) omp_set_num_threads(opt.map.threads);
+  if (opt.batch_reads < 2) throw UsageError("-K must be at least 2");
+  const double t_load = log::wall_seconds();
+  auto idx = index::load_index(opt.index_path);
+  log::info("map", "loaded index '" + opt.index_path + "' (" + std::to_string(idx->contigs().size()) + " contigs, " +
+                       std::to_string(idx->length()) + " bp, k=" + std::to_string(idx->k()) + ") in " +
+                       std::to_string(log::wall_seconds() - t_load) + " s");
+  // The filter backend: GPU when asked or (auto) when present; otherwise the CPU twin.
+  if (opt.filter == "off") {
+    opt.map.filter = FilterMode::off;
+  } else {
+    const gpu::Backend b = gpu::choose_backend(opt.filter == "auto" ? "auto" : opt.filter);
+    opt.map.filter = b == gpu::Backend::gpu ? FilterMode::gpu : FilterMode::cpu;
+  }
+  log::info("map", std::string("GateKeeper filter: ") +
+                       (opt.map.filter == FilterMode::off ? "off" : opt.map.filter == FilterMode::gpu ? "GPU" : "CPU"));
+
+  io::SamHeaderInfo info;
+  for (const auto& c : idx->contigs()) info.contigs.emplace_back(c.name, c.length);
+  info.read_group = opt.read_group;
+  info.command_line = opt.command_line;
+  info.version = opt.version;
+  io::SamWriter out(opt.output, info, std::max(1, opt.map.threads));
+  opt.map.read_group_id = out.read_group_id();
+
+  io::FastqSource source(opt.reads1, opt.reads2);
+  std::unique_ptr<Mapper> mapper;
+  try {
+    mapper = std::make_unique<Mapper>(*idx, opt.map, out.header());
+  } catch (const CudaError& e) {
+    log::warn("map", std::string("GPU filter unavailable (") + e.what() + "); using the CPU twin");
+    opt.map.filter = FilterMode::cpu;
+    mapper = std::make_unique<Mapper>(*idx, opt.map, out.header());
+  }
+  io::ReadBatch batch;
+  std::vector<bam1_t*> records;
+  int64_t batch_no = 0;
+  double output_s = 0;
+  while (source.next_batch(batch, opt.batch_reads, opt.batch_reads * 1000)) {
+    const double t0 = log::wall_seconds();
+    records.clear();
+    mapper->map_batch(batch, records);
+    const double t1 = log::wall_seconds();
+    try {
+      for (bam1_t* b : records) out.write(b);
+    } catch (...) {
+      for (bam1_t* b : records) bam_destroy1(b);
+      throw;
+    }
+    for (bam1_t* b : records) bam_destroy1(b);
+    output_s += log::wall_seconds() - t1;
+    ++batch_no;
+    log::info("map", "batch " + std::to_string(batch_no) + ": " + std::to_string(batch.size()) + " reads in " +
+                         std::to_string(t1 - t0) + " s");
+  }
+  out.close();
+  MapStats st = mapper->stats();
+  st.output_s = output_s;
+  const double wall = log::wall_seconds();
+  log::info("map", "reads " + std::to_string(st.reads) + ", records " + std::to_string(st.records) + ", mapped " +
+                       std::to_string(st.mapped) + ", unmapped " + std::to_string(st.unmapped) + ", proper pairs " +
+                       std::to_string(st.proper_pairs) + ", rescued " + std::to_string(st.rescued));
+  log::info("map", "candidates " + std::to_string(st.candidates) + ", rejected by filter " +
+                       std::to_string(st.filter_rejected) + ", unfiltered (N) " + std::to_string(st.filter_unfiltered) +
+                       ", verified " + std::to_string(st.verified) + "; reads with capped seeds " +
+                       std::to_string(st.capped_reads) + ", at the candidate cap " +
+                       std::to_string(st.candidate_cap_hits));
+  log::info("map", "time: seed " + std::to_string(st.seed_s) + " s, filter " + std::to_string(st.filter_s) +
+                       " s (kernel " + std::to_string(st.filter_kernel_s) + " s), verify " +
+                       std::to_string(st.verify_s) + " s, finish " + std::to_string(st.pair_s) + " s, output " +
+                       std::to_string(st.output_s) + " s");
+  if (!opt.stats_path.empty()) {
+    std::FILE* f = std::fopen(opt.stats_path.c_str(), "w");
+    if (!f) throw IoError("cannot write '" + opt.stats_path + "'");
+    const std::string json = st.to_json();
+    const bool ok = std::fwrite(json.data(), 1, json.size(), f) == json.size();
+    if (std::fclose(f) != 0 || !ok) throw IoError("write to '" + opt.stats_path + "' failed");
+  }
+  log::info("main", "Real time: " + std::to_string(wall) + " sec; CPU: " + std::to_string(log::cpu_seconds()) +
+                        " sec; Peak RSS: " + std::to_string(log::peak_rss_bytes() / 1048576) + " MiB");
+  if (st.reads * 1 + st.secondary != st.records) throw Error("internal: records do not match reads");
+  return st;
+}
+
+}  // namespace gatemap::mapper

@@ -1,0 +1,24 @@
+#pragma once
+// The `gatemap map` job: index + FASTQ(s) -> SAM/BAM, batch by batch, with progress
+// on stderr and a final report (also as JSON with --stats).
+#include <string>
+
+#include "mapper/mapper.hpp"
+
+namespace gatemap::mapper {
+
+struct RunOptions {
+  std::string index_path, reads1, reads2;
+  std::string output = "-";       // -o: SAM, or BAM by ".bam" suffix
+  std::string read_group;         // -R
+  std::string stats_path;         // --stats
+  std::string command_line, version;
+  size_t batch_reads = 100000;    // -K: reads per batch (pairs count twice)
+  std::string filter = "auto";    // --filter gpu|cpu|off|auto
+  MapOptions map;
+};
+
+// Runs the whole job; returns the statistics. Throws on bad input or failed output.
+MapStats run_mapping(RunOptions opt);
+
+}  // namespace gatemap::mapper

@@ -1,0 +1,36 @@
+#pragma once
+// Building BAM records for mapped, unmapped and secondary reads.
+#include <htslib/sam.h>
+
+#include <string>
+
+#include "io/fastq.hpp"
+#include "mapper/verify.hpp"
+
+namespace gatemap::mapper::detail {
+
+struct MateInfo {
+  int32_t tid = -1;
+  int64_t pos = -1;
+  bool reverse = false;
+  bool unmapped = true;
+  int64_t tlen = 0;
+};
+
+struct RecordFields {
+  uint16_t flag = 0;
+  int32_t tid = -1;
+  int64_t pos = -1;       // 0-based, contig-local
+  int mapq = 0;
+  bool reverse = false;
+  const Alignment* aln = nullptr;  // null for unmapped
+  int score = 0;                   // AS: minus the edits
+  bool has_second = false;         // XS present
+  int second = 0;                  // XS: minus the second-best edits
+  MateInfo mate;
+};
+
+// A new record (caller owns it) from the read in its original orientation.
+bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::string& read_group);
+
+}  // namespace gatemap::mapper::detail

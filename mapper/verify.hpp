@@ -1,0 +1,44 @@
+#pragma once
+// Verification of candidates: the exact edit distance of the whole read against the
+// reference, restricted to the diagonal band [diag-e, diag+e] (the band GateKeeper
+// filters) and to its contig (bases past a contig end can only be insertions, which
+// the SAM writer turns into soft clips). Ukkonen-banded DP, O(m*(2e+1)); the traceback
+// prefers diagonal moves, so indels come out left-aligned.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gatemap::mapper {
+
+// A reference window as codes 0..3, with 4 for N; position 0 is global `begin`.
+struct RefWindow {
+  int64_t begin = 0;
+  std::vector<uint8_t> codes;
+};
+
+struct BandResult {
+  int edits = -1;        // -1 when above max_edits
+  int64_t ref_end = 0;   // global end (exclusive) of the best alignment
+};
+
+struct Alignment {
+  int edits = 0;
+  int64_t ref_begin = 0;   // global, first reference base of the alignment
+  int64_t ref_end = 0;
+  std::vector<uint32_t> cigar;  // BAM-encoded; leading/trailing insertions as soft clips
+  std::string md;               // MD:Z
+};
+
+// Distance only. read: codes (0..3, 4 = N). window must cover [diag-e, diag+m+e) ∩ contig,
+// with window.begin >= contig_begin. Ties: fewest edits, then end nearest the band centre,
+// then the leftmost end. Thread-safe; `scratch` is the caller's.
+// `band` is the half-width of the diagonal band (= e for verification, wider for mate
+// rescue); alignments above max_edits are not reported.
+BandResult banded_distance(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
+                           int64_t contig_end, int64_t diag, int band, int max_edits, std::vector<int>& scratch);
+
+// Full alignment ending at the result of banded_distance (same inputs).
+Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
+                       int64_t contig_end, int64_t diag, int band, std::vector<int>& scratch);
+
+}  // namespace gatemap::mapper
