@@ -1,7 +1,8 @@
 #pragma once
 // eval/: scoring against simulated truth. Mapping (mapeval-style): a primary alignment
-// is correct when on the true contig and strand with its unclipped leftmost position
-// within `tolerance` bp of the truth's; reported per MAPQ threshold.
+// is correct when on the true contig and strand with its leftmost aligned base within
+// `tolerance` bp of where the truth places that read base (so soft clips are accounted
+// for, even across an indel); reported per MAPQ threshold.
 #include <cstdint>
 #include <cstdio>
 #include <string>

@@ -1,5 +1,6 @@
 #include <htslib/sam.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "common/error.hpp"
@@ -9,20 +10,29 @@
 namespace gatemap::eval {
 namespace {
 
-// Unclipped leftmost position (0-based) of a CIGAR string starting at pos0: leading
-// clips (S/H) and, for the truth, leading insertions are counted back from pos0.
-int64_t leading_clip(const std::string& cigar) {
-  int64_t n = 0, clip = 0;
-  for (char c : cigar) {
+// Reference position (0-based) that the truth gives to read base `offset` (counted in
+// the forward orientation of the reference): the first base at or after `offset` that
+// the truth aligns. This is how clips are accounted: a record clipped by c bases must
+// start where the truth puts read base c.
+int64_t truth_position_of(const sim::ReadTruth& t, int64_t offset) {
+  int64_t ref = t.pos1 - 1, read = 0, n = 0;
+  for (char c : t.cigar) {
     if (c >= '0' && c <= '9') {
       n = n * 10 + (c - '0');
       continue;
     }
-    if (c != 'S' && c != 'H' && c != 'I') break;
-    clip += n;
+    if (c == 'M' || c == '=' || c == 'X') {
+      if (offset < read + n) return ref + std::max<int64_t>(0, offset - read);
+      read += n;
+      ref += n;
+    } else if (c == 'I' || c == 'S') {
+      read += n;
+    } else if (c == 'D' || c == 'N') {
+      ref += n;
+    }
     n = 0;
   }
-  return clip;
+  return ref;
 }
 
 }  // namespace
@@ -59,8 +69,8 @@ MapEval eval_map(const std::string& sam_path, int tolerance) {
       if (op != BAM_CSOFT_CLIP && op != BAM_CHARD_CLIP) break;
       clip += bam_cigar_oplen(cig[i]);
     }
-    const int64_t start = b->core.pos - clip;
-    const int64_t truth_start = truth.pos1 - 1 - leading_clip(truth.cigar);
+    const int64_t start = b->core.pos;
+    const int64_t truth_start = truth_position_of(truth, clip);
     const bool correct = std::string(sam_hdr_tid2name(hdr, b->core.tid)) == truth.contig &&
                          static_cast<bool>(flag & BAM_FREVERSE) == truth.reverse &&
                          std::llabs(start - truth_start) <= tolerance;

@@ -20,10 +20,13 @@ struct Hit {
   uint8_t strand = 0;
   uint32_t contig = 0;
   int64_t diag = 0;
-  int edits = 0;
+  int edits = 0;          // DP cost: edits, plus the clip penalty for clipped hits
   int64_t ref_end = 0;
-  int64_t approx_begin() const { return diag; }
+  bool clipped = false;   // found by the fallback (band 2e, soft clips allowed)
 };
+
+constexpr int kClipPenalty = 5;     // cost of leaving one read end unaligned
+constexpr int kClipCandidates = 8;  // best-supported candidates tried by the fallback
 
 // Per-read working state for one batch.
 struct ReadWork {

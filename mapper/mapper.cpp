@@ -83,18 +83,47 @@ struct Mapper::Impl {
   }
 
   Hit verify_one(const ReadWork& w, const Candidate& c, RefWindow& win, std::vector<int>& scratch, int band,
-                 int64_t diag) const {
+                 int64_t diag, int max_cost = -1, int clip = 0) const {
     const int m = static_cast<int>(w.codes[0].size());
     const int64_t cb = contig_begin[c.contig], ce = contig_end[c.contig];
     fetch_window(idx, std::max(cb, diag - band), std::min(ce, diag + m + band), win);
-    const BandResult r = banded_distance(w.codes[c.strand].data(), m, win, cb, ce, diag, band, w.e, scratch);
+    const BandResult r = banded_distance(w.codes[c.strand].data(), m, win, cb, ce, diag, band,
+                                         max_cost < 0 ? w.e : max_cost, scratch, clip);
     Hit h;
     h.strand = c.strand;
     h.contig = c.contig;
     h.diag = diag;
     h.edits = r.edits;
     h.ref_end = r.ref_end;
+    h.clipped = clip > 0;
     return h;
+  }
+
+  // Reads with no hit within e (long indels, adapters, contig ends): the best-supported
+  // candidates, whatever the filter said, aligned again in a band of 2e where each read
+  // end may also be soft-clipped (kClipPenalty plus a quarter per clipped base, so that
+  // long alignments win as under bwa's scoring); accepted at fallback_max_cost with 40%
+  // of the read aligned. It sees all candidates so that
+  // --filter gpu|cpu|off give the same records.
+  void clip_fallback(ReadWork& w, RefWindow& win, std::vector<int>& scratch) const {
+    std::vector<const Candidate*> order;
+    for (const Candidate& c : w.cand) order.push_back(&c);
+    std::stable_sort(order.begin(), order.end(),
+                     [](const Candidate* a, const Candidate* b) { return a->support > b->support; });
+    const int m = static_cast<int>(w.codes[0].size());
+    for (size_t i = 0; i < order.size() && i < static_cast<size_t>(kClipCandidates); ++i) {
+      const Hit h = verify_one(w, *order[i], win, scratch, fallback_band(w), order[i]->diag, fallback_max_cost(w),
+                               kClipPenalty);
+      if (h.edits < 0) continue;
+      const Alignment a = align(w, h, scratch);
+      if (5 * (m - a.clipped) >= 2 * m) w.hits.push_back(h);
+    }
+  }
+
+  static int fallback_band(const ReadWork& w) { return std::min(gpu::kMaxEdits, 2 * w.e); }
+  // e, one clip, and a quarter of at most half the read clipped.
+  static int fallback_max_cost(const ReadWork& w) {
+    return w.e + kClipPenalty + static_cast<int>(w.codes[0].size()) / 8;
   }
 
   // FR pairs on one contig with an insert within 4 sd of the mean.
@@ -138,10 +167,11 @@ struct Mapper::Impl {
   }
 
   // Looks for `lost` near each of `found`'s best hits, on the opposite strand, in a band
-  // as wide as the insert size allows. Returns whether a hit was added.
+  // as wide as the insert size allows, soft clips allowed as in the fallback. Returns
+  // whether a hit was added.
   bool rescue(const ReadWork& found, ReadWork& lost, RefWindow& win, std::vector<int>& scratch) const {
     const int64_t m = static_cast<int64_t>(lost.codes[0].size());
-    if (m == 0) return false;
+    if (m < 2) return false;
     const int band = std::max(lost.e, static_cast<int>(std::ceil(4 * insert_sd)));
     const int best = found.hits[0].edits;
     for (size_t i = 0; i < found.hits.size() && i < 4 && found.hits[i].edits == best; ++i) {
@@ -150,15 +180,25 @@ struct Mapper::Impl {
       // Forward mate at diag: the reverse mate ends near diag + insert; and vice versa.
       c.diag = h.strand == 0 ? h.diag + static_cast<int64_t>(insert_mean) - m
                              : h.ref_end - static_cast<int64_t>(insert_mean);
-      const Hit r = verify_one(lost, c, win, scratch, band, c.diag);
+      const Hit r = verify_one(lost, c, win, scratch, band, c.diag, fallback_max_cost(lost), kClipPenalty);
       if (r.edits < 0) continue;
+      const int64_t cb = contig_begin[c.contig], ce = contig_end[c.contig];
+      const Alignment a = banded_align(lost.codes[c.strand].data(), static_cast<int>(m), win, cb, ce, c.diag, band,
+                                       scratch, kClipPenalty);
+      if (5 * (m - a.clipped) < 2 * m) continue;
+      // Recentre on the aligned part's diagonal so that align() finds it in its usual band.
       Hit add = r;
-      add.diag = r.ref_end - m;  // recentre so the alignment band is the usual one
+      add.diag = a.ref_begin - bam_cigar_oplen_if_clip(a);
+      add.clipped = true;
       lost.hits.push_back(add);
     }
     if (lost.hits.empty()) return false;
     dedupe_hits(lost.hits, lost.e);
     return true;
+  }
+
+  static int64_t bam_cigar_oplen_if_clip(const Alignment& a) {
+    return (!a.cigar.empty() && bam_cigar_op(a.cigar[0]) == BAM_CSOFT_CLIP) ? bam_cigar_oplen(a.cigar[0]) : 0;
   }
 
   // Insert size from fragments whose mates each have exactly one hit (median, MAD).
@@ -194,12 +234,15 @@ struct Mapper::Impl {
                          " pairs");
   }
 
-  Alignment align(const ReadWork& w, const Hit& h, int band, std::vector<int>& scratch) const {
+  // The alignment of a hit, in the band it was found in.
+  Alignment align(const ReadWork& w, const Hit& h, std::vector<int>& scratch) const {
+    const int band = h.clipped ? fallback_band(w) : w.e;
     const int m = static_cast<int>(w.codes[0].size());
     const int64_t cb = contig_begin[h.contig], ce = contig_end[h.contig];
     RefWindow win;
     fetch_window(idx, std::max(cb, h.diag - band), std::min(ce, h.diag + m + band), win);
-    return banded_align(w.codes[h.strand].data(), m, win, cb, ce, h.diag, band, scratch);
+    return banded_align(w.codes[h.strand].data(), m, win, cb, ce, h.diag, band, scratch,
+                        h.clipped ? kClipPenalty : 0);
   }
 };
 
@@ -308,6 +351,7 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
         const Hit h = im.verify_one(w, c, win, scratch, w.e, c.diag);
         if (h.edits >= 0) w.hits.push_back(h);
       }
+      if (w.hits.empty()) im.clip_fallback(w, win, scratch);
       dedupe_hits(w.hits, w.e);
     }
   }
@@ -353,7 +397,7 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
       rf.tid = static_cast<int32_t>(f.hit->contig);
       rf.pos = aln->ref_begin - im.contig_begin[f.hit->contig];
       rf.mapq = f.mapq;
-      rf.score = -f.hit->edits;
+      rf.score = -aln->score;
       rf.has_second = f.second >= 0;
       rf.second = -f.second;
     }
@@ -361,7 +405,7 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
     if (!opt.all_hits || !aln) return;
     for (const Hit& h : w.hits) {
       if (&h == f.hit) continue;
-      const Alignment sa = im.align(w, h, w.e, scratch);
+      const Alignment sa = im.align(w, h, scratch);
       RecordFields sf = rf;
       sf.flag = static_cast<uint16_t>((flags & ~BAM_FPROPER_PAIR) | BAM_FSECONDARY | (h.strand ? BAM_FREVERSE : 0));
       sf.aln = &sa;
@@ -382,7 +426,7 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
       for (int64_t r = 0; r < n; ++r) {
         const Finished f = finish_single(r);
         Alignment aln;
-        if (f.hit) aln = im.align(work[r], *f.hit, work[r].e, scratch);
+        if (f.hit) aln = im.align(work[r], *f.hit, scratch);
         emit(r, f, f.hit ? &aln : nullptr, 0, MateInfo{}, scratch);
       }
     }
@@ -414,7 +458,7 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
         }
         Alignment aln[2];
         for (int m = 0; m < 2; ++m) {
-          if (f[m].hit) aln[m] = im.align(work[r[m]], *f[m].hit, work[r[m]].e, scratch);
+          if (f[m].hit) aln[m] = im.align(work[r[m]], *f[m].hit, scratch);
         }
         MateInfo info[2];
         for (int m = 0; m < 2; ++m) {

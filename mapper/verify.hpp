@@ -2,8 +2,10 @@
 // Verification of candidates: the exact edit distance of the whole read against the
 // reference, restricted to the diagonal band [diag-e, diag+e] (the band GateKeeper
 // filters) and to its contig (bases past a contig end can only be insertions, which
-// the SAM writer turns into soft clips). Ukkonen-banded DP, O(m*(2e+1)); the traceback
-// prefers diagonal moves, so indels come out left-aligned.
+// become soft clips). Ukkonen-banded DP, O(m*(2e+1)); the traceback prefers diagonal
+// moves, so indels come out left-aligned. With clip_penalty > 0 either read end may be
+// left unaligned (soft-clipped) at clip_penalty + (clipped bases)/4: the fallback for reads with no hit within
+// e (long indels, adapters), like bwa's clipping penalty.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,7 +24,9 @@ struct BandResult {
 };
 
 struct Alignment {
-  int edits = 0;
+  int edits = 0;           // NM: edits in the aligned part
+  int score = 0;           // the DP's cost (edits, plus clip penalties)
+  int clipped = 0;         // soft-clipped read bases
   int64_t ref_begin = 0;   // global, first reference base of the alignment
   int64_t ref_end = 0;
   std::vector<uint32_t> cigar;  // BAM-encoded; leading/trailing insertions as soft clips
@@ -35,10 +39,11 @@ struct Alignment {
 // `band` is the half-width of the diagonal band (= e for verification, wider for mate
 // rescue); alignments above max_edits are not reported.
 BandResult banded_distance(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
-                           int64_t contig_end, int64_t diag, int band, int max_edits, std::vector<int>& scratch);
+                           int64_t contig_end, int64_t diag, int band, int max_edits, std::vector<int>& scratch,
+                           int clip_penalty = 0);
 
 // Full alignment ending at the result of banded_distance (same inputs).
 Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
-                       int64_t contig_end, int64_t diag, int band, std::vector<int>& scratch);
+                       int64_t contig_end, int64_t diag, int band, std::vector<int>& scratch, int clip_penalty = 0);
 
 }  // namespace gatemap::mapper
