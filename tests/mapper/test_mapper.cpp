@@ -1,0 +1,125 @@
+// End to end on simulated data: accuracy against truth, one primary record per read,
+// identical records whatever the filter, thread count or batch size, and bad input.
+#include <gtest/gtest.h>
+
+#include "common/error.hpp"
+#include "eval/eval.hpp"
+#include "sim_fixture.hpp"
+
+using namespace gatemap;
+
+namespace {
+const test::SimData& data() {
+  static test::SimData d;
+  return d;
+}
+
+int64_t count_lines(const std::string& sam, bool header) {
+  int64_t n = 0;
+  size_t at = 0;
+  while (at < sam.size()) {
+    if ((sam[at] == '@') == header) ++n;
+    at = sam.find('\n', at);
+    if (at == std::string::npos) break;
+    ++at;
+  }
+  return n;
+}
+}  // namespace
+
+TEST(MapperE2E, PairedReadsMapAccurately) {
+  const auto& d = data();
+  mapper::MapStats st;
+  const std::string out = d.dir.file("pe_eval.sam");
+  d.map(d.pe1, d.pe2, "cpu", 2, 100000, &st, out);
+  EXPECT_EQ(st.reads, 6000);
+  EXPECT_EQ(st.records, 6000);  // one primary per read
+  const auto ev = eval::eval_map(out);
+  EXPECT_EQ(ev.total, 6000);
+  const auto& q20 = ev.rows[2];
+  EXPECT_GE(static_cast<double>(q20.mapped) / ev.total, 0.97);
+  EXPECT_LE(static_cast<double>(q20.wrong) / q20.mapped, 0.002);
+  EXPECT_GE(st.proper_pairs, 2900);
+  EXPECT_GT(st.filter_rejected, 0);
+}
+
+TEST(MapperE2E, SingleReadsMapAccurately) {
+  const auto& d = data();
+  const std::string out = d.dir.file("se_eval.sam");
+  d.map(d.se, "", "cpu", 2, 100000, nullptr, out);
+  const auto ev = eval::eval_map(out);
+  EXPECT_EQ(ev.total, 3000);
+  EXPECT_GE(static_cast<double>(ev.rows[2].mapped) / ev.total, 0.96);
+  EXPECT_LE(static_cast<double>(ev.rows[2].wrong) / ev.rows[2].mapped, 0.003);
+}
+
+TEST(MapperE2E, FilterOnAndOffGiveIdenticalRecords) {
+  const auto& d = data();
+  mapper::MapStats on, off;
+  const std::string a = d.map(d.pe1, d.pe2, "cpu", 2, 100000, &on);
+  const std::string b = d.map(d.pe1, d.pe2, "off", 2, 100000, &off);
+  EXPECT_EQ(a, b);
+  EXPECT_LT(on.verified, off.verified);
+  EXPECT_EQ(d.map(d.se, "", "cpu"), d.map(d.se, "", "off"));
+}
+
+TEST(MapperE2E, ThreadsAndBatchSizeDoNotChangeOutput) {
+  const auto& d = data();
+  const std::string a = d.map(d.pe1, d.pe2, "cpu", 1, 100000);
+  const std::string b = d.map(d.pe1, d.pe2, "cpu", 2, 100000);
+  EXPECT_EQ(a, b);
+  // Smaller batches keep the records (the insert size is estimated from the first batch,
+  // so compare single-end reads, which do not depend on it).
+  EXPECT_EQ(d.map(d.se, "", "cpu", 2, 1000), d.map(d.se, "", "cpu", 1, 100000));
+}
+
+TEST(MapperE2E, SamtoolsAcceptsTheOutput) {
+  const auto& d = data();
+  std::string version;
+  if (test::run_command("samtools --version", &version) != 0) GTEST_SKIP() << "samtools not installed";
+  const std::string out = d.dir.file("check.bam");
+  d.map(d.pe1, d.pe2, "cpu", 2, 100000, nullptr, out);
+  EXPECT_EQ(test::run_command("samtools quickcheck " + out), 0);
+  std::string flagstat;
+  ASSERT_EQ(test::run_command("samtools flagstat " + out, &flagstat), 0);
+  EXPECT_NE(flagstat.find("6000 + 0 in total"), std::string::npos) << flagstat;
+  EXPECT_NE(flagstat.find("3000 + 0 read1"), std::string::npos) << flagstat;
+  // samtools fixmate recomputes mate fields: they must already agree.
+  const std::string fixed = d.dir.file("fixed.sam");
+  ASSERT_EQ(test::run_command("samtools sort -n -o " + d.dir.file("byname.bam") + " " + out +
+                              " && samtools fixmate -O sam " + d.dir.file("byname.bam") + " " + fixed),
+            0);
+  std::string diff;
+  EXPECT_EQ(test::run_command("bash -c \"diff <(samtools view " + d.dir.file("byname.bam") +
+                                  " | cut -f 1-9) <(samtools view " + fixed + " | cut -f 1-9)\"",
+                              &diff),
+            0)
+      << diff.substr(0, 2000);
+}
+
+TEST(MapperEdgeCases, ShortAllNEmptyReadsAreUnmappedRecords) {
+  const auto& d = data();
+  const auto fq = test::write_file(d.dir.file("edge.fq"),
+                                   "@short\nACGTACG\n+\nIIIIIII\n@alln\n" + std::string(100, 'N') + "\n+\n" +
+                                       std::string(100, 'I') + "\n@empty\n\n+\n\n@one\nA\n+\nI\n");
+  const std::string sam = d.map(fq, "", "cpu");
+  EXPECT_EQ(count_lines(sam, false), 4);
+  for (const char* name : {"short\t4\t", "alln\t4\t", "empty\t4\t", "one\t4\t"}) {
+    EXPECT_NE(sam.find(name), std::string::npos) << name;
+  }
+}
+
+TEST(MapperEdgeCases, EmptyInputGivesHeaderOnly) {
+  const auto& d = data();
+  const auto fq = test::write_file(d.dir.file("empty.fq"), "");
+  const std::string sam = d.map(fq, "", "cpu");
+  EXPECT_EQ(count_lines(sam, false), 0);
+  EXPECT_GE(count_lines(sam, true), 4);
+}
+
+TEST(MapperEdgeCases, MatesThatDoNotPairAreAnError) {
+  const auto& d = data();
+  const auto a = test::write_file(d.dir.file("m1.fq"), "@x/1\nACGT\n+\nIIII\n");
+  const auto b = test::write_file(d.dir.file("m2.fq"), "@y/2\nACGT\n+\nIIII\n");
+  EXPECT_THROW(d.map(a, b, "cpu"), FormatError);
+}

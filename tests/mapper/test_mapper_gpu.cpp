@@ -1,0 +1,19 @@
+// On the GPU machine: --filter gpu gives the same records as cpu and off.
+#include <gtest/gtest.h>
+
+#include "gpu/device.hpp"
+#include "sim_fixture.hpp"
+
+using namespace gatemap;
+
+TEST(MapperGpu, FilterGpuEqualsCpuAndOff) {
+  if (!gpu::device_available()) GTEST_SKIP() << "no CUDA device";
+  static test::SimData d(20000, 20000);
+  mapper::MapStats g, c;
+  const std::string gpu_pe = d.map(d.pe1, d.pe2, "gpu", 4, 100000, &g);
+  const std::string cpu_pe = d.map(d.pe1, d.pe2, "cpu", 4, 100000, &c);
+  EXPECT_EQ(gpu_pe, cpu_pe);
+  EXPECT_EQ(g.filter_rejected, c.filter_rejected);
+  EXPECT_EQ(gpu_pe, d.map(d.pe1, d.pe2, "off", 4));
+  EXPECT_EQ(d.map(d.se, "", "gpu"), d.map(d.se, "", "cpu"));
+}
