@@ -1,0 +1,31 @@
+// gatemap bench filter: GateKeeper accuracy and throughput tables (docs/BENCHMARKS.md).
+#include "apps/commands.hpp"
+#include "bench/bench.hpp"
+
+namespace gatemap::apps {
+
+void register_bench(CLI::App& app, AppContext& ctx) {
+  auto* bench = app.add_subcommand("bench", "Benchmarks behind docs/BENCHMARKS.md");
+  bench->require_subcommand(1);
+  auto* filter = bench->add_subcommand("filter", "GateKeeper filter: accuracy vs edit distance, CPU/GPU throughput");
+  auto o = std::make_shared<bench::FilterBenchOptions>();
+  filter->add_option("--lengths", o->lengths, "Read lengths")->delimiter(',')->capture_default_str();
+  filter->add_option("--edits", o->edits, "Edit thresholds for throughput")->delimiter(',')->capture_default_str();
+  filter->add_option("--pairs", o->pairs, "Pairs per throughput setting")->capture_default_str();
+  filter->add_option("--accuracy-pairs", o->accuracy_pairs, "Pairs per accuracy set and setting (0: skip)")
+      ->capture_default_str();
+  filter->add_option("--max-accuracy-edits", o->max_accuracy_edits, "Accuracy for e = 0..N")->capture_default_str();
+  filter->add_option("--reps", o->reps, "Timed repetitions")->capture_default_str();
+  filter->add_option("--genome", o->genome_bp, "Synthetic genome size")->capture_default_str();
+  filter->add_option("--backend", o->backend, "cpu, gpu or both")
+      ->check(CLI::IsMember({"cpu", "gpu", "both"}))
+      ->capture_default_str();
+  filter->add_option("-o,--output", o->out, "TSV to write (stdout when absent)");
+  filter->add_option("-t,--threads", o->threads, "CPU threads (0: all)")->capture_default_str();
+  on_run(filter, ctx, [o] {
+    bench::run_filter_bench(*o);
+    return 0;
+  });
+}
+
+}  // namespace gatemap::apps
