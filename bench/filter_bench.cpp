@@ -90,7 +90,7 @@ PairSet candidate_pairs(const Reference& ref, int len, int e, int64_t pairs, uin
   ro.read_len = len;
   ro.paired = false;
   ro.seed = seed;
-  ro.n_fragments = std::max<int64_t>(1000, pairs / 20);
+  ro.n_fragments = std::clamp<int64_t>(pairs / 20, 1000, 200000);  // larger sets repeat these
   std::vector<sim::SimRead> reads;
   sim::simulate_reads(genome, &donor, ro, reads);
   std::vector<mapper::detail::ReadWork> work(reads.size());

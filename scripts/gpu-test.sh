@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds here and bundles the test and bench binaries for the GPU machine
 # (see ../shared/GPU.md). Then run there, in one `run` call with carry [".gpu-bundle"]:
-#   .gpu-bundle/run test_gpu_device && .gpu-bundle/run gatemap version
+#   bash scripts/gpu-suite.sh   (writes gpu.txt, tests.log, filter.tsv, demo.txt, map*.json under $OUT)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90
-../shared/tools/gpu-bundle.sh build gatemap test_gpu_device test_gpu_cpu test_io test_index
+../shared/tools/gpu-bundle.sh build gatemap test_gpu_device test_gpu_cpu test_mapper_gpu

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs ON the GPU machine, from the repository root, after scripts/gpu-test.sh built and
+# bundled here (send it with carry [".gpu-bundle"]). One stage per call, results in $OUT:
+#   tests   GPU test suites                         -> gpu.txt tests.log
+#   filter  GateKeeper accuracy and throughput      -> filter.tsv bench.log
+#   map     end-to-end mapping, filter gpu/cpu/off  -> demo.txt map.log ncu.txt
+#   index   a GRCh37-sized (3.1 Gbp) synthetic build -> index.log
+set -uo pipefail
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+B=.gpu-bundle/run
+T=$(nproc)
+{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,memory.free --format=csv; $B gatemap version; } \
+  >> "$OUT/gpu.txt" 2>&1
+for stage in "$@"; do
+  case $stage in
+    tests)
+      for t in test_gpu_device test_mapper_gpu test_gpu_cpu; do $B $t; echo "$t exit $?"; done > "$OUT/tests.log" 2>&1
+      ;;
+    filter)
+      $B gatemap bench filter -t "$T" ${FILTER_BENCH_ARGS:-} -o "$OUT/filter.tsv" > "$OUT/bench.log" 2>&1
+      ;;
+    map)
+      D=/tmp/gm_demo
+      $B gatemap demo -t "$T" --scale 0.03 -n 500000 --dir $D > "$OUT/demo.txt" 2>> "$OUT/map.log"
+      for f in gpu cpu off; do
+        s=$(date +%s.%N)
+        $B gatemap map -t "$T" --filter $f --stats /tmp/map_$f.json -o $D/map_$f.sam $D/ref.gmi \
+          $D/reads_1.fq.gz $D/reads_2.fq.gz 2>> "$OUT/map.log"
+        echo "filter $f: wall $(echo "$(date +%s.%N) - $s" | bc) s" >> "$OUT/map.log"
+        cat /tmp/map_$f.json >> "$OUT/map.log"
+      done
+      $B gatemap map -t "$T" --filter gpu --encode-on-device --stats /tmp/map_ge.json -o $D/map_ge.sam \
+        $D/ref.gmi $D/reads_1.fq.gz $D/reads_2.fq.gz 2>> "$OUT/map.log"
+      cat /tmp/map_ge.json >> "$OUT/map.log"
+      for f in cpu off ge; do
+        cmp -s <(grep -v '^@PG' $D/map_gpu.sam) <(grep -v '^@PG' $D/map_$f.sam) \
+          && echo "records gpu == $f: identical" >> "$OUT/map.log" || echo "records gpu != $f: DIFFER" >> "$OUT/map.log"
+      done
+      $B gatemap eval map $D/map_gpu.sam >> "$OUT/map.log" 2>&1
+      NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
+      if [ -n "$NCU" ]; then  # what bounds the kernel: one launch's counters
+        eval "$($B --env)"
+        timeout 240 "$NCU" --kernel-name regex:gatekeeper_kernel --launch-skip 3 --launch-count 1 \
+          --section SpeedOfLight --section Occupancy --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+          .gpu-bundle/bin/gatemap bench filter --backend gpu --lengths 100 --edits 5 --pairs 30000000 \
+          --accuracy-pairs 0 --reps 1 -o /tmp/ncu_bench.tsv > "$OUT/ncu.txt" 2>&1
+      else
+        echo "ncu not found" > "$OUT/ncu.txt"
+      fi
+      ;;
+    index)
+      G=/tmp/gm_grch37
+      mkdir -p $G
+      s=$(date +%s)
+      $B gatemap sim genome --like grch37 --scale 1 -t "$T" -o $G/ref.fa > "$OUT/index.log" 2>&1
+      echo "sim genome: $(( $(date +%s) - s )) s, $(du -h $G/ref.fa | cut -f1)" >> "$OUT/index.log"
+      /usr/bin/time -v $B gatemap index -t "$T" -o $G/ref.gmi $G/ref.fa >> "$OUT/index.log" 2>&1 \
+        || $B gatemap index -t "$T" -o $G/ref.gmi $G/ref.fa >> "$OUT/index.log" 2>&1
+      ls -l $G/ref.gmi >> "$OUT/index.log"
+      sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
+      printf '@r\nACGTACGTACGTACGTACGTACGTACGT\n+\nIIIIIIIIIIIIIIIIIIIIIIIIIIII\n' > $G/one.fq
+      s=$(date +%s.%N)
+      $B gatemap map -t "$T" $G/ref.gmi $G/one.fq > /dev/null 2>> "$OUT/index.log"
+      echo "cold load + map one read: $(echo "$(date +%s.%N) - $s" | bc) s" >> "$OUT/index.log"
+      ;;
+  esac
+done
+exit 0
