@@ -116,7 +116,7 @@ PairSet candidate_pairs(const Reference& ref, int len, int e, int64_t pairs, uin
     bool used = false;
     for (const auto& c : work[r].cand) {
       if (static_cast<int64_t>(ps.cand.size()) >= pairs) break;
-      ps.cand.push(id, c.strand, c.contig, c.diag);
+      ps.cand.push(id, c.strand, c.contig, c.diag - ref.contig_begin[c.contig]);
       used = true;
     }
     if (used) ps.reads.push_back(reads[r].seq);
@@ -124,7 +124,7 @@ PairSet candidate_pairs(const Reference& ref, int len, int e, int64_t pairs, uin
   // Repeat the set if the reads ran out (throughput sets are large).
   const size_t base = ps.cand.size();
   for (size_t i = 0; static_cast<int64_t>(ps.cand.size()) < pairs && base > 0; ++i) {
-    ps.cand.push(ps.cand.read[i % base], ps.cand.strand[i % base], ps.cand.contig[i % base], ps.cand.pos[i % base]);
+    ps.cand.push(ps.cand.read(i % base), ps.cand.strand(i % base), ps.cand.contig[i % base], ps.cand.offset[i % base]);
   }
   finish(ps);
   return ps;
@@ -154,7 +154,7 @@ PairSet near_miss_pairs(const Reference& ref, int len, int e, int64_t pairs, uin
     const uint8_t strand = static_cast<uint8_t>(rng.below(2));
     if (strand) read = reverse_complement(read);
     ps.cand.push(static_cast<uint32_t>(ps.reads.size()), strand, static_cast<uint32_t>(&c - contigs.data()),
-                 pos + rng.range(-2, 2));
+                 pos - c.begin + rng.range(-2, 2));
     ps.reads.push_back(read);
   }
   finish(ps);
@@ -180,12 +180,12 @@ Accuracy measure_accuracy(const Reference& ref, const PairSet& ps, int e, const 
         ++unf;
         continue;
       }
-      std::string read = ps.reads[ps.cand.read[i]];
-      if (ps.cand.strand[i]) read = reverse_complement(read);
+      std::string read = ps.reads[ps.cand.read(i)];
+      if (ps.cand.strand(i)) read = reverse_complement(read);
       std::vector<uint8_t> rc(read.size());
       for (size_t k = 0; k < read.size(); ++k) rc[k] = base_code(read[k]);
       const int64_t cb = ref.contig_begin[ps.cand.contig[i]], ce = ref.contig_end[ps.cand.contig[i]];
-      const int64_t diag = ps.cand.pos[i];
+      const int64_t diag = cb + ps.cand.offset[i];
       mapper::detail::fetch_window(*ref.idx, std::max(cb, diag - e), std::min(ce, diag + static_cast<int64_t>(read.size()) + e), win);
       const auto r = mapper::banded_distance(rc.data(), static_cast<int>(rc.size()), win, cb, ce, diag, e, e, scratch);
       const bool accepted = gpu::filter_accepts(codes[i], e);
@@ -255,7 +255,7 @@ void run_filter_bench(const FilterBenchOptions& opt) {
   }
 
   // Throughput: median over reps after warm-up.
-  std::fprintf(out, "section\tbackend\tread_len\te\tpairs\tkernel_ms\tfilter_ms\tkernel_pairs_per_s\tfilter_pairs_per_s\n");
+  std::fprintf(out, "section\tbackend\tread_len\te\tpairs\tkernel_ms\tfilter_ms\tkernel_pairs_per_s\tfilter_pairs_per_s\thost_fill_ms\n");
   for (int len : opt.lengths) {
     for (int e : opt.edits) {
       const PairSet ps = candidate_pairs(ref, len, e, opt.pairs, opt.seed + 100 * len + e);
@@ -269,24 +269,25 @@ void run_filter_bench(const FilterBenchOptions& opt) {
           if (r > 0) t.push_back(now_s() - t0);  // first run is the warm-up
         }
         const double ms = 1000 * median(t);
-        std::fprintf(out, "throughput\tcpu_%dthreads\t%d\t%d\t%.0f\t%.3f\t%.3f\t%.4g\t%.4g\n", omp_get_max_threads(), len, e,
-                     n, ms, ms, n / (ms / 1000), n / (ms / 1000));
+        std::fprintf(out, "throughput\tcpu_%dthreads\t%d\t%d\t%.0f\t%.3f\t%.3f\t%.4g\t%.4g\t0\n", omp_get_max_threads(), len,
+                     e, n, ms, ms, n / (ms / 1000), n / (ms / 1000));
       }
       if (engine) {
         for (bool device_encode : {false, true}) {
-          std::vector<double> kernel, total;
+          std::vector<double> kernel, total, fill;
           for (int r = 0; r < opt.reps + 3; ++r) {
             gpu::FilterTiming timing;
             engine->filter(ps.packed, ps.cand, e, codes, device_encode, &timing);
             if (r >= 3) {
               kernel.push_back(timing.kernel_ms);
               total.push_back(timing.total_ms);
+              fill.push_back(timing.fill_ms);
             }
           }
           const double k = median(kernel), f = median(total);
-          std::fprintf(out, "throughput\tgpu_%s\t%d\t%d\t%.0f\t%.3f\t%.3f\t%.4g\t%.4g\n",
+          std::fprintf(out, "throughput\tgpu_%s\t%d\t%d\t%.0f\t%.3f\t%.3f\t%.4g\t%.4g\t%.3f\n",
                        device_encode ? "encode_device" : "encode_host", len, e, n, k, f, n / (k / 1000),
-                       n / (f / 1000));
+                       n / (f / 1000), median(fill));
         }
       }
       std::fflush(out);

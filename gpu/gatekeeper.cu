@@ -21,18 +21,19 @@ template <int WW>
 __global__ void gatekeeper_kernel(FilterReference ref, const uint32_t* __restrict__ read_hi,
                                   const uint32_t* __restrict__ read_lo, const int32_t* __restrict__ len,
                                   const uint8_t* __restrict__ has_n, int stride,
-                                  const uint32_t* __restrict__ cand_read, const uint8_t* __restrict__ cand_strand,
-                                  const uint32_t* __restrict__ cand_contig, const int64_t* __restrict__ cand_pos,
-                                  int64_t n, int e, uint8_t* __restrict__ out) {
+                                  const uint32_t* __restrict__ cand_read_strand, const uint32_t* __restrict__ cand_contig,
+                                  const int32_t* __restrict__ cand_offset, int64_t n, int e, uint8_t* __restrict__ out) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const uint32_t r = cand_read[i];
+    const uint32_t rs = cand_read_strand[i];
+    const uint32_t r = rs >> 1;
     const int m = len[r];
     uint8_t code = kFilterUnfiltered;
     if (!has_n[r] && m > 0 && m <= kMaxReadLen) {
-      const size_t off = (2 * static_cast<size_t>(r) + cand_strand[i]) * stride;
-      code = detail::gatekeeper_pair<WW>(ref, read_hi + off, read_lo + off, m, cand_pos[i],
-                                         static_cast<int32_t>(cand_contig[i]), e);
+      const size_t off = static_cast<size_t>(rs) * stride;
+      const uint32_t c = cand_contig[i];
+      code = detail::gatekeeper_pair<WW>(ref, read_hi + off, read_lo + off, m, ref.contig_begin[c] + cand_offset[i],
+                                         static_cast<int32_t>(c), e);
     }
     out[i] = code;
   }
@@ -52,7 +53,7 @@ __global__ void pack_reads_kernel(const char* __restrict__ ascii, const int64_t*
 }
 
 using KernelFn = void (*)(FilterReference, const uint32_t*, const uint32_t*, const int32_t*, const uint8_t*, int,
-                          const uint32_t*, const uint8_t*, const uint32_t*, const int64_t*, int64_t, int, uint8_t*);
+                          const uint32_t*, const uint32_t*, const int32_t*, int64_t, int, uint8_t*);
 
 template <int WW>
 KernelFn kernel_for(int ww) {
@@ -89,18 +90,19 @@ double now_ms() {
 
 struct GateKeeperGpu::Impl {
   struct Slot {
-    ManagedBuffer<uint32_t> read_hi, read_lo, cand_read, cand_contig;
-    ManagedBuffer<int32_t> len;
-    ManagedBuffer<uint8_t> has_n, cand_strand, out;
+    ManagedBuffer<uint32_t> read_hi, read_lo, cand_read_strand, cand_contig;
+    ManagedBuffer<int32_t> len, cand_offset;
+    ManagedBuffer<uint8_t> has_n, out;
     ManagedBuffer<char> ascii;
-    ManagedBuffer<int64_t> offset, cand_pos;
+    ManagedBuffer<int64_t> offset;
     Stream stream;
     Stream copy[2];
     Event kernel_start, kernel_stop, done;
     Event copied[2];
-    size_t n = 0;
+    size_t n = 0, nreads = 0, words = 0, ascii_bytes = 0;
+    bool device_encoded = false;
     int ticket = -1;
-    double host_start_ms = 0;
+    double host_start_ms = 0, fill_ms = 0;
   };
   int device = 0;
   bool managed_hints = false;
@@ -111,6 +113,14 @@ struct GateKeeperGpu::Impl {
   int next_ticket = 0;
 
   // Advise a buffer to live on the device and start moving it there on `stream`.
+  // Bulk-migrates a buffer back to the host after use, so that filling the next batch
+  // writes host-resident pages instead of faulting them back one by one.
+  template <typename T>
+  void to_host(ManagedBuffer<T>& buf, size_t n, cudaStream_t stream) {
+    if (!managed_hints || n == 0) return;
+    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(buf.data(), n * sizeof(T), host_location(), 0, stream));
+  }
+
   template <typename T>
   void to_device(ManagedBuffer<T>& buf, size_t n, cudaStream_t stream) {
     if (!managed_hints || n == 0) return;
@@ -166,11 +176,16 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
   const size_t words = 2 * nreads * static_cast<size_t>(stride);
 
   GATEMAP_CUDA_CHECK(cudaSetDevice(impl_->device));
+  s.copy[0].sync();  // the previous batch's buffers are back on the host
+  s.copy[1].sync();
+  s.nreads = nreads;
+  s.words = words;
+  s.ascii_bytes = reads.ascii.size();
+  s.device_encoded = encode_on_device;
   fill(s.len, reads.len);
-  fill(s.cand_read, cand.read);
-  fill(s.cand_strand, cand.strand);
+  fill(s.cand_read_strand, cand.read_strand);
   fill(s.cand_contig, cand.contig);
-  fill(s.cand_pos, cand.pos);
+  fill(s.cand_offset, cand.offset);
   s.out.reserve(std::max<size_t>(s.n, 1), 0.2);
   s.read_hi.reserve(std::max<size_t>(words, 1), 0.2);
   s.read_lo.reserve(std::max<size_t>(words, 1), 0.2);
@@ -184,12 +199,12 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
     fill(s.read_lo, reads.lo);
     fill(s.has_n, reads.has_n);
   }
+  s.fill_ms = now_ms() - s.host_start_ms;
   // Inputs move to the device on two copy streams; the compute stream waits for both.
   cudaStream_t c0 = s.copy[0].get(), c1 = s.copy[1].get();
   impl_->to_device(s.len, nreads, c0);
-  impl_->to_device(s.cand_read, s.n, c0);
-  impl_->to_device(s.cand_pos, s.n, c1);
-  impl_->to_device(s.cand_strand, s.n, c1);
+  impl_->to_device(s.cand_read_strand, s.n, c0);
+  impl_->to_device(s.cand_offset, s.n, c1);
   impl_->to_device(s.cand_contig, s.n, c0);
   if (encode_on_device) {
     impl_->to_device(s.ascii, reads.ascii.size(), c1);
@@ -219,8 +234,9 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
     const KernelFn kernel = kernel_for<1>(detail::window_words(max_len, e));
     const int64_t blocks = std::min<int64_t>((s.n + kThreads - 1) / kThreads, 1 << 20);
     kernel<<<static_cast<unsigned>(blocks), kThreads, 0, st>>>(
-        impl_->dref, s.read_hi.data(), s.read_lo.data(), s.len.data(), s.has_n.data(), stride, s.cand_read.data(),
-        s.cand_strand.data(), s.cand_contig.data(), s.cand_pos.data(), static_cast<int64_t>(s.n), e, s.out.data());
+        impl_->dref, s.read_hi.data(), s.read_lo.data(), s.len.data(), s.has_n.data(), stride,
+        s.cand_read_strand.data(), s.cand_contig.data(), s.cand_offset.data(), static_cast<int64_t>(s.n), e,
+        s.out.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
   }
   s.kernel_stop.record(st);
@@ -239,6 +255,20 @@ void GateKeeperGpu::collect(int ticket, std::vector<uint8_t>& out, FilterTiming*
   if (timing) {
     timing->kernel_ms = Event::elapsed_ms(s.kernel_start, s.kernel_stop);
     timing->total_ms = now_ms() - s.host_start_ms;
+    timing->fill_ms = s.fill_ms;
+  }
+  // Inputs go back to the host in bulk while the caller prepares the next batch.
+  impl_->to_host(s.len, s.nreads, s.copy[0].get());
+  impl_->to_host(s.cand_read_strand, s.n, s.copy[0].get());
+  impl_->to_host(s.cand_contig, s.n, s.copy[1].get());
+  impl_->to_host(s.cand_offset, s.n, s.copy[1].get());
+  if (s.device_encoded) {
+    impl_->to_host(s.ascii, s.ascii_bytes, s.copy[0].get());
+    impl_->to_host(s.offset, s.nreads, s.copy[1].get());
+  } else {
+    impl_->to_host(s.read_hi, s.words, s.copy[0].get());
+    impl_->to_host(s.read_lo, s.words, s.copy[1].get());
+    impl_->to_host(s.has_n, s.nreads, s.copy[0].get());
   }
   s.ticket = -1;
 }

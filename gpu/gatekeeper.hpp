@@ -50,16 +50,25 @@ struct FilterReads {
   size_t size() const { return len.size(); }
 };
 
-// Candidate pairs of one batch (structure of arrays, one entry per pair).
+// Candidate pairs of one batch (structure of arrays, one entry per pair): 12 bytes a
+// pair, since moving them to the device is most of the filter's cost.
 struct FilterCandidates {
-  std::vector<uint32_t> read;    // index into FilterReads
-  std::vector<uint8_t> strand;   // 0 forward, 1 reverse complement
-  std::vector<uint32_t> contig;  // index into the reference's contig table
-  std::vector<int64_t> pos;      // global position where the read's first base lands (the diagonal)
-  size_t size() const { return read.size(); }
-  void clear() { read.clear(); strand.clear(); contig.clear(); pos.clear(); }
-  void push(uint32_t r, uint8_t s, uint32_t c, int64_t p) {
-    read.push_back(r); strand.push_back(s); contig.push_back(c); pos.push_back(p);
+  std::vector<uint32_t> read_strand;  // read index (into FilterReads) * 2 + strand (1: reverse complement)
+  std::vector<uint32_t> contig;       // index into the reference's contig table
+  std::vector<int32_t> offset;        // where the read's first base lands (the diagonal), from the contig start
+  size_t size() const { return read_strand.size(); }
+  uint32_t read(size_t i) const { return read_strand[i] >> 1; }
+  uint8_t strand(size_t i) const { return static_cast<uint8_t>(read_strand[i] & 1); }
+  void clear() { read_strand.clear(); contig.clear(); offset.clear(); }
+  void resize(size_t n) { read_strand.resize(n); contig.resize(n); offset.resize(n); }
+  void set(size_t i, uint32_t r, uint8_t s, uint32_t c, int64_t off) {
+    read_strand[i] = (r << 1) | s;
+    contig[i] = c;
+    offset[i] = static_cast<int32_t>(off);
+  }
+  void push(uint32_t r, uint8_t s, uint32_t c, int64_t off) {
+    resize(size() + 1);
+    set(size() - 1, r, s, c, off);
   }
 };
 
@@ -79,6 +88,7 @@ void gatekeeper_cpu(const FilterReference& ref, const FilterReads& reads, const 
 struct FilterTiming {
   double kernel_ms = 0;  // CUDA events around the kernel(s)
   double total_ms = 0;   // host wall time: copy in, prefetch, encode, kernel, results back
+  double fill_ms = 0;    // of which: the host copying the batch into unified memory
 };
 
 // GPU engine: the reference lives on the device for the engine's lifetime; each batch

@@ -214,12 +214,14 @@ GM_HD uint8_t gatekeeper_pair_any(const FilterReference& ref, const uint32_t* qh
 
 // One pair from the batch arrays (read planes, N flag, too-long reads).
 GM_HD uint8_t gatekeeper_candidate(const FilterReference& ref, const uint32_t* read_hi, const uint32_t* read_lo,
-                                   const int32_t* len, const uint8_t* has_n, int stride, uint32_t read,
-                                   uint8_t strand, uint32_t contig, int64_t pos, int e) {
+                                   const int32_t* len, const uint8_t* has_n, int stride, uint32_t read_strand,
+                                   uint32_t contig, int32_t offset, int e) {
+  const uint32_t read = read_strand >> 1;
   const int m = len[read];
   if (has_n[read] || m > kMaxReadLen || m <= 0) return kFilterUnfiltered;
-  const size_t off = (2 * static_cast<size_t>(read) + strand) * stride;
-  return gatekeeper_pair_any<1>(ref, read_hi + off, read_lo + off, m, pos, static_cast<int32_t>(contig), e);
+  const size_t off = static_cast<size_t>(read_strand) * stride;  // (2 * read + strand) * stride
+  return gatekeeper_pair_any<1>(ref, read_hi + off, read_lo + off, m, ref.contig_begin[contig] + offset,
+                                static_cast<int32_t>(contig), e);
 }
 
 }  // namespace gatemap::gpu::detail

@@ -56,8 +56,8 @@ void gatekeeper_cpu(const FilterReference& ref, const FilterReads& reads, const 
 #pragma omp parallel for schedule(dynamic, 4096)
   for (int64_t i = 0; i < n; ++i) {
     out[i] = detail::gatekeeper_candidate(ref, reads.hi.data(), reads.lo.data(), reads.len.data(),
-                                          reads.has_n.data(), reads.stride_words, cand.read[i], cand.strand[i],
-                                          cand.contig[i], cand.pos[i], e);
+                                          reads.has_n.data(), reads.stride_words, cand.read_strand[i], cand.contig[i],
+                                          cand.offset[i], e);
   }
 }
 

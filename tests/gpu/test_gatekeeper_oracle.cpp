@@ -23,9 +23,9 @@ TEST_P(GateKeeperOracle, NoFalseRejectsAndMatchesNaiveSemantics) {
   gpu::gatekeeper_cpu(fx.ref, ps.packed, ps.cand, e, codes);
   int64_t within = 0, false_accepts = 0, rejects = 0;
   for (size_t i = 0; i < ps.cand.size(); ++i) {
-    const std::string read = ps.cand.strand[i] ? reverse_complement(ps.reads[i]) : ps.reads[i];
+    const std::string read = ps.cand.strand(i) ? reverse_complement(ps.reads[i]) : ps.reads[i];
     const uint32_t c = ps.cand.contig[i];
-    const int64_t cb = fx.contig_begin[c], ce = fx.contig_end[c], pos = ps.cand.pos[i];
+    const int64_t cb = fx.contig_begin[c], ce = fx.contig_end[c], pos = cb + ps.cand.offset[i];
     const int naive = test::naive_gatekeeper(fx.text, cb, ce, read, pos, e);
     ASSERT_EQ(naive < 0 ? int{gpu::kFilterUnfiltered} : naive, codes[i]) << "seed " << seed << " pair " << i;
     if (naive < 0) continue;
@@ -69,7 +69,7 @@ TEST(GateKeeper, ReadsWithNAndTooLongReadsPassUnfiltered) {
   gpu::FilterReads reads;
   gpu::pack_reads(views, reads);
   gpu::FilterCandidates cand;
-  cand.push(0, 0, 0, 90000);
+  cand.push(0, 0, 0, 90000);  // contig 0 starts at 0
   cand.push(1, 0, 0, 10);
   std::vector<uint8_t> codes;
   gpu::gatekeeper_cpu(fx.ref, reads, cand, 3, codes);
@@ -85,7 +85,7 @@ TEST(GateKeeper, ContigEdgesUseTheLeadingTrailingFix) {
   gpu::FilterReads reads;
   gpu::pack_reads(views, reads);
   gpu::FilterCandidates cand;
-  cand.push(0, 0, 1, 9997);
+  cand.push(0, 0, 1, -3);  // 3 bases before contig 1 (which starts at 10000)
   std::vector<uint8_t> codes;
   gpu::gatekeeper_cpu(fx.ref, reads, cand, 2, codes);
   const int dist = test::banded_edit_distance(fx.text, 10000, 20000, read, 9997, 2);
