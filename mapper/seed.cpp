@@ -1,8 +1,9 @@
-// Seeding: every k-mer of the read and of its reverse complement is looked up; hits
-// vote for diagonals (reference position - read offset), which are clustered within e
-// into candidates. With the index sampled every s positions, every exact stretch of
-// k+s-1 bases yields a seed, so a read within e edits of its origin (e+1 segments of
-// at least k+s-1 bases) always has one (pigeonhole).
+// Seeding: k-mers of the read and of its reverse complement are looked up; hits vote
+// for diagonals (reference position - read offset), which are clustered within e into
+// candidates. A read within e edits of its origin has an exact segment of
+// L = m/(e+1) bases (pigeonhole). The index holds every s-th reference position, so a
+// segment is found when s consecutive read offsets inside it are queried: querying
+// runs of s offsets every `step` = L-k-s+2 offsets is enough, and far cheaper than all.
 #include <algorithm>
 
 #include "mapper/detail.hpp"
@@ -18,6 +19,8 @@ void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, 
   w.cand_cap_hit = false;
   if (m < k) return;
   const uint64_t low = (uint64_t{1} << k) - 1;
+  const int s = idx.stride();
+  const int step = std::max(1, m / (w.e + 1) - k - s + 2);
   for (uint8_t strand = 0; strand < 2; ++strand) {
     const uint8_t* codes = w.codes[strand].data();
     hits.clear();  // (diagonal, reference position)
@@ -34,6 +37,7 @@ void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, 
       lo = (lo >> 1) | (static_cast<uint64_t>(c & 1) << (k - 1));
       if (++valid < k) continue;
       const int start = q - k + 1;
+      if (start % step >= s) continue;
       const index::KmerHits kh = idx.lookup((hi & low) | ((lo & low) << k));
       if (kh.count > max_occ) {
         w.capped = true;
