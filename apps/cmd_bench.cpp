@@ -26,6 +26,13 @@ void register_bench(CLI::App& app, AppContext& ctx) {
     bench::run_filter_bench(*o);
     return 0;
   });
+  auto* fastq = bench->add_subcommand("fastq", "FASTQ parsing speed on one thread");
+  auto path = std::make_shared<std::string>();
+  fastq->add_option("fastq", *path, "FASTQ file (plain or gzip)")->required();
+  on_run(fastq, ctx, [path] {
+    bench::run_fastq_bench(*path);
+    return 0;
+  });
 }
 
 }  // namespace gatemap::apps

@@ -24,4 +24,7 @@ struct FilterBenchOptions {
 // throughput of the CPU twin and the GPU kernel (kernel time and whole filter time).
 void run_filter_bench(const FilterBenchOptions& opt);
 
+// Reads a FASTQ file on one thread and prints records/s and MB/s of uncompressed text.
+void run_fastq_bench(const std::string& path);
+
 }  // namespace gatemap::bench

@@ -273,14 +273,22 @@ void run_filter_bench(const FilterBenchOptions& opt) {
                      e, n, ms, ms, n / (ms / 1000), n / (ms / 1000));
       }
       if (engine) {
+        // Filter time starts from the reads as text and the candidate list on the host:
+        // it includes 2-bit encoding (host or device), moving data, the kernel and the
+        // results coming back.
+        const std::vector<std::string_view> views(ps.reads.begin(), ps.reads.end());
+        gpu::FilterReads packed;
         for (bool device_encode : {false, true}) {
           std::vector<double> kernel, total, fill;
           for (int r = 0; r < opt.reps + 3; ++r) {
             gpu::FilterTiming timing;
-            engine->filter(ps.packed, ps.cand, e, codes, device_encode, &timing);
+            const double t0 = now_s();
+            gpu::pack_reads(views, packed, !device_encode);
+            engine->filter(packed, ps.cand, e, codes, device_encode, &timing);
+            const double wall_ms = 1000 * (now_s() - t0);
             if (r >= 3) {
               kernel.push_back(timing.kernel_ms);
-              total.push_back(timing.total_ms);
+              total.push_back(wall_ms);
               fill.push_back(timing.fill_ms);
             }
           }

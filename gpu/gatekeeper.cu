@@ -9,6 +9,7 @@
 #include "gpu/buffers.cuh"
 #include "gpu/gatekeeper.hpp"
 #include "gpu/gatekeeper_core.hpp"
+#include "gpu/unified_alloc.hpp"
 
 namespace gatemap::gpu {
 namespace {
@@ -71,8 +72,8 @@ void upload(DeviceBuffer<T>& dst, const T* src, size_t n) {
 }
 
 // Parallel host copy into managed memory (the host side of "filling a batch").
-template <typename T>
-void fill(ManagedBuffer<T>& dst, const std::vector<T>& src) {
+template <typename T, typename Alloc>
+void fill(ManagedBuffer<T>& dst, const std::vector<T, Alloc>& src) {
   dst.reserve(std::max<size_t>(src.size(), 1), 0.2);
   const int64_t n = static_cast<int64_t>(src.size());
   constexpr int64_t kChunk = 1 << 20;
@@ -99,6 +100,12 @@ struct GateKeeperGpu::Impl {
     Stream copy[2];
     Event kernel_start, kernel_stop, done;
     Event copied[2];
+    // The candidate arrays the kernel reads: the slot's copies, or the caller's own
+    // arrays when they are in unified memory.
+    const uint32_t* k_read_strand = nullptr;
+    const uint32_t* k_contig = nullptr;
+    const int32_t* k_offset = nullptr;
+    bool in_place = false;
     size_t n = 0, nreads = 0, words = 0, ascii_bytes = 0;
     bool device_encoded = false;
     int ticket = -1;
@@ -116,17 +123,25 @@ struct GateKeeperGpu::Impl {
   // Bulk-migrates a buffer back to the host after use, so that filling the next batch
   // writes host-resident pages instead of faulting them back one by one.
   template <typename T>
-  void to_host(ManagedBuffer<T>& buf, size_t n, cudaStream_t stream) {
+  void to_host(const T* p, size_t n, cudaStream_t stream) {
     if (!managed_hints || n == 0) return;
-    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(buf.data(), n * sizeof(T), host_location(), 0, stream));
+    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(p, n * sizeof(T), host_location(), 0, stream));
+  }
+  template <typename T>
+  void to_host(ManagedBuffer<T>& buf, size_t n, cudaStream_t stream) {
+    to_host(buf.data(), n, stream);
   }
 
+  // Advises a buffer to live on the device and starts moving it there on `stream`.
+  template <typename T>
+  void to_device(const T* p, size_t n, cudaStream_t stream) {
+    if (!managed_hints || n == 0) return;
+    GATEMAP_CUDA_CHECK(cudaMemAdvise(p, n * sizeof(T), cudaMemAdviseSetPreferredLocation, device_location(device)));
+    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(p, n * sizeof(T), device_location(device), 0, stream));
+  }
   template <typename T>
   void to_device(ManagedBuffer<T>& buf, size_t n, cudaStream_t stream) {
-    if (!managed_hints || n == 0) return;
-    GATEMAP_CUDA_CHECK(cudaMemAdvise(buf.data(), n * sizeof(T), cudaMemAdviseSetPreferredLocation,
-                                     device_location(device)));
-    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(buf.data(), n * sizeof(T), device_location(device), 0, stream));
+    to_device(buf.data(), n, stream);
   }
 };
 
@@ -183,9 +198,20 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
   s.ascii_bytes = reads.ascii.size();
   s.device_encoded = encode_on_device;
   fill(s.len, reads.len);
-  fill(s.cand_read_strand, cand.read_strand);
-  fill(s.cand_contig, cand.contig);
-  fill(s.cand_offset, cand.offset);
+  s.in_place = s.n > 0 && is_unified(cand.read_strand.data()) && is_unified(cand.contig.data()) &&
+               is_unified(cand.offset.data());
+  if (s.in_place) {
+    s.k_read_strand = cand.read_strand.data();
+    s.k_contig = cand.contig.data();
+    s.k_offset = cand.offset.data();
+  } else {
+    fill(s.cand_read_strand, cand.read_strand);
+    fill(s.cand_contig, cand.contig);
+    fill(s.cand_offset, cand.offset);
+    s.k_read_strand = s.cand_read_strand.data();
+    s.k_contig = s.cand_contig.data();
+    s.k_offset = s.cand_offset.data();
+  }
   s.out.reserve(std::max<size_t>(s.n, 1), 0.2);
   s.read_hi.reserve(std::max<size_t>(words, 1), 0.2);
   s.read_lo.reserve(std::max<size_t>(words, 1), 0.2);
@@ -203,9 +229,9 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
   // Inputs move to the device on two copy streams; the compute stream waits for both.
   cudaStream_t c0 = s.copy[0].get(), c1 = s.copy[1].get();
   impl_->to_device(s.len, nreads, c0);
-  impl_->to_device(s.cand_read_strand, s.n, c0);
-  impl_->to_device(s.cand_offset, s.n, c1);
-  impl_->to_device(s.cand_contig, s.n, c0);
+  impl_->to_device(s.k_read_strand, s.n, c0);
+  impl_->to_device(s.k_offset, s.n, c1);
+  impl_->to_device(s.k_contig, s.n, c0);
   if (encode_on_device) {
     impl_->to_device(s.ascii, reads.ascii.size(), c1);
     impl_->to_device(s.offset, nreads, c0);
@@ -235,8 +261,7 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
     const int64_t blocks = std::min<int64_t>((s.n + kThreads - 1) / kThreads, 1 << 20);
     kernel<<<static_cast<unsigned>(blocks), kThreads, 0, st>>>(
         impl_->dref, s.read_hi.data(), s.read_lo.data(), s.len.data(), s.has_n.data(), stride,
-        s.cand_read_strand.data(), s.cand_contig.data(), s.cand_offset.data(), static_cast<int64_t>(s.n), e,
-        s.out.data());
+        s.k_read_strand, s.k_contig, s.k_offset, static_cast<int64_t>(s.n), e, s.out.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
   }
   s.kernel_stop.record(st);
@@ -259,9 +284,9 @@ void GateKeeperGpu::collect(int ticket, std::vector<uint8_t>& out, FilterTiming*
   }
   // Inputs go back to the host in bulk while the caller prepares the next batch.
   impl_->to_host(s.len, s.nreads, s.copy[0].get());
-  impl_->to_host(s.cand_read_strand, s.n, s.copy[0].get());
-  impl_->to_host(s.cand_contig, s.n, s.copy[1].get());
-  impl_->to_host(s.cand_offset, s.n, s.copy[1].get());
+  impl_->to_host(s.k_read_strand, s.n, s.copy[0].get());
+  impl_->to_host(s.k_contig, s.n, s.copy[1].get());
+  impl_->to_host(s.k_offset, s.n, s.copy[1].get());
   if (s.device_encoded) {
     impl_->to_host(s.ascii, s.ascii_bytes, s.copy[0].get());
     impl_->to_host(s.offset, s.nreads, s.copy[1].get());

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpu/unified_alloc.hpp"
+
 namespace gatemap::gpu {
 
 constexpr int kMaxReadLen = 512;
@@ -51,11 +53,12 @@ struct FilterReads {
 };
 
 // Candidate pairs of one batch (structure of arrays, one entry per pair): 12 bytes a
-// pair, since moving them to the device is most of the filter's cost.
+// pair, since moving them to the device is most of the filter's cost. Large arrays live
+// in unified memory (see unified_alloc.hpp), where the GPU engine reads them in place.
 struct FilterCandidates {
-  std::vector<uint32_t> read_strand;  // read index (into FilterReads) * 2 + strand (1: reverse complement)
-  std::vector<uint32_t> contig;       // index into the reference's contig table
-  std::vector<int32_t> offset;        // where the read's first base lands (the diagonal), from the contig start
+  UnifiedVector<uint32_t> read_strand;  // read index (into FilterReads) * 2 + strand (1: reverse complement)
+  UnifiedVector<uint32_t> contig;       // index into the reference's contig table
+  UnifiedVector<int32_t> offset;        // where the read's first base lands (the diagonal), from the contig start
   size_t size() const { return read_strand.size(); }
   uint32_t read(size_t i) const { return read_strand[i] >> 1; }
   uint8_t strand(size_t i) const { return static_cast<uint8_t>(read_strand[i] & 1); }
@@ -104,7 +107,9 @@ class GateKeeperGpu {
   GateKeeperGpu& operator=(const GateKeeperGpu&) = delete;
 
   // Asynchronous: copies the batch into a free slot and enqueues it; returns a ticket.
-  // encode_on_device: upload bases and pack on the GPU instead of the host's packing.
+  // Candidate arrays already in unified memory are used in place (not copied): `cand`
+  // must then stay alive and unchanged until collect(). encode_on_device: upload bases
+  // and pack on the GPU instead of the host's packing.
   int submit(const FilterReads& reads, const FilterCandidates& cand, int e, bool encode_on_device = false);
   // Waits for a ticket and writes its results (one code per pair).
   void collect(int ticket, std::vector<uint8_t>& out, FilterTiming* timing = nullptr);

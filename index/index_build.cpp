@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -57,19 +58,20 @@ std::unique_ptr<Index> build_index(const std::string& fasta_path, const IndexOpt
     if (c.begin + c.length >= (int64_t{1} << 32) - 1) {
       throw FormatError("reference '" + fasta_path + "' exceeds the 4 Gbp of 32-bit coordinates");
     }
-    packed.reserve(c.begin + c.length);
-    for (int64_t i = 0; i < c.length; ++i) {
-      const char b = rec.seq[i];
-      if (b == 'N') {
-        const int64_t g = c.begin + i;
-        if (!idx->n_end_v_.empty() && idx->n_end_v_.back() == g) {
-          idx->n_end_v_.back() = g + 1;
-        } else {
-          idx->n_begin_v_.push_back(g);
-          idx->n_end_v_.push_back(g + 1);
-        }
+    packed.append(rec.seq.data(), c.length);
+    for (const char* p = rec.seq.data(); (p = static_cast<const char*>(
+                                              std::memchr(p, 'N', rec.seq.data() + c.length - p))) != nullptr;) {
+      const int64_t at = p - rec.seq.data();
+      int64_t end = at;
+      while (end < c.length && rec.seq[end] == 'N') ++end;
+      const int64_t g = c.begin + at;
+      if (!idx->n_end_v_.empty() && idx->n_end_v_.back() == g) {
+        idx->n_end_v_.back() = c.begin + end;  // a run continuing from the previous contig
+      } else {
+        idx->n_begin_v_.push_back(g);
+        idx->n_end_v_.push_back(c.begin + end);
       }
-      packed.push_back(b == 'N' ? 0 : base_code(b));
+      p = rec.seq.data() + end;
     }
     idx->contigs_.push_back(std::move(c));
   }

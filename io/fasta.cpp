@@ -2,6 +2,7 @@
 
 #include <htslib/bgzf.h>
 
+#include <array>
 #include <cctype>
 #include <cstring>
 
@@ -9,6 +10,24 @@
 #include "io/line_reader.hpp"
 
 namespace gatemap::io {
+namespace {
+
+// What each byte of a sequence line is: one table lookup per base on the hot path.
+enum CharClass : uint8_t { kInvalid, kUpperBase, kLowerBase, kUpperOther, kLowerOther, kSpace, kGapChar };
+
+std::array<uint8_t, 256> make_classes() {
+  std::array<uint8_t, 256> t{};
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kUpperOther;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kLowerOther;
+  for (char c : std::string("ACGTN")) t[static_cast<unsigned char>(c)] = kUpperBase;
+  for (char c : std::string("acgtn")) t[static_cast<unsigned char>(c)] = kLowerBase;
+  for (char c : std::string(" \t\r\v\f")) t[static_cast<unsigned char>(c)] = kSpace;
+  for (char c : std::string("*-.")) t[static_cast<unsigned char>(c)] = kGapChar;
+  return t;
+}
+const std::array<uint8_t, 256> kClass = make_classes();
+
+}  // namespace
 
 FastaReader::FastaReader(const std::string& path) : in_(std::make_unique<LineReader>(path)) {}
 FastaReader::~FastaReader() = default;
@@ -33,22 +52,37 @@ bool FastaReader::next(FastaRecord& rec) {
   rec.seq.clear();
   while (in_->peek(line) && (line.empty() || line[0] != '>')) {
     in_->next(line);
+    const size_t old = rec.seq.size();
+    rec.seq.resize(old + line.size());
+    char* out = &rec.seq[old];
     for (char c : line) {
-      const unsigned char u = static_cast<unsigned char>(c);
-      if (std::isspace(u)) continue;
-      if (!std::isalpha(u) && c != '*' && c != '-' && c != '.') {
-        throw FormatError(where() + ": invalid character '" + std::string(1, c) + "' in sequence '" +
-                          rec.name + "'");
+      switch (kClass[static_cast<unsigned char>(c)]) {
+        case kUpperBase:
+          *out++ = c;
+          stats_.n_bases += c == 'N';
+          break;
+        case kLowerBase:
+          *out++ = static_cast<char>(c - 32);
+          ++stats_.lowercase_bases;
+          stats_.n_bases += c == 'n';
+          break;
+        case kLowerOther:
+          ++stats_.lowercase_bases;
+          [[fallthrough]];
+        case kUpperOther:
+        case kGapChar:
+          *out++ = 'N';
+          ++stats_.iupac_to_n;
+          ++stats_.n_bases;
+          break;
+        case kSpace:
+          break;
+        default:
+          throw FormatError(where() + ": invalid character '" + std::string(1, c) + "' in sequence '" + rec.name +
+                            "'");
       }
-      char up = static_cast<char>(std::toupper(u));
-      if (u != static_cast<unsigned char>(up)) ++stats_.lowercase_bases;
-      if (up != 'A' && up != 'C' && up != 'G' && up != 'T') {
-        if (up != 'N') ++stats_.iupac_to_n;
-        up = 'N';
-        ++stats_.n_bases;
-      }
-      rec.seq.push_back(up);
     }
+    rec.seq.resize(static_cast<size_t>(out - rec.seq.data()));
   }
   if (rec.seq.empty()) {
     throw FormatError("FASTA '" + in_->path() + "' line " + std::to_string(header_line) + ": sequence '" +

@@ -52,13 +52,28 @@ std::vector<std::vector<Block>> hap_blocks(const std::vector<io::FastaRecord>& r
   return out;
 }
 
-// Reference position of haplotype base h, or -1 when it is inserted.
-int64_t ref_of(const std::vector<Block>& blocks, int64_t h) {
-  auto it = std::upper_bound(blocks.begin(), blocks.end(), h,
-                             [](int64_t x, const Block& b) { return x < b.hap_begin; });
-  --it;
-  return it->inserted ? -1 : it->ref_begin + (h - it->hap_begin);
-}
+// Walks a haplotype's blocks for increasing positions: reference position of haplotype
+// base h, or -1 when it is inserted.
+class RefCursor {
+ public:
+  explicit RefCursor(const std::vector<Block>& blocks) : blocks_(blocks) {}
+  int64_t ref_of(int64_t h) {
+    if (!started_ || h < blocks_[at_].hap_begin) {
+      at_ = static_cast<size_t>(std::upper_bound(blocks_.begin(), blocks_.end(), h,
+                                                 [](int64_t x, const Block& b) { return x < b.hap_begin; }) -
+                                blocks_.begin()) - 1;
+      started_ = true;
+    }
+    while (at_ + 1 < blocks_.size() && blocks_[at_ + 1].hap_begin <= h) ++at_;
+    const Block& b = blocks_[at_];
+    return b.inserted ? -1 : b.ref_begin + (h - b.hap_begin);
+  }
+
+ private:
+  const std::vector<Block>& blocks_;
+  size_t at_ = 0;
+  bool started_ = false;
+};
 
 void push_op(std::vector<std::pair<char, int64_t>>& ops, char op, int64_t n) {
   if (n <= 0) return;
@@ -72,8 +87,9 @@ ReadTruth truth_of(const std::string& contig, const std::vector<Block>& blocks, 
                    bool reverse) {
   std::vector<std::pair<char, int64_t>> ops;
   int64_t first = -1, last = -1;
+  RefCursor cursor(blocks);
   for (int64_t h : hap_pos) {
-    const int64_t r = h < 0 ? -1 : ref_of(blocks, h);
+    const int64_t r = h < 0 ? -1 : cursor.ref_of(h);
     if (r < 0) {
       push_op(ops, 'I', 1);
       continue;
@@ -111,6 +127,16 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
   for (const auto& r : ref) cumulative.push_back(total += static_cast<double>(r.seq.size()));
   const int L = opt.read_len;
   const int mates = opt.paired ? 2 : 1;
+  // Error probability rises along the read (mean = sub_rate); qualities follow it, lower
+  // on the bases made wrong.
+  std::vector<double> p_sub(L);
+  std::vector<int> q_ok(L), q_error(L);
+  for (int i = 0; i < L; ++i) {
+    p_sub[i] = opt.sub_rate * (0.5 + static_cast<double>(i) / std::max(1, L - 1));
+    const double p = std::max(p_sub[i], 1e-5);
+    q_ok[i] = static_cast<int>(std::lround(-10 * std::log10(p)));
+    q_error[i] = static_cast<int>(std::lround(-10 * std::log10(std::min(0.75, 8 * p))));
+  }
   out.assign(static_cast<size_t>(opt.n_fragments * mates), {});
 
 #pragma omp parallel for schedule(dynamic, 1024)
@@ -155,40 +181,47 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
       r.qual.clear();
       r.true_seq.clear();
       r.errors = 0;
+      r.seq.reserve(L);
+      r.qual.reserve(L);
+      r.true_seq.reserve(L);
+      hap_pos.reserve(L);
       for (int i = 0; i < L;) {
-        const double p_sub = opt.sub_rate * (0.5 + static_cast<double>(i) / std::max(1, L - 1));
-        const double u = rng.uniform();
-        if (u < opt.indel_rate / 2) {  // inserted base
+        // One 64-bit draw per base: 20 bits each decide indel, substitution and N; the
+        // top bits give the quality noise. Further draws only when an error happens.
+        const uint64_t x = rng.next();
+        const double u_indel = static_cast<double>(x & 0xfffff) * 0x1.0p-20;
+        const double u_sub = static_cast<double>((x >> 20) & 0xfffff) * 0x1.0p-20;
+        const double u_n = static_cast<double>((x >> 40) & 0xfffff) * 0x1.0p-20;
+        const int noise = static_cast<int>((x >> 60) & 3) + static_cast<int>((x >> 62) & 1) - 2;  // -2..2
+        if (u_indel < opt.indel_rate / 2) {  // inserted base
           r.seq += "ACGT"[rng.below(4)];
           r.true_seq += '-';
           hap_pos.push_back(-1);
-          r.qual += static_cast<char>(33 + std::clamp<int>(std::lround(-10 * std::log10(p_sub * 8) + 2 * rng.normal()), 2, 41));
+          r.qual += static_cast<char>(33 + std::clamp(q_error[i] + noise, 2, 41));
           ++r.errors;
           ++i;
           continue;
         }
-        if (u < opt.indel_rate && t + 1 < L) {  // deleted template base
+        if (u_indel < opt.indel_rate && t + 1 < L) {  // deleted template base
           ++t;
           ++r.errors;
           continue;
         }
         const int64_t hp = template_pos(t++);
         if (hp < 0 || hp >= avail) break;
-        char b = static_cast<char>(std::toupper(seq[hp]));
+        char b = kCodeToAscii[base_code(seq[hp])];
         if (reverse) b = kCodeToAscii[complement_code(base_code(b))];
         r.true_seq += b;
         hap_pos.push_back(hp);
-        bool error = rng.uniform() < p_sub && b != 'N';
+        const bool error = u_sub < p_sub[i] && b != 'N';
         if (error) {
-          char e;
-          do e = "ACGT"[rng.below(4)]; while (e == b);
-          b = e;
+          b = kCodeToAscii[(base_code(b) + 1 + rng.below(3)) & 3];
           ++r.errors;
         }
-        if (rng.uniform() < opt.n_rate) b = 'N';
-        const double q = b == 'N' ? 2 : -10 * std::log10(error ? p_sub * 8 : p_sub) + 2 * rng.normal();
+        if (u_n < opt.n_rate) b = 'N';
+        const int q = b == 'N' ? 2 : (error ? q_error[i] : q_ok[i]) + noise;
         r.seq += b;
-        r.qual += static_cast<char>(33 + std::clamp<int>(std::lround(q), 2, 41));
+        r.qual += static_cast<char>(33 + std::clamp(q, 2, 41));
         ++i;
       }
       // Truth on the forward strand of the reference.
