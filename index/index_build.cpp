@@ -131,44 +131,57 @@ std::unique_ptr<Index> build_index(const std::string& fasta_path, const IndexOpt
                          " buckets) at " + std::to_string(log::wall_seconds() - t0) + " s");
 
   // 4. Place positions by decrementing bucket ends; afterwards offsets[b] is bucket b's start.
+  // The key bits below the bucket (when the table is smaller than 4^k) are kept beside
+  // each position while sorting, so that no key is recomputed from the reference.
   std::vector<uint32_t>& positions = idx->positions_v_;
   positions.resize(std::max<uint64_t>(total, 1));
+  std::vector<uint32_t> residual(shift > 0 ? positions.size() : 0);
+  const uint64_t residual_mask = (uint64_t{1} << shift) - 1;
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t si = 0; si < nseg; ++si) {
     for_each_start(segments[si], [&](int64_t p) {
-      const uint32_t at = __atomic_sub_fetch(&offsets[idx->key_at(p) >> shift], 1u, __ATOMIC_RELAXED);
+      const uint64_t key = idx->key_at(p);
+      const uint32_t at = __atomic_sub_fetch(&offsets[key >> shift], 1u, __ATOMIC_RELAXED);
       positions[at] = static_cast<uint32_t>(p);
+      if (shift > 0) residual[at] = static_cast<uint32_t>(key & residual_mask);
     });
   }
 
   // 5. Sort each bucket by (key, position) so lookups are deterministic binary searches.
   int64_t distinct = 0, capped = 0, capped_pos = 0;
-#pragma omp parallel for schedule(dynamic, 4096) reduction(+ : distinct, capped, capped_pos)
-  for (int64_t b = 0; b < static_cast<int64_t>(nbuckets); ++b) {
-    uint32_t* first = positions.data() + offsets[b];
-    uint32_t* last = positions.data() + offsets[b + 1];
-    if (last - first > 1) {
+#pragma omp parallel reduction(+ : distinct, capped, capped_pos)
+  {
+    std::vector<std::pair<uint32_t, uint32_t>> bucket;  // (residual key bits, position)
+#pragma omp for schedule(dynamic, 4096)
+    for (int64_t b = 0; b < static_cast<int64_t>(nbuckets); ++b) {
+      const uint32_t first = offsets[b], last = offsets[b + 1];
+      if (last == first) continue;
       if (shift == 0) {
-        std::sort(first, last);
-      } else {
-        std::sort(first, last, [&](uint32_t x, uint32_t y) {
-          const uint64_t kx = idx->key_at(x), ky = idx->key_at(y);
-          return kx != ky ? kx < ky : x < y;
-        });
+        std::sort(positions.begin() + first, positions.begin() + last);
+        ++distinct;
+        if (last - first > idx->max_occ_) {
+          ++capped;
+          capped_pos += last - first;
+        }
+        continue;
       }
-    }
-    for (uint32_t* run = first; run < last;) {
-      const uint64_t key = idx->key_at(*run);
-      uint32_t* end = run + 1;
-      while (end < last && (shift == 0 || idx->key_at(*end) == key)) ++end;
-      ++distinct;
-      if (static_cast<uint64_t>(end - run) > idx->max_occ_) {
-        ++capped;
-        capped_pos += end - run;
+      bucket.clear();
+      for (uint32_t i = first; i < last; ++i) bucket.emplace_back(residual[i], positions[i]);
+      std::sort(bucket.begin(), bucket.end());
+      for (uint32_t i = first; i < last; ++i) positions[i] = bucket[i - first].second;
+      for (size_t run = 0; run < bucket.size();) {
+        size_t end = run + 1;
+        while (end < bucket.size() && bucket[end].first == bucket[run].first) ++end;
+        ++distinct;
+        if (end - run > idx->max_occ_) {
+          ++capped;
+          capped_pos += static_cast<int64_t>(end - run);
+        }
+        run = end;
       }
-      run = end;
     }
   }
+  residual = std::vector<uint32_t>();
   idx->bucket_offsets_ = offsets.data();
   idx->positions_ = positions.data();
   idx->stats_.positions = static_cast<int64_t>(total);
