@@ -64,3 +64,19 @@ TEST(GateKeeperGpu, EmptyBatch) {
   engine.filter(reads, cand, 3, out);
   EXPECT_TRUE(out.empty());
 }
+
+TEST(GateKeeperGpu, LargeBatchFilteredInChunksEqualsCpu) {
+  GATEMAP_REQUIRE_GPU();
+  static const test::FilterFixture fx(6, 1000000, 3);
+  auto ps = test::make_pairs(fx, 150, 5, 100000, 11);
+  const size_t base = ps.cand.size();
+  for (size_t i = 0; ps.cand.size() < 6000000; ++i) {  // several chunks' worth of pairs
+    ps.cand.push(ps.cand.read(i % base), ps.cand.strand(i % base), ps.cand.contig[i % base], ps.cand.offset[i % base]);
+  }
+  std::vector<uint8_t> cpu, gpu_codes;
+  gpu::gatekeeper_cpu(fx.ref, ps.packed, ps.cand, 5, cpu);
+  gpu::GateKeeperGpu engine(fx.ref);
+  engine.filter(ps.packed, ps.cand, 5, gpu_codes);
+  ASSERT_EQ(cpu.size(), gpu_codes.size());
+  EXPECT_TRUE(cpu == gpu_codes);
+}
