@@ -15,10 +15,6 @@ namespace gatemap::gpu {
 namespace {
 
 constexpr int kThreads = 256;
-// Large batches move to the device in up to this many chunks, each filtered as soon as it
-// has arrived, so transfers overlap the kernel.
-constexpr int kMaxChunks = 8;
-constexpr size_t kMinChunkPairs = size_t{1} << 21;
 constexpr int kMaxWindowWords = (kMaxReadLen + 2 * kMaxEdits + 31) / 32;
 
 // One thread per pair; WW is fixed per launch from the longest read of the batch.
@@ -102,10 +98,8 @@ struct GateKeeperGpu::Impl {
     ManagedBuffer<int64_t> offset;
     Stream stream;
     Stream copy[2];
-    Event kernel_start, encode_stop, kernel_stop, done;
+    Event kernel_start, kernel_stop, done;
     Event copied[2];
-    Event chunk_ready[kMaxChunks], chunk_start[kMaxChunks], chunk_stop[kMaxChunks];
-    int chunks = 0;
     // The candidate arrays the kernel reads: the slot's copies, or the caller's own
     // arrays when they are in unified memory.
     const uint32_t* k_read_strand = nullptr;
@@ -232,10 +226,12 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
     fill(s.has_n, reads.has_n);
   }
   s.fill_ms = now_ms() - s.host_start_ms;
-  // The reads move to the device on two copy streams, then the candidates chunk by chunk,
-  // alternating streams; the compute stream waits for the reads, then for each chunk.
+  // Inputs move to the device on two copy streams; the compute stream waits for both.
   cudaStream_t c0 = s.copy[0].get(), c1 = s.copy[1].get();
   impl_->to_device(s.len, nreads, c0);
+  impl_->to_device(s.k_read_strand, s.n, c0);
+  impl_->to_device(s.k_offset, s.n, c1);
+  impl_->to_device(s.k_contig, s.n, c0);
   if (encode_on_device) {
     impl_->to_device(s.ascii, reads.ascii.size(), c1);
     impl_->to_device(s.offset, nreads, c0);
@@ -249,16 +245,6 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
   cudaStream_t st = s.stream.get();
   GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(st, s.copied[0].get(), 0));
   GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(st, s.copied[1].get(), 0));
-  s.chunks = static_cast<int>(std::clamp<size_t>(s.n / kMinChunkPairs, 1, kMaxChunks));
-  const auto chunk_begin = [&](int j) { return s.n * j / s.chunks; };
-  for (int j = 0; j < s.chunks && s.n; ++j) {
-    const size_t b = chunk_begin(j), len = chunk_begin(j + 1) - b;
-    cudaStream_t cs = s.copy[j % 2].get();
-    impl_->to_device(s.k_read_strand + b, len, cs);
-    impl_->to_device(s.k_contig + b, len, cs);
-    impl_->to_device(s.k_offset + b, len, cs);
-    s.chunk_ready[j].record(cs);
-  }
 
   s.kernel_start.record(st);
   if (encode_on_device && nreads) {
@@ -268,22 +254,15 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
                                                    s.read_lo.data(), s.has_n.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
   }
-  s.encode_stop.record(st);
   if (s.n) {
     int max_len = 1;
     for (int32_t l : reads.len) max_len = std::max(max_len, std::min<int>(l, kMaxReadLen));
     const KernelFn kernel = kernel_for<1>(detail::window_words(max_len, e));
-    for (int j = 0; j < s.chunks; ++j) {
-      const size_t b = chunk_begin(j), len = chunk_begin(j + 1) - b;
-      GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(st, s.chunk_ready[j].get(), 0));
-      const int64_t blocks = std::min<int64_t>((len + kThreads - 1) / kThreads, 1 << 20);
-      s.chunk_start[j].record(st);
-      kernel<<<static_cast<unsigned>(blocks), kThreads, 0, st>>>(
-          impl_->dref, s.read_hi.data(), s.read_lo.data(), s.len.data(), s.has_n.data(), stride,
-          s.k_read_strand + b, s.k_contig + b, s.k_offset + b, static_cast<int64_t>(len), e, s.out.data() + b);
-      GATEMAP_CUDA_CHECK_LAUNCH();
-      s.chunk_stop[j].record(st);
-    }
+    const int64_t blocks = std::min<int64_t>((s.n + kThreads - 1) / kThreads, 1 << 20);
+    kernel<<<static_cast<unsigned>(blocks), kThreads, 0, st>>>(
+        impl_->dref, s.read_hi.data(), s.read_lo.data(), s.len.data(), s.has_n.data(), stride,
+        s.k_read_strand, s.k_contig, s.k_offset, static_cast<int64_t>(s.n), e, s.out.data());
+    GATEMAP_CUDA_CHECK_LAUNCH();
   }
   s.kernel_stop.record(st);
   if (impl_->managed_hints && s.n) {
@@ -299,15 +278,7 @@ void GateKeeperGpu::collect(int ticket, std::vector<uint8_t>& out, FilterTiming*
   s.done.sync();
   out.assign(s.out.data(), s.out.data() + s.n);
   if (timing) {
-    // Kernel time: the filter kernels themselves (device encoding included), not the
-    // waits for chunks still in transfer.
-    timing->kernel_ms = 0;
-    if (s.n) {
-      timing->kernel_ms = Event::elapsed_ms(s.kernel_start, s.encode_stop);
-      for (int j = 0; j < s.chunks; ++j) timing->kernel_ms += Event::elapsed_ms(s.chunk_start[j], s.chunk_stop[j]);
-    } else {
-      timing->kernel_ms = Event::elapsed_ms(s.kernel_start, s.kernel_stop);
-    }
+    timing->kernel_ms = Event::elapsed_ms(s.kernel_start, s.kernel_stop);
     timing->total_ms = now_ms() - s.host_start_ms;
     timing->fill_ms = s.fill_ms;
   }
