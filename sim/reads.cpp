@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 
@@ -58,6 +59,10 @@ class RefCursor {
  public:
   explicit RefCursor(const std::vector<Block>& blocks) : blocks_(blocks) {}
   int64_t ref_of(int64_t h) {
+    const Block& b = block_at(h);
+    return b.inserted ? -1 : b.ref_begin + (h - b.hap_begin);
+  }
+  const Block& block_at(int64_t h) {
     if (!started_ || h < blocks_[at_].hap_begin) {
       at_ = static_cast<size_t>(std::upper_bound(blocks_.begin(), blocks_.end(), h,
                                                  [](int64_t x, const Block& b) { return x < b.hap_begin; }) -
@@ -65,8 +70,7 @@ class RefCursor {
       started_ = true;
     }
     while (at_ + 1 < blocks_.size() && blocks_[at_ + 1].hap_begin <= h) ++at_;
-    const Block& b = blocks_[at_];
-    return b.inserted ? -1 : b.ref_begin + (h - b.hap_begin);
+    return blocks_[at_];
   }
 
  private:
@@ -81,32 +85,60 @@ void push_op(std::vector<std::pair<char, int64_t>>& ops, char op, int64_t n) {
   else ops.emplace_back(op, n);
 }
 
-// Builds the truth from the haplotype position of each read base (forward orientation,
-// -1 for a base inserted by a sequencing error).
-ReadTruth truth_of(const std::string& contig, const std::vector<Block>& blocks, const std::vector<int64_t>& hap_pos,
+// A stretch of a read: `len` bases copied from haplotype [hap_begin, hap_begin+len)
+// (forward orientation), or one base inserted by a sequencing error (hap_begin = -1).
+struct Piece {
+  int64_t hap_begin;
+  int64_t len;
+};
+
+// The truth from the read's pieces in forward reference orientation: O(pieces + blocks).
+ReadTruth truth_of(const std::string& contig, const std::vector<Block>& blocks, const std::vector<Piece>& pieces,
                    bool reverse) {
   std::vector<std::pair<char, int64_t>> ops;
-  int64_t first = -1, last = -1;
+  int64_t first = -1, last = -1, bases = 0;
   RefCursor cursor(blocks);
-  for (int64_t h : hap_pos) {
-    const int64_t r = h < 0 ? -1 : cursor.ref_of(h);
-    if (r < 0) {
+  for (const Piece& p : pieces) {
+    bases += p.hap_begin < 0 ? 1 : p.len;
+    if (p.hap_begin < 0) {
       push_op(ops, 'I', 1);
       continue;
     }
-    if (last >= 0) push_op(ops, 'D', r - last - 1);
-    push_op(ops, 'M', 1);
-    if (first < 0) first = r;
-    last = r;
+    for (int64_t a = p.hap_begin, b = p.hap_begin + p.len; a < b;) {
+      const Block& blk = cursor.block_at(a);
+      const int64_t n = std::min(b, blk.hap_begin + blk.length) - a;
+      if (blk.inserted) {
+        push_op(ops, 'I', n);
+      } else {
+        const int64_t r0 = blk.ref_begin + (a - blk.hap_begin);
+        if (last >= 0) push_op(ops, 'D', r0 - last - 1);
+        push_op(ops, 'M', n);
+        if (first < 0) first = r0;
+        last = r0 + n - 1;
+      }
+      a += n;
+    }
   }
   ReadTruth t;
   t.contig = contig;
   t.reverse = reverse;
   t.pos1 = first + 1;
   for (const auto& [op, n] : ops) t.cigar += std::to_string(n) + op;
-  if (first < 0) t.cigar = std::to_string(hap_pos.size()) + "I";
+  if (first < 0) t.cigar = std::to_string(bases) + "I";
   return t;
 }
+
+// ASCII -> uppercase ACGTN, and -> its complement (anything else becomes N).
+std::array<char, 256> base_table(bool complement) {
+  std::array<char, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const uint8_t code = base_code(static_cast<char>(c));
+    t[c] = kCodeToAscii[complement ? complement_code(code) : code];
+  }
+  return t;
+}
+const std::array<char, 256> kUpper = base_table(false);
+const std::array<char, 256> kComplementUpper = base_table(true);
 
 struct Fragment {
   int h, contig;
@@ -137,6 +169,19 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
     q_ok[i] = static_cast<int>(std::lround(-10 * std::log10(p)));
     q_error[i] = static_cast<int>(std::lround(-10 * std::log10(std::min(0.75, 8 * p))));
   }
+  // Errors are placed by thinning a Poisson process at the highest per-base rate, so
+  // only event positions cost random draws. Qualities come from a pool of noisy
+  // profiles (drawn once from the seed), lowered where an error is placed.
+  const double max_rate = opt.indel_rate + opt.n_rate + *std::max_element(p_sub.begin(), p_sub.end());
+  const double log_keep = std::log1p(-std::min(max_rate, 0.999));
+  constexpr int kPool = 1024;
+  std::vector<std::string> quality_pool(kPool, std::string(static_cast<size_t>(L), 'I'));
+  {
+    Rng qrng(substream(opt.seed, ~uint64_t{0}));
+    for (auto& q : quality_pool) {
+      for (int i = 0; i < L; ++i) q[i] = static_cast<char>(33 + std::clamp(q_ok[i] + static_cast<int>(qrng.below(5)) - 2, 2, 41));
+    }
+  }
   out.assign(static_cast<size_t>(opt.n_fragments * mates), {});
 
 #pragma omp parallel for schedule(dynamic, 1024)
@@ -159,8 +204,8 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
       f.end = f.begin + frag;
       f.reverse = rng.below(2);
       int64_t n = 0;
-      for (int64_t i = f.begin; i < f.begin + L; ++i) n += std::toupper(seq[i]) == 'N';
-      for (int64_t i = f.end - L; i < f.end; ++i) n += std::toupper(seq[i]) == 'N';
+      for (int64_t i = f.begin; i < f.begin + L; ++i) n += (seq[i] | 0x20) == 'n';
+      for (int64_t i = f.end - L; i < f.end; ++i) n += (seq[i] | 0x20) == 'n';
       if (n * 10 < 2 * L) break;
     }
     const std::string& seq = (*haps[f.h])[f.contig].seq;
@@ -171,62 +216,76 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
       const bool reverse = (m == 0) ? f.reverse : !f.reverse;
       const bool from_start = (m == 0) != f.reverse;
       SimRead& r = out[static_cast<size_t>(id * mates + m)];
-      std::vector<int64_t> hap_pos;  // in read order
-      int64_t t = 0;                 // template bases consumed
-      const int64_t avail = static_cast<int64_t>(seq.size());
-      const auto template_pos = [&](int64_t k) {
-        return from_start ? f.begin + k : f.end - 1 - k;
-      };
-      r.seq.clear();
-      r.qual.clear();
+      const int64_t slack = L / 10 + 5;
+      // Template base t sits at haplotype position `origin + dir * t`.
+      const int64_t origin = from_start ? f.begin : f.end - 1;
+      const int64_t dir = from_start ? 1 : -1;
+      r.seq.resize(static_cast<size_t>(L));
       r.true_seq.clear();
+      r.true_seq.reserve(static_cast<size_t>(L));
+      r.qual = quality_pool[static_cast<size_t>(rng.below(kPool))];
       r.errors = 0;
-      r.seq.reserve(L);
-      r.qual.reserve(L);
-      r.true_seq.reserve(L);
-      hap_pos.reserve(L);
-      for (int i = 0; i < L;) {
-        // One 64-bit draw per base: 20 bits each decide indel, substitution and N; the
-        // top bits give the quality noise. Further draws only when an error happens.
-        const uint64_t x = rng.next();
-        const double u_indel = static_cast<double>(x & 0xfffff) * 0x1.0p-20;
-        const double u_sub = static_cast<double>((x >> 20) & 0xfffff) * 0x1.0p-20;
-        const double u_n = static_cast<double>((x >> 40) & 0xfffff) * 0x1.0p-20;
-        const int noise = static_cast<int>((x >> 60) & 3) + static_cast<int>((x >> 62) & 1) - 2;  // -2..2
-        if (u_indel < opt.indel_rate / 2) {  // inserted base
-          r.seq += "ACGT"[rng.below(4)];
+      std::vector<Piece> pieces;
+      const auto next_gap = [&]() -> int64_t {  // read bases until the next candidate event
+        if (max_rate <= 0) return int64_t{1} << 40;
+        return static_cast<int64_t>(std::floor(std::log1p(-rng.uniform()) / log_keep));
+      };
+      const char* to_base = reverse ? kComplementUpper.data() : kUpper.data();
+      const auto copy_run = [&](int64_t i, int64_t t, int64_t n) {
+        const char* src = seq.data() + origin + dir * t;
+        char* dst = &r.seq[i];
+        for (int64_t k = 0; k < n; ++k) dst[k] = to_base[static_cast<unsigned char>(src[dir * k])];
+        r.true_seq.append(dst, static_cast<size_t>(n));
+        if (n > 0) {
+          if (!pieces.empty() && pieces.back().hap_begin >= 0 && pieces.back().len > 0 &&
+              pieces.back().hap_begin + pieces.back().len == t) {
+            pieces.back().len += n;  // pieces hold template offsets until converted below
+          } else {
+            pieces.push_back({t, n});
+          }
+        }
+      };
+      int64_t i = 0, t = 0, gap = next_gap();
+      while (i < L) {
+        const int64_t run = std::min<int64_t>(L - i, gap);
+        copy_run(i, t, run);
+        i += run;
+        t += run;
+        gap -= run;
+        if (i >= L) break;
+        gap = next_gap();
+        const double u = rng.uniform() * max_rate;
+        if (u < opt.indel_rate / 2) {  // a base inserted by the sequencer
+          r.seq[i] = "ACGT"[rng.below(4)];
           r.true_seq += '-';
-          hap_pos.push_back(-1);
-          r.qual += static_cast<char>(33 + std::clamp(q_error[i] + noise, 2, 41));
+          r.qual[i] = static_cast<char>(33 + std::clamp(q_error[i] + static_cast<int>(rng.below(5)) - 2, 2, 41));
+          pieces.push_back({-1, 1});
           ++r.errors;
           ++i;
-          continue;
-        }
-        if (u_indel < opt.indel_rate && t + 1 < L) {  // deleted template base
+        } else if (u < opt.indel_rate && t < L + slack - 1) {  // a template base skipped
           ++t;
           ++r.errors;
-          continue;
+        } else {
+          copy_run(i, t, 1);
+          if (u < opt.indel_rate + opt.n_rate) {
+            r.seq[i] = 'N';
+            r.qual[i] = '#';
+          } else if (u < opt.indel_rate + opt.n_rate + p_sub[i] && r.seq[i] != 'N') {
+            r.seq[i] = kCodeToAscii[(base_code(r.seq[i]) + 1 + rng.below(3)) & 3];
+            r.qual[i] = static_cast<char>(33 + std::clamp(q_error[i] + static_cast<int>(rng.below(5)) - 2, 2, 41));
+            ++r.errors;
+          }
+          ++i;
+          ++t;
         }
-        const int64_t hp = template_pos(t++);
-        if (hp < 0 || hp >= avail) break;
-        char b = kCodeToAscii[base_code(seq[hp])];
-        if (reverse) b = kCodeToAscii[complement_code(base_code(b))];
-        r.true_seq += b;
-        hap_pos.push_back(hp);
-        const bool error = u_sub < p_sub[i] && b != 'N';
-        if (error) {
-          b = kCodeToAscii[(base_code(b) + 1 + rng.below(3)) & 3];
-          ++r.errors;
-        }
-        if (u_n < opt.n_rate) b = 'N';
-        const int q = b == 'N' ? 2 : (error ? q_error[i] : q_ok[i]) + noise;
-        r.seq += b;
-        r.qual += static_cast<char>(33 + std::clamp(q, 2, 41));
-        ++i;
       }
-      // Truth on the forward strand of the reference.
-      if (reverse) std::reverse(hap_pos.begin(), hap_pos.end());
-      truths[m] = truth_of(ref[f.contig].name, blocks[f.h][f.contig], hap_pos, reverse);
+      // Template offsets -> haplotype intervals in forward orientation.
+      for (Piece& p : pieces) {
+        if (p.hap_begin < 0) continue;
+        p.hap_begin = from_start ? origin + p.hap_begin : origin - (p.hap_begin + p.len - 1);
+      }
+      if (!from_start) std::reverse(pieces.begin(), pieces.end());
+      truths[m] = truth_of(ref[f.contig].name, blocks[f.h][f.contig], pieces, reverse);
     }
     const std::string name = encode_truth_name(id, truths[0], opt.paired ? &truths[1] : nullptr);
     for (int m = 0; m < mates; ++m) {
