@@ -123,3 +123,20 @@ TEST(MapperEdgeCases, MatesThatDoNotPairAreAnError) {
   const auto b = test::write_file(d.dir.file("m2.fq"), "@y/2\nACGT\n+\nIIII\n");
   EXPECT_THROW(d.map(a, b, "cpu"), FormatError);
 }
+
+TEST(MapperE2E, NmAndMdAgreeWithSamtoolsCalmd) {
+  const auto& d = data();
+  std::string version;
+  if (test::run_command("samtools --version", &version) != 0) GTEST_SKIP() << "samtools not installed";
+  const std::string out = d.dir.file("calmd_in.sam");
+  d.map(d.pe1, d.pe2, "cpu", 2, 100000, nullptr, out);
+  // calmd recomputes NM and MD from the reference and says so for every record it changes.
+  std::string log;
+  ASSERT_EQ(test::run_command("samtools faidx " + d.ref + " && samtools calmd " + out + " " + d.ref +
+                                  " > " + d.dir.file("calmd_out.sam"),
+                              &log),
+            0)
+      << log;
+  EXPECT_EQ(log.find("different NM"), std::string::npos) << log.substr(0, 2000);
+  EXPECT_EQ(log.find("different MD"), std::string::npos) << log.substr(0, 2000);
+}
