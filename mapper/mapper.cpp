@@ -104,7 +104,7 @@ struct Mapper::Impl {
   // Reads with no hit within e (long indels, adapters, contig ends): the best-supported
   // candidates, whatever the filter said, aligned again in a band of 2e where each read
   // end may also be soft-clipped (kClipPenalty plus a quarter per clipped base, so that
-  // long alignments win as under bwa's scoring); accepted at fallback_max_cost with 40%
+  // long alignments win as under bwa's scoring); accepted at fallback_max_cost with 30%
   // of the read aligned. It sees all candidates so that
   // --filter gpu|cpu|off give the same records.
   void clip_fallback(ReadWork& w, RefWindow& win, std::vector<int>& scratch) const {
@@ -118,14 +118,14 @@ struct Mapper::Impl {
                                kClipPenalty);
       if (h.edits < 0) continue;
       const Alignment a = align(w, h, scratch);
-      if (5 * (m - a.clipped) >= 2 * m) w.hits.push_back(h);
+      if (10 * (m - a.clipped) >= 3 * m) w.hits.push_back(h);
     }
   }
 
   static int fallback_band(const ReadWork& w) { return std::min(gpu::kMaxEdits, 2 * w.e); }
-  // e, one clip, and a quarter of at most half the read clipped.
+  // e, one clip, and a quarter of at most 70% of the read clipped.
   static int fallback_max_cost(const ReadWork& w) {
-    return w.e + kClipPenalty + static_cast<int>(w.codes[0].size()) / 8;
+    return w.e + kClipPenalty + static_cast<int>(7 * w.codes[0].size() / 40);
   }
 
   // FR pairs on one contig with an insert within 4 sd of the mean.
@@ -187,7 +187,7 @@ struct Mapper::Impl {
       const int64_t cb = contig_begin[c.contig], ce = contig_end[c.contig];
       const Alignment a = banded_align(lost.codes[c.strand].data(), static_cast<int>(m), win, cb, ce, c.diag, band,
                                        scratch, kClipPenalty);
-      if (5 * (m - a.clipped) < 2 * m) continue;
+      if (10 * (m - a.clipped) < 3 * m) continue;
       // Recentre on the aligned part's diagonal so that align() finds it in its usual band.
       Hit add = r;
       add.diag = a.ref_begin - bam_cigar_oplen_if_clip(a);
