@@ -7,7 +7,7 @@
 namespace gatemap::apps {
 
 void register_eval(CLI::App& app, AppContext& ctx) {
-  auto* ev = app.add_subcommand("eval", "Score mappings against simulated truth");
+  auto* ev = app.add_subcommand("eval", "Score mappings and variant calls against truth");
   ev->require_subcommand(1);
   auto* map = ev->add_subcommand("map", "Score a SAM/BAM from any mapper (reads from 'gatemap sim reads')");
   auto sam = std::make_shared<std::string>();
@@ -16,6 +16,21 @@ void register_eval(CLI::App& app, AppContext& ctx) {
   map->add_option("--tolerance", *tolerance, "Allowed distance from the true leftmost position")->capture_default_str();
   on_run(map, ctx, [sam, tolerance] {
     eval::print_map_eval(eval::eval_map(*sam, *tolerance), stdout);
+    return 0;
+  });
+
+  auto* vcf = ev->add_subcommand("vcf", "Score variant calls against a truth VCF (normalized allele matching)");
+  struct VcfArgs {
+    std::string truth, calls, ref;
+    bool all_records = false;
+  };
+  auto va = std::make_shared<VcfArgs>();
+  vcf->add_option("truth", va->truth, "Truth VCF")->required();
+  vcf->add_option("calls", va->calls, "Calls VCF")->required();
+  vcf->add_option("-r,--ref", va->ref, "Reference FASTA")->required();
+  vcf->add_flag("--all-records", va->all_records, "Also score calls whose FILTER is not PASS");
+  on_run(vcf, ctx, [va] {
+    eval::print_vcf_eval(eval::eval_vcf(va->truth, va->calls, va->ref, !va->all_records), stdout);
     return 0;
   });
 }

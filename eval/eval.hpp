@@ -27,4 +27,19 @@ struct MapEval {
 MapEval eval_map(const std::string& sam_path, int tolerance = 10);
 void print_map_eval(const MapEval& e, std::FILE* out);
 
+// Variant calls against a truth VCF. Both sides are normalized against the reference
+// (multi-allelics split, alleles trimmed and left-aligned, MNPs split into SNPs) and
+// matched on CHROM/POS/REF/ALT; the genotype matches when the allele's copy number in
+// the first sample's GT agrees.
+struct VariantCounts {
+  int64_t tp = 0, fp = 0, fn = 0, genotype_match = 0;
+};
+struct VcfEval {
+  VariantCounts classes[2];  // SNP, INDEL
+  int64_t skipped = 0;       // unknown contigs, symbolic alleles
+};
+VcfEval eval_vcf(const std::string& truth_path, const std::string& calls_path, const std::string& ref_path,
+                 bool pass_only = true);
+void print_vcf_eval(const VcfEval& e, std::FILE* out);
+
 }  // namespace gatemap::eval

@@ -254,3 +254,57 @@ TEST(EvalMap, ScoresBwaMem) {
   EXPECT_GT(ev.rows[2].mapped, 1900);
   EXPECT_LT(ev.rows[2].wrong, 20);
 }
+
+TEST(EvalVcf, NormalizesBothSidesAndCountsByClass) {
+  test::TempDir dir;
+  //                      1         2         3         4
+  //             1234567890123456789012345678901234567890
+  const std::string chr = "ACGTTGCAAGGGGCATCATCATCATTTTTGGGGGCCCCCAGTCAGTTGACATGCA";
+  test::write_file(dir.file("ref.fa"), ">1\n" + chr + "\n");
+  const std::string header =
+      "##fileformat=VCFv4.2\n##contig=<ID=1,length=" + std::to_string(chr.size()) +
+      ">\n##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">\n"
+      "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\tS\n";
+  // Truth: a CAT deletion written left-aligned (after GGGG at 13), SNP at 3, SNP at 45 (missed),
+  // an insertion at 30 (het).
+  test::write_file(dir.file("truth.vcf"), header +
+                                              "1\t3\t.\tG\tT\t.\tPASS\t.\tGT\t0/1\n"
+                                              "1\t13\t.\tGCAT\tG\t.\tPASS\t.\tGT\t1/1\n"
+                                              "1\t30\t.\tG\tGA\t.\tPASS\t.\tGT\t0/1\n"
+                                              "1\t45\t.\tG\tC\t.\tPASS\t.\tGT\t0/1\n");
+  // Calls: the same deletion written right-shifted, SNP at 3 with the wrong genotype, the
+  // insertion inside a multi-allelic record with a false SNP allele at 30, a filtered call.
+  test::write_file(dir.file("calls.vcf"), header +
+                                              "1\t3\t.\tG\tT\t50\tPASS\t.\tGT\t1/1\n"
+                                              "1\t22\t.\tTCAT\tT\t50\tPASS\t.\tGT\t1/1\n"
+                                              "1\t30\t.\tG\tGA,C\t50\tPASS\t.\tGT\t1/2\n"
+                                              "1\t50\t.\tA\tG\t50\tLowQual\t.\tGT\t0/1\n");
+  const auto ev = eval::eval_vcf(dir.file("truth.vcf"), dir.file("calls.vcf"), dir.file("ref.fa"));
+  const auto& snp = ev.classes[0];
+  const auto& indel = ev.classes[1];
+  EXPECT_EQ(snp.tp, 1);
+  EXPECT_EQ(snp.fp, 1);  // 30 G>C; the LowQual call is not scored
+  EXPECT_EQ(snp.fn, 1);  // 45
+  EXPECT_EQ(snp.genotype_match, 0);
+  EXPECT_EQ(indel.tp, 2);  // the shifted deletion matches
+  EXPECT_EQ(indel.fp, 0);
+  EXPECT_EQ(indel.fn, 0);
+  EXPECT_EQ(indel.genotype_match, 2);
+  const auto all = eval::eval_vcf(dir.file("truth.vcf"), dir.file("calls.vcf"), dir.file("ref.fa"), false);
+  EXPECT_EQ(all.classes[0].fp, 2);
+}
+
+TEST(EvalVcf, SimulatedTruthAgainstItselfIsPerfect) {
+  const auto g = small_genome();
+  const auto donor = sim::simulate_donor(g, {});
+  test::TempDir dir;
+  io::write_fasta(dir.file("ref.fa"), g);
+  sim::write_truth_vcf(dir.file("t.vcf.gz"), g, donor.variants, "test");
+  const auto ev = eval::eval_vcf(dir.file("t.vcf.gz"), dir.file("t.vcf.gz"), dir.file("ref.fa"));
+  for (const auto& c : ev.classes) {
+    EXPECT_GT(c.tp, 0);
+    EXPECT_EQ(c.fp, 0);
+    EXPECT_EQ(c.fn, 0);
+    EXPECT_EQ(c.genotype_match, c.tp);
+  }
+}
