@@ -29,6 +29,19 @@ void register_eval(CLI::App& app, AppContext& ctx) {
   vcf->add_option("calls", va->calls, "Calls VCF")->required();
   vcf->add_option("-r,--ref", va->ref, "Reference FASTA")->required();
   vcf->add_flag("--all-records", va->all_records, "Also score calls whose FILTER is not PASS");
+  auto* corr = ev->add_subcommand("correct", "Score error correction against true read sequences");
+  struct CorrectArgs {
+    std::string original, corrected, truth;
+  };
+  auto ca = std::make_shared<CorrectArgs>();
+  corr->add_option("original", ca->original, "Reads before correction")->required();
+  corr->add_option("corrected", ca->corrected, "The same reads after correction")->required();
+  corr->add_option("truth", ca->truth, "True sequences ('gatemap sim reads --truth-fastq')")->required();
+  on_run(corr, ctx, [ca] {
+    eval::print_correct_eval(eval::eval_correct(ca->original, ca->corrected, ca->truth), stdout);
+    return 0;
+  });
+
   on_run(vcf, ctx, [va] {
     eval::print_vcf_eval(eval::eval_vcf(va->truth, va->calls, va->ref, !va->all_records), stdout);
     return 0;

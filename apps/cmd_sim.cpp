@@ -70,7 +70,7 @@ void add_reads(CLI::App* sim, AppContext& ctx) {
   struct Args {
     sim::ReadOptions opt;
     std::string ref, prefix, vcf;
-    bool single = false, gz = false;
+    bool single = false, gz = false, truth_fastq = false;
     int threads = 1;
   };
   auto a = std::make_shared<Args>();
@@ -87,6 +87,8 @@ void add_reads(CLI::App* sim, AppContext& ctx) {
   sub->add_option("--n-rate", a->opt.n_rate, "Rate of N calls")->capture_default_str();
   sub->add_option("--seed", a->opt.seed, "Random seed")->capture_default_str();
   sub->add_flag("--gz", a->gz, "Write .fq.gz");
+  sub->add_flag("--truth-fastq", a->truth_fastq,
+                "Also write the reads without sequencing errors (PREFIX*.true.fq, for 'eval correct')");
   sub->add_option("-t,--threads", a->threads, "Threads (output does not depend on it)")->capture_default_str();
   on_run(sub, ctx, [a] {
     a->opt.paired = !a->single;
@@ -102,10 +104,25 @@ void add_reads(CLI::App* sim, AppContext& ctx) {
     const int mates = a->opt.paired ? 2 : 1;
     for (int m = 0; m < mates; ++m) {
       io::FastqWriter out(a->prefix + (a->opt.paired ? "_" + std::to_string(m + 1) : "") + ext);
+      std::unique_ptr<io::FastqWriter> truth;
+      if (a->truth_fastq) {
+        truth = std::make_unique<io::FastqWriter>(a->prefix + (a->opt.paired ? "_" + std::to_string(m + 1) : "") +
+                                                  ".true" + ext);
+      }
+      std::string true_seq;
       for (size_t i = m; i < reads.size(); i += mates) {
-        out.write(reads[i].name + (a->opt.paired ? "/" + std::to_string(m + 1) : ""), reads[i].seq, reads[i].qual);
+        const std::string name = reads[i].name + (a->opt.paired ? "/" + std::to_string(m + 1) : "");
+        out.write(name, reads[i].seq, reads[i].qual);
+        if (truth) {  // bases inserted by the sequencer count as true: substitutions are what is scored
+          true_seq = reads[i].true_seq;
+          for (size_t k = 0; k < true_seq.size(); ++k) {
+            if (true_seq[k] == '-') true_seq[k] = reads[i].seq[k];
+          }
+          truth->write(name, true_seq, reads[i].qual);
+        }
       }
       out.close();
+      if (truth) truth->close();
     }
     log::info("sim", "reads: " + std::to_string(reads.size()) + " in " + std::to_string(t1 - t0) + " s (" +
                          std::to_string(static_cast<int64_t>(reads.size() / std::max(1e-9, t1 - t0))) + " reads/s)");

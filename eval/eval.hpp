@@ -42,4 +42,15 @@ VcfEval eval_vcf(const std::string& truth_path, const std::string& calls_path, c
                  bool pass_only = true);
 void print_vcf_eval(const VcfEval& e, std::FILE* out);
 
+// Error correction: reads before and after correction against their true sequences
+// (same order, names and lengths; an inserted error base counts as true in the truth).
+struct CorrectEval {
+  int64_t reads = 0, bases = 0, errors_before = 0, errors_after = 0;
+  int64_t fixed = 0, introduced = 0, changed = 0;
+  int64_t reads_with_errors = 0, reads_fully_corrected = 0, reads_made_wrong = 0;
+};
+CorrectEval eval_correct(const std::string& original_path, const std::string& corrected_path,
+                         const std::string& truth_path);
+void print_correct_eval(const CorrectEval& e, std::FILE* out);
+
 }  // namespace gatemap::eval

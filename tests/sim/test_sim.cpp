@@ -308,3 +308,36 @@ TEST(EvalVcf, SimulatedTruthAgainstItselfIsPerfect) {
     EXPECT_EQ(c.genotype_match, c.tp);
   }
 }
+
+TEST(EvalCorrect, CountsFixedAndIntroducedErrors) {
+  test::TempDir dir;
+  io::write_fasta(dir.file("ref.fa"), small_genome());
+  const std::string bin = GATEMAP_BINARY;
+  ASSERT_EQ(test::run_command(bin + " sim reads " + dir.file("ref.fa") + " --single -n 3000 -l 100 --sub-rate 0.01 " +
+                              "--truth-fastq -o " + dir.file("r")),
+            0);
+  const auto original = dir.file("r.fq"), truth = dir.file("r.true.fq");
+  // Untouched reads: nothing fixed, nothing introduced; the error rate is the simulated one.
+  const auto same = eval::eval_correct(original, original, truth);
+  EXPECT_EQ(same.reads, 3000);
+  EXPECT_EQ(same.fixed, 0);
+  EXPECT_EQ(same.introduced, 0);
+  EXPECT_NEAR(static_cast<double>(same.errors_before) / same.bases, 0.0105, 0.002);
+  // A perfect corrector.
+  const auto perfect = eval::eval_correct(original, truth, truth);
+  EXPECT_EQ(perfect.errors_after, 0);
+  EXPECT_EQ(perfect.fixed, same.errors_before);
+  EXPECT_EQ(perfect.reads_fully_corrected, same.reads_with_errors);
+  // One correct base changed: one error introduced.
+  std::string text = test::read_file(original);
+  const size_t seq_at = text.find('\n') + 1;
+  const size_t line_end = text.find('\n', seq_at);
+  const std::string first_true = test::read_file(truth).substr(seq_at, line_end - seq_at);
+  size_t k = 0;
+  while (text[seq_at + k] != first_true[k]) ++k;  // a base that is right
+  text[seq_at + k] = text[seq_at + k] == 'A' ? 'C' : 'A';
+  const auto broken = test::write_file(dir.file("broken.fq"), text);
+  const auto one = eval::eval_correct(original, broken, truth);
+  EXPECT_EQ(one.introduced, 1);
+  EXPECT_EQ(one.errors_after, same.errors_before + 1);
+}
