@@ -92,6 +92,7 @@ void add_reads(CLI::App* sim, AppContext& ctx) {
   sub->add_option("-t,--threads", a->threads, "Threads (output does not depend on it)")->capture_default_str();
   on_run(sub, ctx, [a] {
     a->opt.paired = !a->single;
+    a->opt.keep_true_seq = a->truth_fastq;
     const auto ref = io::read_fasta(a->ref);
     std::unique_ptr<sim::Donor> donor;
     if (!a->vcf.empty()) donor = std::make_unique<sim::Donor>(sim::load_donor_vcf(ref, a->vcf));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 
@@ -95,7 +96,8 @@ struct Piece {
 // The truth from the read's pieces in forward reference orientation: O(pieces + blocks).
 ReadTruth truth_of(const std::string& contig, const std::vector<Block>& blocks, const std::vector<Piece>& pieces,
                    bool reverse) {
-  std::vector<std::pair<char, int64_t>> ops;
+  thread_local std::vector<std::pair<char, int64_t>> ops;
+  ops.clear();
   int64_t first = -1, last = -1, bases = 0;
   RefCursor cursor(blocks);
   for (const Piece& p : pieces) {
@@ -123,7 +125,12 @@ ReadTruth truth_of(const std::string& contig, const std::vector<Block>& blocks, 
   t.contig = contig;
   t.reverse = reverse;
   t.pos1 = first + 1;
-  for (const auto& [op, n] : ops) t.cigar += std::to_string(n) + op;
+  char buf[24];
+  for (const auto& [op, n] : ops) {
+    const auto end = std::to_chars(buf, buf + sizeof buf, n).ptr;
+    t.cigar.append(buf, end);
+    t.cigar += op;
+  }
   if (first < 0) t.cigar = std::to_string(bases) + "I";
   return t;
 }
@@ -222,10 +229,11 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
       const int64_t dir = from_start ? 1 : -1;
       r.seq.resize(static_cast<size_t>(L));
       r.true_seq.clear();
-      r.true_seq.reserve(static_cast<size_t>(L));
+      if (opt.keep_true_seq) r.true_seq.reserve(static_cast<size_t>(L));
       r.qual = quality_pool[static_cast<size_t>(rng.below(kPool))];
       r.errors = 0;
-      std::vector<Piece> pieces;
+      thread_local std::vector<Piece> pieces;  // reused: no allocation per read
+      pieces.clear();
       const auto next_gap = [&]() -> int64_t {  // read bases until the next candidate event
         if (max_rate <= 0) return int64_t{1} << 40;
         return static_cast<int64_t>(std::floor(std::log1p(-rng.uniform()) / log_keep));
@@ -235,7 +243,7 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
         const char* src = seq.data() + origin + dir * t;
         char* dst = &r.seq[i];
         for (int64_t k = 0; k < n; ++k) dst[k] = to_base[static_cast<unsigned char>(src[dir * k])];
-        r.true_seq.append(dst, static_cast<size_t>(n));
+        if (opt.keep_true_seq) r.true_seq.append(dst, static_cast<size_t>(n));
         if (n > 0) {
           if (!pieces.empty() && pieces.back().hap_begin >= 0 && pieces.back().len > 0 &&
               pieces.back().hap_begin + pieces.back().len == t) {
@@ -257,7 +265,7 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
         const double u = rng.uniform() * max_rate;
         if (u < opt.indel_rate / 2) {  // a base inserted by the sequencer
           r.seq[i] = "ACGT"[rng.below(4)];
-          r.true_seq += '-';
+          if (opt.keep_true_seq) r.true_seq += '-';
           r.qual[i] = static_cast<char>(33 + std::clamp(q_error[i] + static_cast<int>(rng.below(5)) - 2, 2, 41));
           pieces.push_back({-1, 1});
           ++r.errors;
@@ -296,11 +304,22 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
 }
 
 std::string encode_truth_name(int64_t id, const ReadTruth& t1, const ReadTruth* t2) {
-  const auto field = [](const ReadTruth& t) {
-    return t.contig + "!" + std::to_string(t.pos1) + "!" + (t.reverse ? "-" : "+") + "!" + t.cigar;
+  std::string name;
+  name.reserve(64);
+  char buf[24];
+  const auto number = [&](int64_t v) { name.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr); };
+  const auto field = [&](const ReadTruth& t) {
+    name += '!';
+    name += t.contig;
+    name += '!';
+    number(t.pos1);
+    name += t.reverse ? "!-!" : "!+!";
+    name += t.cigar;
   };
-  std::string name = "s" + std::to_string(id) + "!" + field(t1);
-  if (t2) name += "!" + field(*t2);
+  name += 's';
+  number(id);
+  field(t1);
+  if (t2) field(*t2);
   return name;
 }
 

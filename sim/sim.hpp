@@ -71,6 +71,7 @@ struct ReadOptions {
   double indel_rate = 0.0002;    // indel error rate per base
   double n_rate = 0.0005;        // bases called N
   uint64_t seed = 3;
+  bool keep_true_seq = false;    // fill SimRead::true_seq (for --truth-fastq)
 };
 
 // Truth of one read, as written into its name: contig, 1-based leftmost reference
@@ -86,7 +87,7 @@ struct SimRead {
   std::string name, seq, qual;
   ReadTruth truth;
   int errors = 0;            // sequencing errors placed
-  std::string true_seq;      // the read before errors (for error-correction scoring)
+  std::string true_seq;      // the read before errors, '-' for inserted bases (keep_true_seq only)
 };
 
 // Reads from the donor's haplotypes (or the reference when donor is null). For pairs,
