@@ -1,8 +1,6 @@
 // gatemap eval vcf: normalized allele matching (hap.py-lite): multi-allelic records are
 // split, each allele trimmed and left-aligned against the reference, equal-length
 // multi-base alleles split into SNPs; then TP/FP/FN per class and genotype concordance.
-#include <htslib/vcf.h>
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -11,6 +9,7 @@
 #include "common/error.hpp"
 #include "eval/eval.hpp"
 #include "io/fasta.hpp"
+#include "io/vcf_reader.hpp"
 
 namespace gatemap::eval {
 namespace {
@@ -52,29 +51,19 @@ void normalize(const std::string& contig, int64_t& pos, std::string& ref, std::s
 // Normalized alleles of one VCF with their dosage (number of copies in the first
 // sample's GT; 1 when there is no genotype).
 std::map<Key, int> load_alleles(const std::string& path, const Reference& ref, bool pass_only, int64_t& skipped) {
-  htsFile* fp = bcf_open(path.c_str(), "r");
-  if (!fp) throw IoError("cannot open VCF '" + path + "'");
-  bcf_hdr_t* hdr = bcf_hdr_read(fp);
-  if (!hdr) {
-    bcf_close(fp);
-    throw FormatError("VCF '" + path + "': cannot read the header");
-  }
+  io::VcfReader in(path);
   std::map<Key, int> out;
-  bcf1_t* rec = bcf_init();
-  int32_t* gt = nullptr;
-  int ngt = 0;
-  const bool has_samples = bcf_hdr_nsamples(hdr) > 0;
-  int ret;
-  while ((ret = bcf_read(fp, hdr, rec)) == 0) {
-    bcf_unpack(rec, BCF_UN_ALL);
-    if (pass_only && !(rec->d.n_flt == 0 || bcf_has_filter(hdr, rec, const_cast<char*>("PASS")) == 1)) continue;
-    const std::string chrom = bcf_hdr_id2name(hdr, rec->rid);
+  while (in.next()) {
+    const bcf1_t* rec = in.record();
+    if (pass_only && !in.passes()) continue;
+    const std::string chrom = in.contig();
     const auto contig = ref.find(chrom);
     if (contig == ref.end()) {
       ++skipped;
       continue;
     }
-    int n = has_samples ? bcf_get_genotypes(hdr, rec, &gt, &ngt) : 0;
+    int gt[2];
+    const bool genotyped = in.genotype(gt[0], gt[1]);
     for (int a = 1; a < rec->n_allele; ++a) {
       std::string r = rec->d.allele[0], alt = rec->d.allele[a];
       if (alt.find_first_not_of("ACGTNacgtn") != std::string::npos) {
@@ -83,14 +72,8 @@ std::map<Key, int> load_alleles(const std::string& path, const Reference& ref, b
       }
       for (auto& c : r) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       for (auto& c : alt) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      int dosage = 1;
-      if (n >= 2) {
-        dosage = 0;
-        for (int k = 0; k < 2; ++k) {
-          if (!bcf_gt_is_missing(gt[k]) && gt[k] != bcf_int32_vector_end && bcf_gt_allele(gt[k]) == a) ++dosage;
-        }
-        if (dosage == 0) continue;  // this allele is not in the sample
-      }
+      const int dosage = genotyped ? (gt[0] == a) + (gt[1] == a) : 1;
+      if (dosage == 0) continue;  // this allele is not in the sample
       int64_t pos = rec->pos;
       normalize(contig->second, pos, r, alt);
       if (r.size() == alt.size() && r.size() > 1) {  // MNP: one SNP per differing base
@@ -102,11 +85,6 @@ std::map<Key, int> load_alleles(const std::string& path, const Reference& ref, b
       }
     }
   }
-  free(gt);
-  bcf_destroy(rec);
-  bcf_hdr_destroy(hdr);
-  bcf_close(fp);
-  if (ret < -1) throw FormatError("VCF '" + path + "': truncated or corrupt");
   return out;
 }
 

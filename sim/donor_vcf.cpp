@@ -1,61 +1,40 @@
 // A donor from any VCF: genotyped alleles applied to the reference haplotype by haplotype.
-#include <htslib/vcf.h>
-
 #include <algorithm>
 #include <map>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "io/vcf_reader.hpp"
 #include "sim/sim.hpp"
 
 namespace gatemap::sim {
 
 Donor load_donor_vcf(const std::vector<io::FastaRecord>& ref, const std::string& path) {
-  htsFile* fp = bcf_open(path.c_str(), "r");
-  if (!fp) throw IoError("cannot open VCF '" + path + "'");
-  bcf_hdr_t* hdr = bcf_hdr_read(fp);
-  if (!hdr) {
-    bcf_close(fp);
-    throw FormatError("VCF '" + path + "': cannot read the header");
-  }
+  io::VcfReader in(path);
   std::map<std::string, int32_t> contig_id;
   for (size_t i = 0; i < ref.size(); ++i) contig_id[ref[i].name] = static_cast<int32_t>(i);
   // Per haplotype, variants as (contig, pos, ref, alt); kept apart so overlaps are per haplotype.
   std::vector<Variant> per_hap[2];
-  bcf1_t* rec = bcf_init();
-  int32_t* gt = nullptr;
-  int ngt = 0;
-  int64_t skipped = 0, line = 0;
-  while (bcf_read(fp, hdr, rec) == 0) {
-    ++line;
-    bcf_unpack(rec, BCF_UN_ALL);
-    const auto it = contig_id.find(bcf_hdr_id2name(hdr, rec->rid));
-    if (it == contig_id.end()) {
-      ++skipped;
-      continue;
-    }
-    const int n = bcf_get_genotypes(hdr, rec, &gt, &ngt);
-    if (n < 2) {
+  int64_t skipped = 0;
+  while (in.next()) {
+    const bcf1_t* rec = in.record();
+    const auto it = contig_id.find(in.contig());
+    int gt[2];
+    if (it == contig_id.end() || !in.genotype(gt[0], gt[1])) {
       ++skipped;
       continue;
     }
     for (int h = 0; h < 2; ++h) {
-      if (bcf_gt_is_missing(gt[h]) || gt[h] == bcf_int32_vector_end) continue;
-      const int allele = bcf_gt_allele(gt[h]);
+      const int allele = gt[h];
       if (allele <= 0 || allele >= rec->n_allele) continue;
       const std::string alt = rec->d.allele[allele];
       if (alt.find_first_not_of("ACGTacgt") != std::string::npos) {
         ++skipped;
         continue;
       }
-      Variant v{it->second, rec->pos, rec->d.allele[0], alt, 1 << h};
-      per_hap[h].push_back(v);
+      per_hap[h].push_back(Variant{it->second, rec->pos, rec->d.allele[0], alt, 1 << h});
     }
   }
-  free(gt);
-  bcf_destroy(rec);
-  bcf_hdr_destroy(hdr);
-  bcf_close(fp);
   // Merge identical alleles on both haplotypes into one homozygous variant; drop overlaps.
   std::map<std::tuple<int32_t, int64_t, std::string, std::string>, int> merged;
   for (int h = 0; h < 2; ++h) {
