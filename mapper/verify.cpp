@@ -38,7 +38,7 @@ enum Move : uint8_t { kStart, kDiag, kIns, kDel };
 // M (the move taken). Among equal costs a later start (a shorter alignment) loses;
 // then diagonal moves win over insertions, deletions and clipped starts, which places
 // gaps leftmost in the traceback.
-void fill(const Band& b, std::vector<int>& D, std::vector<int>* S, std::vector<uint8_t>* M) {
+void fill(const Band& b, std::vector<int>& D, std::vector<int>* S, std::vector<uint8_t>* M, int cutoff = kInf) {
   const size_t cells = static_cast<size_t>(b.m + 1) * b.w;
   D.assign(cells, kInf);
   if (S) S->assign(cells, 0);
@@ -51,6 +51,7 @@ void fill(const Band& b, std::vector<int>& D, std::vector<int>* S, std::vector<u
       int* row = &D[static_cast<size_t>(i) * b.w];
       const int* prev = row - b.w;
       const uint8_t rc = b.read[i - 1];
+      int row_min = kInf;
       for (int t = 0; t < b.w; ++t) {
         const int64_t g = b.g(i, t);
         if (!b.in_ref(g)) continue;
@@ -62,7 +63,11 @@ void fill(const Band& b, std::vector<int>& D, std::vector<int>* S, std::vector<u
         }
         if (t + 1 < b.w && prev[t + 1] + 1 < best) best = prev[t + 1] + 1;
         row[t] = best;
+        row_min = std::min(row_min, best);
       }
+      // Costs never decrease down the rows: once a whole row is above the cutoff, so is
+      // the end (Ukkonen's cut-off). The rows left at kInf make the caller see no hit.
+      if (row_min > cutoff) return;
     }
     return;
   }
@@ -181,7 +186,7 @@ BandResult banded_distance(const uint8_t* read, int m, const RefWindow& window, 
                            int clip_penalty) {
   const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
   std::vector<int> starts;
-  fill(b, scratch, b.clip ? &starts : nullptr, nullptr);
+  fill(b, scratch, b.clip ? &starts : nullptr, nullptr, max_edits);
   int row = 0, col = -1, cost = kInf;
   best_end(b, scratch, b.clip ? &starts : nullptr, row, col, cost);
   BandResult r;
