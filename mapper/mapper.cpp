@@ -40,6 +40,14 @@ struct PairChoice {
   int best = 0, second = -1, n_best = 0;  // pair scores: summed edits
 };
 
+// A mostly clipped alignment says little about where the read belongs: its MAPQ is
+// capped by the aligned fraction (60 from 70% aligned down to 0 at 30%).
+int clipped_mapq_cap(const Alignment& aln, const ReadWork& w) {
+  const double m = static_cast<double>(std::max<size_t>(1, w.codes[0].size()));
+  const double aligned = (m - aln.clipped) / m;
+  return std::clamp(static_cast<int>(std::lround(60 * (aligned - 0.3) / 0.4)), 0, 60);
+}
+
 struct Finished {
   const Hit* hit = nullptr;  // primary hit, null = unmapped
   int mapq = 0;
@@ -169,12 +177,12 @@ struct Mapper::Impl {
   }
 
   // Looks for `lost` near each of `found`'s best hits, on the opposite strand, in a band
-  // as wide as the insert size allows, soft clips allowed as in the fallback. Returns
+  // of 3 insert-size sd, soft clips allowed as in the fallback. Returns
   // whether a hit was added.
   bool rescue(const ReadWork& found, ReadWork& lost, RefWindow& win, std::vector<int>& scratch) const {
     const int64_t m = static_cast<int64_t>(lost.codes[0].size());
     if (m < 2) return false;
-    const int band = std::max(lost.e, static_cast<int>(std::ceil(4 * insert_sd)));
+    const int band = std::max(lost.e, static_cast<int>(std::ceil(3 * insert_sd)));
     const int best = found.hits[0].edits;
     for (size_t i = 0; i < found.hits.size() && i < 4 && found.hits[i].edits == best; ++i) {
       const Hit& h = found.hits[i];
@@ -420,9 +428,12 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
       std::vector<int> scratch;
 #pragma omp for schedule(dynamic, 256)
       for (int64_t r = 0; r < n; ++r) {
-        const Finished f = finish_single(r);
+        Finished f = finish_single(r);
         Alignment aln;
-        if (f.hit) aln = im.align(work[r], *f.hit, scratch);
+        if (f.hit) {
+          aln = im.align(work[r], *f.hit, scratch);
+          f.mapq = std::min(f.mapq, clipped_mapq_cap(aln, work[r]));
+        }
         emit(r, f, f.hit ? &aln : nullptr, 0, MateInfo{}, scratch);
       }
     }
@@ -436,8 +447,12 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
 #pragma omp for schedule(dynamic, 128)
       for (int64_t frag = 0; frag < n / 2; ++frag) {
         const int64_t r[2] = {2 * frag, 2 * frag + 1};
-        for (int m = 0; m < 2; ++m) {  // rescue a mate with no hit near its partner's best hits
-          if (work[r[m]].hits.empty() && !work[r[1 - m]].hits.empty()) {
+        // Rescue a mate with no hit, or only clipped fallback hits, near its partner's best hits.
+        for (int m = 0; m < 2; ++m) {
+          const auto& lost = work[r[m]].hits;
+          const auto& found = work[r[1 - m]].hits;
+          const bool unique_partner = found.size() == 1 || (found.size() > 1 && found[1].edits > found[0].edits);
+          if ((lost.empty() || (lost[0].clipped && unique_partner)) && !found.empty()) {
             rescued += im.rescue(work[r[1 - m]], work[r[m]], win, scratch);
           }
         }
@@ -454,7 +469,9 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
         }
         Alignment aln[2];
         for (int m = 0; m < 2; ++m) {
-          if (f[m].hit) aln[m] = im.align(work[r[m]], *f[m].hit, scratch);
+          if (!f[m].hit) continue;
+          aln[m] = im.align(work[r[m]], *f[m].hit, scratch);
+          if (!pc.h[0]) f[m].mapq = std::min(f[m].mapq, clipped_mapq_cap(aln[m], work[r[m]]));
         }
         MateInfo info[2];
         for (int m = 0; m < 2; ++m) {
