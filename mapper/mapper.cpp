@@ -249,7 +249,7 @@ struct Mapper::Impl {
     const int band = h.clipped ? fallback_band(w) : w.e;
     const int m = static_cast<int>(w.codes[0].size());
     const int64_t cb = contig_begin[h.contig], ce = contig_end[h.contig];
-    RefWindow win;
+    thread_local RefWindow win;
     fetch_window(idx, std::max(cb, h.diag - band), std::min(ce, h.diag + m + band), win);
     return banded_align(w.codes[h.strand].data(), m, win, cb, ce, h.diag, band, scratch,
                         h.clipped ? kClipPenalty : 0);

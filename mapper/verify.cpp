@@ -185,7 +185,7 @@ BandResult banded_distance(const uint8_t* read, int m, const RefWindow& window, 
                            int64_t contig_end, int64_t diag, int band, int max_edits, std::vector<int>& scratch,
                            int clip_penalty) {
   const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
-  std::vector<int> starts;
+  thread_local std::vector<int> starts;  // reused across calls: no allocation per candidate
   fill(b, scratch, b.clip ? &starts : nullptr, nullptr, max_edits);
   int row = 0, col = -1, cost = kInf;
   best_end(b, scratch, b.clip ? &starts : nullptr, row, col, cost);
@@ -200,8 +200,8 @@ BandResult banded_distance(const uint8_t* read, int m, const RefWindow& window, 
 Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
                        int64_t contig_end, int64_t diag, int band, std::vector<int>& scratch, int clip_penalty) {
   const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
-  std::vector<int> starts;
-  std::vector<uint8_t> moves;
+  thread_local std::vector<int> starts;
+  thread_local std::vector<uint8_t> moves;
   fill(b, scratch, &starts, &moves);
   int i = 0, t = -1, cost = kInf;
   best_end(b, scratch, &starts, i, t, cost);
