@@ -295,10 +295,11 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
       if (!from_start) std::reverse(pieces.begin(), pieces.end());
       truths[m] = truth_of(ref[f.contig].name, blocks[f.h][f.contig], pieces, reverse);
     }
-    const std::string name = encode_truth_name(id, truths[0], opt.paired ? &truths[1] : nullptr);
-    for (int m = 0; m < mates; ++m) {
-      out[static_cast<size_t>(id * mates + m)].name = name;
-      out[static_cast<size_t>(id * mates + m)].truth = truths[m];
+    std::string name = encode_truth_name(id, truths[0], opt.paired ? &truths[1] : nullptr);
+    for (int m = mates - 1; m >= 0; --m) {  // the last copy moves
+      SimRead& r = out[static_cast<size_t>(id * mates + m)];
+      r.name = m ? name : std::move(name);
+      r.truth = std::move(truths[m]);
     }
   }
 }
