@@ -156,7 +156,8 @@ struct Fragment {
 }  // namespace
 
 void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor, const ReadOptions& opt,
-                    std::vector<SimRead>& out) {
+                    std::vector<SimRead>& out, int64_t first_fragment, int64_t count) {
+  if (count < 0) count = opt.n_fragments - first_fragment;
   if (opt.read_len < 1 || opt.read_len > 100000) throw UsageError("-l must be in 1..100000");
   if (opt.paired && opt.insert_mean < opt.read_len) throw UsageError("--insert must be at least the read length");
   const std::vector<io::FastaRecord>* haps[2] = {donor ? &donor->hap[0] : &ref, donor ? &donor->hap[1] : &ref};
@@ -189,15 +190,27 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
       for (int i = 0; i < L; ++i) q[i] = static_cast<char>(33 + std::clamp(q_ok[i] + static_cast<int>(qrng.below(5)) - 2, 2, 41));
     }
   }
-  out.assign(static_cast<size_t>(opt.n_fragments * mates), {});
+  // Reads of fragment id depend on (seed, id) alone, so chunks of any size give the same
+  // reads; `out` is resized, not rebuilt, so its strings' storage is reused across chunks.
+  const int64_t slack = L / 10 + 5;  // room for deletion errors on either side
+  const int64_t shortest_fragment = L + 2 * slack;
+  if (std::none_of(haps[0]->begin(), haps[0]->end(), [&](const io::FastaRecord& r) {
+        return static_cast<int64_t>(r.seq.size()) >= shortest_fragment;
+      })) {
+    throw Error("cannot place reads of " + std::to_string(L) + " bp: every contig is shorter than " +
+                std::to_string(shortest_fragment) + " bp");
+  }
+  out.resize(static_cast<size_t>(count * mates));
+  bool placement_failed = false;
 
 #pragma omp parallel for schedule(dynamic, 1024)
-  for (int64_t id = 0; id < opt.n_fragments; ++id) {
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t id = first_fragment + k;
     Rng rng(substream(opt.seed, static_cast<uint64_t>(id)));
     // Draw a fragment that fits its contig and whose reads are not mostly N.
     Fragment f{};
-    for (int attempt = 0;; ++attempt) {
-      if (attempt > 10000) throw Error("cannot place reads: contigs too short or all N");
+    bool placed = false;
+    for (int attempt = 0; attempt <= 10000 && !placed; ++attempt) {
       f.h = static_cast<int>(rng.below(2));
       f.contig = static_cast<int>(std::upper_bound(cumulative.begin(), cumulative.end(), rng.uniform() * total) -
                                   cumulative.begin());
@@ -205,7 +218,6 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
       const std::string& seq = (*haps[f.h])[f.contig].seq;
       const int64_t frag = opt.paired ? std::max<int64_t>(L, std::llround(opt.insert_mean + opt.insert_sd * rng.normal()))
                                       : L;
-      const int64_t slack = L / 10 + 5;  // room for deletion errors on either side
       if (frag + 2 * slack > static_cast<int64_t>(seq.size())) continue;
       f.begin = slack + rng.below(static_cast<int64_t>(seq.size()) - frag - 2 * slack + 1);
       f.end = f.begin + frag;
@@ -213,7 +225,12 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
       int64_t n = 0;
       for (int64_t i = f.begin; i < f.begin + L; ++i) n += (seq[i] | 0x20) == 'n';
       for (int64_t i = f.end - L; i < f.end; ++i) n += (seq[i] | 0x20) == 'n';
-      if (n * 10 < 2 * L) break;
+      placed = n * 10 < 2 * L;
+    }
+    if (!placed) {  // no exception may leave an OpenMP loop: report after it
+#pragma omp atomic write
+      placement_failed = true;
+      continue;
     }
     const std::string& seq = (*haps[f.h])[f.contig].seq;
     ReadTruth truths[2];
@@ -222,8 +239,7 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
       // mate 2 reads the other end on the other strand.
       const bool reverse = (m == 0) ? f.reverse : !f.reverse;
       const bool from_start = (m == 0) != f.reverse;
-      SimRead& r = out[static_cast<size_t>(id * mates + m)];
-      const int64_t slack = L / 10 + 5;
+      SimRead& r = out[static_cast<size_t>(k * mates + m)];
       // Template base t sits at haplotype position `origin + dir * t`.
       const int64_t origin = from_start ? f.begin : f.end - 1;
       const int64_t dir = from_start ? 1 : -1;
@@ -297,11 +313,12 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
     }
     std::string name = encode_truth_name(id, truths[0], opt.paired ? &truths[1] : nullptr);
     for (int m = mates - 1; m >= 0; --m) {  // the last copy moves
-      SimRead& r = out[static_cast<size_t>(id * mates + m)];
+      SimRead& r = out[static_cast<size_t>(k * mates + m)];
       r.name = m ? name : std::move(name);
       r.truth = std::move(truths[m]);
     }
   }
+  if (placement_failed) throw Error("cannot place reads: the contigs are too short or mostly N");
 }
 
 std::string encode_truth_name(int64_t id, const ReadTruth& t1, const ReadTruth* t2) {

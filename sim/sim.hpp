@@ -90,10 +90,13 @@ struct SimRead {
   std::string true_seq;      // the read before errors, '-' for inserted bases (keep_true_seq only)
 };
 
-// Reads from the donor's haplotypes (or the reference when donor is null). For pairs,
-// out holds mate 1, mate 2, mate 1, ...
+// Reads from the donor's haplotypes (or the reference when donor is null): fragments
+// [first_fragment, first_fragment + count) of the run (count -1: up to opt.n_fragments).
+// Fragment i's reads depend only on the seed and i, so any chunking gives the same reads.
+// For pairs, out holds mate 1, mate 2, mate 1, ...; it is resized, and its strings'
+// storage reused, so simulate in chunks into one vector. Throws when reads cannot be placed.
 void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor, const ReadOptions& opt,
-                    std::vector<SimRead>& out);
+                    std::vector<SimRead>& out, int64_t first_fragment = 0, int64_t count = -1);
 
 // Read names: "<id>!<contig>!<pos1>!<+|->!<cigar>" per mate, mates joined by '!'.
 std::string encode_truth_name(int64_t id, const ReadTruth& t1, const ReadTruth* t2);

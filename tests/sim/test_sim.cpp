@@ -57,6 +57,16 @@ TEST(Sim, SameSeedSameBytes) {
     EXPECT_EQ(r1[i].seq, r2[i].seq);
     EXPECT_EQ(r1[i].name, r2[i].name);
   }
+  // Chunks (into a reused vector) give the same reads.
+  std::vector<sim::SimRead> chunk;
+  sim::simulate_reads(a, nullptr, ro, chunk, 0, 300);
+  sim::simulate_reads(a, nullptr, ro, chunk, 300, 200);
+  ASSERT_EQ(chunk.size(), 400u);
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    EXPECT_EQ(chunk[i].seq, r1[600 + i].seq);
+    EXPECT_EQ(chunk[i].qual, r1[600 + i].qual);
+    EXPECT_EQ(chunk[i].name, r1[600 + i].name);
+  }
 }
 
 TEST(Sim, GenomeHasHumanFeatures) {
