@@ -256,7 +256,7 @@ struct Mapper::Impl {
   }
 };
 
-Mapper::Mapper(const index::Index& idx, const MapOptions& opt, const sam_hdr_t*)
+Mapper::Mapper(const index::Index& idx, const MapOptions& opt)
     : impl_(std::make_unique<Impl>(idx, opt)) {}
 Mapper::~Mapper() = default;
 

@@ -43,7 +43,7 @@ struct MapStats {
 // Maps chunks of reads. Not thread-safe itself; uses OpenMP inside each stage.
 class Mapper {
  public:
-  Mapper(const index::Index& idx, const MapOptions& opt, const sam_hdr_t* header);
+  Mapper(const index::Index& idx, const MapOptions& opt);
   ~Mapper();
   Mapper(const Mapper&) = delete;
   Mapper& operator=(const Mapper&) = delete;

@@ -56,11 +56,11 @@ MapStats run_mapping(RunOptions opt) {
   io::FastqSource source(opt.reads1, opt.reads2);
   std::unique_ptr<Mapper> mapper;
   try {
-    mapper = std::make_unique<Mapper>(*idx, opt.map, out.header());
+    mapper = std::make_unique<Mapper>(*idx, opt.map);
   } catch (const CudaError& e) {
     log::warn("map", std::string("GPU filter unavailable (") + e.what() + "); using the CPU twin");
     opt.map.filter = FilterMode::cpu;
-    mapper = std::make_unique<Mapper>(*idx, opt.map, out.header());
+    mapper = std::make_unique<Mapper>(*idx, opt.map);
   }
   io::ReadBatch batch;
   std::vector<bam1_t*> records;
