@@ -18,7 +18,7 @@ enum class FilterMode { gpu, cpu, off };
 
 struct MapOptions {
   int max_edits = -1;            // -e: edit threshold; -1 = 4% of each read's length (at least 2)
-  int max_candidates = 100;      // --max-cand: candidate diagonals verified per read and strand
+  int max_candidates = 32;       // --max-cand: candidate diagonals verified per read and strand
   uint32_t max_occ = 0;          // --max-occ: skip seeds with more hits (0 = the index's cap)
   bool all_hits = false;         // -a: report every location within -e as secondary records
   FilterMode filter = FilterMode::cpu;  // --filter
