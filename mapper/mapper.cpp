@@ -325,10 +325,18 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
       gpu::pack_reads(seqs, fr, true);
       gpu::gatekeeper_cpu(im.fref, fr, fc, e_max, codes);
     } else {
-      gpu::pack_reads(seqs, fr, !opt.encode_on_device);
+      gpu::pack_reads(seqs, fr, true);  // host packing also serves the CPU fallback below
       gpu::FilterTiming timing;
-      im.engine->filter(fr, fc, e_max, codes, opt.encode_on_device, &timing);
-      stats_.filter_kernel_s += timing.kernel_ms / 1000;
+      try {
+        im.engine->filter(fr, fc, e_max, codes, opt.encode_on_device, &timing);
+        stats_.filter_kernel_s += timing.kernel_ms / 1000;
+      } catch (const CudaError& err) {
+        // Out of device memory (or another device failure): this batch takes the CPU
+        // twin, which gives the same codes; later batches try the GPU again.
+        log::warn("map", std::string("GPU filter failed for this batch (") + err.what() + "); using the CPU twin");
+        ++stats_.filter_cpu_fallbacks;
+        gpu::gatekeeper_cpu(im.fref, fr, fc, e_max, codes);
+      }
     }
   }
   stats_.filter_s += seconds_since(t0);

@@ -20,7 +20,8 @@ std::string MapStats::to_json() const {
     << proper_pairs << ",\n  \"rescued\": " << rescued << ",\n  \"candidates\": " << candidates
     << ",\n  \"filter_rejected\": " << filter_rejected << ",\n  \"filter_unfiltered\": " << filter_unfiltered
     << ",\n  \"verified\": " << verified << ",\n  \"reads_with_capped_seeds\": " << capped_reads
-    << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits << ",\n  \"insert_mean\": " << insert_mean
+    << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits
+    << ",\n  \"gpu_batches_on_cpu\": " << filter_cpu_fallbacks << ",\n  \"insert_mean\": " << insert_mean
     << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {\"seed\": " << seed_s << ", \"filter\": " << filter_s
     << ", \"filter_kernel\": " << filter_kernel_s << ", \"verify\": " << verify_s << ", \"finish\": " << pair_s
     << ", \"output\": " << output_s << "}\n}\n";
