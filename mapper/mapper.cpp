@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <functional>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -51,7 +50,6 @@ int clipped_mapq_cap(const Alignment& aln, const ReadWork& w) {
 struct Finished {
   const Hit* hit = nullptr;  // primary hit, null = unmapped
   int mapq = 0;
-  int n_best = 0;
   int second = -1;  // second-best edits, -1 = none
 };
 
@@ -382,7 +380,6 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
     const int best = w.hits[0].edits;
     int nb = 0;
     while (nb < static_cast<int>(w.hits.size()) && w.hits[nb].edits == best) ++nb;
-    f.n_best = nb;
     f.second = nb > 1 ? best : (nb < static_cast<int>(w.hits.size()) ? w.hits[nb].edits : -1);
     f.hit = &w.hits[name_hash(batch.reads[r].name) % static_cast<uint64_t>(nb)];
     f.mapq = mapq_from(best, f.second, nb, w.capped);

@@ -62,7 +62,7 @@ Families make_families(uint64_t seed, double gc) {
   return f;
 }
 
-std::string make_contig(const std::string& name, int64_t len, bool chromosome, const GenomeOptions& opt,
+std::string make_contig(int64_t len, bool chromosome, const GenomeOptions& opt,
                         const Families& fam, uint64_t seed) {
   Rng rng(seed);
   std::string s(static_cast<size_t>(len), 'A');
@@ -118,7 +118,6 @@ std::string make_contig(const std::string& name, int64_t len, bool chromosome, c
   }
   const int64_t runs = static_cast<int64_t>(opt.n_gap_fraction * len / 2000);
   for (int64_t i = 0; i < runs; ++i) gap(rng.below(len), rng.range(50, 4000));
-  (void)name;
   return s;
 }
 
@@ -170,7 +169,7 @@ std::vector<io::FastaRecord> simulate_genome(const GenomeOptions& opt) {
   for (int c = 0; c < n; ++c) {
     const bool chromosome = layout[c].first.rfind("GL", 0) != 0 && layout[c].first != "MT";
     out[c].name = layout[c].first;
-    out[c].seq = make_contig(layout[c].first, layout[c].second, chromosome, opt, fam, substream(opt.seed, c + 1));
+    out[c].seq = make_contig(layout[c].second, chromosome, opt, fam, substream(opt.seed, c + 1));
   }
   return out;
 }
