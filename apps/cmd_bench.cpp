@@ -1,4 +1,4 @@
-// gatemap bench filter: GateKeeper accuracy and throughput tables (docs/BENCHMARKS.md).
+// gatemap bench filter|pairhmm|fastq: the tables behind docs/BENCHMARKS.md.
 #include "apps/commands.hpp"
 #include "bench/bench.hpp"
 
@@ -24,6 +24,25 @@ void register_bench(CLI::App& app, AppContext& ctx) {
   filter->add_option("-t,--threads", o->threads, "CPU threads (0: all)")->capture_default_str();
   on_run(filter, ctx, [o] {
     bench::run_filter_bench(*o);
+    return 0;
+  });
+  auto* ph = bench->add_subcommand("pairhmm", "Pair-HMM GCUPS (GPU kernel/total, CPU twin) and accuracy vs double");
+  auto p = std::make_shared<bench::PairHmmBenchOptions>();
+  ph->add_option("--sizes", p->sizes, "Equal read/haplotype lengths")->delimiter(',')->capture_default_str();
+  ph->add_option("--long-read-haps", p->long_read_haps, "Haplotype lengths with reads 10x longer")
+      ->delimiter(',')
+      ->capture_default_str();
+  ph->add_option("--gpu-cells", p->gpu_cells, "Cells per GPU set")->capture_default_str();
+  ph->add_option("--cpu-cells", p->cpu_cells, "Cells per CPU set")->capture_default_str();
+  ph->add_option("--reps", p->reps, "Timed GPU repetitions (median)")->capture_default_str();
+  ph->add_flag("!--no-gpu", p->gpu, "Skip the GPU engine");
+  ph->add_flag("!--no-cpu", p->cpu, "Skip the CPU twin");
+  ph->add_option("--file", p->file, "PairHMM benchmark file to time (e.g. 10s.in)");
+  ph->add_option("--check", p->check_pairs, "Random pairs for the accuracy check (0: skip)")->capture_default_str();
+  ph->add_option("-o,--output", p->out, "TSV to write (stdout when absent)");
+  ph->add_option("-t,--threads", p->threads, "CPU threads (0: all)")->capture_default_str();
+  on_run(ph, ctx, [p] {
+    bench::run_pairhmm_bench(*p);
     return 0;
   });
   auto* fastq = bench->add_subcommand("fastq", "FASTQ parsing speed on one thread");

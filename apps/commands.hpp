@@ -30,6 +30,7 @@ void register_index(CLI::App&, AppContext&);
 void register_map(CLI::App&, AppContext&);
 void register_sim(CLI::App&, AppContext&);
 void register_eval(CLI::App&, AppContext&);
+void register_pairhmm(CLI::App&, AppContext&);
 void register_bench(CLI::App&, AppContext&);
 void register_demo(CLI::App&, AppContext&);
 

@@ -24,6 +24,24 @@ struct FilterBenchOptions {
 // throughput of the CPU twin and the GPU kernel (kernel time and whole filter time).
 void run_filter_bench(const FilterBenchOptions& opt);
 
+struct PairHmmBenchOptions {
+  std::vector<int> sizes = {16, 32, 64, 128, 256, 512, 1024};  // equal read and haplotype lengths
+  std::vector<int> long_read_haps = {16, 32, 64, 128};         // haplotype lengths with reads 10x longer
+  int64_t gpu_cells = 4000000000;   // cells per GPU set
+  int64_t cpu_cells = 200000000;    // cells per CPU set
+  int reps = 10;                    // timed GPU repetitions (median)
+  bool gpu = true, cpu = true;
+  std::string file;                 // a PairHMM benchmark file to time (e.g. 10s.in)
+  int64_t check_pairs = 0;          // random pairs for the accuracy check (0: skip)
+  std::string out;
+  int threads = 0;
+  uint64_t seed = 1;
+};
+
+// Pair-HMM GCUPS (GPU kernel and total, float CPU twin), a benchmark file's time, and
+// the accuracy of both engines against the double oracle.
+void run_pairhmm_bench(const PairHmmBenchOptions& opt);
+
 // Reads a FASTQ file on one thread and prints records/s and MB/s of uncompressed text.
 void run_fastq_bench(const std::string& path);
 

@@ -86,6 +86,33 @@ class ManagedBuffer {
   size_t cap_ = 0;
 };
 
+// Page-locked host memory, so that cudaMemcpyAsync really runs asynchronously.
+template <typename T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  ~PinnedBuffer() { release(); }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  void resize(size_t n) {  // discards contents
+    if (n <= n_ && ptr_) return;
+    release();
+    if (n) GATEMAP_CUDA_CHECK(cudaMallocHost(&ptr_, n * sizeof(T)));
+    n_ = n;
+  }
+  T* data() { return ptr_; }
+  size_t size() const { return n_; }
+
+ private:
+  void release() {
+    if (ptr_) cudaFreeHost(ptr_);
+    ptr_ = nullptr;
+    n_ = 0;
+  }
+  T* ptr_ = nullptr;
+  size_t n_ = 0;
+};
+
 class Stream {
  public:
   Stream() { GATEMAP_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }

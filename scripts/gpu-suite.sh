@@ -5,6 +5,7 @@
 #   filter  GateKeeper accuracy and throughput      -> filter.tsv bench.log
 #   map     end-to-end mapping, filter gpu/cpu/off  -> demo.txt map.log ncu.txt
 #   index   a GRCh37-sized (3.1 Gbp) synthetic build -> index.log
+#   pairhmm pair-HMM tests, GCUPS, 10s file, accuracy -> pairhmm_tests.log pairhmm.tsv pairhmm_bench.log
 set -uo pipefail
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
@@ -48,6 +49,13 @@ for stage in "$@"; do
       else
         echo "ncu not found" > "$OUT/ncu.txt"
       fi
+      ;;
+    pairhmm)
+      export GATEMAP_SHARED_DATA=$PWD/.gpu-bundle/data
+      for t in test_pairhmm_gpu test_pairhmm; do $B $t; echo "$t exit $?"; done > "$OUT/pairhmm_tests.log" 2>&1
+      $B gatemap bench pairhmm -t "$T" --file .gpu-bundle/data/pairhmm-carneiro/10s.in ${PAIRHMM_BENCH_ARGS:-} \
+        -o "$OUT/pairhmm.tsv" > "$OUT/pairhmm_bench.log" 2>&1
+      echo "bench exit $?" >> "$OUT/pairhmm_bench.log"
       ;;
     index)
       G=/tmp/gm_grch37

@@ -5,4 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90
-../shared/tools/gpu-bundle.sh build gatemap test_gpu_device test_gpu_cpu test_mapper_gpu
+../shared/tools/gpu-bundle.sh build gatemap test_gpu_device test_gpu_cpu test_mapper_gpu test_pairhmm test_pairhmm_gpu
+# The pair-HMM benchmark files travel with the bundle (the GPU machine has no ../shared).
+mkdir -p .gpu-bundle/data
+cp -r ../shared/data/pairhmm-carneiro .gpu-bundle/data/

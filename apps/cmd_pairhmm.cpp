@@ -1,0 +1,72 @@
+// gatemap pairhmm: log10 likelihoods for a PairHMM benchmark file, one per line, in the
+// order of its .out file.
+#include <omp.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "apps/commands.hpp"
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "gpu/device.hpp"
+#include "gpu/pairhmm.hpp"
+
+namespace gatemap::apps {
+
+namespace {
+
+struct PairHmmArgs {
+  std::string in, out, backend = "auto";
+  bool no_tristate = false;
+  int threads = 0;
+};
+
+int run_pairhmm(const PairHmmArgs& a) {
+  if (a.threads > 0) omp_set_num_threads(a.threads);
+  gpu::PairHmmBatch batch;
+  gpu::read_pairhmm_file(a.in, batch);
+  log::info("pairhmm", "read " + std::to_string(batch.groups.size()) + " test cases, " +
+                           std::to_string(batch.pair_count()) + " pairs, " + std::to_string(batch.cell_count()) +
+                           " cells from " + a.in);
+  gpu::PairHmmOptions opt;
+  opt.tristate = !a.no_tristate;
+  std::vector<double> lik;
+  gpu::PairHmmStats st;
+  std::string used;
+  if (a.backend == "ref") {
+    gpu::pairhmm_reference(batch, opt, lik);
+    used = "double reference";
+  } else {
+    gpu::PairHmmEngine engine(gpu::choose_backend(a.backend));
+    engine.compute(batch, opt, lik, &st);
+    used = gpu::backend_name(engine.backend());
+  }
+  std::FILE* out = a.out.empty() ? stdout : std::fopen(a.out.c_str(), "w");
+  if (!out) throw IoError("cannot open " + a.out + " for writing");
+  for (double v : lik) {
+    if (std::fprintf(out, "%.10g\n", v) < 0) throw IoError("failed writing " + (a.out.empty() ? "stdout" : a.out));
+  }
+  if (std::fflush(out) != 0 || (out != stdout && std::fclose(out) != 0)) {
+    throw IoError("failed writing " + (a.out.empty() ? "stdout" : a.out));
+  }
+  log::info("pairhmm", used + ": " + std::to_string(lik.size()) + " likelihoods, " + std::to_string(st.double_pairs) +
+                           " recomputed in double, " + std::to_string(st.total_ms) + " ms");
+  return 0;
+}
+
+}  // namespace
+
+void register_pairhmm(CLI::App& app, AppContext& ctx) {
+  auto a = std::make_shared<PairHmmArgs>();
+  auto* sub = app.add_subcommand("pairhmm", "Pair-HMM log10 likelihoods for a PairHMM benchmark file (.in)");
+  sub->add_option("input", a->in, "Benchmark file: test cases of reads x haplotypes")->required();
+  sub->add_option("-o,--output", a->out, "Output (stdout when absent)");
+  sub->add_option("--backend", a->backend, "gpu, cpu (float twin), ref (double oracle) or auto")
+      ->check(CLI::IsMember({"gpu", "cpu", "ref", "auto"}))
+      ->capture_default_str();
+  sub->add_flag("--no-tristate", a->no_tristate, "Mismatch prior e instead of e/3 (as the benchmark files)");
+  sub->add_option("-t,--threads", a->threads, "CPU threads (0: all)")->capture_default_str();
+  on_run(sub, ctx, [a] { return run_pairhmm(*a); });
+}
+
+}  // namespace gatemap::apps

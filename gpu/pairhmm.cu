@@ -1,0 +1,473 @@
+// GPU pair-HMM engine: a wavefront kernel in which a group of G lanes (4..32, part of a
+// warp) computes one pair, each lane owning RPL consecutive read rows in registers.
+// At step s lane l computes haplotype column j = s - l + 1 for its rows and hands its
+// bottom row's (M, X, Y) to lane l + 1 with one warp shuffle each, so a step costs three
+// shuffles for RPL cells. Reads longer than a band of G x RPL rows are computed band by
+// band; the bottom row of a band (M, X, Y per column) is kept for the next band in
+// shared memory when it fits the launch's allowance and in global memory otherwise
+// (Branchini et al.'s "dynamic memory swap"). Rows are padded at the top with copies of
+// row 0, so row R is always the last lane's last row. Small groups make many short
+// pairs share a warp (inter-task); G = 32 is one warp per pair (intra-task). The
+// dispatcher picks (G, RPL) per pair from a cost model. Pairs whose float sum
+// underflows are queued on the device and recomputed in double by the same kernel.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "gpu/buffers.cuh"
+#include "gpu/cuda_check.cuh"
+#include "gpu/pairhmm.hpp"
+#include "gpu/pairhmm_core.hpp"
+
+namespace gatemap::gpu {
+namespace detail {
+const double* ph2pr_table();  // pairhmm_cpu.cpp
+}
+
+namespace {
+
+using detail::kCodeN;
+using detail::RowParams;
+
+__constant__ double c_ph2pr[256];
+
+constexpr int kThreads = 128;  // threads per block
+constexpr size_t kSharedLimit = 96 * 1024;  // dynamic shared memory a launch may use for band boundaries
+constexpr size_t kScratchBytes = size_t(256) << 20;  // global band boundaries, per engine slot
+
+// One chunk on the device: pointers into its input buffer.
+struct DeviceChunk {
+  const int4* tasks;  // (read, hap, out, unused), indices local to the chunk
+  const uint32_t* read_begin;
+  const int32_t* read_len;
+  const uint32_t* hap_begin;
+  const int32_t* hap_len;
+  const uchar4* read_q;  // (base, ins, del, gcp) qualities per read base
+  const uint8_t* read_code;
+  const uint8_t* hap_code;
+};
+
+struct KernelOut {
+  double* log10_lik;  // per chunk pair
+  int* redo;          // float pass: tasks to recompute in double
+  int* n_redo;
+};
+
+template <typename T>
+struct Boundary {  // where the bottom row of a band waits for the next band
+  T* global;          // nullptr: shared memory
+  int64_t slot;       // elements per group: 2 buffers x 3 rows x (max H + 1)
+};
+
+template <int G, int RPL, typename T>
+__global__ void __launch_bounds__(kThreads) pairhmm_kernel(DeviceChunk c, int task_begin, const int* task_ids,
+                                                           const int* n_tasks_d, int n_tasks, bool tristate,
+                                                           Boundary<T> bnd, KernelOut out) {
+  constexpr int kBand = G * RPL;
+  extern __shared__ unsigned char smem_raw[];
+  const int lane = threadIdx.x % G;
+  const int groups_per_block = kThreads / G;
+  const int64_t group_id = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / G;
+  const int64_t n_groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  T* slot = bnd.global ? bnd.global + group_id * bnd.slot
+                       : reinterpret_cast<T*>(smem_raw) + static_cast<int64_t>(threadIdx.x / G) * bnd.slot;
+  const int64_t half = bnd.slot / 2;
+  const int n = n_tasks_d ? *n_tasks_d : n_tasks;
+  // The loop over tasks is uniform across the warp (warp_base), so shuffles converge.
+  const int64_t warp_base0 = group_id - (threadIdx.x % 32) / G;
+  for (int64_t warp_base = warp_base0; warp_base < n; warp_base += n_groups) {
+    const int64_t t = warp_base + (threadIdx.x % 32) / G;
+    const bool valid = t < n;
+    const int task_index = valid ? (task_ids ? task_ids[t] : task_begin + static_cast<int>(t)) : 0;
+    int4 task = make_int4(0, 0, -1, 0);
+    int R = 0, H = 0;
+    if (valid) {
+      task = c.tasks[task_index];
+      R = c.read_len[task.x];
+      H = c.hap_len[task.y];
+    }
+    const int n_bands = (R + kBand - 1) / kBand;
+    const int H_warp = __reduce_max_sync(0xffffffffu, H);
+    const int bands_warp = __reduce_max_sync(0xffffffffu, n_bands);
+    const int pad = n_bands * kBand - R;
+    const T init_y = valid ? static_cast<T>(detail::Scale<T>::value) / static_cast<T>(H) : T(0);
+    const uint8_t* hap = c.hap_code + (valid ? c.hap_begin[task.y] : 0);
+    const uint32_t read0 = valid ? c.read_begin[task.x] : 0;
+    double sum = 0;  // last row summed in double: thousands of float terms would cost ~1e-4
+    for (int b = 0; b < bands_warp; ++b) {
+      const bool band_on = b < n_bands;
+      const bool last_band = b == n_bands - 1;
+      RowParams<T> p[RPL];
+      uint8_t rb[RPL];
+      T Mp[RPL], Xp[RPL], Yp[RPL];
+#pragma unroll
+      for (int r = 0; r < RPL; ++r) {
+        const int row = b * kBand + lane * RPL + r - pad;  // 0-based read position
+        Mp[r] = Xp[r] = T(0);
+        Yp[r] = T(0);
+        rb[r] = kCodeN;
+        if (!band_on || row < 0) {
+          p[r] = detail::virtual_row_params<T>();
+          if (band_on) Yp[r] = init_y;
+        } else {
+          const uchar4 q = c.read_q[read0 + row];
+          rb[r] = c.read_code[read0 + row];
+          p[r] = detail::row_params<T>(c_ph2pr, q.x, q.y, q.z, q.w, rb[r] == kCodeN, tristate);
+        }
+      }
+      const T* in = slot + (b & 1) * half;
+      T* next = slot + ((b + 1) & 1) * half;
+      const int64_t hs = half / 3;  // M, X, Y rows of a buffer
+      // Row above this lane's first row: column 0 now, the next column at each step.
+      T uoM = 0, uoX = 0, uoY = 0;
+      T unM = __shfl_up_sync(0xffffffffu, Mp[RPL - 1], 1, G);
+      T unX = __shfl_up_sync(0xffffffffu, Xp[RPL - 1], 1, G);
+      T unY = __shfl_up_sync(0xffffffffu, Yp[RPL - 1], 1, G);
+      if (lane == 0) {
+        uoY = b == 0 ? init_y : T(0);
+      }
+      const int steps = H_warp + G - 1;
+      for (int s = 0; s < steps; ++s) {
+        const int j = s - lane + 1;
+        if (lane == 0) {
+          unM = 0, unX = 0, unY = init_y;
+          if (b > 0 && j <= H) unM = in[j], unX = in[hs + j], unY = in[2 * hs + j];
+        }
+        if (band_on && j >= 1 && j <= H) {
+          const uint8_t hb = __ldg(hap + j - 1);
+          const bool hap_n = hb == kCodeN;
+          T dM = uoM, dX = uoX, dY = uoY, uM = unM, uX = unX;
+#pragma unroll
+          for (int r = 0; r < RPL; ++r) {
+            const T prior = (rb[r] == hb || hap_n) ? p[r].p_match : p[r].p_mismatch;
+            const T m = prior * (p[r].mm * dM + p[r].gm * (dX + dY));
+            const T x = p[r].mx * uM + p[r].g * uX;
+            const T y = p[r].my * Mp[r] + p[r].g * Yp[r];
+            dM = Mp[r], dX = Xp[r], dY = Yp[r];
+            Mp[r] = m, Xp[r] = x, Yp[r] = y;
+            uM = m, uX = x;
+          }
+          if (lane == G - 1) {
+            if (last_band) {
+              sum += static_cast<double>(Mp[RPL - 1]) + static_cast<double>(Xp[RPL - 1]);
+            } else {
+              next[j] = Mp[RPL - 1], next[hs + j] = Xp[RPL - 1], next[2 * hs + j] = Yp[RPL - 1];
+            }
+          }
+        }
+        uoM = unM, uoX = unX, uoY = unY;
+        const T sM = __shfl_up_sync(0xffffffffu, Mp[RPL - 1], 1, G);
+        const T sX = __shfl_up_sync(0xffffffffu, Xp[RPL - 1], 1, G);
+        const T sY = __shfl_up_sync(0xffffffffu, Yp[RPL - 1], 1, G);
+        if (lane > 0) unM = sM, unX = sX, unY = sY;
+      }
+      __syncwarp();
+    }
+    if (valid && lane == G - 1) {
+      const int o = task.z;
+      if (sizeof(T) == sizeof(float) && !(sum >= kPairHmmUnderflow)) {
+        out.redo[atomicAdd(out.n_redo, 1)] = task_index;
+      } else {
+        out.log10_lik[o] = log10(sum) - detail::Scale<T>::log10;
+      }
+    }
+  }
+}
+
+// ---- dispatch ---------------------------------------------------------------------
+
+struct Config {
+  int G, RPL;
+};
+constexpr std::array<Config, 8> kConfigs{{{4, 4}, {8, 4}, {16, 4}, {32, 4}, {4, 8}, {8, 8}, {16, 8}, {32, 8}}};
+constexpr Config kDoubleConfig{16, 4};
+
+// Issue slots a lane spends per pair: steps x (cells of a step + per-step overhead).
+double config_cost(Config cfg, int R, int H) {
+  const int band = cfg.G * cfg.RPL;
+  const int bands = (R + band - 1) / band;
+  const double per_step = 10.0 * cfg.RPL + 8.0 + (bands > 1 ? 8.0 : 0.0);
+  return static_cast<double>(bands) * (H + cfg.G - 1) * cfg.G * per_step;
+}
+
+int pick_config(int R, int H) {
+  int best = 0;
+  double best_cost = config_cost(kConfigs[0], R, H);
+  for (int k = 1; k < static_cast<int>(kConfigs.size()); ++k) {
+    const double cost = config_cost(kConfigs[k], R, H);
+    if (cost < best_cost) best = k, best_cost = cost;
+  }
+  return best;
+}
+
+template <int G, int RPL, typename T>
+void launch(const DeviceChunk& c, int task_begin, const int* task_ids, const int* n_tasks_d, int n_tasks, int max_hap, int max_read,
+            bool tristate, KernelOut out, DeviceBuffer<unsigned char>& scratch, int sm_count, cudaStream_t stream) {
+  if (n_tasks == 0) return;
+  constexpr int kGroups = kThreads / G;
+  const bool multi_band = max_read > G * RPL;
+  const int64_t slot = multi_band ? 6 * static_cast<int64_t>(max_hap + 1) : 0;
+  const size_t shared_bytes = static_cast<size_t>(kGroups * slot) * sizeof(T);
+  int blocks = (n_tasks + kGroups - 1) / kGroups;
+  Boundary<T> bnd{nullptr, slot};
+  size_t dyn_shared = 0;
+  if (multi_band && shared_bytes <= kSharedLimit) {
+    dyn_shared = shared_bytes;
+    GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(pairhmm_kernel<G, RPL, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(kSharedLimit)));
+  } else if (multi_band) {
+    // Global boundaries: a persistent grid, its size bounded by the scratch buffer
+    // (allocated once per engine slot: resizing here could free memory in use).
+    const size_t fit = scratch.size() / shared_bytes;
+    if (fit == 0) throw Error("pair-HMM haplotype of " + std::to_string(max_hap) + " bases needs more boundary memory than reserved");
+    blocks = static_cast<int>(std::min<int64_t>(blocks, static_cast<int64_t>(std::min<size_t>(fit, 64 * sm_count))));
+    bnd.global = reinterpret_cast<T*>(scratch.data());
+  }
+  if (n_tasks_d) blocks = std::max(1, std::min(blocks, 8 * sm_count));
+  pairhmm_kernel<G, RPL, T><<<blocks, kThreads, dyn_shared, stream>>>(c, task_begin, task_ids, n_tasks_d, n_tasks, tristate, bnd, out);
+  GATEMAP_CUDA_CHECK(cudaGetLastError());
+}
+
+using FloatLauncher = void (*)(const DeviceChunk&, int, const int*, const int*, int, int, int, bool, KernelOut,
+                               DeviceBuffer<unsigned char>&, int, cudaStream_t);
+constexpr std::array<FloatLauncher, 8> kFloatLaunchers{
+    launch<4, 4, float>, launch<8, 4, float>, launch<16, 4, float>, launch<32, 4, float>,
+    launch<4, 8, float>, launch<8, 8, float>, launch<16, 8, float>, launch<32, 8, float>};
+
+size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
+
+}  // namespace
+
+// ---- the engine -------------------------------------------------------------------
+
+struct PairHmmGpu::Impl {
+  struct Slot {
+    Stream stream;
+    Event start, stop, done;
+    PinnedBuffer<unsigned char> in_h;
+    DeviceBuffer<unsigned char> in_d;
+    PinnedBuffer<double> out_h;
+    DeviceBuffer<double> out_d;
+    DeviceBuffer<int> redo_d;  // [0] = count, then task ids
+    DeviceBuffer<unsigned char> scratch_d;
+    bool busy = false;
+    size_t first_pair = 0, n_pairs = 0;  // where this chunk's results go
+  };
+  std::array<Slot, 2> slots;
+  int sm_count = 1;
+};
+
+PairHmmGpu::PairHmmGpu() : impl_(new Impl) {
+  int dev = 0;
+  GATEMAP_CUDA_CHECK(cudaGetDevice(&dev));
+  GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&impl_->sm_count, cudaDevAttrMultiProcessorCount, dev));
+  GATEMAP_CUDA_CHECK(cudaMemcpyToSymbol(c_ph2pr, detail::ph2pr_table(), 256 * sizeof(double)));
+}
+
+PairHmmGpu::~PairHmmGpu() { delete impl_; }
+
+namespace {
+
+// Groups [g0, g1) of the batch as one chunk: the host image of its input buffer.
+struct ChunkPlan {
+  size_t first_pair = 0, n_pairs = 0;
+  int32_t read0 = 0, read1 = 0, hap0 = 0, hap1 = 0;
+  std::array<int, kConfigs.size() + 1> config_begin{};  // task ranges per config
+  int max_hap = 0;
+  std::array<int, kConfigs.size()> max_read{};
+  size_t off_tasks = 0, off_rbegin = 0, off_rlen = 0, off_hbegin = 0, off_hlen = 0, off_rq = 0, off_rcode = 0,
+         off_hcode = 0, bytes = 0;
+};
+
+void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, ChunkPlan& plan) {
+  plan.first_pair = first_pair;
+  plan.read0 = plan.hap0 = INT32_MAX;
+  plan.read1 = plan.hap1 = 0;
+  plan.n_pairs = 0;
+  for (size_t g = g0; g < g1; ++g) {
+    const auto& gr = b.groups[g];
+    if (gr.n_reads == 0 || gr.n_haps == 0) continue;
+    plan.read0 = std::min(plan.read0, gr.first_read);
+    plan.read1 = std::max(plan.read1, gr.first_read + gr.n_reads);
+    plan.hap0 = std::min(plan.hap0, gr.first_hap);
+    plan.hap1 = std::max(plan.hap1, gr.first_hap + gr.n_haps);
+    plan.n_pairs += static_cast<size_t>(gr.n_reads) * gr.n_haps;
+  }
+  if (plan.n_pairs == 0) plan.read0 = plan.read1 = plan.hap0 = plan.hap1 = 0;
+  const size_t n_reads = plan.read1 - plan.read0, n_haps = plan.hap1 - plan.hap0;
+  const size_t read_bases = n_reads ? b.read_begin[plan.read1 - 1] + b.read_len[plan.read1 - 1] - b.read_begin[plan.read0] : 0;
+  const size_t hap_bases = n_haps ? b.hap_begin[plan.hap1 - 1] + b.hap_len[plan.hap1 - 1] - b.hap_begin[plan.hap0] : 0;
+  size_t o = 0;
+  plan.off_tasks = o, o = align16(o + plan.n_pairs * sizeof(int4));
+  plan.off_rbegin = o, o = align16(o + n_reads * 4);
+  plan.off_rlen = o, o = align16(o + n_reads * 4);
+  plan.off_hbegin = o, o = align16(o + n_haps * 4);
+  plan.off_hlen = o, o = align16(o + n_haps * 4);
+  plan.off_rq = o, o = align16(o + read_bases * 4);
+  plan.off_rcode = o, o = align16(o + read_bases);
+  plan.off_hcode = o, o = align16(o + hap_bases + 16);
+  plan.bytes = o;
+}
+
+// Writes the chunk's input image (tasks sorted by kernel configuration, then by
+// haplotype and read length so that the groups of a warp take equal steps).
+void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, ChunkPlan& plan, unsigned char* h) {
+  const int64_t rbase = plan.n_pairs ? b.read_begin[plan.read0] : 0;
+  const int64_t hbase = plan.n_pairs ? b.hap_begin[plan.hap0] : 0;
+  auto* rbegin = reinterpret_cast<uint32_t*>(h + plan.off_rbegin);
+  auto* rlen = reinterpret_cast<int32_t*>(h + plan.off_rlen);
+  auto* hbegin = reinterpret_cast<uint32_t*>(h + plan.off_hbegin);
+  auto* hlen = reinterpret_cast<int32_t*>(h + plan.off_hlen);
+  auto* rq = reinterpret_cast<uchar4*>(h + plan.off_rq);
+  auto* rcode = h + plan.off_rcode;
+  auto* hcode = h + plan.off_hcode;
+  for (int32_t r = plan.read0; r < plan.read1; ++r) {
+    const int64_t at = b.read_begin[r];
+    const int64_t local = at - rbase;
+    rbegin[r - plan.read0] = static_cast<uint32_t>(local);
+    rlen[r - plan.read0] = b.read_len[r];
+    for (int32_t i = 0; i < b.read_len[r]; ++i) {
+      rq[local + i] = make_uchar4(b.base_q[at + i], b.ins_q[at + i], b.del_q[at + i], b.gcp_q[at + i]);
+      rcode[local + i] = detail::base_code(b.read_bases[at + i]);
+    }
+  }
+  for (int32_t k = plan.hap0; k < plan.hap1; ++k) {
+    const int64_t local = b.hap_begin[k] - hbase;
+    hbegin[k - plan.hap0] = static_cast<uint32_t>(local);
+    hlen[k - plan.hap0] = b.hap_len[k];
+    for (int32_t i = 0; i < b.hap_len[k]; ++i) hcode[local + i] = detail::base_code(b.hap_bases[b.hap_begin[k] + i]);
+  }
+  // Bucket the pairs by configuration.
+  std::vector<std::vector<int4>> buckets(kConfigs.size());
+  plan.max_hap = 0;
+  plan.max_read.fill(0);
+  int out = 0;
+  for (size_t g = g0; g < g1; ++g) {
+    const auto& gr = b.groups[g];
+    for (int32_t r = gr.first_read; r < gr.first_read + gr.n_reads; ++r) {
+      for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps; ++k) {
+        const int cfg = pick_config(b.read_len[r], b.hap_len[k]);
+        buckets[cfg].push_back(make_int4(r - plan.read0, k - plan.hap0, out++, 0));
+        plan.max_hap = std::max(plan.max_hap, b.hap_len[k]);
+        plan.max_read[cfg] = std::max(plan.max_read[cfg], b.read_len[r]);
+      }
+    }
+  }
+  auto* tasks = reinterpret_cast<int4*>(h + plan.off_tasks);
+  size_t at = 0;
+  for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
+    auto& v = buckets[cfg];
+    std::stable_sort(v.begin(), v.end(), [&](const int4& x, const int4& y) {
+      if (hlen[x.y] != hlen[y.y]) return hlen[x.y] > hlen[y.y];
+      return rlen[x.x] > rlen[y.x];
+    });
+    plan.config_begin[cfg] = static_cast<int>(at);
+    std::memcpy(tasks + at, v.data(), v.size() * sizeof(int4));
+    at += v.size();
+  }
+  plan.config_begin[kConfigs.size()] = static_cast<int>(at);
+}
+
+}  // namespace
+
+void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
+                         PairHmmStats* stats) {
+  const auto t0 = std::chrono::steady_clock::now();
+  log10_lik.assign(batch.pair_count(), 0.0);
+  Impl& im = *impl_;
+  // Chunks bounded in pairs and cells, so two fit on the card and copies overlap kernels.
+  const auto [free_b, total_b] = mem_info();
+  (void)total_b;
+  const size_t max_pairs = std::min<size_t>(size_t(1) << 22, free_b / 8 / 64);
+  const int64_t max_cells = int64_t(1) << 32;
+  double kernel_ms = 0;
+  int64_t n_double = 0;
+  int next_slot = 0;
+
+  auto finish = [&](Impl::Slot& s) {
+    if (!s.busy) return;
+    s.done.sync();
+    kernel_ms += Event::elapsed_ms(s.start, s.stop);
+    std::copy(s.out_h.data(), s.out_h.data() + s.n_pairs, log10_lik.begin() + s.first_pair);
+    int redo = 0;
+    std::memcpy(&redo, s.out_h.data() + s.n_pairs, sizeof(int));
+    n_double += redo;
+    s.busy = false;
+  };
+
+  size_t g = 0, first_pair = 0;
+  while (g < batch.groups.size()) {
+    // Take groups until the chunk is full (at least one group per chunk).
+    size_t g1 = g, pairs = 0;
+    int64_t cells = 0;
+    while (g1 < batch.groups.size()) {
+      const auto& gr = batch.groups[g1];
+      const size_t p = static_cast<size_t>(gr.n_reads) * gr.n_haps;
+      int64_t rl = 0, hl = 0;
+      for (int32_t r = 0; r < gr.n_reads; ++r) rl += batch.read_len[gr.first_read + r];
+      for (int32_t k = 0; k < gr.n_haps; ++k) hl += batch.hap_len[gr.first_hap + k];
+      if (g1 > g && (pairs + p > max_pairs || cells + rl * hl > max_cells)) break;
+      pairs += p, cells += rl * hl, ++g1;
+    }
+    Impl::Slot& s = im.slots[next_slot];
+    next_slot ^= 1;
+    finish(s);  // its pinned buffers are about to be reused
+    ChunkPlan plan;
+    plan_chunk(batch, g, g1, first_pair, plan);
+    s.scratch_d.resize(kScratchBytes);
+    s.in_h.resize(plan.bytes);
+    fill_chunk(batch, g, g1, plan, s.in_h.data());
+    s.in_d.resize(plan.bytes);
+    s.out_h.resize(plan.n_pairs + 1);
+    s.out_d.resize(plan.n_pairs + 1);
+    s.redo_d.resize(plan.n_pairs + 1);
+    const cudaStream_t st = s.stream.get();
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.in_d.data(), s.in_h.data(), plan.bytes, cudaMemcpyHostToDevice, st));
+    GATEMAP_CUDA_CHECK(cudaMemsetAsync(s.redo_d.data(), 0, sizeof(int), st));
+    unsigned char* d = s.in_d.data();
+    DeviceChunk c{reinterpret_cast<const int4*>(d + plan.off_tasks), reinterpret_cast<const uint32_t*>(d + plan.off_rbegin),
+                  reinterpret_cast<const int32_t*>(d + plan.off_rlen), reinterpret_cast<const uint32_t*>(d + plan.off_hbegin),
+                  reinterpret_cast<const int32_t*>(d + plan.off_hlen), reinterpret_cast<const uchar4*>(d + plan.off_rq),
+                  d + plan.off_rcode, d + plan.off_hcode};
+    KernelOut ko{s.out_d.data(), s.redo_d.data() + 1, s.redo_d.data()};
+    s.start.record(st);
+    int max_read = 0;
+    for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
+      const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
+      kFloatLaunchers[cfg](c, begin, nullptr, nullptr, end - begin, plan.max_hap, plan.max_read[cfg], opt.tristate, ko,
+                           s.scratch_d, im.sm_count, st);
+      max_read = std::max(max_read, plan.max_read[cfg]);
+    }
+    // Pairs the float pass queued (count on the device): recomputed in double.
+    launch<kDoubleConfig.G, kDoubleConfig.RPL, double>(c, 0, ko.redo, ko.n_redo, static_cast<int>(plan.n_pairs),
+                                                       plan.max_hap, max_read, opt.tristate, ko, s.scratch_d,
+                                                       im.sm_count, st);
+    s.stop.record(st);
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data(), s.out_d.data(), plan.n_pairs * sizeof(double),
+                                       cudaMemcpyDeviceToHost, st));
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data() + plan.n_pairs, s.redo_d.data(), sizeof(int),
+                                       cudaMemcpyDeviceToHost, st));
+    s.done.record(st);
+    s.busy = true;
+    s.first_pair = first_pair;
+    s.n_pairs = plan.n_pairs;
+    first_pair += plan.n_pairs;
+    g = g1;
+  }
+  finish(im.slots[0]);
+  finish(im.slots[1]);
+  if (stats) {
+    stats->pairs += static_cast<int64_t>(log10_lik.size());
+    stats->cells += batch.cell_count();
+    stats->double_pairs += n_double;
+    stats->kernel_ms += kernel_ms;
+    stats->total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+}
+
+}  // namespace gatemap::gpu

@@ -1,0 +1,16 @@
+// CPU-only build: the GPU pair-HMM engine cannot be constructed; callers check
+// device_available() (always false here) or choose_backend() first.
+#include "common/error.hpp"
+#include "gpu/pairhmm.hpp"
+
+namespace gatemap::gpu {
+
+struct PairHmmGpu::Impl {};
+
+PairHmmGpu::PairHmmGpu() : impl_(nullptr) {
+  throw Error("pair-HMM GPU engine requested but this gatemap was built without CUDA");
+}
+PairHmmGpu::~PairHmmGpu() = default;
+void PairHmmGpu::compute(const PairHmmBatch&, const PairHmmOptions&, std::vector<double>&, PairHmmStats*) {}
+
+}  // namespace gatemap::gpu

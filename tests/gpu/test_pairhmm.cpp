@@ -1,0 +1,150 @@
+// CPU pair-HMM: the double oracle against hand values and the benchmark files, and the
+// float twin against the oracle.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "common/error.hpp"
+#include "gpu/pairhmm.hpp"
+#include "sim/pairhmm_sim.hpp"
+#include "tests/gpu/pairhmm_fixture.hpp"
+#include "tests/test_util.hpp"
+
+namespace gatemap {
+namespace {
+
+using gpu::PairHmmBatch;
+using gpu::PairHmmOptions;
+
+std::vector<uint8_t> q(size_t n, uint8_t v) { return std::vector<uint8_t>(n, v); }
+
+PairHmmBatch one_pair(const std::string& read, const std::string& hap, uint8_t base_q = 30, uint8_t gap_q = 45) {
+  PairHmmBatch b;
+  b.add_read(read, q(read.size(), base_q), q(read.size(), gap_q), q(read.size(), gap_q), q(read.size(), 10));
+  b.add_haplotype(hap);
+  b.add_group(0, 1, 0, 1);
+  return b;
+}
+
+// One base against one base: the only path is row 0 (1/H) -> M with gm and the prior.
+TEST(PairHmmReference, SingleBaseByHand) {
+  const double e = 1e-3, gm = 1 - 0.1;
+  PairHmmOptions opt;
+  EXPECT_NEAR(gpu::pairhmm_reference_pair(one_pair("A", "A"), 0, 0, opt), std::log10((1 - e) * gm), 1e-12);
+  EXPECT_NEAR(gpu::pairhmm_reference_pair(one_pair("A", "C"), 0, 0, opt), std::log10(e / 3 * gm), 1e-12);
+  opt.tristate = false;
+  EXPECT_NEAR(gpu::pairhmm_reference_pair(one_pair("A", "C"), 0, 0, opt), std::log10(e * gm), 1e-12);
+  // N matches anything, on either side.
+  EXPECT_NEAR(gpu::pairhmm_reference_pair(one_pair("N", "C"), 0, 0, opt), std::log10((1 - e) * gm), 1e-12);
+  EXPECT_NEAR(gpu::pairhmm_reference_pair(one_pair("A", "N"), 0, 0, opt), std::log10((1 - e) * gm), 1e-12);
+}
+
+// Two read bases on two haplotype bases, summed by hand over the alignments that end
+// in M or X on the last row: (M,M) on the diagonal, read base 1 in M at j=1 or j=2
+// followed by base 2 inserted (X), and base 1 at j=1, base 2 at j=2 only.
+TEST(PairHmmReference, TwoByTwoByHand) {
+  const double e = 1e-3, a = std::pow(10, -4.5), g = 0.1;
+  const double mm = 1 - 2 * a, gm = 1 - g, pm = 1 - e;
+  const double start = 0.5;  // K / H, K divided out
+  // M[1][1] = pm * gm * start, M[1][2] = (e/3) * gm * start ('A' against 'C').
+  const double m11 = pm * gm * start, m12 = e / 3 * gm * start;
+  // Row 2: M[2][2] = pm * (mm * M[1][1] + gm * (X[1][1] + Y[1][1])); X[1][1] = 0;
+  // Y[1][1] = my * M[1][0] + ... = 0. So M[2][2] = pm * mm * m11. M[2][1] = pm*gm*(0) = 0.
+  // X[2][j] = mx * M[1][j] (X[1][j] = 0).
+  const double expected = pm * mm * m11 + a * m11 + a * m12;
+  EXPECT_NEAR(gpu::pairhmm_reference_pair(one_pair("AC", "AC", 30, 45), 0, 0, PairHmmOptions{}),
+              std::log10(expected), 1e-12);
+}
+
+TEST(PairHmmReference, MatchesBenchmarkFilesOnLongestReads) {
+  for (const std::string name : {"tiny", "10s", "1m"}) {
+    if (!std::filesystem::exists(test::pairhmm_data(name + ".in"))) GTEST_SKIP() << "../shared data absent";
+    SCOPED_TRACE(name);
+    PairHmmBatch b;
+    gpu::read_pairhmm_file(test::pairhmm_data(name + ".in"), b);
+    const auto want = test::read_expected(test::pairhmm_data(name + ".out"));
+    ASSERT_EQ(b.pair_count(), want.size()) << name;
+    std::vector<double> got;
+    PairHmmOptions opt;
+    opt.tristate = false;
+    if (name == "1m") {
+      gpu::pairhmm_cpu(b, opt, got);  // the float twin (the oracle is checked on the smaller files)
+    } else {
+      gpu::pairhmm_reference(b, opt, got);
+    }
+    const size_t checked = test::expect_matches_file(b, got, want);
+    EXPECT_GT(checked, want.size() / 10) << name;
+  }
+}
+
+TEST(PairHmmCpu, FloatTwinAgreesWithDoubleIncludingUnderflow) {
+  sim::PairHmmSimOptions so;
+  so.groups = 60;
+  so.reads_per_group = 6;
+  so.haps_per_group = 4;
+  so.min_read_len = 1, so.max_read_len = 600;
+  so.min_hap_len = 1, so.max_hap_len = 1200;
+  so.vary_within_group = true;
+  so.max_error_rate = 0.1;
+  so.unrelated_fraction = 0.15;
+  so.n_rate = 0.01;
+  so.seed = 7;
+  PairHmmBatch b;
+  sim::simulate_pairhmm_batch(so, b);
+  for (bool tristate : {true, false}) {
+    PairHmmOptions opt;
+    opt.tristate = tristate;
+    std::vector<double> ref, fast;
+    gpu::pairhmm_reference(b, opt, ref);
+    gpu::PairHmmStats st;
+    gpu::pairhmm_cpu(b, opt, fast, &st);
+    ASSERT_EQ(ref.size(), fast.size());
+    EXPECT_GT(st.double_pairs, 0) << "the sample must exercise the double path";
+    size_t finite = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+      EXPECT_TRUE(test::close_log10(fast[i], ref[i], 1e-4)) << i << ": " << fast[i] << " vs " << ref[i];
+      finite += std::isfinite(ref[i]);
+    }
+    EXPECT_GT(finite, ref.size() * 9 / 10);
+  }
+}
+
+// A read of 100 mismatches lies near 1e-106: below what float holds (even scaled by
+// 2^120), well inside double.
+TEST(PairHmmCpu, UnderflowTakesTheDoublePath) {
+  const PairHmmBatch b = one_pair(std::string(100, 'A'), std::string(100, 'C'));
+  std::vector<double> ref, fast;
+  gpu::PairHmmStats st;
+  gpu::pairhmm_reference(b, PairHmmOptions{}, ref);
+  gpu::pairhmm_cpu(b, PairHmmOptions{}, fast, &st);
+  ASSERT_TRUE(std::isfinite(ref[0]));
+  EXPECT_LT(ref[0], -100);
+  EXPECT_EQ(st.double_pairs, 1);
+  EXPECT_DOUBLE_EQ(fast[0], ref[0]);
+}
+
+TEST(PairHmmBatchInput, ReadsFileAndRejectsBadLines) {
+  test::TempDir dir;
+  const std::string ok = test::write_file(dir.file("ok.in"), "2 1\nACGT IIII IIII IIII ++++\nAN II II II ++\n"
+                                                              "ACGTT\n");
+  PairHmmBatch b;
+  gpu::read_pairhmm_file(ok, b);
+  EXPECT_EQ(b.pair_count(), 2u);
+  EXPECT_EQ(b.base_q[0], 40);
+  EXPECT_EQ(b.gcp_q[0], 10);
+  const std::string bad_len = test::write_file(dir.file("bad.in"), "1 1\nACGT III IIII IIII ++++\nACGT\n");
+  try {
+    PairHmmBatch c;
+    gpu::read_pairhmm_file(bad_len, c);
+    FAIL() << "accepted a quality string of the wrong length";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+  }
+  const std::string truncated = test::write_file(dir.file("trunc.in"), "2 1\nACGT IIII IIII IIII ++++\n");
+  PairHmmBatch c;
+  EXPECT_THROW(gpu::read_pairhmm_file(truncated, c), FormatError);
+}
+
+}  // namespace
+}  // namespace gatemap

@@ -1,0 +1,118 @@
+// GPU pair-HMM against the double oracle and the benchmark files (skips without a GPU).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "gpu/pairhmm.hpp"
+#include "sim/pairhmm_sim.hpp"
+#include "tests/gpu/gpu_test.hpp"
+#include "tests/gpu/pairhmm_fixture.hpp"
+
+namespace gatemap {
+namespace {
+
+using gpu::PairHmmBatch;
+using gpu::PairHmmOptions;
+
+void expect_gpu_matches_reference(const PairHmmBatch& b, const PairHmmOptions& opt, bool expect_double) {
+  std::vector<double> ref, got, cpu;
+  gpu::pairhmm_reference(b, opt, ref);
+  gpu::PairHmmGpu engine;
+  gpu::PairHmmStats st;
+  engine.compute(b, opt, got, &st);
+  gpu::pairhmm_cpu(b, opt, cpu);
+  ASSERT_EQ(got.size(), ref.size());
+  if (expect_double) {
+    EXPECT_GT(st.double_pairs, 0);
+  }
+  size_t bad = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (!test::close_log10(got[i], ref[i], 1e-4) || !test::close_log10(got[i], cpu[i], 1e-4)) {
+      if (++bad <= 10) ADD_FAILURE() << "pair " << i << ": gpu " << got[i] << " ref " << ref[i] << " cpu " << cpu[i];
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+// Every kernel shape: short pairs many to a warp, one band, several bands with the
+// boundary in shared memory, and long haplotypes whose boundary spills to global memory.
+TEST(PairHmmGpu, AgreesWithReferenceOverTheSizeRange) {
+  GATEMAP_REQUIRE_GPU();
+  struct Range {
+    int r0, r1, h0, h1, groups;
+  };
+  for (const Range rg : {Range{1, 40, 1, 80, 300}, Range{30, 300, 30, 400, 120}, Range{200, 1500, 100, 2000, 20},
+                         Range{1000, 4096, 2000, 8192, 3}}) {
+    sim::PairHmmSimOptions so;
+    so.groups = rg.groups;
+    so.reads_per_group = 5;
+    so.haps_per_group = 3;
+    so.min_read_len = rg.r0, so.max_read_len = rg.r1;
+    so.min_hap_len = rg.h0, so.max_hap_len = rg.h1;
+    so.vary_within_group = true;
+    so.max_error_rate = 0.08;
+    so.unrelated_fraction = 0.1;
+    so.n_rate = 0.005;
+    so.seed = static_cast<uint64_t>(rg.r1);
+    PairHmmBatch b;
+    sim::simulate_pairhmm_batch(so, b);
+    SCOPED_TRACE("reads " + std::to_string(rg.r0) + ".." + std::to_string(rg.r1));
+    expect_gpu_matches_reference(b, PairHmmOptions{}, rg.r1 <= 1500);
+  }
+}
+
+TEST(PairHmmGpu, EqualLengthGroupsNoTristate) {
+  GATEMAP_REQUIRE_GPU();
+  for (int len : {16, 64, 256, 700}) {
+    sim::PairHmmSimOptions so;
+    so.groups = 4;
+    so.min_read_len = so.max_read_len = so.min_hap_len = so.max_hap_len = len;
+    so.seed = static_cast<uint64_t>(len);
+    PairHmmBatch b;
+    sim::simulate_pairhmm_batch(so, b);
+    PairHmmOptions opt;
+    opt.tristate = false;
+    expect_gpu_matches_reference(b, opt, false);
+  }
+}
+
+TEST(PairHmmGpu, MatchesBenchmarkFiles) {
+  GATEMAP_REQUIRE_GPU();
+  for (const std::string name : {"tiny", "10s", "1m"}) {
+    if (!std::filesystem::exists(test::pairhmm_data(name + ".in"))) GTEST_SKIP() << "../shared data absent";
+    PairHmmBatch b;
+    gpu::read_pairhmm_file(test::pairhmm_data(name + ".in"), b);
+    const auto want = test::read_expected(test::pairhmm_data(name + ".out"));
+    PairHmmOptions opt;
+    opt.tristate = false;
+    std::vector<double> got;
+    gpu::PairHmmGpu engine;
+    engine.compute(b, opt, got);
+    test::expect_matches_file(b, got, want);
+  }
+}
+
+// Two calls on one engine, the second larger, and a batch split into many chunks
+// (reuse of device buffers and the double-buffered slots).
+TEST(PairHmmGpu, EngineReuseAcrossBatches) {
+  GATEMAP_REQUIRE_GPU();
+  gpu::PairHmmGpu engine;
+  for (int groups : {3, 400}) {
+    sim::PairHmmSimOptions so;
+    so.groups = groups;
+    so.min_read_len = 50, so.max_read_len = 150;
+    so.min_hap_len = 100, so.max_hap_len = 300;
+    so.seed = static_cast<uint64_t>(groups);
+    PairHmmBatch b;
+    sim::simulate_pairhmm_batch(so, b);
+    std::vector<double> ref, got;
+    gpu::pairhmm_cpu(b, PairHmmOptions{}, ref);
+    engine.compute(b, PairHmmOptions{}, got);
+    ASSERT_EQ(ref.size(), got.size());
+    for (size_t i = 0; i < ref.size(); ++i) ASSERT_TRUE(test::close_log10(got[i], ref[i], 1e-4)) << i;
+  }
+}
+
+}  // namespace
+}  // namespace gatemap
