@@ -37,7 +37,7 @@ using detail::RowParams;
 __constant__ double c_ph2pr[256];
 
 constexpr int kThreads = 128;  // threads per block
-constexpr size_t kSharedLimit = 96 * 1024;  // dynamic shared memory a launch may use for band boundaries
+constexpr size_t kSharedWanted = 160 * 1024;  // band boundaries in shared memory, up to the card's opt-in limit
 constexpr size_t kScratchBytes = size_t(256) << 20;  // global band boundaries, per engine slot
 
 // One chunk on the device: pointers into its input buffer.
@@ -47,8 +47,9 @@ struct DeviceChunk {
   const int32_t* read_len;
   const uint32_t* hap_begin;
   const int32_t* hap_len;
-  const uchar4* read_q;  // (base, ins, del, gcp) qualities per read base
+  const uchar4* read_q;  // (base, ins, del, gcp) qualities per read base (double pass)
   const uint8_t* read_code;
+  const float4* row_f;   // float pass: per read base (mm, gm, mx, my), (g, p_match, p_mismatch, code bits)
   const uint8_t* hap_code;
 };
 
@@ -98,7 +99,8 @@ __global__ void __launch_bounds__(kThreads) pairhmm_kernel(DeviceChunk c, int ta
     const T init_y = valid ? static_cast<T>(detail::Scale<T>::value) / static_cast<T>(H) : T(0);
     const uint8_t* hap = c.hap_code + (valid ? c.hap_begin[task.y] : 0);
     const uint32_t read0 = valid ? c.read_begin[task.x] : 0;
-    double sum = 0;  // last row summed in double: thousands of float terms would cost ~1e-4
+    double sum = 0;  // last row: float partial sums of 32 columns added in double
+    T part = 0;
     for (int b = 0; b < bands_warp; ++b) {
       const bool band_on = b < n_bands;
       const bool last_band = b == n_bands - 1;
@@ -114,6 +116,11 @@ __global__ void __launch_bounds__(kThreads) pairhmm_kernel(DeviceChunk c, int ta
         if (!band_on || row < 0) {
           p[r] = detail::virtual_row_params<T>();
           if (band_on) Yp[r] = init_y;
+        } else if constexpr (sizeof(T) == sizeof(float)) {
+          // Precomputed on the host once per read (the same rounding as the CPU twin).
+          const float4 a = c.row_f[2 * (read0 + row)], e = c.row_f[2 * (read0 + row) + 1];
+          p[r] = RowParams<T>{a.x, a.y, a.z, a.w, e.x, e.y, e.z};
+          rb[r] = static_cast<uint8_t>(__float_as_int(e.w));
         } else {
           const uchar4 q = c.read_q[read0 + row];
           rb[r] = c.read_code[read0 + row];
@@ -154,7 +161,8 @@ __global__ void __launch_bounds__(kThreads) pairhmm_kernel(DeviceChunk c, int ta
           }
           if (lane == G - 1) {
             if (last_band) {
-              sum += static_cast<double>(Mp[RPL - 1]) + static_cast<double>(Xp[RPL - 1]);
+              part += Mp[RPL - 1] + Xp[RPL - 1];
+              if ((j & 31) == 0 || j == H) sum += static_cast<double>(part), part = 0;
             } else {
               next[j] = Mp[RPL - 1], next[hs + j] = Xp[RPL - 1], next[2 * hs + j] = Yp[RPL - 1];
             }
@@ -187,54 +195,70 @@ struct Config {
 constexpr std::array<Config, 8> kConfigs{{{4, 4}, {8, 4}, {16, 4}, {32, 4}, {4, 8}, {8, 8}, {16, 8}, {32, 8}}};
 constexpr Config kDoubleConfig{16, 4};
 
+struct LaunchEnv {
+  int sm_count = 1;
+  size_t shared_limit = 48 * 1024;  // dynamic shared memory one block may use for band boundaries
+};
+
+// Bytes of band boundary (M, X, Y per column, two buffers) for one block of groups.
+size_t boundary_bytes(Config cfg, int H, size_t elem) {
+  return static_cast<size_t>(kThreads / cfg.G) * 6 * static_cast<size_t>(H + 1) * elem;
+}
+
 // Issue slots a lane spends per pair: steps x (cells of a step + per-step overhead).
-double config_cost(Config cfg, int R, int H) {
+// Several bands add boundary traffic; boundaries in global memory also stall lane 0.
+double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   const int band = cfg.G * cfg.RPL;
   const int bands = (R + band - 1) / band;
-  const double per_step = 10.0 * cfg.RPL + 8.0 + (bands > 1 ? 8.0 : 0.0);
+  double per_step = 10.0 * cfg.RPL + 12.0;
+  if (bands > 1) per_step += boundary_bytes(cfg, H, sizeof(float)) <= shared_limit ? 6.0 : 40.0;
   return static_cast<double>(bands) * (H + cfg.G - 1) * cfg.G * per_step;
 }
 
-int pick_config(int R, int H) {
+int pick_config(int R, int H, size_t shared_limit) {
   int best = 0;
-  double best_cost = config_cost(kConfigs[0], R, H);
+  double best_cost = config_cost(kConfigs[0], R, H, shared_limit);
   for (int k = 1; k < static_cast<int>(kConfigs.size()); ++k) {
-    const double cost = config_cost(kConfigs[k], R, H);
+    const double cost = config_cost(kConfigs[k], R, H, shared_limit);
     if (cost < best_cost) best = k, best_cost = cost;
   }
   return best;
 }
 
 template <int G, int RPL, typename T>
-void launch(const DeviceChunk& c, int task_begin, const int* task_ids, const int* n_tasks_d, int n_tasks, int max_hap, int max_read,
-            bool tristate, KernelOut out, DeviceBuffer<unsigned char>& scratch, int sm_count, cudaStream_t stream) {
+void launch(const DeviceChunk& c, int task_begin, const int* task_ids, const int* n_tasks_d, int n_tasks, int max_hap,
+            int max_read, bool tristate, KernelOut out, DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env,
+            cudaStream_t stream) {
   if (n_tasks == 0) return;
   constexpr int kGroups = kThreads / G;
   const bool multi_band = max_read > G * RPL;
   const int64_t slot = multi_band ? 6 * static_cast<int64_t>(max_hap + 1) : 0;
-  const size_t shared_bytes = static_cast<size_t>(kGroups * slot) * sizeof(T);
+  const size_t shared_bytes = boundary_bytes(Config{G, RPL}, max_hap, sizeof(T));
   int blocks = (n_tasks + kGroups - 1) / kGroups;
   Boundary<T> bnd{nullptr, slot};
   size_t dyn_shared = 0;
-  if (multi_band && shared_bytes <= kSharedLimit) {
+  if (multi_band && shared_bytes <= env.shared_limit) {
     dyn_shared = shared_bytes;
     GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(pairhmm_kernel<G, RPL, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(kSharedLimit)));
+                                            static_cast<int>(env.shared_limit)));
   } else if (multi_band) {
     // Global boundaries: a persistent grid, its size bounded by the scratch buffer
     // (allocated once per engine slot: resizing here could free memory in use).
     const size_t fit = scratch.size() / shared_bytes;
-    if (fit == 0) throw Error("pair-HMM haplotype of " + std::to_string(max_hap) + " bases needs more boundary memory than reserved");
-    blocks = static_cast<int>(std::min<int64_t>(blocks, static_cast<int64_t>(std::min<size_t>(fit, 64 * sm_count))));
+    if (fit == 0) {
+      throw Error("pair-HMM haplotype of " + std::to_string(max_hap) + " bases needs more boundary memory than reserved");
+    }
+    blocks = static_cast<int>(std::min<int64_t>(blocks, static_cast<int64_t>(std::min<size_t>(fit, 64 * env.sm_count))));
     bnd.global = reinterpret_cast<T*>(scratch.data());
   }
-  if (n_tasks_d) blocks = std::max(1, std::min(blocks, 8 * sm_count));
-  pairhmm_kernel<G, RPL, T><<<blocks, kThreads, dyn_shared, stream>>>(c, task_begin, task_ids, n_tasks_d, n_tasks, tristate, bnd, out);
+  if (n_tasks_d) blocks = std::max(1, std::min(blocks, 8 * env.sm_count));
+  pairhmm_kernel<G, RPL, T>
+      <<<blocks, kThreads, dyn_shared, stream>>>(c, task_begin, task_ids, n_tasks_d, n_tasks, tristate, bnd, out);
   GATEMAP_CUDA_CHECK(cudaGetLastError());
 }
 
 using FloatLauncher = void (*)(const DeviceChunk&, int, const int*, const int*, int, int, int, bool, KernelOut,
-                               DeviceBuffer<unsigned char>&, int, cudaStream_t);
+                               DeviceBuffer<unsigned char>&, const LaunchEnv&, cudaStream_t);
 constexpr std::array<FloatLauncher, 8> kFloatLaunchers{
     launch<4, 4, float>, launch<8, 4, float>, launch<16, 4, float>, launch<32, 4, float>,
     launch<4, 8, float>, launch<8, 8, float>, launch<16, 8, float>, launch<32, 8, float>};
@@ -248,7 +272,7 @@ size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
 struct PairHmmGpu::Impl {
   struct Slot {
     Stream stream;
-    Event start, stop, done;
+    Event start, mid, stop, done;
     PinnedBuffer<unsigned char> in_h;
     DeviceBuffer<unsigned char> in_d;
     PinnedBuffer<double> out_h;
@@ -259,13 +283,16 @@ struct PairHmmGpu::Impl {
     size_t first_pair = 0, n_pairs = 0;  // where this chunk's results go
   };
   std::array<Slot, 2> slots;
-  int sm_count = 1;
+  LaunchEnv env;
 };
 
 PairHmmGpu::PairHmmGpu() : impl_(new Impl) {
   int dev = 0;
   GATEMAP_CUDA_CHECK(cudaGetDevice(&dev));
-  GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&impl_->sm_count, cudaDevAttrMultiProcessorCount, dev));
+  GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&impl_->env.sm_count, cudaDevAttrMultiProcessorCount, dev));
+  int optin = 0;
+  GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  impl_->env.shared_limit = std::min<size_t>(kSharedWanted, static_cast<size_t>(optin));
   GATEMAP_CUDA_CHECK(cudaMemcpyToSymbol(c_ph2pr, detail::ph2pr_table(), 256 * sizeof(double)));
 }
 
@@ -280,7 +307,8 @@ struct ChunkPlan {
   std::array<int, kConfigs.size() + 1> config_begin{};  // task ranges per config
   int max_hap = 0;
   std::array<int, kConfigs.size()> max_read{};
-  size_t off_tasks = 0, off_rbegin = 0, off_rlen = 0, off_hbegin = 0, off_hlen = 0, off_rq = 0, off_rcode = 0,
+  std::vector<int32_t> task_hap_len;  // haplotype length of each task (sorted order)
+  size_t off_tasks = 0, off_rbegin = 0, off_rlen = 0, off_hbegin = 0, off_hlen = 0, off_rq = 0, off_rowf = 0, off_rcode = 0,
          off_hcode = 0, bytes = 0;
 };
 
@@ -309,6 +337,7 @@ void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, 
   plan.off_hbegin = o, o = align16(o + n_haps * 4);
   plan.off_hlen = o, o = align16(o + n_haps * 4);
   plan.off_rq = o, o = align16(o + read_bases * 4);
+  plan.off_rowf = o, o = align16(o + read_bases * 2 * sizeof(float4));
   plan.off_rcode = o, o = align16(o + read_bases);
   plan.off_hcode = o, o = align16(o + hap_bases + 16);
   plan.bytes = o;
@@ -316,7 +345,8 @@ void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, 
 
 // Writes the chunk's input image (tasks sorted by kernel configuration, then by
 // haplotype and read length so that the groups of a warp take equal steps).
-void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, ChunkPlan& plan, unsigned char* h) {
+void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, size_t shared_limit, ChunkPlan& plan,
+                unsigned char* h) {
   const int64_t rbase = plan.n_pairs ? b.read_begin[plan.read0] : 0;
   const int64_t hbase = plan.n_pairs ? b.hap_begin[plan.hap0] : 0;
   auto* rbegin = reinterpret_cast<uint32_t*>(h + plan.off_rbegin);
@@ -324,6 +354,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, ChunkPlan& plan, un
   auto* hbegin = reinterpret_cast<uint32_t*>(h + plan.off_hbegin);
   auto* hlen = reinterpret_cast<int32_t*>(h + plan.off_hlen);
   auto* rq = reinterpret_cast<uchar4*>(h + plan.off_rq);
+  auto* rowf = reinterpret_cast<float4*>(h + plan.off_rowf);
   auto* rcode = h + plan.off_rcode;
   auto* hcode = h + plan.off_hcode;
   for (int32_t r = plan.read0; r < plan.read1; ++r) {
@@ -333,7 +364,15 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, ChunkPlan& plan, un
     rlen[r - plan.read0] = b.read_len[r];
     for (int32_t i = 0; i < b.read_len[r]; ++i) {
       rq[local + i] = make_uchar4(b.base_q[at + i], b.ins_q[at + i], b.del_q[at + i], b.gcp_q[at + i]);
-      rcode[local + i] = detail::base_code(b.read_bases[at + i]);
+      const uint8_t code = detail::base_code(b.read_bases[at + i]);
+      rcode[local + i] = code;
+      const RowParams<float> p = detail::row_params<float>(detail::ph2pr_table(), b.base_q[at + i], b.ins_q[at + i],
+                                                           b.del_q[at + i], b.gcp_q[at + i], code == kCodeN, tristate);
+      int code_bits = code;
+      float code_f;
+      std::memcpy(&code_f, &code_bits, sizeof(float));
+      rowf[2 * (local + i)] = make_float4(p.mm, p.gm, p.mx, p.my);
+      rowf[2 * (local + i) + 1] = make_float4(p.g, p.p_match, p.p_mismatch, code_f);
     }
   }
   for (int32_t k = plan.hap0; k < plan.hap1; ++k) {
@@ -342,32 +381,42 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, ChunkPlan& plan, un
     hlen[k - plan.hap0] = b.hap_len[k];
     for (int32_t i = 0; i < b.hap_len[k]; ++i) hcode[local + i] = detail::base_code(b.hap_bases[b.hap_begin[k] + i]);
   }
-  // Bucket the pairs by configuration.
+  // Bucket the pairs by configuration (lengths repeat, so the last choice is cached).
   std::vector<std::vector<int4>> buckets(kConfigs.size());
   plan.max_hap = 0;
   plan.max_read.fill(0);
-  int out = 0;
+  int out = 0, last_r = -1, last_h = -1, last_cfg = 0;
   for (size_t g = g0; g < g1; ++g) {
     const auto& gr = b.groups[g];
     for (int32_t r = gr.first_read; r < gr.first_read + gr.n_reads; ++r) {
       for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps; ++k) {
-        const int cfg = pick_config(b.read_len[r], b.hap_len[k]);
-        buckets[cfg].push_back(make_int4(r - plan.read0, k - plan.hap0, out++, 0));
-        plan.max_hap = std::max(plan.max_hap, b.hap_len[k]);
-        plan.max_read[cfg] = std::max(plan.max_read[cfg], b.read_len[r]);
+        const int R = b.read_len[r], H = b.hap_len[k];
+        if (R != last_r || H != last_h) last_cfg = pick_config(R, H, shared_limit), last_r = R, last_h = H;
+        buckets[last_cfg].push_back(make_int4(r - plan.read0, k - plan.hap0, out++, 0));
+        plan.max_hap = std::max(plan.max_hap, H);
+        plan.max_read[last_cfg] = std::max(plan.max_read[last_cfg], R);
       }
     }
   }
+  // Within a configuration, longest haplotypes first (stable counting sort), so that
+  // the groups of a warp take equal steps and long ones can take their own launch.
   auto* tasks = reinterpret_cast<int4*>(h + plan.off_tasks);
+  plan.task_hap_len.resize(plan.n_pairs);
   size_t at = 0;
+  std::vector<size_t> count;
   for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
-    auto& v = buckets[cfg];
-    std::stable_sort(v.begin(), v.end(), [&](const int4& x, const int4& y) {
-      if (hlen[x.y] != hlen[y.y]) return hlen[x.y] > hlen[y.y];
-      return rlen[x.x] > rlen[y.x];
-    });
+    const auto& v = buckets[cfg];
     plan.config_begin[cfg] = static_cast<int>(at);
-    std::memcpy(tasks + at, v.data(), v.size() * sizeof(int4));
+    int vmax = 0;
+    for (const int4& t : v) vmax = std::max(vmax, hlen[t.y]);
+    count.assign(static_cast<size_t>(vmax) + 2, 0);
+    for (const int4& t : v) ++count[vmax - hlen[t.y] + 1];
+    for (size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
+    for (const int4& t : v) {
+      const size_t pos = at + count[vmax - hlen[t.y]]++;
+      tasks[pos] = t;
+      plan.task_hap_len[pos] = hlen[t.y];
+    }
     at += v.size();
   }
   plan.config_begin[kConfigs.size()] = static_cast<int>(at);
@@ -385,7 +434,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   (void)total_b;
   const size_t max_pairs = std::min<size_t>(size_t(1) << 22, free_b / 8 / 64);
   const int64_t max_cells = int64_t(1) << 32;
-  double kernel_ms = 0;
+  double kernel_ms = 0, double_ms = 0;
   int64_t n_double = 0;
   int next_slot = 0;
 
@@ -393,6 +442,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     if (!s.busy) return;
     s.done.sync();
     kernel_ms += Event::elapsed_ms(s.start, s.stop);
+    double_ms += Event::elapsed_ms(s.mid, s.stop);
     std::copy(s.out_h.data(), s.out_h.data() + s.n_pairs, log10_lik.begin() + s.first_pair);
     int redo = 0;
     std::memcpy(&redo, s.out_h.data() + s.n_pairs, sizeof(int));
@@ -421,7 +471,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     plan_chunk(batch, g, g1, first_pair, plan);
     s.scratch_d.resize(kScratchBytes);
     s.in_h.resize(plan.bytes);
-    fill_chunk(batch, g, g1, plan, s.in_h.data());
+    fill_chunk(batch, g, g1, opt.tristate, im.env.shared_limit, plan, s.in_h.data());
     s.in_d.resize(plan.bytes);
     s.out_h.resize(plan.n_pairs + 1);
     s.out_d.resize(plan.n_pairs + 1);
@@ -433,20 +483,34 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     DeviceChunk c{reinterpret_cast<const int4*>(d + plan.off_tasks), reinterpret_cast<const uint32_t*>(d + plan.off_rbegin),
                   reinterpret_cast<const int32_t*>(d + plan.off_rlen), reinterpret_cast<const uint32_t*>(d + plan.off_hbegin),
                   reinterpret_cast<const int32_t*>(d + plan.off_hlen), reinterpret_cast<const uchar4*>(d + plan.off_rq),
-                  d + plan.off_rcode, d + plan.off_hcode};
+                  d + plan.off_rcode, reinterpret_cast<const float4*>(d + plan.off_rowf), d + plan.off_hcode};
     KernelOut ko{s.out_d.data(), s.redo_d.data() + 1, s.redo_d.data()};
     s.start.record(st);
     int max_read = 0;
     for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
       const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
-      kFloatLaunchers[cfg](c, begin, nullptr, nullptr, end - begin, plan.max_hap, plan.max_read[cfg], opt.tristate, ko,
-                           s.scratch_d, im.sm_count, st);
+      if (begin == end) continue;
+      // Tasks whose boundary rows do not fit shared memory (the longest haplotypes,
+      // first in the order) take a launch of their own with global boundaries.
+      int split = begin;
+      while (split < end && boundary_bytes(kConfigs[cfg], plan.task_hap_len[split], sizeof(float)) > im.env.shared_limit) {
+        ++split;
+      }
+      if (split > begin) {
+        kFloatLaunchers[cfg](c, begin, nullptr, nullptr, split - begin, plan.task_hap_len[begin], plan.max_read[cfg],
+                             opt.tristate, ko, s.scratch_d, im.env, st);
+      }
+      if (end > split) {
+        kFloatLaunchers[cfg](c, split, nullptr, nullptr, end - split, plan.task_hap_len[split], plan.max_read[cfg],
+                             opt.tristate, ko, s.scratch_d, im.env, st);
+      }
       max_read = std::max(max_read, plan.max_read[cfg]);
     }
+    s.mid.record(st);
     // Pairs the float pass queued (count on the device): recomputed in double.
     launch<kDoubleConfig.G, kDoubleConfig.RPL, double>(c, 0, ko.redo, ko.n_redo, static_cast<int>(plan.n_pairs),
-                                                       plan.max_hap, max_read, opt.tristate, ko, s.scratch_d,
-                                                       im.sm_count, st);
+                                                       plan.max_hap, max_read, opt.tristate, ko, s.scratch_d, im.env,
+                                                       st);
     s.stop.record(st);
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data(), s.out_d.data(), plan.n_pairs * sizeof(double),
                                        cudaMemcpyDeviceToHost, st));
@@ -466,6 +530,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     stats->cells += batch.cell_count();
     stats->double_pairs += n_double;
     stats->kernel_ms += kernel_ms;
+    stats->double_kernel_ms += double_ms;
     stats->total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
 }

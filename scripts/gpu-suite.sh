@@ -56,6 +56,14 @@ for stage in "$@"; do
       $B gatemap bench pairhmm -t "$T" --file .gpu-bundle/data/pairhmm-carneiro/10s.in ${PAIRHMM_BENCH_ARGS:-} \
         -o "$OUT/pairhmm.tsv" > "$OUT/pairhmm_bench.log" 2>&1
       echo "bench exit $?" >> "$OUT/pairhmm_bench.log"
+      NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
+      if [ -n "$NCU" ] && [ -n "${PAIRHMM_NCU:-}" ]; then  # what bounds the kernel: one launch of the 128 x 128 set
+        eval "$($B --env)"
+        timeout 240 "$NCU" --kernel-name regex:pairhmm_kernel --launch-skip 2 --launch-count 1 \
+          --section SpeedOfLight --section Occupancy --section ComputeWorkloadAnalysis --section WarpStateStats \
+          --section InstructionStats .gpu-bundle/bin/gatemap bench pairhmm --sizes 128 --long-read-haps 0 --no-cpu \
+          --reps 1 --gpu-cells 500000000 -o /tmp/ncu_ph.tsv > "$OUT/pairhmm_ncu.txt" 2>&1
+      fi
       ;;
     index)
       G=/tmp/gm_grch37

@@ -34,8 +34,9 @@ void simulate_pairhmm_batch(const PairHmmSimOptions& opt, gpu::PairHmmBatch& bat
     for (int h = 0; h < opt.haps_per_group; ++h) {
       const int len = opt.vary_within_group ? log_uniform(rng, opt.min_hap_len, opt.max_hap_len) : group_hap_len;
       std::string s = founder.substr(0, len);
+      const double divergence = std::min(opt.hap_divergence, 2.0 / len);
       for (char& c : s) {
-        if (rng.uniform() < opt.hap_divergence) c = random_base(rng);
+        if (rng.uniform() < divergence) c = random_base(rng);
         if (rng.uniform() < opt.n_rate) c = 'N';
       }
       batch.add_haplotype(s);
