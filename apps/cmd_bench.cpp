@@ -38,6 +38,7 @@ void register_bench(CLI::App& app, AppContext& ctx) {
   ph->add_flag("!--no-gpu", p->gpu, "Skip the GPU engine");
   ph->add_flag("!--no-cpu", p->cpu, "Skip the CPU twin");
   ph->add_option("--file", p->file, "PairHMM benchmark file to time (e.g. 10s.in)");
+  ph->add_flag("--sweep", p->sweep, "Also time every kernel shape forced on every set");
   ph->add_option("--check", p->check_pairs, "Random pairs for the accuracy check (0: skip)")->capture_default_str();
   ph->add_option("-o,--output", p->out, "TSV to write (stdout when absent)");
   ph->add_option("-t,--threads", p->threads, "CPU threads (0: all)")->capture_default_str();

@@ -32,6 +32,7 @@ struct PairHmmBenchOptions {
   int reps = 10;                    // timed GPU repetitions (median)
   bool gpu = true, cpu = true;
   std::string file;                 // a PairHMM benchmark file to time (e.g. 10s.in)
+  bool sweep = false;               // also time every kernel shape forced on every set
   int64_t check_pairs = 0;          // random pairs for the accuracy check (0: skip)
   std::string out;
   int threads = 0;

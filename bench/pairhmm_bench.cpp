@@ -111,6 +111,32 @@ void throughput_table(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmm
   }
 }
 
+// Kernel GCUPS of every kernel shape forced on every set (calibrates the dispatcher).
+void shape_sweep(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* engine) {
+  if (!o.sweep || !engine) return;
+  std::fprintf(out, "# kernel shape sweep: kernel GCUPS per forced shape (G lanes x R rows per lane)\nset");
+  for (int k = 0; k < gpu::PairHmmGpu::kernel_shapes(); ++k) {
+    std::fprintf(out, "\t%s", gpu::PairHmmGpu::kernel_shape_name(k).c_str());
+  }
+  std::fprintf(out, "\tdispatcher\n");
+  std::vector<std::pair<int, int>> shapes;
+  for (int s : o.sizes) shapes.emplace_back(s, s);
+  for (int s : o.long_read_haps) shapes.emplace_back(10 * s, s);
+  for (auto [rl, hl] : shapes) {
+    if (rl <= 0) continue;
+    const gpu::PairHmmBatch b = make_groups(rl, hl, o.gpu_cells / 4, o.seed + rl);
+    std::fprintf(out, "%dx%d", rl, hl);
+    for (int k = 0; k <= gpu::PairHmmGpu::kernel_shapes(); ++k) {
+      engine->force_kernel_shape(k < gpu::PairHmmGpu::kernel_shapes() ? k : -1);
+      const Timed t = time_gpu(*engine, b, gpu::PairHmmOptions{}, std::max(3, o.reps / 2));
+      std::fprintf(out, "\t%.0f", gcups(b.cell_count(), t.kernel_ms));
+    }
+    std::fprintf(out, "\n");
+    std::fflush(out);
+  }
+  engine->force_kernel_shape(-1);
+}
+
 void file_timing(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* engine) {
   if (o.file.empty()) return;
   gpu::PairHmmBatch b;
@@ -202,6 +228,7 @@ void run_pairhmm_bench(const PairHmmBenchOptions& o) {
   } else {
     std::fprintf(out, "# no GPU; CPU twin on %d threads\n", omp_get_max_threads());
   }
+  shape_sweep(o, out, engine.get());
   throughput_table(o, out, engine.get());
   file_timing(o, out, engine.get());
   accuracy_check(o, out, engine.get());

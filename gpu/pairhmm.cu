@@ -197,6 +197,7 @@ constexpr Config kDoubleConfig{16, 4};
 
 struct LaunchEnv {
   int sm_count = 1;
+  int forced_config = -1;  // benchmarks: every pair takes this shape
   size_t shared_limit = 48 * 1024;  // dynamic shared memory one block may use for band boundaries
 };
 
@@ -215,7 +216,9 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   return static_cast<double>(bands) * (H + cfg.G - 1) * cfg.G * per_step;
 }
 
-int pick_config(int R, int H, size_t shared_limit) {
+int pick_config(int R, int H, const LaunchEnv& env) {
+  if (env.forced_config >= 0) return env.forced_config;
+  const size_t shared_limit = env.shared_limit;
   int best = 0;
   double best_cost = config_cost(kConfigs[0], R, H, shared_limit);
   for (int k = 1; k < static_cast<int>(kConfigs.size()); ++k) {
@@ -298,6 +301,12 @@ PairHmmGpu::PairHmmGpu() : impl_(new Impl) {
 
 PairHmmGpu::~PairHmmGpu() { delete impl_; }
 
+int PairHmmGpu::kernel_shapes() { return static_cast<int>(kConfigs.size()); }
+std::string PairHmmGpu::kernel_shape_name(int k) {
+  return "G" + std::to_string(kConfigs[k].G) + "xR" + std::to_string(kConfigs[k].RPL);
+}
+void PairHmmGpu::force_kernel_shape(int k) { impl_->env.forced_config = k < kernel_shapes() ? k : -1; }
+
 namespace {
 
 // Groups [g0, g1) of the batch as one chunk: the host image of its input buffer.
@@ -345,7 +354,7 @@ void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, 
 
 // Writes the chunk's input image (tasks sorted by kernel configuration, then by
 // haplotype and read length so that the groups of a warp take equal steps).
-void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, size_t shared_limit, ChunkPlan& plan,
+void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, const LaunchEnv& env, ChunkPlan& plan,
                 unsigned char* h) {
   const int64_t rbase = plan.n_pairs ? b.read_begin[plan.read0] : 0;
   const int64_t hbase = plan.n_pairs ? b.hap_begin[plan.hap0] : 0;
@@ -391,7 +400,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, size
     for (int32_t r = gr.first_read; r < gr.first_read + gr.n_reads; ++r) {
       for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps; ++k) {
         const int R = b.read_len[r], H = b.hap_len[k];
-        if (R != last_r || H != last_h) last_cfg = pick_config(R, H, shared_limit), last_r = R, last_h = H;
+        if (R != last_r || H != last_h) last_cfg = pick_config(R, H, env), last_r = R, last_h = H;
         buckets[last_cfg].push_back(make_int4(r - plan.read0, k - plan.hap0, out++, 0));
         plan.max_hap = std::max(plan.max_hap, H);
         plan.max_read[last_cfg] = std::max(plan.max_read[last_cfg], R);
@@ -471,7 +480,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     plan_chunk(batch, g, g1, first_pair, plan);
     s.scratch_d.resize(kScratchBytes);
     s.in_h.resize(plan.bytes);
-    fill_chunk(batch, g, g1, opt.tristate, im.env.shared_limit, plan, s.in_h.data());
+    fill_chunk(batch, g, g1, opt.tristate, im.env, plan, s.in_h.data());
     s.in_d.resize(plan.bytes);
     s.out_h.resize(plan.n_pairs + 1);
     s.out_d.resize(plan.n_pairs + 1);

@@ -97,6 +97,11 @@ class PairHmmGpu {
   PairHmmGpu& operator=(const PairHmmGpu&) = delete;
   void compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
                PairHmmStats* stats = nullptr);
+  // Benchmarks only: run every pair with kernel shape k (0..kernel_shapes()-1), or -1
+  // for the dispatcher's choice. Results are the same either way.
+  static int kernel_shapes();
+  static std::string kernel_shape_name(int k);
+  void force_kernel_shape(int k);
 
  private:
   struct Impl;

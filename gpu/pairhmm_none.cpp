@@ -11,6 +11,9 @@ PairHmmGpu::PairHmmGpu() : impl_(nullptr) {
   throw Error("pair-HMM GPU engine requested but this gatemap was built without CUDA");
 }
 PairHmmGpu::~PairHmmGpu() = default;
+int PairHmmGpu::kernel_shapes() { return 0; }
+std::string PairHmmGpu::kernel_shape_name(int) { return ""; }
+void PairHmmGpu::force_kernel_shape(int) {}
 void PairHmmGpu::compute(const PairHmmBatch&, const PairHmmOptions&, std::vector<double>&, PairHmmStats*) {}
 
 }  // namespace gatemap::gpu
