@@ -55,8 +55,8 @@ struct DeviceChunk {
 
 struct KernelOut {
   double* log10_lik;  // per chunk pair
-  int* redo;          // float pass: tasks to recompute in double
-  int* n_redo;
+  int* redo;          // float pass: tasks to recompute in double (this launch's part of the list)
+  int* n_redo;        // this launch's count
 };
 
 template <typename T>
@@ -139,14 +139,18 @@ __global__ void __launch_bounds__(kThreads) pairhmm_kernel(DeviceChunk c, int ta
         uoY = b == 0 ? init_y : T(0);
       }
       const int steps = H_warp + G - 1;
+      // Haplotype codes are fetched one step ahead of their use.
+      auto hap_at = [&](int jj) -> uint8_t { return (jj >= 1 && jj <= H) ? __ldg(hap + jj - 1) : kCodeN; };
+      uint8_t hb = hap_at(1 - lane);
+#pragma unroll 2
       for (int s = 0; s < steps; ++s) {
         const int j = s - lane + 1;
+        const uint8_t hb_next = hap_at(j + 1);
         if (lane == 0) {
           unM = 0, unX = 0, unY = init_y;
           if (b > 0 && j <= H) unM = in[j], unX = in[hs + j], unY = in[2 * hs + j];
         }
         if (band_on && j >= 1 && j <= H) {
-          const uint8_t hb = __ldg(hap + j - 1);
           const bool hap_n = hb == kCodeN;
           T dM = uoM, dX = uoX, dY = uoY, uM = unM, uX = unX;
 #pragma unroll
@@ -169,10 +173,11 @@ __global__ void __launch_bounds__(kThreads) pairhmm_kernel(DeviceChunk c, int ta
           }
         }
         uoM = unM, uoX = unX, uoY = unY;
-        const T sM = __shfl_up_sync(0xffffffffu, Mp[RPL - 1], 1, G);
-        const T sX = __shfl_up_sync(0xffffffffu, Xp[RPL - 1], 1, G);
-        const T sY = __shfl_up_sync(0xffffffffu, Yp[RPL - 1], 1, G);
-        if (lane > 0) unM = sM, unX = sX, unY = sY;
+        // Lane 0 receives its own values here and replaces them at the next step.
+        unM = __shfl_up_sync(0xffffffffu, Mp[RPL - 1], 1, G);
+        unX = __shfl_up_sync(0xffffffffu, Xp[RPL - 1], 1, G);
+        unY = __shfl_up_sync(0xffffffffu, Yp[RPL - 1], 1, G);
+        hb = hb_next;
       }
       __syncwarp();
     }
@@ -193,7 +198,6 @@ struct Config {
   int G, RPL;
 };
 constexpr std::array<Config, 8> kConfigs{{{4, 4}, {8, 4}, {16, 4}, {32, 4}, {4, 8}, {8, 8}, {16, 8}, {32, 8}}};
-constexpr Config kDoubleConfig{16, 4};
 
 struct LaunchEnv {
   int sm_count = 1;
@@ -254,17 +258,22 @@ void launch(const DeviceChunk& c, int task_begin, const int* task_ids, const int
     blocks = static_cast<int>(std::min<int64_t>(blocks, static_cast<int64_t>(std::min<size_t>(fit, 64 * env.sm_count))));
     bnd.global = reinterpret_cast<T*>(scratch.data());
   }
-  if (n_tasks_d) blocks = std::max(1, std::min(blocks, 8 * env.sm_count));
+  if (n_tasks_d) blocks = std::max(1, std::min(blocks, 2 * env.sm_count));  // the count is on the device; usually 0
   pairhmm_kernel<G, RPL, T>
       <<<blocks, kThreads, dyn_shared, stream>>>(c, task_begin, task_ids, n_tasks_d, n_tasks, tristate, bnd, out);
   GATEMAP_CUDA_CHECK(cudaGetLastError());
 }
 
-using FloatLauncher = void (*)(const DeviceChunk&, int, const int*, const int*, int, int, int, bool, KernelOut,
-                               DeviceBuffer<unsigned char>&, const LaunchEnv&, cudaStream_t);
-constexpr std::array<FloatLauncher, 8> kFloatLaunchers{
+using Launcher = void (*)(const DeviceChunk&, int, const int*, const int*, int, int, int, bool, KernelOut,
+                          DeviceBuffer<unsigned char>&, const LaunchEnv&, cudaStream_t);
+constexpr std::array<Launcher, 8> kFloatLaunchers{
     launch<4, 4, float>, launch<8, 4, float>, launch<16, 4, float>, launch<32, 4, float>,
     launch<4, 8, float>, launch<8, 8, float>, launch<16, 8, float>, launch<32, 8, float>};
+// The double pass of a shape's underflowed pairs: the same lanes, 4 rows per lane
+// (doubles take twice the registers).
+constexpr std::array<Launcher, 8> kDoubleLaunchers{
+    launch<4, 4, double>, launch<8, 4, double>, launch<16, 4, double>, launch<32, 4, double>,
+    launch<4, 4, double>, launch<8, 4, double>, launch<16, 4, double>, launch<32, 4, double>};
 
 size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
 
@@ -280,7 +289,7 @@ struct PairHmmGpu::Impl {
     DeviceBuffer<unsigned char> in_d;
     PinnedBuffer<double> out_h;
     DeviceBuffer<double> out_d;
-    DeviceBuffer<int> redo_d;  // [0] = count, then task ids
+    DeviceBuffer<int> redo_d;  // one count per shape, then task ids (each shape's at its task range)
     DeviceBuffer<unsigned char> scratch_d;
     bool busy = false;
     size_t first_pair = 0, n_pairs = 0;  // where this chunk's results go
@@ -453,9 +462,9 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     kernel_ms += Event::elapsed_ms(s.start, s.stop);
     double_ms += Event::elapsed_ms(s.mid, s.stop);
     std::copy(s.out_h.data(), s.out_h.data() + s.n_pairs, log10_lik.begin() + s.first_pair);
-    int redo = 0;
-    std::memcpy(&redo, s.out_h.data() + s.n_pairs, sizeof(int));
-    n_double += redo;
+    int redo[kConfigs.size()];
+    std::memcpy(redo, s.out_h.data() + s.n_pairs, sizeof(redo));
+    for (int r : redo) n_double += r;
     s.busy = false;
   };
 
@@ -482,23 +491,23 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     s.in_h.resize(plan.bytes);
     fill_chunk(batch, g, g1, opt.tristate, im.env, plan, s.in_h.data());
     s.in_d.resize(plan.bytes);
-    s.out_h.resize(plan.n_pairs + 1);
+    s.out_h.resize(plan.n_pairs + kConfigs.size());  // results, then the shapes' double counts (as ints)
     s.out_d.resize(plan.n_pairs + 1);
-    s.redo_d.resize(plan.n_pairs + 1);
+    s.redo_d.resize(plan.n_pairs + kConfigs.size());
     const cudaStream_t st = s.stream.get();
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.in_d.data(), s.in_h.data(), plan.bytes, cudaMemcpyHostToDevice, st));
-    GATEMAP_CUDA_CHECK(cudaMemsetAsync(s.redo_d.data(), 0, sizeof(int), st));
+    GATEMAP_CUDA_CHECK(cudaMemsetAsync(s.redo_d.data(), 0, kConfigs.size() * sizeof(int), st));
     unsigned char* d = s.in_d.data();
     DeviceChunk c{reinterpret_cast<const int4*>(d + plan.off_tasks), reinterpret_cast<const uint32_t*>(d + plan.off_rbegin),
                   reinterpret_cast<const int32_t*>(d + plan.off_rlen), reinterpret_cast<const uint32_t*>(d + plan.off_hbegin),
                   reinterpret_cast<const int32_t*>(d + plan.off_hlen), reinterpret_cast<const uchar4*>(d + plan.off_rq),
                   d + plan.off_rcode, reinterpret_cast<const float4*>(d + plan.off_rowf), d + plan.off_hcode};
-    KernelOut ko{s.out_d.data(), s.redo_d.data() + 1, s.redo_d.data()};
     s.start.record(st);
-    int max_read = 0;
+    constexpr int kCounts = static_cast<int>(kConfigs.size());
     for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
       const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
       if (begin == end) continue;
+      const KernelOut ko{s.out_d.data(), s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg};
       // Tasks whose boundary rows do not fit shared memory (the longest haplotypes,
       // first in the order) take a launch of their own with global boundaries.
       int split = begin;
@@ -513,17 +522,20 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
         kFloatLaunchers[cfg](c, split, nullptr, nullptr, end - split, plan.task_hap_len[split], plan.max_read[cfg],
                              opt.tristate, ko, s.scratch_d, im.env, st);
       }
-      max_read = std::max(max_read, plan.max_read[cfg]);
     }
     s.mid.record(st);
-    // Pairs the float pass queued (count on the device): recomputed in double.
-    launch<kDoubleConfig.G, kDoubleConfig.RPL, double>(c, 0, ko.redo, ko.n_redo, static_cast<int>(plan.n_pairs),
-                                                       plan.max_hap, max_read, opt.tristate, ko, s.scratch_d, im.env,
-                                                       st);
+    // Pairs each shape's float pass queued (count on the device): recomputed in double.
+    for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
+      const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
+      if (begin == end) continue;
+      const KernelOut ko{s.out_d.data(), nullptr, nullptr};
+      kDoubleLaunchers[cfg](c, 0, s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg, end - begin,
+                            plan.task_hap_len[begin], plan.max_read[cfg], opt.tristate, ko, s.scratch_d, im.env, st);
+    }
     s.stop.record(st);
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data(), s.out_d.data(), plan.n_pairs * sizeof(double),
                                        cudaMemcpyDeviceToHost, st));
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data() + plan.n_pairs, s.redo_d.data(), sizeof(int),
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data() + plan.n_pairs, s.redo_d.data(), kConfigs.size() * sizeof(int),
                                        cudaMemcpyDeviceToHost, st));
     s.done.record(st);
     s.busy = true;
