@@ -210,14 +210,23 @@ size_t boundary_bytes(Config cfg, int H, size_t elem) {
   return static_cast<size_t>(kThreads / cfg.G) * 6 * static_cast<size_t>(H + 1) * elem;
 }
 
-// Issue slots a lane spends per pair: steps x (cells of a step + per-step overhead).
-// Several bands add boundary traffic; boundaries in global memory also stall lane 0.
+// Relative cost of a pair in a kernel shape: issue slots per lane, steps x (cells of a
+// step + per-step overhead), with penalties for several bands calibrated on an H100
+// (bench pairhmm --sweep, docs/BENCHMARKS.md): boundary traffic, the occupancy the
+// boundary's shared memory leaves, and a per-band setup.
 double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   const int band = cfg.G * cfg.RPL;
   const int bands = (R + band - 1) / band;
   double per_step = 10.0 * cfg.RPL + 12.0;
-  if (bands > 1) per_step += boundary_bytes(cfg, H, sizeof(float)) <= shared_limit ? 6.0 : 40.0;
-  return static_cast<double>(bands) * (H + cfg.G - 1) * cfg.G * per_step;
+  double factor = 1.0;
+  if (bands > 1) {
+    const size_t block_bytes = boundary_bytes(cfg, H, sizeof(float));
+    const bool shared = block_bytes <= shared_limit;
+    per_step += shared ? 30.0 : 60.0;
+    const double blocks_per_sm = shared ? std::clamp(std::floor(228.0 * 1024 / block_bytes), 1.0, 3.0) : 3.0;
+    factor = (1.0 + 0.1 * bands) * 3.0 / blocks_per_sm;
+  }
+  return static_cast<double>(bands) * (H + cfg.G - 1) * cfg.G * per_step * factor;
 }
 
 int pick_config(int R, int H, const LaunchEnv& env) {
@@ -399,43 +408,52 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
     hlen[k - plan.hap0] = b.hap_len[k];
     for (int32_t i = 0; i < b.hap_len[k]; ++i) hcode[local + i] = detail::base_code(b.hap_bases[b.hap_begin[k] + i]);
   }
-  // Bucket the pairs by configuration (lengths repeat, so the last choice is cached).
-  std::vector<std::vector<int4>> buckets(kConfigs.size());
+  // Tasks ordered by kernel shape, then longest haplotype first, so that the groups of
+  // a warp take equal steps and long ones can take their own launch: a counting sort
+  // in two passes over the pairs (shape choices cached, since lengths repeat).
   plan.max_hap = 0;
   plan.max_read.fill(0);
-  int out = 0, last_r = -1, last_h = -1, last_cfg = 0;
   for (size_t g = g0; g < g1; ++g) {
     const auto& gr = b.groups[g];
-    for (int32_t r = gr.first_read; r < gr.first_read + gr.n_reads; ++r) {
-      for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps; ++k) {
-        const int R = b.read_len[r], H = b.hap_len[k];
-        if (R != last_r || H != last_h) last_cfg = pick_config(R, H, env), last_r = R, last_h = H;
-        buckets[last_cfg].push_back(make_int4(r - plan.read0, k - plan.hap0, out++, 0));
-        plan.max_hap = std::max(plan.max_hap, H);
-        plan.max_read[last_cfg] = std::max(plan.max_read[last_cfg], R);
-      }
+    for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps && gr.n_reads; ++k) {
+      plan.max_hap = std::max(plan.max_hap, b.hap_len[k]);
     }
   }
-  // Within a configuration, longest haplotypes first (stable counting sort), so that
-  // the groups of a warp take equal steps and long ones can take their own launch.
+  const size_t n_keys = static_cast<size_t>(plan.max_hap) + 1;  // key = shape * n_keys + (max_hap - H)
+  std::vector<int64_t> start(kConfigs.size() * n_keys + 1, 0);
+  int last_r = -1, last_h = -1, last_cfg = 0;
+  auto shape_of = [&](int R, int H) {
+    if (R != last_r || H != last_h) last_cfg = pick_config(R, H, env), last_r = R, last_h = H;
+    return last_cfg;
+  };
+  auto for_each_pair = [&](auto&& fn) {
+    for (size_t g = g0; g < g1; ++g) {
+      const auto& gr = b.groups[g];
+      for (int32_t r = gr.first_read; r < gr.first_read + gr.n_reads; ++r) {
+        for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps; ++k) fn(r, k);
+      }
+    }
+  };
+  for_each_pair([&](int32_t r, int32_t k) {
+    const int H = b.hap_len[k], cfg = shape_of(b.read_len[r], H);
+    ++start[cfg * n_keys + (plan.max_hap - H) + 1];
+    plan.max_read[cfg] = std::max(plan.max_read[cfg], b.read_len[r]);
+  });
+  for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
   auto* tasks = reinterpret_cast<int4*>(h + plan.off_tasks);
   plan.task_hap_len.resize(plan.n_pairs);
+  int out = 0;
+  for_each_pair([&](int32_t r, int32_t k) {
+    const int H = b.hap_len[k], cfg = shape_of(b.read_len[r], H);
+    const int64_t pos = start[cfg * n_keys + (plan.max_hap - H)]++;
+    tasks[pos] = make_int4(r - plan.read0, k - plan.hap0, out++, 0);
+    plan.task_hap_len[pos] = H;
+  });
+  // After the second pass start[shape * n_keys + max_hap] is where the shape ends.
   size_t at = 0;
-  std::vector<size_t> count;
   for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
-    const auto& v = buckets[cfg];
     plan.config_begin[cfg] = static_cast<int>(at);
-    int vmax = 0;
-    for (const int4& t : v) vmax = std::max(vmax, hlen[t.y]);
-    count.assign(static_cast<size_t>(vmax) + 2, 0);
-    for (const int4& t : v) ++count[vmax - hlen[t.y] + 1];
-    for (size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
-    for (const int4& t : v) {
-      const size_t pos = at + count[vmax - hlen[t.y]]++;
-      tasks[pos] = t;
-      plan.task_hap_len[pos] = hlen[t.y];
-    }
-    at += v.size();
+    at = static_cast<size_t>(start[cfg * n_keys + plan.max_hap]);
   }
   plan.config_begin[kConfigs.size()] = static_cast<int>(at);
 }
