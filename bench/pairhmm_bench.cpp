@@ -149,68 +149,87 @@ void file_timing(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* 
   Timed g, c;
   if (engine) g = time_gpu(*engine, b, opt, o.reps);
   if (o.cpu) c = time_cpu(b, opt, std::max(1, o.reps / 5));
+  if (engine && o.sweep) {
+    std::string line = "# kernel ms per forced shape:";
+    for (int k = 0; k < gpu::PairHmmGpu::kernel_shapes(); ++k) {
+      engine->force_kernel_shape(k);
+      line += " " + gpu::PairHmmGpu::kernel_shape_name(k) + "=" + std::to_string(time_gpu(*engine, b, opt, o.reps).kernel_ms);
+    }
+    engine->force_kernel_shape(-1);
+    std::fprintf(out, "%s\n", line.c_str());
+  }
   std::fprintf(out, "%s\t%.4f\t%.3f\t%.1f\t%.2f\t%.2f\t%lld\n", o.file.c_str(), g.kernel_ms, g.total_ms,
                gcups(b.cell_count(), g.kernel_ms), c.total_ms, gcups(b.cell_count(), c.total_ms),
                static_cast<long long>(std::max(g.double_pairs, c.double_pairs)));
+  std::fflush(out);
 }
 
-// GPU and float CPU against the double oracle on random pairs over the full length
-// range (1..4096 x 1..8192, log-uniform), some unrelated so that float underflows.
+// GPU and float CPU against the double oracle on random pairs, some unrelated so that
+// float underflows: a bulk set of short pairs (reads 1..512, haplotypes 1..1024) and 1%
+// as many over the full length range (1..4096 x 1..8192), all log-uniform; the long
+// pairs dominate the oracle's time, so they are fewer.
 void accuracy_check(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* engine) {
   if (o.check_pairs <= 0) return;
-  sim::PairHmmSimOptions so;
-  so.reads_per_group = 4;
-  so.haps_per_group = 2;
-  so.groups = static_cast<int>(std::max<int64_t>(1, o.check_pairs / 8));
-  so.min_read_len = 1, so.max_read_len = 4096;
-  so.min_hap_len = 1, so.max_hap_len = 8192;
-  so.vary_within_group = true;
-  so.max_error_rate = 0.1;
-  so.unrelated_fraction = 0.05;
-  so.n_rate = 0.002;
-  so.seed = o.seed + 99;
-  gpu::PairHmmBatch b;
-  sim::simulate_pairhmm_batch(so, b);
-  log::info("bench", "accuracy check: " + std::to_string(b.pair_count()) + " pairs, " +
-                         std::to_string(b.cell_count()) + " cells");
-  std::fprintf(out, "# accuracy against the double oracle: %zu random pairs (reads 1..4096, haplotypes 1..8192)\n",
-               b.pair_count());
-  std::fprintf(out, "engine\tpairs\tdouble_pairs\tfinite_ref\tmax_rel_err\tover_1e-4\tmismatched_inf\n");
-  std::vector<double> ref;
-  gpu::pairhmm_reference(b, gpu::PairHmmOptions{}, ref);
-  auto report = [&](const char* name, const std::vector<double>& got, int64_t dbl) {
-    double max_rel = 0;
-    size_t worst = 0;
-    int64_t over = 0, inf_mismatch = 0, finite = 0;
-    for (size_t i = 0; i < ref.size(); ++i) {
-      if (!std::isfinite(ref[i]) || !std::isfinite(got[i])) {
-        inf_mismatch += ref[i] != got[i];
-        continue;
-      }
-      ++finite;
-      const double rel = std::fabs(got[i] - ref[i]) / std::max(1e-300, std::fabs(ref[i]));
-      if (rel > max_rel) max_rel = rel, worst = i;
-      over += rel > 1e-4;
-    }
-    std::fprintf(out, "%s\t%zu\t%lld\t%lld\t%.3g\t%lld\t%lld\n", name, got.size(), static_cast<long long>(dbl),
-                 static_cast<long long>(finite), max_rel, static_cast<long long>(over),
-                 static_cast<long long>(inf_mismatch));
-    std::fflush(out);
-    if (!got.empty()) {
-      const auto pr = b.pairs()[worst];
-      log::info("bench", std::string(name) + " worst pair: read " + std::to_string(b.read_len[pr.first]) +
-                             " x haplotype " + std::to_string(b.hap_len[pr.second]) + ": " + std::to_string(got[worst]) +
-                             " vs " + std::to_string(ref[worst]));
-    }
+  std::fprintf(out, "# accuracy against the double oracle (random pairs, 5%% unrelated reads)\n");
+  std::fprintf(out, "set\tengine\tpairs\tcells\tdouble_pairs\tfinite_ref\tmax_rel_err\tover_1e-4\tmismatched_inf\n");
+  struct Set {
+    const char* name;
+    int64_t pairs;
+    int max_read, max_hap;
   };
-  std::vector<double> got;
-  gpu::PairHmmStats cs;
-  gpu::pairhmm_cpu(b, gpu::PairHmmOptions{}, got, &cs);
-  report("cpu_float", got, cs.double_pairs);
-  if (engine) {
-    gpu::PairHmmStats gs;
-    engine->compute(b, gpu::PairHmmOptions{}, got, &gs);
-    report("gpu", got, gs.double_pairs);
+  for (const Set set : {Set{"reads_1-512", o.check_pairs - o.check_pairs / 100, 512, 1024},
+                        Set{"reads_1-4096", std::max<int64_t>(8, o.check_pairs / 100), 4096, 8192}}) {
+    sim::PairHmmSimOptions so;
+    so.reads_per_group = 4;
+    so.haps_per_group = 2;
+    so.groups = static_cast<int>(std::max<int64_t>(1, set.pairs / 8));
+    so.min_read_len = 1, so.max_read_len = set.max_read;
+    so.min_hap_len = 1, so.max_hap_len = set.max_hap;
+    so.vary_within_group = true;
+    so.max_error_rate = 0.1;
+    so.unrelated_fraction = 0.05;
+    so.n_rate = 0.002;
+    so.seed = o.seed + 99 + set.max_read;
+    gpu::PairHmmBatch b;
+    sim::simulate_pairhmm_batch(so, b);
+    log::info("bench", std::string("accuracy check ") + set.name + ": " + std::to_string(b.pair_count()) +
+                           " pairs, " + std::to_string(b.cell_count()) + " cells");
+    std::vector<double> ref;
+    gpu::pairhmm_reference(b, gpu::PairHmmOptions{}, ref);
+    auto report = [&](const char* name, const std::vector<double>& got, int64_t dbl) {
+      double max_rel = 0;
+      size_t worst = 0;
+      int64_t over = 0, inf_mismatch = 0, finite = 0;
+      for (size_t i = 0; i < ref.size(); ++i) {
+        if (!std::isfinite(ref[i]) || !std::isfinite(got[i])) {
+          inf_mismatch += ref[i] != got[i];
+          continue;
+        }
+        ++finite;
+        const double rel = std::fabs(got[i] - ref[i]) / std::max(1e-300, std::fabs(ref[i]));
+        if (rel > max_rel) max_rel = rel, worst = i;
+        over += rel > 1e-4;
+      }
+      std::fprintf(out, "%s\t%s\t%zu\t%lld\t%lld\t%lld\t%.3g\t%lld\t%lld\n", set.name, name, got.size(),
+                   static_cast<long long>(b.cell_count()), static_cast<long long>(dbl), static_cast<long long>(finite),
+                   max_rel, static_cast<long long>(over), static_cast<long long>(inf_mismatch));
+      std::fflush(out);
+      if (!got.empty()) {
+        const auto pr = b.pairs()[worst];
+        log::info("bench", std::string(name) + " worst pair: read " + std::to_string(b.read_len[pr.first]) +
+                               " x haplotype " + std::to_string(b.hap_len[pr.second]) + ": " +
+                               std::to_string(got[worst]) + " vs " + std::to_string(ref[worst]));
+      }
+    };
+    std::vector<double> got;
+    gpu::PairHmmStats cs;
+    gpu::pairhmm_cpu(b, gpu::PairHmmOptions{}, got, &cs);
+    report("cpu_float", got, cs.double_pairs);
+    if (engine) {
+      gpu::PairHmmStats gs;
+      engine->compute(b, gpu::PairHmmOptions{}, got, &gs);
+      report("gpu", got, gs.double_pairs);
+    }
   }
 }
 
