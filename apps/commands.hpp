@@ -31,6 +31,7 @@ void register_map(CLI::App&, AppContext&);
 void register_sim(CLI::App&, AppContext&);
 void register_eval(CLI::App&, AppContext&);
 void register_pairhmm(CLI::App&, AppContext&);
+void register_correct(CLI::App&, AppContext&);
 void register_bench(CLI::App&, AppContext&);
 void register_demo(CLI::App&, AppContext&);
 

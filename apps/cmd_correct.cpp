@@ -1,0 +1,46 @@
+// gatemap correct: k-mer spectrum error correction of FASTQ reads (GPU or CPU twin).
+#include <cstdio>
+#include <memory>
+
+#include "apps/commands.hpp"
+#include "common/error.hpp"
+#include "correct/correct.hpp"
+
+namespace gatemap::apps {
+
+void register_correct(CLI::App& app, AppContext& ctx) {
+  auto o = std::make_shared<correct::CorrectRunOptions>();
+  auto summary = std::make_shared<std::string>();
+  auto* sub = app.add_subcommand("correct", "Correct substitution errors in reads with a k-mer spectrum (CUDA-EC style)");
+  sub->add_option("reads", o->in1, "FASTQ (plain or gzip)")->required();
+  sub->add_option("reads2", o->in2, "Second FASTQ of a pair");
+  sub->add_option("-o,--output", o->out1, "Corrected FASTQ (.gz: bgzip; - : stdout)")->required();
+  sub->add_option("-p,--output2", o->out2, "Corrected second FASTQ of a pair");
+  sub->add_option("-k", o->k, "k-mer length (8..31)")->capture_default_str();
+  sub->add_option("--solid", o->threshold, "Solid when seen at least this often (0: first valley of the histogram)")
+      ->capture_default_str();
+  sub->add_option("--spectrum", o->spectrum, "Solid k-mers as a Bloom filter or an exact hash set")
+      ->check(CLI::IsMember({"bloom", "exact"}))
+      ->capture_default_str();
+  sub->add_option("--fpr", o->bloom_fpr, "Bloom filter false-positive rate")->capture_default_str();
+  sub->add_option("--max-corrections", o->max_corrections, "Substitutions per read at most")->capture_default_str();
+  sub->add_option("--backend", o->backend, "gpu, cpu or auto")
+      ->check(CLI::IsMember({"gpu", "cpu", "auto"}))
+      ->capture_default_str();
+  sub->add_flag_callback("--gpu", [o] { o->backend = "gpu"; }, "Same as --backend gpu");
+  sub->add_flag_callback("--cpu", [o] { o->backend = "cpu"; }, "Same as --backend cpu");
+  sub->add_option("--summary", *summary, "Write the summary (TSV) to this file");
+  sub->add_option("-t,--threads", o->threads, "CPU threads (0: all)")->capture_default_str();
+  on_run(sub, ctx, [o, summary] {
+    const correct::CorrectSummary s = correct::run_correct(*o);
+    const std::string text = correct::format_summary(s);
+    std::fprintf(stderr, "%s", text.c_str());
+    if (!summary->empty()) {
+      std::FILE* f = std::fopen(summary->c_str(), "w");
+      if (!f || std::fputs(text.c_str(), f) < 0 || std::fclose(f) != 0) throw IoError("cannot write " + *summary);
+    }
+    return 0;
+  });
+}
+
+}  // namespace gatemap::apps

@@ -1,0 +1,135 @@
+#include "correct/correct.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "correct/kmer_count.hpp"
+#include "gpu/device.hpp"
+#include "io/fastq.hpp"
+#include "io/fastq_writer.hpp"
+
+namespace gatemap::correct {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+gpu::KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold, const std::string& kind, double fpr) {
+  uint64_t n = 0;
+  counter.for_each_solid(threshold, [&](uint64_t) { ++n; });
+  gpu::KmerSpectrum s = kind == "exact" ? gpu::KmerSpectrum::make_exact(counter.k(), n)
+                                        : gpu::KmerSpectrum::make_bloom(counter.k(), n, fpr);
+  counter.for_each_solid(threshold, [&](uint64_t x) { s.insert(x); });
+  return s;
+}
+
+CorrectSummary run_correct(const CorrectRunOptions& opt) {
+  if (opt.threads > 0) omp_set_num_threads(opt.threads);
+  if (opt.k < 8 || opt.k > gpu::kMaxK) throw UsageError("-k must be between 8 and " + std::to_string(gpu::kMaxK));
+  if (opt.in2.empty() != opt.out2.empty()) throw UsageError("paired input needs both a second FASTQ and -p OUT_2");
+  if (opt.spectrum != "bloom" && opt.spectrum != "exact") throw UsageError("--spectrum is bloom or exact");
+  CorrectSummary sum;
+  const gpu::Backend backend = gpu::choose_backend(opt.backend);
+  sum.backend = gpu::backend_name(backend);
+
+  // Pass 1: count.
+  auto t0 = std::chrono::steady_clock::now();
+  KmerCounter counter(opt.k);
+  {
+    io::FastqSource src(opt.in1, opt.in2);
+    io::ReadBatch batch;
+    while (src.next_batch(batch, opt.batch_reads, opt.batch_reads * 300)) {
+      counter.add(batch.reads);
+      sum.reads += static_cast<int64_t>(batch.size());
+      log::info("correct", "counted k-mers of " + std::to_string(sum.reads) + " reads");
+    }
+  }
+  sum.kmers = counter.total();
+  sum.distinct_kmers = counter.distinct();
+  const auto hist = counter.histogram();
+  sum.threshold = opt.threshold ? opt.threshold : first_valley(hist);
+  sum.count_s = seconds_since(t0);
+  std::string hist_text;
+  for (size_t c = 1; c <= 12 && c < hist.size(); ++c) hist_text += " " + std::to_string(c) + ":" + std::to_string(hist[c]);
+  log::info("correct", std::to_string(sum.kmers) + " k-mers (k=" + std::to_string(opt.k) + "), " +
+                           std::to_string(sum.distinct_kmers) + " distinct; histogram" + hist_text);
+
+  // The solid spectrum.
+  t0 = std::chrono::steady_clock::now();
+  const gpu::KmerSpectrum spectrum = build_spectrum(counter, sum.threshold, opt.spectrum, opt.bloom_fpr);
+  sum.solid_kmers = spectrum.n_kmers;
+  sum.spectrum_bytes = spectrum.bytes();
+  sum.spectrum_s = seconds_since(t0);
+  log::info("correct", "solid threshold " + std::to_string(sum.threshold) + ": " + std::to_string(sum.solid_kmers) +
+                           " solid k-mers in a " + opt.spectrum + " spectrum of " +
+                           std::to_string(sum.spectrum_bytes >> 20) + " MiB");
+  {
+    KmerCounter released(opt.k);  // the counts are no longer needed
+    std::swap(counter, released);
+  }
+
+  // Pass 2: correct and write.
+  t0 = std::chrono::steady_clock::now();
+  std::unique_ptr<gpu::KmerCorrectGpu> gpu_engine;
+  if (backend == gpu::Backend::gpu) gpu_engine = std::make_unique<gpu::KmerCorrectGpu>(spectrum);
+  gpu::CorrectOptions copt;
+  copt.max_corrections = opt.max_corrections;
+  io::FastqSource src(opt.in1, opt.in2);
+  io::FastqWriter out1(opt.out1);
+  std::unique_ptr<io::FastqWriter> out2;
+  if (!opt.out2.empty()) out2 = std::make_unique<io::FastqWriter>(opt.out2);
+  io::ReadBatch batch;
+  int64_t done = 0;
+  while (src.next_batch(batch, opt.batch_reads, opt.batch_reads * 300)) {
+    gpu::CorrectBatch cb;
+    for (const io::Read& r : batch.reads) cb.add(r.seq);
+    if (gpu_engine) {
+      gpu_engine->correct(copt, cb, &sum.correct_kernel_ms);
+    } else {
+      gpu::correct_reads_cpu(spectrum, copt, cb);
+    }
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const io::Read& r = batch.reads[i];
+      const auto st = static_cast<gpu::CorrectStatus>(cb.status[i]);
+      if (st == gpu::CorrectStatus::corrected) {
+        ++sum.reads_changed;
+        sum.bases_changed += cb.changed[i];
+      }
+      sum.uncorrectable += st == gpu::CorrectStatus::uncorrectable;
+      sum.too_long += st == gpu::CorrectStatus::too_long;
+      io::FastqWriter& w = (batch.paired && i % 2 == 1) ? *out2 : out1;
+      w.write(r.name, st == gpu::CorrectStatus::corrected ? cb.sequence(i) : r.seq, r.qual);
+    }
+    done += static_cast<int64_t>(batch.size());
+    log::info("correct", "corrected " + std::to_string(done) + " reads");
+  }
+  out1.close();
+  if (out2) out2->close();
+  sum.correct_s = seconds_since(t0);
+  return sum;
+}
+
+std::string format_summary(const CorrectSummary& s) {
+  char buf[1024];
+  std::snprintf(buf, sizeof(buf),
+                "reads\t%lld\nreads_changed\t%lld\nbases_changed\t%lld\nreads_uncorrectable\t%lld\n"
+                "reads_too_long\t%lld\nkmers\t%llu\ndistinct_kmers\t%llu\nsolid_threshold\t%u\nsolid_kmers\t%llu\n"
+                "spectrum_bytes\t%zu\nbackend\t%s\ncount_s\t%.3f\nspectrum_s\t%.3f\ncorrect_s\t%.3f\n"
+                "correct_kernel_ms\t%.3f\n",
+                static_cast<long long>(s.reads), static_cast<long long>(s.reads_changed),
+                static_cast<long long>(s.bases_changed), static_cast<long long>(s.uncorrectable),
+                static_cast<long long>(s.too_long), static_cast<unsigned long long>(s.kmers),
+                static_cast<unsigned long long>(s.distinct_kmers), s.threshold,
+                static_cast<unsigned long long>(s.solid_kmers), s.spectrum_bytes, s.backend.c_str(), s.count_s,
+                s.spectrum_s, s.correct_s, s.correct_kernel_ms);
+  return buf;
+}
+
+}  // namespace gatemap::correct

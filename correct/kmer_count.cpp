@@ -1,0 +1,143 @@
+#include "correct/kmer_count.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "gpu/kmer_correct_core.hpp"
+
+namespace gatemap::correct {
+
+namespace {
+constexpr int kShardBits = 10;
+constexpr size_t kShards = size_t(1) << kShardBits;
+
+int code_of(char c) {
+  switch (c) {
+    case 'A': return 0;
+    case 'C': return 1;
+    case 'G': return 2;
+    case 'T': return 3;
+    default: return -1;
+  }
+}
+}  // namespace
+
+KmerCounter::KmerCounter(int k) : k_(k), shards_(kShards) {
+  for (Shard& s : shards_) {
+    s.keys.assign(1024, kEmpty);
+    s.counts.assign(1024, 0);
+  }
+}
+
+void KmerCounter::grow(Shard& s) {
+  Shard bigger;
+  bigger.keys.assign(s.keys.size() * 2, kEmpty);
+  bigger.counts.assign(s.keys.size() * 2, 0);
+  const uint64_t mask = bigger.keys.size() - 1;
+  for (size_t i = 0; i < s.keys.size(); ++i) {
+    if (s.keys[i] == kEmpty) continue;
+    uint64_t slot = gpu::detail::mix64(s.keys[i]) & mask;
+    while (bigger.keys[slot] != kEmpty) slot = (slot + 1) & mask;
+    bigger.keys[slot] = s.keys[i];
+    bigger.counts[slot] = s.counts[i];
+  }
+  bigger.used = s.used;
+  s = std::move(bigger);
+}
+
+void KmerCounter::insert(Shard& s, uint64_t key) {
+  if ((s.used + 1) * 10 > s.keys.size() * 7) grow(s);
+  const uint64_t mask = s.keys.size() - 1;
+  for (uint64_t slot = gpu::detail::mix64(key) & mask;; slot = (slot + 1) & mask) {
+    if (s.keys[slot] == key) {
+      if (s.counts[slot] != UINT32_MAX) ++s.counts[slot];
+      return;
+    }
+    if (s.keys[slot] == kEmpty) {
+      s.keys[slot] = key;
+      s.counts[slot] = 1;
+      ++s.used;
+      return;
+    }
+  }
+}
+
+void KmerCounter::add(const std::vector<io::Read>& reads) {
+  const int k = k_;
+  std::vector<size_t> start(reads.size() + 1, 0);
+  for (size_t r = 0; r < reads.size(); ++r) {
+    const size_t L = reads[r].seq.size();
+    start[r + 1] = start[r] + (L >= static_cast<size_t>(k) ? L - k + 1 : 0);
+  }
+  kmers_.resize(start.back());
+  shard_of_.resize(start.back());
+  const uint64_t kmask = k == 32 ? ~uint64_t(0) : (uint64_t(1) << (2 * k)) - 1;
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (size_t r = 0; r < reads.size(); ++r) {
+    const std::string& s = reads[r].seq;
+    uint64_t fwd = 0, rc = 0;
+    int valid = 0;  // bases since the last N
+    for (size_t i = 0; i < s.size(); ++i) {
+      const int c = code_of(s[i]);
+      if (c < 0) {
+        valid = 0;
+      } else {
+        fwd = ((fwd << 2) | static_cast<uint64_t>(c)) & kmask;
+        rc = (rc >> 2) | (static_cast<uint64_t>(3 - c) << (2 * (k - 1)));
+        ++valid;
+      }
+      if (i + 1 >= static_cast<size_t>(k)) {
+        const size_t at = start[r] + i + 1 - k;
+        const uint64_t x = valid >= k ? gpu::detail::canonical(fwd, rc) : kEmpty;
+        kmers_[at] = x;
+        shard_of_[at] = static_cast<uint16_t>(gpu::detail::mix64(x ^ 0x5bd1e995ULL) >> (64 - kShardBits));
+      }
+    }
+  }
+  uint64_t counted = 0;
+#pragma omp parallel reduction(+ : counted)
+  {
+    const size_t t = static_cast<size_t>(omp_get_thread_num()), T = static_cast<size_t>(omp_get_num_threads());
+    for (size_t i = 0; i < kmers_.size(); ++i) {
+      if (shard_of_[i] % T != t || kmers_[i] == kEmpty) continue;
+      insert(shards_[shard_of_[i]], kmers_[i]);
+      ++counted;
+    }
+  }
+  total_ += counted;
+}
+
+uint64_t KmerCounter::distinct() const {
+  uint64_t n = 0;
+  for (const Shard& s : shards_) n += s.used;
+  return n;
+}
+
+uint64_t KmerCounter::count(uint64_t key) const {
+  const Shard& s = shards_[gpu::detail::mix64(key ^ 0x5bd1e995ULL) >> (64 - kShardBits)];
+  const uint64_t mask = s.keys.size() - 1;
+  for (uint64_t slot = gpu::detail::mix64(key) & mask;; slot = (slot + 1) & mask) {
+    if (s.keys[slot] == key) return s.counts[slot];
+    if (s.keys[slot] == kEmpty) return 0;
+  }
+}
+
+std::vector<uint64_t> KmerCounter::histogram(int max_count) const {
+  std::vector<uint64_t> h(static_cast<size_t>(max_count) + 1, 0);
+  for (const Shard& s : shards_) {
+    for (size_t i = 0; i < s.keys.size(); ++i) {
+      if (s.keys[i] != kEmpty) ++h[std::min<uint64_t>(s.counts[i], static_cast<uint64_t>(max_count))];
+    }
+  }
+  return h;
+}
+
+uint32_t first_valley(const std::vector<uint64_t>& h) {
+  for (size_t c = 2; c + 1 < h.size(); ++c) {
+    if (h[c] <= h[c + 1]) return static_cast<uint32_t>(c);
+  }
+  return 2;
+}
+
+}  // namespace gatemap::correct

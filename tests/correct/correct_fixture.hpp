@@ -1,0 +1,52 @@
+#pragma once
+// Reads from a random genome with known truth, shared by the corrector tests.
+#include <string>
+#include <vector>
+
+#include "correct/correct.hpp"
+#include "correct/kmer_count.hpp"
+#include "io/fastq.hpp"
+#include "sim/rng.hpp"
+
+namespace gatemap::test {
+
+struct CorrectionSet {
+  std::string genome;
+  std::vector<io::Read> reads;       // what the corrector sees
+  std::vector<std::string> truth;    // the same reads without errors
+};
+
+// Error-free reads at `coverage`, then `errors` per read in a fraction of them (each a
+// substitution, or an N once in a while), at random positions.
+inline CorrectionSet make_correction_set(int genome_len, int read_len, double coverage, double erroneous_fraction,
+                                         int errors, uint64_t seed) {
+  sim::Rng rng(seed);
+  CorrectionSet set;
+  set.genome.resize(genome_len);
+  for (char& c : set.genome) c = "ACGT"[rng.below(4)];
+  const int n = static_cast<int>(coverage * genome_len / read_len);
+  for (int r = 0; r < n; ++r) {
+    const int64_t start = rng.below(genome_len - read_len + 1);
+    std::string s = set.genome.substr(start, read_len);
+    if (rng.below(2)) {  // reverse strand
+      std::string rc(s.rbegin(), s.rend());
+      for (char& c : rc) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
+      s = rc;
+    }
+    set.truth.push_back(s);
+    if (rng.uniform() < erroneous_fraction) {
+      for (int e = 0; e < errors; ++e) {
+        const int64_t p = rng.below(read_len);
+        if (rng.uniform() < 0.1) {
+          s[p] = 'N';
+        } else {
+          s[p] = "ACGT"[(std::string("ACGT").find(s[p]) + 1 + rng.below(3)) % 4];
+        }
+      }
+    }
+    set.reads.push_back({"r" + std::to_string(r), s, std::string(read_len, 'I')});
+  }
+  return set;
+}
+
+}  // namespace gatemap::test

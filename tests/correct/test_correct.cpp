@@ -1,0 +1,191 @@
+// k-mer counting, spectra and the corrector's CPU twin against known truth.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "common/error.hpp"
+
+#include "correct/correct.hpp"
+#include "correct/kmer_count.hpp"
+#include "gpu/kmer_correct.hpp"
+#include "gpu/kmer_correct_core.hpp"
+#include "io/fastq.hpp"
+#include "tests/correct/correct_fixture.hpp"
+#include "tests/test_util.hpp"
+
+namespace gatemap {
+namespace {
+
+std::string revcomp(const std::string& s) {
+  std::string r(s.rbegin(), s.rend());
+  for (char& c : r) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : c == 'T' ? 'A' : 'N';
+  return r;
+}
+
+uint64_t encode(const std::string& s) {
+  uint64_t x = 0;
+  for (char c : s) x = (x << 2) | std::string("ACGT").find(c);
+  return x;
+}
+
+// Counts against a brute-force map of canonical k-mer strings.
+TEST(KmerCounter, MatchesBruteForce) {
+  sim::Rng rng(5);
+  std::vector<io::Read> reads;
+  for (int r = 0; r < 300; ++r) {
+    std::string s(20 + rng.below(60), 'A');
+    for (char& c : s) c = rng.uniform() < 0.02 ? 'N' : "ACGT"[rng.below(3)];  // low complexity: repeats
+    reads.push_back({"r", s, std::string(s.size(), 'I')});
+  }
+  for (int k : {9, 15, 31}) {
+    correct::KmerCounter counter(k);
+    counter.add(std::vector<io::Read>(reads.begin(), reads.begin() + 150));
+    counter.add(std::vector<io::Read>(reads.begin() + 150, reads.end()));
+    std::map<std::string, uint64_t> brute;
+    uint64_t total = 0;
+    for (const auto& r : reads) {
+      for (size_t i = 0; i + k <= r.seq.size(); ++i) {
+        const std::string w = r.seq.substr(i, k);
+        if (w.find('N') != std::string::npos) continue;
+        ++brute[std::min(w, revcomp(w))];
+        ++total;
+      }
+    }
+    EXPECT_EQ(counter.total(), total);
+    EXPECT_EQ(counter.distinct(), brute.size());
+    for (const auto& [w, c] : brute) ASSERT_EQ(counter.count(encode(w)), c) << w;
+    const auto h = counter.histogram(255);
+    uint64_t sum = 0;
+    for (uint64_t x : h) sum += x;
+    EXPECT_EQ(sum, brute.size());
+  }
+}
+
+TEST(KmerCounter, FirstValley) {
+  EXPECT_EQ(correct::first_valley({0, 1000, 100, 20, 30, 80, 90, 40}), 3u);
+  EXPECT_EQ(correct::first_valley({0, 1000, 100, 50, 20, 10}), 2u);  // never turns up
+}
+
+TEST(KmerSpectrum, BloomHasNoFalseNegativesAndItsRate) {
+  const uint64_t n = 200000;
+  for (double fpr : {1e-2, 1e-4}) {
+    auto s = gpu::KmerSpectrum::make_bloom(21, n, fpr);
+    for (uint64_t i = 0; i < n; ++i) s.insert(gpu::detail::mix64(i) >> 22);
+    for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(s.contains(gpu::detail::mix64(i) >> 22));
+    uint64_t fp = 0;
+    const uint64_t probes = 1000000;
+    for (uint64_t i = 0; i < probes; ++i) fp += s.contains(gpu::detail::mix64(i + (1ULL << 40)) >> 22);
+    EXPECT_LT(static_cast<double>(fp) / probes, 2 * fpr) << fpr;
+  }
+  auto e = gpu::KmerSpectrum::make_exact(21, n);
+  for (uint64_t i = 0; i < n; ++i) e.insert(i * 7);
+  for (uint64_t i = 0; i < 3 * n; ++i) ASSERT_EQ(e.contains(i), i % 7 == 0 && i / 7 < n) << i;
+}
+
+gpu::KmerSpectrum spectrum_of(const std::vector<io::Read>& reads, const std::string& kind, uint32_t* threshold = nullptr) {
+  correct::KmerCounter counter(21);
+  counter.add(reads);
+  const uint32_t t = correct::first_valley(counter.histogram());
+  if (threshold) *threshold = t;
+  return correct::build_spectrum(counter, t, kind, 1e-4);
+}
+
+// Planted errors are fixed; error-free reads are never changed.
+TEST(Correct, FixesPlantedErrorsAndLeavesCleanReads) {
+  for (const std::string kind : {"bloom", "exact"}) {
+    for (int errors : {1, 2, 3}) {
+      const auto set = test::make_correction_set(40000, 100, 40, 0.3, errors, 11 + errors);
+      uint32_t threshold = 0;
+      const auto spectrum = spectrum_of(set.reads, kind, &threshold);
+      EXPECT_GE(threshold, 2u);
+      gpu::CorrectBatch b;
+      for (const auto& r : set.reads) b.add(r.seq);
+      gpu::correct_reads_cpu(spectrum, gpu::CorrectOptions{}, b);
+      size_t erroneous = 0, fixed = 0;
+      for (size_t i = 0; i < set.reads.size(); ++i) {
+        const std::string out = b.sequence(i);
+        if (set.reads[i].seq == set.truth[i]) {
+          ASSERT_EQ(out, set.truth[i]) << "clean read " << i << " changed";
+          continue;
+        }
+        ++erroneous;
+        fixed += out == set.truth[i];
+        // Whatever is not fixed is left exactly as it was.
+        if (out != set.truth[i]) {
+          EXPECT_EQ(out, set.reads[i].seq) << i;
+        }
+      }
+      SCOPED_TRACE(kind + " errors " + std::to_string(errors));
+      EXPECT_GT(erroneous, 1000u);
+      EXPECT_GT(static_cast<double>(fixed) / erroneous, errors == 1 ? 0.98 : 0.9);
+    }
+  }
+}
+
+// An error on the first base is covered by one window only; an N is restored.
+TEST(Correct, FixesErrorsAtTheEndsAndNs) {
+  auto set = test::make_correction_set(20000, 100, 30, 0, 0, 3);
+  const auto spectrum = spectrum_of(set.reads, "exact");
+  gpu::CorrectBatch b;
+  std::vector<std::string> want;
+  for (int i = 0; i < 50; ++i) {
+    std::string s = set.truth[i];
+    want.push_back(s);
+    const size_t p = i % 3 == 0 ? 0 : i % 3 == 1 ? s.size() - 1 : 50;
+    s[p] = i % 3 == 2 ? 'N' : (s[p] == 'A' ? 'C' : 'A');
+    b.add(s);
+  }
+  gpu::correct_reads_cpu(spectrum, gpu::CorrectOptions{}, b);
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_EQ(b.sequence(i), want[i]) << i;
+    EXPECT_EQ(b.status[i], static_cast<uint8_t>(gpu::CorrectStatus::corrected));
+    EXPECT_EQ(b.changed[i], 1);
+  }
+}
+
+// The command end to end on pairs: order, names, qualities kept, errors removed.
+TEST(Correct, CommandKeepsPairsAndOrder) {
+  test::TempDir dir;
+  const auto set = test::make_correction_set(30000, 100, 30, 0.5, 1, 9);
+  std::string fq1, fq2, t1;
+  for (size_t i = 0; i + 1 < set.reads.size(); i += 2) {
+    fq1 += "@" + set.reads[i].name + "/1\n" + set.reads[i].seq + "\n+\n" + set.reads[i].qual + "\n";
+    fq2 += "@" + set.reads[i].name + "/2\n" + set.reads[i + 1].seq + "\n+\n" + set.reads[i + 1].qual + "\n";
+  }
+  test::write_file(dir.file("a_1.fq"), fq1);
+  test::write_file(dir.file("a_2.fq"), fq2);
+  correct::CorrectRunOptions o;
+  o.in1 = dir.file("a_1.fq"), o.in2 = dir.file("a_2.fq");
+  o.out1 = dir.file("c_1.fq.gz"), o.out2 = dir.file("c_2.fq.gz");
+  o.backend = "cpu";
+  const auto sum = correct::run_correct(o);
+  EXPECT_EQ(sum.reads, static_cast<int64_t>(set.reads.size() / 2 * 2));
+  EXPECT_GT(sum.reads_changed, 0);
+  io::FastqSource out(o.out1, o.out2);
+  io::ReadBatch batch;
+  size_t i = 0, wrong = 0;
+  while (out.next_batch(batch, 1000, 1000000)) {
+    for (const auto& r : batch.reads) {
+      ASSERT_EQ(r.name, set.reads[i - i % 2].name);  // both mates carry the pair's name
+      ASSERT_EQ(r.qual, set.reads[i].qual);
+      wrong += r.seq != set.truth[i];
+      ++i;
+    }
+  }
+  EXPECT_EQ(i, set.reads.size() / 2 * 2);
+  EXPECT_LT(wrong, i / 100);
+}
+
+TEST(Correct, RejectsBadOptions) {
+  correct::CorrectRunOptions o;
+  o.in1 = "x.fq";
+  o.out1 = "y.fq";
+  o.k = 40;
+  EXPECT_THROW(correct::run_correct(o), UsageError);
+  o.k = 21;
+  o.in2 = "x2.fq";  // no -p
+  EXPECT_THROW(correct::run_correct(o), UsageError);
+}
+
+}  // namespace
+}  // namespace gatemap

@@ -1,0 +1,38 @@
+// The GPU corrector gives exactly the CPU twin's output (skips without a GPU).
+#include <gtest/gtest.h>
+
+#include "correct/correct.hpp"
+#include "correct/kmer_count.hpp"
+#include "gpu/kmer_correct.hpp"
+#include "tests/correct/correct_fixture.hpp"
+#include "tests/gpu/gpu_test.hpp"
+
+namespace gatemap {
+namespace {
+
+TEST(CorrectGpu, IdenticalToCpuTwin) {
+  GATEMAP_REQUIRE_GPU();
+  for (const std::string kind : {"bloom", "exact"}) {
+    for (int read_len : {100, 150, 300}) {
+      auto set = test::make_correction_set(60000, read_len, 30, 0.6, 3, read_len);
+      correct::KmerCounter counter(21);
+      counter.add(set.reads);
+      const auto spectrum = correct::build_spectrum(counter, correct::first_valley(counter.histogram()), kind, 1e-3);
+      gpu::CorrectBatch cpu, dev;
+      for (const auto& r : set.reads) cpu.add(r.seq), dev.add(r.seq);
+      dev.add(std::string(1500, 'A'));  // too long for the device: passes unchanged, as on the CPU
+      cpu.add(std::string(1500, 'A'));
+      gpu::correct_reads_cpu(spectrum, gpu::CorrectOptions{}, cpu);
+      gpu::KmerCorrectGpu engine(spectrum);
+      double ms = 0;
+      engine.correct(gpu::CorrectOptions{}, dev, &ms);
+      ASSERT_EQ(cpu.codes, dev.codes) << kind << " " << read_len;
+      ASSERT_EQ(cpu.status, dev.status);
+      ASSERT_EQ(cpu.changed, dev.changed);
+      EXPECT_GT(ms, 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gatemap
