@@ -5,6 +5,7 @@
 #   filter  GateKeeper accuracy and throughput      -> filter.tsv bench.log
 #   map     end-to-end mapping, filter gpu/cpu/off  -> demo.txt map.log ncu.txt
 #   index   a GRCh37-sized (3.1 Gbp) synthetic build -> index.log
+#   correct corrector tests, throughput vs CPU twin and Lighter -> correct_tests.log correct.tsv correct.log
 #   pairhmm pair-HMM tests, GCUPS, 10s file, accuracy -> pairhmm_tests.log pairhmm.tsv pairhmm_bench.log
 set -uo pipefail
 OUT=${OUT:-gpu-out}
@@ -64,6 +65,13 @@ for stage in "$@"; do
           --section InstructionStats .gpu-bundle/bin/gatemap bench pairhmm --sizes 128 --long-read-haps 0 --no-cpu \
           --reps 1 --gpu-cells 500000000 -o /tmp/ncu_ph.tsv > "$OUT/pairhmm_ncu.txt" 2>&1
       fi
+      ;;
+    correct)
+      for t in test_correct_gpu test_correct; do $B $t; echo "$t exit $?"; done > "$OUT/correct_tests.log" 2>&1
+      GATEMAP="$PWD/$B gatemap" LIGHTER=$PWD/.gpu-bundle/bin/lighter BACKENDS="gpu cpu" MAP_READS=0 \
+        SETS="${CORRECT_SETS:-150:30 100:60}" bash scripts/bench_correct.sh /tmp/gm_correct > "$OUT/correct.tsv" \
+        2> "$OUT/correct.log"
+      echo "bench exit $?" >> "$OUT/correct.log"
       ;;
     index)
       G=/tmp/gm_grch37
