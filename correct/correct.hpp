@@ -17,7 +17,7 @@ struct CorrectRunOptions {
   uint32_t threshold = 0;        // solid when seen >= threshold times; 0: first valley of the histogram
   std::string spectrum = "bloom";  // bloom | exact
   double bloom_fpr = 1e-4;
-  int max_corrections = 4;
+  int max_corrections = 6;
   std::string backend = "auto";  // gpu | cpu | auto
   int threads = 0;
   size_t batch_reads = 500000;

@@ -45,9 +45,10 @@ __global__ void __launch_bounds__(kWarps * 32) correct_kernel(detail::SpectrumVi
     __syncwarp();
     const int n_windows = L - k + 1;
     CorrectStatus result = CorrectStatus::uncorrectable;
+    int n_weak = 0;
     for (int round = 0;; ++round) {
       // Weak windows, compacted in order with a ballot per 32 windows.
-      int n_weak = 0;
+      n_weak = 0;
       for (int base = 0; base < n_windows; base += 32) {
         const int i = base + lane;
         bool weak = false;
@@ -102,6 +103,27 @@ __global__ void __launch_bounds__(kWarps * 32) correct_kernel(detail::SpectrumVi
       for (int b = 0; b < 4; ++b) n_top += static_cast<int>((w >> (8 * b)) & 255u) == top;
       if (n_top > 1) break;
       if (lane == 0) sh.codes[at / 4] = static_cast<uint8_t>(at % 4);
+      __syncwarp();
+    }
+    if (result == CorrectStatus::uncorrectable) {
+      // Keep only the corrections no remaining weak window covers (sh.weak is the list
+      // of the current sequence, ascending); put the rest back.
+      int kept = 0;
+      for (int j = lane; j < L; j += 32) {
+        if (sh.codes[j] == read[j]) continue;
+        int lo = 0, hi = n_weak;  // first weak window starting at or after j - k + 1
+        while (lo < hi) {
+          const int mid = (lo + hi) / 2;
+          if (sh.weak[mid] < j - k + 1) lo = mid + 1;
+          else hi = mid;
+        }
+        if (lo < n_weak && sh.weak[lo] <= j) {
+          sh.codes[j] = read[j];
+        } else {
+          kept = 1;
+        }
+      }
+      if (__reduce_or_sync(0xffffffffu, static_cast<unsigned>(kept))) result = CorrectStatus::corrected;
       __syncwarp();
     }
     int n_changed = 0;

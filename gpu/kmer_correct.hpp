@@ -9,10 +9,11 @@
 // position in it and every other base, vote for (position, base) when the substituted
 // window is solid. Take the largest vote (the first position on ties:
 // two errors in a read draw equal votes, and the other is fixed next round); if it is
-// zero, or another base at the same position has as many votes, stop. Else apply it. A read that
-// still has weak windows at the end is put back as it was (uncorrectable): the method
-// never trims and never half-corrects. Both twins follow exactly these steps, so their
-// outputs are identical.
+// zero, or another base at the same position has as many votes, stop. Else apply it. A
+// read that still has weak windows at the end keeps only the corrections that no weak
+// window covers (away from what could not be fixed, e.g. an indel); the others are put
+// back, and with none kept the read is uncorrectable and unchanged. Nothing is trimmed.
+// Both twins follow exactly these steps, so their outputs are identical.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -57,7 +58,7 @@ struct CorrectBatch {
 enum class CorrectStatus : uint8_t { clean, corrected, uncorrectable, too_long };
 
 struct CorrectOptions {
-  int max_corrections = 4;  // substitutions per read
+  int max_corrections = 6;  // substitutions per read
 };
 
 // The CPU twin (OpenMP across reads).

@@ -21,6 +21,32 @@ detail::SpectrumView view_of(const KmerSpectrum& s) {
   return {s.words.data(), s.mask, s.hashes, s.k, s.kind == KmerSpectrum::Kind::bloom};
 }
 
+// The read could not be made solid: keep only the corrections that no remaining weak
+// window covers (those away from whatever could not be fixed, e.g. an indel), put the
+// rest back. Corrected when something was kept.
+CorrectStatus settle(const detail::SpectrumView& s, uint8_t* codes, int L, const std::vector<uint8_t>& original) {
+  const int k = s.k;
+  std::vector<uint8_t> covered(static_cast<size_t>(L), 0);
+  for (int i = 0; i + k <= L; ++i) {
+    uint64_t f, r;
+    int n_at;
+    const int n = detail::window_kmers_n(codes, i, k, f, r, n_at);
+    if (n == 1 || (n == 0 && !detail::spectrum_contains(s, detail::canonical(f, r)))) {
+      std::fill(covered.begin() + i, covered.begin() + i + k, 1);
+    }
+  }
+  bool kept = false;
+  for (int j = 0; j < L; ++j) {
+    if (codes[j] == original[j]) continue;
+    if (covered[j]) {
+      codes[j] = original[j];
+    } else {
+      kept = true;
+    }
+  }
+  return kept ? CorrectStatus::corrected : CorrectStatus::uncorrectable;
+}
+
 // One read, in place. votes holds 4 counters per base.
 CorrectStatus correct_one(const detail::SpectrumView& s, const CorrectOptions& opt, uint8_t* codes, int L,
                           std::vector<uint32_t>& votes, std::vector<uint8_t>& original, int& n_changed) {
@@ -66,8 +92,7 @@ CorrectStatus correct_one(const detail::SpectrumView& s, const CorrectOptions& o
     if (n_best > 1) break;  // ambiguous
     codes[best_at / 4] = static_cast<uint8_t>(best_at % 4);
   }
-  std::copy(original.begin(), original.end(), codes);
-  return CorrectStatus::uncorrectable;
+  return settle(s, codes, L, original);
 }
 
 }  // namespace
