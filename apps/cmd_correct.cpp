@@ -29,6 +29,8 @@ void register_correct(CLI::App& app, AppContext& ctx) {
       ->capture_default_str();
   sub->add_flag_callback("--gpu", [o] { o->backend = "gpu"; }, "Same as --backend gpu");
   sub->add_flag_callback("--cpu", [o] { o->backend = "cpu"; }, "Same as --backend cpu");
+  sub->add_option("--keep-reads-gb", o->keep_reads_gb, "Keep reads in memory between the two passes up to this size")
+      ->capture_default_str();
   sub->add_option("--summary", *summary, "Write the summary (TSV) to this file");
   sub->add_option("-t,--threads", o->threads, "CPU threads (0: all)")->capture_default_str();
   on_run(sub, ctx, [o, summary] {

@@ -42,6 +42,11 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   // Pass 1: count.
   auto t0 = std::chrono::steady_clock::now();
   KmerCounter counter(opt.k);
+  // Reads stay in memory for the second pass while they fit the allowance (parsing
+  // FASTQ is most of a pass); otherwise the files are read again.
+  std::vector<io::ReadBatch> kept;
+  double kept_bytes = 0;
+  bool all_kept = true;
   {
     io::FastqSource src(opt.in1, opt.in2);
     io::ReadBatch batch;
@@ -49,6 +54,16 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
       counter.add(batch.reads);
       sum.reads += static_cast<int64_t>(batch.size());
       log::info("correct", "counted k-mers of " + std::to_string(sum.reads) + " reads");
+      if (all_kept) {
+        for (const io::Read& r : batch.reads) kept_bytes += 96.0 + r.name.size() + 2.0 * r.seq.size();
+        if (kept_bytes <= opt.keep_reads_gb * 1073741824.0) {
+          kept.push_back(std::move(batch));
+          batch = io::ReadBatch();
+        } else {
+          all_kept = false;
+          kept.clear();
+        }
+      }
     }
   }
   sum.kmers = counter.total();
@@ -81,13 +96,23 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   if (backend == gpu::Backend::gpu) gpu_engine = std::make_unique<gpu::KmerCorrectGpu>(spectrum);
   gpu::CorrectOptions copt;
   copt.max_corrections = opt.max_corrections;
-  io::FastqSource src(opt.in1, opt.in2);
+  std::unique_ptr<io::FastqSource> src;
+  if (!all_kept) src = std::make_unique<io::FastqSource>(opt.in1, opt.in2);
   io::FastqWriter out1(opt.out1);
   std::unique_ptr<io::FastqWriter> out2;
   if (!opt.out2.empty()) out2 = std::make_unique<io::FastqWriter>(opt.out2);
   io::ReadBatch batch;
+  size_t next_kept = 0;
+  auto next_batch = [&] {
+    if (!src) {
+      if (next_kept == kept.size()) return false;
+      batch = std::move(kept[next_kept++]);
+      return true;
+    }
+    return src->next_batch(batch, opt.batch_reads, opt.batch_reads * 300);
+  };
   int64_t done = 0;
-  while (src.next_batch(batch, opt.batch_reads, opt.batch_reads * 300)) {
+  while (next_batch()) {
     gpu::CorrectBatch cb;
     for (const io::Read& r : batch.reads) cb.add(r.seq);
     if (gpu_engine) {

@@ -21,6 +21,7 @@ struct CorrectRunOptions {
   std::string backend = "auto";  // gpu | cpu | auto
   int threads = 0;
   size_t batch_reads = 500000;
+  double keep_reads_gb = 4;      // reads kept in memory between the passes up to this size
 };
 
 struct CorrectSummary {

@@ -95,16 +95,36 @@ void KmerCounter::add(const std::vector<io::Read>& reads) {
       }
     }
   }
-  uint64_t counted = 0;
-#pragma omp parallel reduction(+ : counted)
+  // Group the k-mers by shard (a parallel counting sort), then each shard is filled by
+  // one thread: no locks, and each k-mer is read once.
+  const size_t n = kmers_.size();
+  const int T = omp_get_max_threads();
+  std::vector<size_t> offset(static_cast<size_t>(T) * kShards + 1, 0);
+#pragma omp parallel num_threads(T)
   {
-    const size_t t = static_cast<size_t>(omp_get_thread_num()), T = static_cast<size_t>(omp_get_num_threads());
-    for (size_t i = 0; i < kmers_.size(); ++i) {
-      if (shard_of_[i] % T != t || kmers_[i] == kEmpty) continue;
-      insert(shards_[shard_of_[i]], kmers_[i]);
-      ++counted;
+    const size_t t = static_cast<size_t>(omp_get_thread_num());
+    const size_t lo = n * t / T, hi = n * (t + 1) / T;
+    for (size_t i = lo; i < hi; ++i) {
+      if (kmers_[i] != kEmpty) ++offset[shard_of_[i] * static_cast<size_t>(T) + t + 1];
+    }
+#pragma omp barrier
+#pragma omp single
+    {
+      for (size_t i = 1; i < offset.size(); ++i) offset[i] += offset[i - 1];
+      sorted_.resize(offset.back());
+    }  // implicit barrier
+    std::vector<size_t> next(kShards);  // where this thread's k-mers of each shard go
+    for (size_t sh = 0; sh < kShards; ++sh) next[sh] = offset[sh * T + t];
+    for (size_t i = lo; i < hi; ++i) {
+      if (kmers_[i] != kEmpty) sorted_[next[shard_of_[i]]++] = kmers_[i];
+    }
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 4)
+    for (size_t sh = 0; sh < kShards; ++sh) {
+      for (size_t i = offset[sh * T]; i < offset[(sh + 1) * T]; ++i) insert(shards_[sh], sorted_[i]);
     }
   }
+  const uint64_t counted = offset.back();
   total_ += counted;
 }
 

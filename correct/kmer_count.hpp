@@ -45,6 +45,7 @@ class KmerCounter {
   std::vector<Shard> shards_;
   std::vector<uint64_t> kmers_;  // per-batch scratch
   std::vector<uint16_t> shard_of_;
+  std::vector<uint64_t> sorted_;  // per-batch k-mers grouped by shard
 };
 
 // Solidity threshold from a count histogram: the first valley after the error peak

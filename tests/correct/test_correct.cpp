@@ -159,6 +159,20 @@ TEST(Correct, CommandKeepsPairsAndOrder) {
   const auto sum = correct::run_correct(o);
   EXPECT_EQ(sum.reads, static_cast<int64_t>(set.reads.size() / 2 * 2));
   EXPECT_GT(sum.reads_changed, 0);
+  // Reading the files again (reads not kept in memory) gives the same output.
+  correct::CorrectRunOptions again = o;
+  again.keep_reads_gb = 0;
+  again.out1 = dir.file("d_1.fq"), again.out2 = dir.file("d_2.fq");
+  correct::run_correct(again);
+  for (const auto& [a, b] : {std::pair{o.out1, again.out1}, std::pair{o.out2, again.out2}}) {
+    io::FastqReader x(a), y(b);
+    io::Read rx, ry;
+    while (x.next(rx)) {
+      ASSERT_TRUE(y.next(ry));
+      ASSERT_EQ(rx.seq, ry.seq);
+    }
+    EXPECT_FALSE(y.next(ry));
+  }
   io::FastqSource out(o.out1, o.out2);
   io::ReadBatch batch;
   size_t i = 0, wrong = 0;
