@@ -1,6 +1,7 @@
 // gatemap demo: the whole path on generated data, with a summary. Simulates a GRCh37-like
-// genome (84 b37 contigs, scaled), a diploid donor and paired reads; indexes, maps with
-// the GateKeeper filter (GPU when present) and without it, and scores both against truth.
+// genome (84 b37 contigs, scaled), a diploid donor and paired reads; corrects the reads
+// (k-mer spectrum, GPU when present) and scores the correction; indexes, maps with the
+// GateKeeper filter (GPU when present) and without it, and scores both against truth.
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include "common/build_info.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "correct/correct.hpp"
 #include "eval/eval.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
@@ -53,16 +55,35 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
   sim::ReadOptions ro;
   ro.n_fragments = a.pairs;
   ro.seed = a.seed + 1;
+  ro.keep_true_seq = true;
   std::vector<sim::SimRead> reads;
   sim::simulate_reads(genome, &donor, ro, reads);
   for (int m = 0; m < 2; ++m) {
     io::FastqWriter w(path("reads_" + std::to_string(m + 1) + ".fq.gz"), a.threads);
-    for (size_t i = m; i < reads.size(); i += 2) w.write(reads[i].name, reads[i].seq, reads[i].qual);
+    io::FastqWriter t(path("true_" + std::to_string(m + 1) + ".fq.gz"), a.threads);
+    for (size_t i = m; i < reads.size(); i += 2) {
+      w.write(reads[i].name, reads[i].seq, reads[i].qual);
+      std::string true_seq = reads[i].true_seq;  // '-' marks an inserted error base: true there
+      for (size_t k = 0; k < true_seq.size(); ++k) {
+        if (true_seq[k] == '-') true_seq[k] = reads[i].seq[k];
+      }
+      t.write(reads[i].name, true_seq, reads[i].qual);
+    }
     w.close();
+    t.close();
   }
   int64_t bases = 0;
   for (const auto& r : genome) bases += static_cast<int64_t>(r.seq.size());
   const double t_sim = log::wall_seconds();
+
+  correct::CorrectRunOptions co;
+  co.in1 = path("reads_1.fq.gz"), co.in2 = path("reads_2.fq.gz");
+  co.out1 = path("corrected_1.fq.gz"), co.out2 = path("corrected_2.fq.gz");
+  co.threads = a.threads;
+  const correct::CorrectSummary cs = correct::run_correct(co);
+  const eval::CorrectEval ce1 = eval::eval_correct(co.in1, co.out1, path("true_1.fq.gz"));
+  const eval::CorrectEval ce2 = eval::eval_correct(co.in2, co.out2, path("true_2.fq.gz"));
+  const double t_correct = log::wall_seconds();
 
   index::IndexOptions io;
   io.threads = a.threads;
@@ -101,7 +122,13 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
   std::printf("  genome   %zu contigs (GRCh37 names, scale %.4g), %lld bp; donor %zu variants (%.1f s)\n",
               genome.size(), a.scale, static_cast<long long>(bases), donor.variants.size(), t_sim - t0);
   std::printf("  reads    %lld pairs of 150 bp\n", static_cast<long long>(a.pairs));
-  std::printf("  index    %.1f s\n", t_index - t_sim);
+  std::printf("  correct  %.1f s (%s): %lld reads changed, %lld bases; errors %lld -> %lld (%lld fixed, %lld "
+              "introduced); %lld reads uncorrectable, left as they were\n",
+              t_correct - t_sim, cs.backend.c_str(), static_cast<long long>(cs.reads_changed),
+              static_cast<long long>(cs.bases_changed), static_cast<long long>(ce1.errors_before + ce2.errors_before),
+              static_cast<long long>(ce1.errors_after + ce2.errors_after), static_cast<long long>(ce1.fixed + ce2.fixed),
+              static_cast<long long>(ce1.introduced + ce2.introduced), static_cast<long long>(cs.uncorrectable));
+  std::printf("  index    %.1f s\n", t_index - t_correct);
   std::printf("  map      %.1f s with the filter (%s), %.1f s without; %lld reads, %lld mapped, %lld proper pairs\n",
               t_map - t_index, on.filter_kernel_s > 0 ? "GPU" : "CPU", t_map_off - t_map,
               static_cast<long long>(on.reads), static_cast<long long>(on.mapped),

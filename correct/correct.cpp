@@ -70,6 +70,11 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   sum.distinct_kmers = counter.distinct();
   const auto hist = counter.histogram();
   sum.threshold = opt.threshold ? opt.threshold : first_valley(hist);
+  if (sum.threshold == 0) {
+    log::warn("correct", "the k-mer histogram has no coverage peak after its error peak (coverage too low for "
+                         "spectrum correction, or -k too large): reads are written unchanged; --solid N forces a threshold");
+  }
+  const bool pass_through = sum.threshold == 0;
   sum.count_s = seconds_since(t0);
   std::string hist_text;
   for (size_t c = 1; c <= 12 && c < hist.size(); ++c) hist_text += " " + std::to_string(c) + ":" + std::to_string(hist[c]);
@@ -78,7 +83,8 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
 
   // The solid spectrum.
   t0 = std::chrono::steady_clock::now();
-  const gpu::KmerSpectrum spectrum = build_spectrum(counter, sum.threshold, opt.spectrum, opt.bloom_fpr);
+  const gpu::KmerSpectrum spectrum =
+      build_spectrum(counter, pass_through ? UINT32_MAX : sum.threshold, opt.spectrum, opt.bloom_fpr);
   sum.solid_kmers = spectrum.n_kmers;
   sum.spectrum_bytes = spectrum.bytes();
   sum.spectrum_s = seconds_since(t0);
@@ -93,7 +99,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   // Pass 2: correct and write.
   t0 = std::chrono::steady_clock::now();
   std::unique_ptr<gpu::KmerCorrectGpu> gpu_engine;
-  if (backend == gpu::Backend::gpu) gpu_engine = std::make_unique<gpu::KmerCorrectGpu>(spectrum);
+  if (backend == gpu::Backend::gpu && !pass_through) gpu_engine = std::make_unique<gpu::KmerCorrectGpu>(spectrum);
   gpu::CorrectOptions copt;
   copt.max_corrections = opt.max_corrections;
   std::unique_ptr<io::FastqSource> src;
@@ -115,7 +121,10 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   while (next_batch()) {
     gpu::CorrectBatch cb;
     for (const io::Read& r : batch.reads) cb.add(r.seq);
-    if (gpu_engine) {
+    if (pass_through) {
+      cb.status.assign(cb.size(), static_cast<uint8_t>(gpu::CorrectStatus::clean));
+      cb.changed.assign(cb.size(), 0);
+    } else if (gpu_engine) {
       gpu_engine->correct(copt, cb, &sum.correct_kernel_ms);
     } else {
       gpu::correct_reads_cpu(spectrum, copt, cb);

@@ -155,9 +155,13 @@ std::vector<uint64_t> KmerCounter::histogram(int max_count) const {
 
 uint32_t first_valley(const std::vector<uint64_t>& h) {
   for (size_t c = 2; c + 1 < h.size(); ++c) {
-    if (h[c] <= h[c + 1]) return static_cast<uint32_t>(c);
+    if (h[c] > h[c + 1]) continue;
+    // A valley only counts when a coverage peak follows it.
+    uint64_t peak = 0;
+    for (size_t p = c + 1; p + 1 < h.size(); ++p) peak = std::max(peak, h[p]);
+    return peak > 0 && peak * 2 >= h[c] * 3 ? static_cast<uint32_t>(c) : 0;
   }
-  return 2;
+  return 0;
 }
 
 }  // namespace gatemap::correct

@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kWarps * 32) correct_kernel(detail::SpectrumVi
         result = round == 0 ? CorrectStatus::clean : CorrectStatus::corrected;
         break;
       }
-      if (round == max_corrections) break;
+      if (n_weak > k * (max_corrections - round)) break;  // more than the corrections left can fix
       for (int j = lane; j < L; j += 32) sh.votes[j] = 0;
       __syncwarp();
       for (int t = lane; t < n_weak * k; t += 32) {

@@ -5,7 +5,8 @@
 // A k-mer is solid when its canonical form is in the spectrum (the k-mers seen at least
 // `threshold` times, see correct/). Windows holding two or more N are ignored; a window
 // holding one N is weak and can only be fixed at the N. Up to max_corrections times:
-// list the weak (non-solid) windows; if none, stop. For every weak window, every
+// list the weak (non-solid) windows; if none, stop; if there are more than k per
+// correction left (a substitution fixes at most k windows), give up. For every weak window, every
 // position in it and every other base, vote for (position, base) when the substituted
 // window is solid. Take the largest vote (the first position on ties:
 // two errors in a read draw equal votes, and the other is fixed next round); if it is

@@ -66,7 +66,9 @@ CorrectStatus correct_one(const detail::SpectrumView& s, const CorrectOptions& o
       if (n == 1 || (n == 0 && !detail::spectrum_contains(s, detail::canonical(f, r)))) weak.push_back(i);
     }
     if (weak.empty()) return round == 0 ? CorrectStatus::clean : CorrectStatus::corrected;
-    if (round == opt.max_corrections) break;
+    // Each substitution makes at most k windows solid: more weak windows than the
+    // remaining corrections can fix means the read cannot be made solid.
+    if (static_cast<int>(weak.size()) > k * (opt.max_corrections - round)) break;
     std::fill(votes.begin(), votes.end(), 0);
     for (int i : weak) {
       uint64_t f, r;

@@ -63,7 +63,29 @@ TEST(KmerCounter, MatchesBruteForce) {
 
 TEST(KmerCounter, FirstValley) {
   EXPECT_EQ(correct::first_valley({0, 1000, 100, 20, 30, 80, 90, 40}), 3u);
-  EXPECT_EQ(correct::first_valley({0, 1000, 100, 50, 20, 10}), 2u);  // never turns up
+  EXPECT_EQ(correct::first_valley({0, 1000, 100, 50, 20, 10}), 0u);      // never turns up
+  EXPECT_EQ(correct::first_valley({0, 1000, 100, 50, 52, 51, 10}), 0u);  // no real coverage peak
+}
+
+// At 1x there is nothing to tell errors from: every read comes out unchanged.
+TEST(Correct, LowCoveragePassesReadsThrough) {
+  test::TempDir dir;
+  const auto set = test::make_correction_set(200000, 100, 1, 0.5, 1, 4);
+  std::string fq;
+  for (const auto& r : set.reads) fq += "@" + r.name + "\n" + r.seq + "\n+\n" + r.qual + "\n";
+  test::write_file(dir.file("in.fq"), fq);
+  correct::CorrectRunOptions o;
+  o.in1 = dir.file("in.fq");
+  o.out1 = dir.file("out.fq");
+  o.backend = "cpu";
+  const auto sum = correct::run_correct(o);
+  EXPECT_EQ(sum.threshold, 0u);
+  EXPECT_EQ(sum.reads_changed, 0);
+  io::FastqReader in(o.out1);
+  io::Read r;
+  size_t i = 0;
+  while (in.next(r)) ASSERT_EQ(r.seq, set.reads[i++].seq);
+  EXPECT_EQ(i, set.reads.size());
 }
 
 TEST(KmerSpectrum, BloomHasNoFalseNegativesAndItsRate) {
