@@ -4,6 +4,7 @@
 // GateKeeper filter (GPU when present) and without it, and scores both against truth.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -55,19 +56,37 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
   sim::ReadOptions ro;
   ro.n_fragments = a.pairs;
   ro.seed = a.seed + 1;
-  ro.keep_true_seq = true;
   std::vector<sim::SimRead> reads;
   sim::simulate_reads(genome, &donor, ro, reads);
   for (int m = 0; m < 2; ++m) {
     io::FastqWriter w(path("reads_" + std::to_string(m + 1) + ".fq.gz"), a.threads);
-    io::FastqWriter t(path("true_" + std::to_string(m + 1) + ".fq.gz"), a.threads);
-    for (size_t i = m; i < reads.size(); i += 2) {
-      w.write(reads[i].name, reads[i].seq, reads[i].qual);
-      std::string true_seq = reads[i].true_seq;  // '-' marks an inserted error base: true there
+    for (size_t i = m; i < reads.size(); i += 2) w.write(reads[i].name, reads[i].seq, reads[i].qual);
+    w.close();
+  }
+  // Error correction needs depth: 30x single reads of 300 kbp from the middle of the
+  // longest contig, with their error-free sequences.
+  const auto longest = std::max_element(genome.begin(), genome.end(), [](const auto& x, const auto& y) {
+    return x.seq.size() < y.seq.size();
+  });
+  const size_t slice_len = std::min<size_t>(300000, longest->seq.size() / 2);
+  const std::vector<io::FastaRecord> slice{{longest->name, longest->seq.substr(longest->seq.size() / 4, slice_len)}};
+  sim::ReadOptions cro;
+  cro.n_fragments = static_cast<int64_t>(30 * slice_len / 150);
+  cro.paired = false;
+  cro.sub_rate = 0.005;
+  cro.seed = a.seed + 2;
+  cro.keep_true_seq = true;
+  std::vector<sim::SimRead> creads;
+  sim::simulate_reads(slice, nullptr, cro, creads);
+  {
+    io::FastqWriter w(path("deep.fq.gz"), a.threads), t(path("deep.true.fq.gz"), a.threads);
+    for (const auto& r : creads) {
+      w.write(r.name, r.seq, r.qual);
+      std::string true_seq = r.true_seq;  // '-' marks an inserted error base: true there
       for (size_t k = 0; k < true_seq.size(); ++k) {
-        if (true_seq[k] == '-') true_seq[k] = reads[i].seq[k];
+        if (true_seq[k] == '-') true_seq[k] = r.seq[k];
       }
-      t.write(reads[i].name, true_seq, reads[i].qual);
+      t.write(r.name, true_seq, r.qual);
     }
     w.close();
     t.close();
@@ -77,12 +96,11 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
   const double t_sim = log::wall_seconds();
 
   correct::CorrectRunOptions co;
-  co.in1 = path("reads_1.fq.gz"), co.in2 = path("reads_2.fq.gz");
-  co.out1 = path("corrected_1.fq.gz"), co.out2 = path("corrected_2.fq.gz");
+  co.in1 = path("deep.fq.gz");
+  co.out1 = path("deep.corrected.fq.gz");
   co.threads = a.threads;
   const correct::CorrectSummary cs = correct::run_correct(co);
-  const eval::CorrectEval ce1 = eval::eval_correct(co.in1, co.out1, path("true_1.fq.gz"));
-  const eval::CorrectEval ce2 = eval::eval_correct(co.in2, co.out2, path("true_2.fq.gz"));
+  const eval::CorrectEval ce = eval::eval_correct(co.in1, co.out1, path("deep.true.fq.gz"));
   const double t_correct = log::wall_seconds();
 
   index::IndexOptions io;
@@ -122,12 +140,12 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
   std::printf("  genome   %zu contigs (GRCh37 names, scale %.4g), %lld bp; donor %zu variants (%.1f s)\n",
               genome.size(), a.scale, static_cast<long long>(bases), donor.variants.size(), t_sim - t0);
   std::printf("  reads    %lld pairs of 150 bp\n", static_cast<long long>(a.pairs));
-  std::printf("  correct  %.1f s (%s): %lld reads changed, %lld bases; errors %lld -> %lld (%lld fixed, %lld "
-              "introduced); %lld reads uncorrectable, left as they were\n",
-              t_correct - t_sim, cs.backend.c_str(), static_cast<long long>(cs.reads_changed),
-              static_cast<long long>(cs.bases_changed), static_cast<long long>(ce1.errors_before + ce2.errors_before),
-              static_cast<long long>(ce1.errors_after + ce2.errors_after), static_cast<long long>(ce1.fixed + ce2.fixed),
-              static_cast<long long>(ce1.introduced + ce2.introduced), static_cast<long long>(cs.uncorrectable));
+  std::printf("  correct  %.1f s (%s) on %lld reads at 30x of %zu kbp: %lld reads changed; errors %lld -> %lld "
+              "(%lld fixed, %lld introduced); %lld uncorrectable reads left as they were\n",
+              t_correct - t_sim, cs.backend.c_str(), static_cast<long long>(cs.reads), slice_len / 1000,
+              static_cast<long long>(cs.reads_changed), static_cast<long long>(ce.errors_before),
+              static_cast<long long>(ce.errors_after), static_cast<long long>(ce.fixed),
+              static_cast<long long>(ce.introduced), static_cast<long long>(cs.uncorrectable));
   std::printf("  index    %.1f s\n", t_index - t_correct);
   std::printf("  map      %.1f s with the filter (%s), %.1f s without; %lld reads, %lld mapped, %lld proper pairs\n",
               t_map - t_index, on.filter_kernel_s > 0 ? "GPU" : "CPU", t_map_off - t_map,
