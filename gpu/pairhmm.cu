@@ -8,8 +8,9 @@
 // (Branchini et al.'s "dynamic memory swap"). Rows are padded at the top with copies of
 // row 0, so row R is always the last lane's last row. Small groups make many short
 // pairs share a warp (inter-task); G = 32 is one warp per pair (intra-task). The
-// dispatcher picks (G, RPL) per pair from a cost model. Pairs whose float sum
-// underflows are queued on the device and recomputed in double by the same kernel.
+// dispatcher picks (G, RPL) per pair from a cost model; each shape runs on its own
+// stream, so a small batch's shapes overlap. Pairs whose float sum underflows are queued
+// on the device and recomputed in double by the same kernel (4 rows per lane).
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -38,7 +39,7 @@ __constant__ double c_ph2pr[256];
 
 constexpr int kThreads = 128;  // threads per block
 constexpr size_t kSharedWanted = 160 * 1024;  // band boundaries in shared memory, up to the card's opt-in limit
-constexpr size_t kScratchBytes = size_t(256) << 20;  // global band boundaries, per engine slot
+constexpr size_t kScratchBytes = size_t(256) << 20;  // global band boundaries, per engine slot (split among shapes)
 
 // One chunk on the device: pointers into its input buffer.
 struct DeviceChunk {
@@ -293,13 +294,19 @@ size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
 struct PairHmmGpu::Impl {
   struct Slot {
     Stream stream;
-    Event start, mid, stop, done;
+    Event start, stop, done, inputs_ready;
+    // One stream per kernel shape, so that the shapes of a chunk run side by side
+    // (small batches would otherwise wait for each shape's slowest warp in turn), each
+    // with its own scratch for global band boundaries.
+    std::array<Stream, kConfigs.size()> shape_stream;
+    std::array<Event, kConfigs.size()> shape_mid, shape_done;
+    std::array<DeviceBuffer<unsigned char>, kConfigs.size()> shape_scratch;
+    std::array<bool, kConfigs.size()> shape_used{};
     PinnedBuffer<unsigned char> in_h;
     DeviceBuffer<unsigned char> in_d;
     PinnedBuffer<double> out_h;
     DeviceBuffer<double> out_d;
     DeviceBuffer<int> redo_d;  // one count per shape, then task ids (each shape's at its task range)
-    DeviceBuffer<unsigned char> scratch_d;
     bool busy = false;
     size_t first_pair = 0, n_pairs = 0;  // where this chunk's results go
   };
@@ -478,7 +485,9 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     if (!s.busy) return;
     s.done.sync();
     kernel_ms += Event::elapsed_ms(s.start, s.stop);
-    double_ms += Event::elapsed_ms(s.mid, s.stop);
+    for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
+      if (s.shape_used[cfg]) double_ms += Event::elapsed_ms(s.shape_mid[cfg], s.shape_done[cfg]);
+    }
     std::copy(s.out_h.data(), s.out_h.data() + s.n_pairs, log10_lik.begin() + s.first_pair);
     int redo[kConfigs.size()];
     std::memcpy(redo, s.out_h.data() + s.n_pairs, sizeof(redo));
@@ -505,7 +514,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     finish(s);  // its pinned buffers are about to be reused
     ChunkPlan plan;
     plan_chunk(batch, g, g1, first_pair, plan);
-    s.scratch_d.resize(kScratchBytes);
+    for (auto& scratch : s.shape_scratch) scratch.resize(kScratchBytes / kConfigs.size());
     s.in_h.resize(plan.bytes);
     fill_chunk(batch, g, g1, opt.tristate, im.env, plan, s.in_h.data());
     s.in_d.resize(plan.bytes);
@@ -521,10 +530,14 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
                   reinterpret_cast<const int32_t*>(d + plan.off_hlen), reinterpret_cast<const uchar4*>(d + plan.off_rq),
                   d + plan.off_rcode, reinterpret_cast<const float4*>(d + plan.off_rowf), d + plan.off_hcode};
     s.start.record(st);
+    s.inputs_ready.record(st);
     constexpr int kCounts = static_cast<int>(kConfigs.size());
     for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
       const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
+      s.shape_used[cfg] = begin != end;
       if (begin == end) continue;
+      const cudaStream_t ss = s.shape_stream[cfg].get();
+      GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(ss, s.inputs_ready.get(), 0));
       const KernelOut ko{s.out_d.data(), s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg};
       // Tasks whose boundary rows do not fit shared memory (the longest haplotypes,
       // first in the order) take a launch of their own with global boundaries.
@@ -534,21 +547,20 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
       }
       if (split > begin) {
         kFloatLaunchers[cfg](c, begin, nullptr, nullptr, split - begin, plan.task_hap_len[begin], plan.max_read[cfg],
-                             opt.tristate, ko, s.scratch_d, im.env, st);
+                             opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
       }
       if (end > split) {
         kFloatLaunchers[cfg](c, split, nullptr, nullptr, end - split, plan.task_hap_len[split], plan.max_read[cfg],
-                             opt.tristate, ko, s.scratch_d, im.env, st);
+                             opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
       }
-    }
-    s.mid.record(st);
-    // Pairs each shape's float pass queued (count on the device): recomputed in double.
-    for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
-      const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
-      if (begin == end) continue;
-      const KernelOut ko{s.out_d.data(), nullptr, nullptr};
+      s.shape_mid[cfg].record(ss);
+      // The pairs this shape's float pass queued (count on the device): again in double.
+      const KernelOut kd{s.out_d.data(), nullptr, nullptr};
       kDoubleLaunchers[cfg](c, 0, s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg, end - begin,
-                            plan.task_hap_len[begin], plan.max_read[cfg], opt.tristate, ko, s.scratch_d, im.env, st);
+                            plan.task_hap_len[begin], plan.max_read[cfg], opt.tristate, kd, s.shape_scratch[cfg],
+                            im.env, ss);
+      s.shape_done[cfg].record(ss);
+      GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(st, s.shape_done[cfg].get(), 0));
     }
     s.stop.record(st);
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data(), s.out_d.data(), plan.n_pairs * sizeof(double),

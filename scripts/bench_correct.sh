@@ -3,7 +3,9 @@
 # BACKENDS) and Lighter on the same simulated reads of a human-like synthetic genome,
 # 100 and 150 bp at 30x and 60x, scored with `gatemap eval correct`; then the share of
 # reads that map with 0 edits before and after (first MAP_READS reads of each set).
-# Usage: scripts/bench_correct.sh [OUTDIR]   env: GENOME_LEN BACKENDS MAP_READS GATEMAP LIGHTER
+# Usage: scripts/bench_correct.sh [OUTDIR]
+#   env: GENOME_LEN BACKENDS MAP_READS SETS GATEMAP LIGHTER; EXTRA (more gatemap correct
+#   options, e.g. "--spectrum exact", also appended to the tool's name); SKIP_LIGHTER=1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 G=${GATEMAP:-$PWD/build/apps/gatemap}
@@ -50,10 +52,11 @@ for s in $SETS; do
         v["errors_introduced"], v["reads_fully_corrected"], z }'
   }
   for b in $BACKENDS; do
-    w=$(wall $G correct -t "$T" --backend "$b" -o $name.$b.fq --summary $name.$b.summary $name.fq)
-    score "gatemap_$b" "$w" $name.$b.fq
+    w=$(wall $G correct -t "$T" --backend "$b" ${EXTRA:-} -o $name.$b.fq --summary $name.$b.summary $name.fq)
+    score "gatemap_$b${EXTRA:+ $EXTRA}" "$w" $name.$b.fq
     sed "s/^/# $name $b: /" $name.$b.summary >&2
   done
+  [ -n "${SKIP_LIGHTER:-}" ] && continue
   rm -rf lighter_out && mkdir lighter_out
   w=$(wall $LIGHTER -r $name.fq -K 21 "$GENOME_LEN" -t "$T" -od lighter_out)
   score lighter "$w" lighter_out/$name.cor.fq

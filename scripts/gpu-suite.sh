@@ -69,7 +69,7 @@ for stage in "$@"; do
     correct)
       for t in test_correct_gpu test_correct; do $B $t; echo "$t exit $?"; done > "$OUT/correct_tests.log" 2>&1
       GATEMAP="$PWD/$B gatemap" LIGHTER=$PWD/.gpu-bundle/bin/lighter BACKENDS="${CORRECT_BACKENDS:-gpu cpu}" \
-        MAP_READS=${CORRECT_MAP_READS:-0} \
+        MAP_READS=${CORRECT_MAP_READS:-0} EXTRA="${CORRECT_EXTRA:-}" SKIP_LIGHTER="${CORRECT_SKIP_LIGHTER:-}" \
         SETS="${CORRECT_SETS:-150:30 100:60}" bash scripts/bench_correct.sh /tmp/gm_correct > "$OUT/correct.tsv" \
         2> "$OUT/correct.log"
       echo "bench exit $?" >> "$OUT/correct.log"
