@@ -99,7 +99,14 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   // Pass 2: correct and write.
   t0 = std::chrono::steady_clock::now();
   std::unique_ptr<gpu::KmerCorrectGpu> gpu_engine;
-  if (backend == gpu::Backend::gpu && !pass_through) gpu_engine = std::make_unique<gpu::KmerCorrectGpu>(spectrum);
+  if (backend == gpu::Backend::gpu && !pass_through) {
+    try {
+      gpu_engine = std::make_unique<gpu::KmerCorrectGpu>(spectrum);
+    } catch (const CudaError& e) {  // e.g. the spectrum does not fit: the CPU twin gives the same reads
+      log::warn("correct", std::string("GPU unavailable, correcting on the CPU: ") + e.what());
+      sum.backend = "cpu";
+    }
+  }
   gpu::CorrectOptions copt;
   copt.max_corrections = opt.max_corrections;
   std::unique_ptr<io::FastqSource> src;
@@ -125,7 +132,12 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
       cb.status.assign(cb.size(), static_cast<uint8_t>(gpu::CorrectStatus::clean));
       cb.changed.assign(cb.size(), 0);
     } else if (gpu_engine) {
-      gpu_engine->correct(copt, cb, &sum.correct_kernel_ms);
+      try {
+        gpu_engine->correct(copt, cb, &sum.correct_kernel_ms);
+      } catch (const CudaError& e) {  // this batch on the CPU twin (identical output)
+        log::warn("correct", std::string("GPU failed, batch corrected on the CPU: ") + e.what());
+        gpu::correct_reads_cpu(spectrum, copt, cb);
+      }
     } else {
       gpu::correct_reads_cpu(spectrum, copt, cb);
     }

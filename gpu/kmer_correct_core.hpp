@@ -45,20 +45,9 @@ KC_HD bool spectrum_contains(const SpectrumView& s, uint64_t x) {
   }
 }
 
-// Forward and reverse-complement 2-bit k-mers of codes[i, i+k); false if an N is inside.
-KC_HD bool window_kmers(const uint8_t* codes, int i, int k, uint64_t& fwd, uint64_t& rc) {
-  fwd = 0, rc = 0;
-  for (int d = 0; d < k; ++d) {
-    const uint8_t c = codes[i + d];
-    if (c > 3) return false;
-    fwd = (fwd << 2) | c;
-    rc |= static_cast<uint64_t>(3 - c) << (2 * d);
-  }
-  return true;
-}
-
-// The same, letting N through as if it were A: returns how many N the window holds
-// (up to 2) and where the last one is (d, 0-based in the window).
+// Forward and reverse-complement 2-bit k-mers of codes[i, i+k), an N read as A: returns
+// how many N the window holds (counting stops at 2) and where the last one is (d,
+// 0-based in the window).
 KC_HD int window_kmers_n(const uint8_t* codes, int i, int k, uint64_t& fwd, uint64_t& rc, int& n_at) {
   fwd = 0, rc = 0;
   int n = 0;

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "common/log.hpp"
 #include "gpu/buffers.cuh"
 #include "gpu/cuda_check.cuh"
 #include "gpu/pairhmm.hpp"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/log.hpp"
 #include "gpu/pairhmm.hpp"
 #include "gpu/pairhmm_core.hpp"
 
@@ -217,10 +218,14 @@ PairHmmEngine::~PairHmmEngine() { delete gpu_; }
 void PairHmmEngine::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
                             PairHmmStats* stats) {
   if (gpu_) {
-    gpu_->compute(batch, opt, log10_lik, stats);
-  } else {
-    pairhmm_cpu(batch, opt, log10_lik, stats);
+    try {
+      gpu_->compute(batch, opt, log10_lik, stats);
+      return;
+    } catch (const CudaError& e) {  // e.g. out of device memory: this batch on the CPU twin
+      log::warn("pairhmm", std::string("GPU failed, batch computed on the CPU twin: ") + e.what());
+    }
   }
+  pairhmm_cpu(batch, opt, log10_lik, stats);
 }
 
 }  // namespace gatemap::gpu
