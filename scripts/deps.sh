@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ make pkg-config zlib1g-dev libhts-dev libcli11-dev
           libgtest-dev googletest libedlib-dev samtools gzip)
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(bwa minimap2 time bc lighter)  # tools compared side by side in benchmarks
+  packages+=(bwa minimap2 time bc lighter bcftools freebayes)  # tools compared side by side in benchmarks
 fi
 
 missing=()

@@ -1,0 +1,34 @@
+// gatemap call: germline SNPs and indels of one diploid sample from sorted BAM/SAM.
+#include <cstdio>
+#include <memory>
+
+#include "apps/commands.hpp"
+#include "caller/caller.hpp"
+#include "common/build_info.hpp"
+
+namespace gatemap::apps {
+
+void register_call(CLI::App& app, AppContext& ctx) {
+  auto o = std::make_shared<caller::CallOptions>();
+  auto* sub = app.add_subcommand("call", "Call SNPs and indels (active regions, local assembly, GPU pair-HMM)");
+  sub->add_option("inputs", o->inputs, "Coordinate-sorted BAM/SAM (several are merged)")->required();
+  sub->add_option("-r,--reference", o->reference, "Reference FASTA")->required();
+  sub->add_option("-o,--output", o->output, "VCF (.vcf.gz: bgzip; default stdout)");
+  sub->add_option("--backend", o->backend, "Pair-HMM on gpu, cpu or auto")
+      ->check(CLI::IsMember({"gpu", "cpu", "auto"}))
+      ->capture_default_str();
+  sub->add_option("--min-mapq", o->min_mapq, "Reads below this MAPQ are not used")->capture_default_str();
+  sub->add_option("--min-base-q", o->min_base_q, "Bases below this quality are not evidence")->capture_default_str();
+  sub->add_option("--min-qual", o->min_qual, "Calls below this QUAL are not written")->capture_default_str();
+  sub->add_option("--max-haplotypes", o->max_haplotypes, "Haplotypes per region")->capture_default_str();
+  sub->add_option("-t,--threads", o->threads, "Threads (0: all)")->capture_default_str();
+  on_run(sub, ctx, [o, &ctx] {
+    o->command_line = ctx.command_line;
+    o->version = GATEMAP_VERSION;
+    const caller::CallStats s = caller::run_call(*o);
+    std::fprintf(stderr, "%s", caller::format_stats(s).c_str());
+    return 0;
+  });
+}
+
+}  // namespace gatemap::apps

@@ -1,0 +1,173 @@
+// Local de Bruijn assembly of a region: the reference path and the read slices' k-mers
+// (bases below min_base_q break them), edges weighted by read support, non-reference
+// edges seen fewer than min_prune times dropped. A repeated reference k-mer or a cycle
+// reachable from the source makes k grow (21, 25, 31, 41, 51, 63); the best-scoring source-to-sink
+// paths (sum of log10 edge weight / node out-weight, as GATK scores them) are the
+// haplotypes.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <unordered_map>
+
+#include "caller/detail.hpp"
+
+namespace gatemap::caller::detail {
+
+namespace {
+
+int code(char c) {
+  switch (c) {
+    case 'A': return 0;
+    case 'C': return 1;
+    case 'G': return 2;
+    case 'T': return 3;
+    default: return -1;
+  }
+}
+
+struct Edge {
+  int to;
+  int weight;
+  bool ref;
+};
+
+using Kmer = unsigned __int128;  // k up to 63
+struct KmerHash {
+  size_t operator()(Kmer x) const {
+    const uint64_t lo = static_cast<uint64_t>(x), hi = static_cast<uint64_t>(x >> 64);
+    return static_cast<size_t>((lo ^ (hi * 0x9e3779b97f4a7c15ULL)) * 0xbf58476d1ce4e5b9ULL);
+  }
+};
+
+struct Graph {
+  std::unordered_map<Kmer, int, KmerHash> id;
+  std::vector<std::vector<Edge>> out;
+  std::vector<char> last_base;  // the base a node adds to a path
+  int node(Kmer kmer, char base) {
+    auto [it, fresh] = id.emplace(kmer, static_cast<int>(out.size()));
+    if (fresh) {
+      out.emplace_back();
+      last_base.push_back(base);
+    }
+    return it->second;
+  }
+  void link(int a, int b, bool ref, int w) {
+    for (Edge& e : out[a]) {
+      if (e.to == b) {
+        e.weight += w;
+        e.ref = e.ref || ref;
+        return;
+      }
+    }
+    out[a].push_back({b, w, ref});
+  }
+};
+
+// Adds the k-mers of s as a path; bases with low quality (when quals given) break it.
+// Returns the node ids along the path (-1 where broken).
+std::vector<int> add_path(Graph& g, const std::string& s, const std::vector<uint8_t>* quals, int min_q, int k,
+                          bool ref) {
+  std::vector<int> ids(s.size(), -1);
+  const Kmer mask = (Kmer(1) << (2 * k)) - 1;
+  Kmer x = 0;
+  int valid = 0, prev = -1;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const int c = code(s[i]);
+    if (c < 0 || (quals && (*quals)[i] < min_q)) {
+      valid = 0, prev = -1;
+      continue;
+    }
+    x = ((x << 2) | static_cast<Kmer>(c)) & mask;
+    if (++valid < k) continue;
+    const int v = g.node(x, s[i]);
+    ids[i] = v;
+    if (prev >= 0) g.link(prev, v, ref, ref ? 0 : 1);
+    prev = v;
+  }
+  return ids;
+}
+
+bool has_cycle_from(const Graph& g, int source) {
+  std::vector<char> color(g.out.size(), 0);  // 0 new, 1 on stack, 2 done
+  std::vector<std::pair<int, size_t>> stack{{source, 0}};
+  color[source] = 1;
+  while (!stack.empty()) {
+    auto& [v, i] = stack.back();
+    if (i == g.out[v].size()) {
+      color[v] = 2;
+      stack.pop_back();
+      continue;
+    }
+    const int w = g.out[v][i++].to;
+    if (color[w] == 1) return true;
+    if (color[w] == 0) {
+      color[w] = 1;
+      stack.push_back({w, 0});
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> assemble(const std::string& ref_region, const std::vector<std::string>& read_slices,
+                                  const std::vector<std::vector<uint8_t>>& read_quals, int min_base_q,
+                                  int min_prune, int max_haplotypes) {
+  for (int k : {21, 25, 31, 41, 51, 63}) {
+    if (static_cast<int>(ref_region.size()) < k + 2) break;
+    Graph g;
+    const std::vector<int> ref_ids = add_path(g, ref_region, nullptr, 0, k, true);
+    // The reference path must be simple: a repeated k-mer folds it onto itself.
+    std::vector<int> on_ref;
+    for (int v : ref_ids) {
+      if (v >= 0) on_ref.push_back(v);
+    }
+    std::vector<int> sorted = on_ref;
+    std::sort(sorted.begin(), sorted.end());
+    if (on_ref.size() + k - 1 != ref_region.size() || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      continue;
+    }
+    for (size_t r = 0; r < read_slices.size(); ++r) add_path(g, read_slices[r], &read_quals[r], min_base_q, k, false);
+    for (auto& edges : g.out) {
+      edges.erase(std::remove_if(edges.begin(), edges.end(),
+                                 [&](const Edge& e) { return !e.ref && e.weight < min_prune; }),
+                  edges.end());
+    }
+    const int source = on_ref.front(), sink = on_ref.back();
+    if (has_cycle_from(g, source)) continue;
+
+    // Best paths by depth-first search, bounded in work.
+    struct Path {
+      double score;
+      std::string seq;
+    };
+    std::vector<Path> found;
+    std::string seq = ref_region.substr(0, k);
+    int64_t budget = 200000;
+    std::function<void(int, double)> walk = [&](int v, double score) {
+      if (--budget < 0) return;
+      if (v == sink) {
+        found.push_back({score, seq});
+        return;
+      }
+      double total = 0;
+      for (const Edge& e : g.out[v]) total += std::max(e.weight, 1);
+      for (const Edge& e : g.out[v]) {
+        seq.push_back(g.last_base[e.to]);
+        walk(e.to, score + std::log10(std::max(e.weight, 1) / total));
+        seq.pop_back();
+      }
+    };
+    walk(source, 0.0);
+    std::sort(found.begin(), found.end(), [](const Path& a, const Path& b) { return a.score > b.score; });
+    std::vector<std::string> haps{ref_region};
+    for (const Path& p : found) {
+      if (static_cast<int>(haps.size()) >= max_haplotypes) break;
+      if (std::find(haps.begin(), haps.end(), p.seq) == haps.end()) haps.push_back(p.seq);
+    }
+    return haps;
+  }
+  return {};
+}
+
+}  // namespace gatemap::caller::detail

@@ -1,0 +1,41 @@
+#pragma once
+// gatemap call: germline SNPs and indels of one diploid sample in the manner of GATK
+// HaplotypeCaller: active regions from per-position evidence, candidate haplotypes from
+// a local de Bruijn assembly, read x haplotype likelihoods from the pair-HMM batch engine
+// (GPU or CPU twin), diploid genotypes with priors, VCF.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gatemap::caller {
+
+struct CallOptions {
+  std::vector<std::string> inputs;  // coordinate-sorted BAM/SAM
+  std::string reference;            // FASTA (plain or gzip)
+  std::string output = "-";         // VCF (.vcf.gz: bgzip)
+  std::string backend = "auto";     // pair-HMM on gpu | cpu | auto
+  int threads = 0;
+  int min_mapq = 20;                // reads below are not used
+  int min_base_q = 10;              // bases below are not evidence of activity
+  double min_qual = 20;             // calls below are not written
+  double het_snp = 1e-3, het_indel = 1.25e-4;  // priors (heterozygosity)
+  int region_padding = 100;         // context added around active positions (>= the largest k)
+  int max_region = 600;             // regions longer than this (padding included) are split
+  int max_haplotypes = 16;
+  int min_prune = 2;                // assembly edges seen fewer times are dropped
+  int64_t window = 1000000;         // reads are processed in windows of this many bases
+  std::string command_line, version;
+};
+
+struct CallStats {
+  int64_t reads = 0, reads_filtered = 0, regions = 0, haplotypes = 0, pairs = 0, calls = 0;
+  int64_t regions_unassembled = 0;  // no alternative assembled: haplotypes from the reads' alignments instead
+  double regions_s = 0, assembly_s = 0, pairhmm_s = 0, genotype_s = 0, total_s = 0;
+  double pairhmm_kernel_ms = 0;
+  std::string backend;
+};
+
+CallStats run_call(const CallOptions& opt);
+std::string format_stats(const CallStats& s);
+
+}  // namespace gatemap::caller

@@ -1,0 +1,70 @@
+#pragma once
+// Internal types and steps of the caller (one file per step), exposed for the tests.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gatemap::caller::detail {
+
+struct AlignedRead {
+  int64_t pos = 0, end = 0;       // reference span [pos, end) of the aligned bases
+  std::string seq;
+  std::vector<uint8_t> qual;      // Phred
+  std::vector<uint32_t> cigar;    // htslib encoding
+  int mapq = 0;
+};
+
+// Active positions -> regions: a core [core_begin, core_end) of active stretches
+// (disjoint, sorted; sites are called there) inside [begin, end), the core padded for
+// context (paddings of neighbours may overlap).
+struct Region {
+  int64_t begin = 0, end = 0;
+  int64_t core_begin = 0, core_end = 0;
+};
+std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int64_t win_end,
+                                 const std::vector<AlignedRead>& reads, int min_base_q, int padding, int max_len);
+
+// The part of a read over [begin, end) of the reference (soft clips next to it included):
+// bases and qualities; empty when the read barely touches it.
+void read_slice(const AlignedRead& r, int64_t begin, int64_t end, std::string& bases, std::vector<uint8_t>& quals);
+
+// Candidate haplotypes of a region (the reference first), from a de Bruijn graph of
+// the reference and the read slices; k grows while the graph has a cycle. Empty when
+// no k works.
+std::vector<std::string> assemble(const std::string& ref_region, const std::vector<std::string>& read_slices,
+                                  const std::vector<std::vector<uint8_t>>& read_quals, int min_base_q,
+                                  int min_prune, int max_haplotypes);
+
+// Fallback when assembly finds no alternative: the reference plus the combinations of
+// well-supported events that reads' own alignments carry together; empty when none.
+std::vector<std::string> pileup_haplotypes(const std::string& ref_region, int64_t begin,
+                                           const std::vector<const AlignedRead*>& reads, int min_base_q,
+                                           int max_haplotypes);
+
+// A difference between a haplotype and the reference, VCF-style (indels share their
+// first base), left-aligned; pos is 0-based on the contig.
+struct Event {
+  int64_t pos = 0;
+  std::string ref, alt;
+  bool operator<(const Event& o) const {
+    return pos != o.pos ? pos < o.pos : ref != o.ref ? ref < o.ref : alt < o.alt;
+  }
+  bool operator==(const Event& o) const { return pos == o.pos && ref == o.ref && alt == o.alt; }
+};
+std::vector<Event> haplotype_events(const std::string& ref_region, int64_t region_begin, const std::string& hap,
+                                    const std::string& contig_seq);
+
+// Diploid genotype of one site from read x haplotype log10 likelihoods.
+struct SiteCall {
+  Event site;                      // pos and ref of the site; alleles below
+  std::vector<std::string> alleles;  // [0] = ref
+  int gt_a = 0, gt_b = 0;
+  double qual = 0;
+  int gq = 0, dp = 0;
+  std::vector<int> pl, ad;
+};
+// lik[r * n_haps + h]; hap_allele[h] = allele index of haplotype h at this site.
+SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_haps,
+                       const std::vector<int>& hap_allele, const std::vector<std::string>& alleles, double het);
+
+}  // namespace gatemap::caller::detail

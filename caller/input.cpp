@@ -1,0 +1,102 @@
+#include "caller/input.hpp"
+
+#include "common/error.hpp"
+
+namespace gatemap::caller {
+
+struct ReadInput::File {
+  std::string path;
+  samFile* fp = nullptr;
+  sam_hdr_t* hdr = nullptr;
+  bam1_t* rec = nullptr;
+  bool has = false;  // rec holds the next record
+  int last_tid = -1;
+  int64_t last_pos = -1, n = 0;
+  ~File() {
+    if (rec) bam_destroy1(rec);
+    if (hdr) sam_hdr_destroy(hdr);
+    if (fp) sam_close(fp);
+  }
+};
+
+ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq) : min_mapq_(min_mapq) {
+  if (paths.empty()) throw UsageError("no input BAM/SAM");
+  for (const std::string& p : paths) {
+    auto f = std::make_unique<File>();
+    f->path = p;
+    f->fp = sam_open(p.c_str(), "r");
+    if (!f->fp) throw IoError("cannot open '" + p + "'");
+    f->hdr = sam_hdr_read(f->fp);
+    if (!f->hdr) throw FormatError("'" + p + "': cannot read a SAM/BAM header");
+    f->rec = bam_init1();
+    std::vector<std::string> names;
+    for (int i = 0; i < sam_hdr_nref(f->hdr); ++i) names.emplace_back(sam_hdr_tid2name(f->hdr, i));
+    if (contigs_.empty()) {
+      contigs_ = names;
+      kstring_t ks = {0, 0, nullptr};
+      if (sam_hdr_find_tag_pos(f->hdr, "RG", 0, "SM", &ks) == 0) sample_ = ks.s;
+      free(ks.s);
+    } else if (names != contigs_) {
+      throw FormatError("'" + p + "': its @SQ lines differ from those of '" + paths.front() + "'");
+    }
+    files_.push_back(std::move(f));
+  }
+  for (auto& f : files_) fill(*f);
+}
+
+ReadInput::~ReadInput() = default;
+
+bool ReadInput::fill(File& f) {
+  const int r = sam_read1(f.fp, f.hdr, f.rec);
+  if (r < -1) throw FormatError("'" + f.path + "': bad record after record " + std::to_string(f.n));
+  f.has = r >= 0;
+  if (!f.has) return false;
+  ++f.n;
+  const int tid = f.rec->core.tid;
+  const int64_t pos = f.rec->core.pos;
+  if (tid >= 0 && (tid < f.last_tid || (tid == f.last_tid && pos < f.last_pos))) {
+    throw FormatError("'" + f.path + "' is not coordinate-sorted (record " + std::to_string(f.n) + ", " +
+                      bam_get_qname(f.rec) + "): sort it with 'samtools sort'");
+  }
+  if (tid >= 0) f.last_tid = tid, f.last_pos = pos;
+  return true;
+}
+
+bool ReadInput::next(int& tid, detail::AlignedRead& read) {
+  for (;;) {
+    File* best = nullptr;
+    for (auto& f : files_) {
+      if (!f->has || f->rec->core.tid < 0) continue;  // unmapped reads sort last
+      if (!best || f->rec->core.tid < best->rec->core.tid ||
+          (f->rec->core.tid == best->rec->core.tid && f->rec->core.pos < best->rec->core.pos)) {
+        best = f.get();
+      }
+    }
+    if (!best) return false;
+    const bam1_t* b = best->rec;
+    ++seen_;
+    const uint16_t skip = BAM_FUNMAP | BAM_FSECONDARY | BAM_FSUPPLEMENTARY | BAM_FDUP | BAM_FQCFAIL;
+    if ((b->core.flag & skip) || b->core.qual < min_mapq_ || b->core.n_cigar == 0 || b->core.l_qseq == 0) {
+      ++filtered_;
+      fill(*best);
+      continue;
+    }
+    tid = b->core.tid;
+    read.pos = b->core.pos;
+    read.end = bam_endpos(b);
+    read.mapq = b->core.qual;
+    const uint8_t* s = bam_get_seq(b);
+    const uint8_t* q = bam_get_qual(b);
+    read.seq.resize(b->core.l_qseq);
+    read.qual.resize(b->core.l_qseq);
+    for (int i = 0; i < b->core.l_qseq; ++i) {
+      read.seq[i] = seq_nt16_str[bam_seqi(s, i)];
+      read.qual[i] = q[0] == 0xff ? 30 : q[i];
+    }
+    read.cigar.assign(bam_get_cigar(b), bam_get_cigar(b) + b->core.n_cigar);
+    fill(*best);
+    return true;
+  }
+}
+
+}  // namespace gatemap::caller

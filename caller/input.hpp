@@ -1,0 +1,39 @@
+#pragma once
+// Coordinate-sorted SAM/BAM input, several files merged by position, filtered as the
+// caller wants (unmapped, secondary, supplementary, duplicate, QC-fail, low MAPQ out).
+#include <htslib/sam.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "caller/detail.hpp"
+
+namespace gatemap::caller {
+
+class ReadInput {
+ public:
+  ReadInput(const std::vector<std::string>& paths, int min_mapq);
+  ~ReadInput();
+  ReadInput(const ReadInput&) = delete;
+  ReadInput& operator=(const ReadInput&) = delete;
+  // Contig names of the (first) header, and the sample name from its first @RG SM.
+  const std::vector<std::string>& contigs() const { return contigs_; }
+  const std::string& sample() const { return sample_; }
+  // Next kept read in coordinate order; false at the end. Throws FormatError when a file
+  // is not coordinate-sorted or headers disagree.
+  bool next(int& tid, detail::AlignedRead& read);
+  int64_t seen() const { return seen_; }
+  int64_t filtered() const { return filtered_; }
+
+ private:
+  struct File;
+  bool fill(File& f);
+  std::vector<std::unique_ptr<File>> files_;
+  std::vector<std::string> contigs_;
+  std::string sample_ = "sample";
+  int min_mapq_;
+  int64_t seen_ = 0, filtered_ = 0;
+};
+
+}  // namespace gatemap::caller

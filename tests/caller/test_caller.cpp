@@ -1,0 +1,213 @@
+// The caller's steps against hand-made cases, and planted variants end to end through
+// simulation, gatemap's mapper, samtools sort and the caller.
+#include <gtest/gtest.h>
+
+#include <htslib/vcf.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "caller/caller.hpp"
+#include "caller/detail.hpp"
+#include "io/fasta.hpp"
+#include "mapper/run.hpp"
+#include "sim/rng.hpp"
+#include "sim/sim.hpp"
+#include "tests/test_util.hpp"
+
+namespace gatemap {
+namespace {
+
+using caller::detail::Event;
+
+std::string random_seq(size_t n, uint64_t seed) {
+  sim::Rng rng(seed);
+  std::string s(n, 'A');
+  for (char& c : s) c = "ACGT"[rng.below(4)];
+  return s;
+}
+
+TEST(CallerEvents, SnpInsertionDeletionLeftAligned) {
+  const std::string contig = random_seq(60, 1) + "GAAAAT" + random_seq(60, 500);
+  const std::string ref = contig.substr(10, 100);
+  std::string snp = ref;
+  snp[40] = snp[40] == 'A' ? 'C' : 'A';
+  auto ev = caller::detail::haplotype_events(ref, 10, snp, contig);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].pos, 50);
+  // Deleting one A of the homopolymer (contig 61..64) left-aligns to the G before it.
+  std::string del = ref;
+  del.erase(63 - 10, 1);
+  ev = caller::detail::haplotype_events(ref, 10, del, contig);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].pos, 60);
+  EXPECT_EQ(ev[0].ref, "GA");
+  EXPECT_EQ(ev[0].alt, "G");
+  std::string ins = ref;
+  ins.insert(64 - 10, "A");
+  ev = caller::detail::haplotype_events(ref, 10, ins, contig);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].pos, 60);
+  EXPECT_EQ(ev[0].ref, "G");
+  EXPECT_EQ(ev[0].alt, "GA");
+}
+
+TEST(CallerGenotype, HetHomAndNoEvidence) {
+  // Two haplotypes (ref, alt); reads favour one by 3 log10 units.
+  auto lik_for = [](int n_ref, int n_alt) {
+    std::vector<double> lik;
+    for (int r = 0; r < n_ref; ++r) lik.insert(lik.end(), {-1.0, -4.0});
+    for (int r = 0; r < n_alt; ++r) lik.insert(lik.end(), {-4.0, -1.0});
+    return lik;
+  };
+  const std::vector<std::string> alleles{"A", "T"};
+  auto het = caller::detail::genotype_site(lik_for(15, 15), 30, 2, {0, 1}, alleles, 1e-3);
+  EXPECT_EQ(het.gt_a, 0);
+  EXPECT_EQ(het.gt_b, 1);
+  EXPECT_GT(het.qual, 100);
+  EXPECT_EQ(het.ad, (std::vector<int>{15, 15}));
+  EXPECT_EQ(het.pl.size(), 3u);
+  EXPECT_EQ(het.pl[1], 0);
+  auto hom = caller::detail::genotype_site(lik_for(0, 30), 30, 2, {0, 1}, alleles, 1e-3);
+  EXPECT_EQ(hom.gt_a, 1);
+  EXPECT_EQ(hom.gt_b, 1);
+  auto none = caller::detail::genotype_site(lik_for(30, 0), 30, 2, {0, 1}, alleles, 1e-3);
+  EXPECT_EQ(none.gt_b, 0);
+  EXPECT_LT(none.qual, 1);
+}
+
+// A tandem repeat folds the k = 21 graph into a cycle; a larger k resolves the SNP.
+TEST(CallerAssembly, CycleResolvedWithLargerK) {
+  std::string repeat;
+  for (int i = 0; i < 9; ++i) repeat += "ACGTT";
+  const std::string ref = random_seq(100, 3) + repeat + random_seq(100, 1000);  // (seeds n, n+1 overlap)
+  std::string alt = ref;
+  alt[160] = alt[160] == 'A' ? 'G' : 'A';
+  std::vector<std::string> reads;
+  std::vector<std::vector<uint8_t>> quals;
+  for (int i = 0; i < 10; ++i) {
+    reads.push_back(alt.substr(i * 5, 200));
+    quals.emplace_back(200, 30);
+  }
+  const auto haps = caller::detail::assemble(ref, reads, quals, 10, 2, 16);
+  ASSERT_GE(haps.size(), 2u);
+  EXPECT_EQ(haps[0], ref);
+  EXPECT_EQ(haps[1], alt);
+}
+
+// Variants planted in a simulated genome, reads mapped by gatemap, sorted by samtools,
+// then called: each with its genotype, and nothing else.
+TEST(CallerEndToEnd, PlantedVariantsCalledWithGenotypes) {
+  if (std::system("samtools --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "samtools not installed";
+  test::TempDir dir;
+  sim::GenomeOptions g;
+  g.length = 120000;
+  g.contigs = 1;
+  g.n_gap_fraction = 0;
+  g.seed = 5;
+  auto genome = sim::simulate_genome(g);
+  std::string& seq = genome[0].seq;
+  for (char& c : seq) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const int64_t L = static_cast<int64_t>(seq.size());
+  auto other = [](char c) { return c == 'A' ? 'C' : 'A'; };
+  // Sites away from N runs (the simulated genome has a centromere-like one).
+  auto clean = [&](int64_t p) {
+    while (seq.substr(p - 400, 800).find('N') != std::string::npos) p += 400;
+    return p;
+  };
+  const int64_t p1 = clean(15000), p2 = clean(p1 + 8000), p3 = clean(p2 + 8000), p4 = clean(p3 + 8000),
+                p5 = clean(p4 + 8000), p6 = clean(p5 + 8000), p7 = clean(p6 + 8000);
+  ASSERT_LT(p7, L - 1000);
+  sim::Donor donor;
+  auto add = [&](int64_t pos, std::string ref, std::string alt, int gt) {
+    donor.variants.push_back({0, pos, std::move(ref), std::move(alt), gt});
+  };
+  add(p1, seq.substr(p1, 1), std::string(1, other(seq[p1])), 1);      // het SNP
+  add(p2, seq.substr(p2, 1), std::string(1, other(seq[p2])), 3);      // hom SNP
+  add(p3, seq.substr(p3, 1), seq.substr(p3, 1) + "TTGCA", 2);        // het insertion
+  add(p4, seq.substr(p4, 1), seq.substr(p4, 1) + "GGATC", 3);        // hom insertion
+  add(p5, seq.substr(p5, 7), seq.substr(p5, 1), 1);                  // het deletion
+  add(p6, seq.substr(p6, 4), seq.substr(p6, 1), 3);                  // hom deletion
+  const char b80 = seq[p7];
+  const char a1 = b80 == 'A' ? 'C' : 'A', a2 = b80 == 'G' ? 'T' : 'G';
+  add(p7, std::string(1, b80), std::string(1, a1), 1);                     // multi-allelic: alt 1 on hap 1,
+  add(p7, std::string(1, b80), std::string(1, a2), 2);                     //                alt 2 on hap 2
+  add(L - 300, seq.substr(L - 300, 1), std::string(1, other(seq[L - 300])), 3);  // near the contig end
+  apply_donor(genome, donor);
+  io::write_fasta(dir.file("ref.fa"), genome);
+  sim::ReadOptions ro;
+  ro.n_fragments = static_cast<int64_t>(30.0 * L / 300);
+  ro.seed = 8;
+  std::vector<sim::SimRead> reads;
+  sim::simulate_reads(genome, &donor, ro, reads);
+  std::string fq[2];
+  for (size_t i = 0; i < reads.size(); ++i) {
+    fq[i % 2] += "@" + reads[i].name + "\n" + reads[i].seq + "\n+\n" + reads[i].qual + "\n";
+  }
+  test::write_file(dir.file("r_1.fq"), fq[0]);
+  test::write_file(dir.file("r_2.fq"), fq[1]);
+  index::IndexOptions io;
+  index::save_index(*index::build_index(dir.file("ref.fa"), io), dir.file("ref.gmi"));
+  mapper::RunOptions mo;
+  mo.index_path = dir.file("ref.gmi");
+  mo.reads1 = dir.file("r_1.fq");
+  mo.reads2 = dir.file("r_2.fq");
+  mo.output = dir.file("r.sam");
+  mo.read_group = "@RG\\tID:x\\tSM:planted";
+  mapper::run_mapping(mo);
+  ASSERT_EQ(std::system(("samtools sort -o " + dir.file("r.bam") + " " + dir.file("r.sam") + " 2> /dev/null").c_str()), 0);
+  caller::CallOptions co;
+  co.inputs = {dir.file("r.bam")};
+  co.reference = dir.file("ref.fa");
+  co.output = dir.file("calls.vcf");
+  co.backend = "cpu";
+  const auto stats = caller::run_call(co);
+  EXPECT_GT(stats.regions, 0);
+
+  // What was called: position (1-based) -> "REF>ALT1,ALT2 GT".
+  std::map<int64_t, std::string> got;
+  htsFile* fp = hts_open(co.output.c_str(), "r");
+  ASSERT_NE(fp, nullptr);
+  bcf_hdr_t* hdr = bcf_hdr_read(fp);
+  EXPECT_EQ(std::string(hdr->samples[0]), "planted");
+  bcf1_t* rec = bcf_init();
+  while (bcf_read(fp, hdr, rec) == 0) {
+    bcf_unpack(rec, BCF_UN_ALL);
+    std::string s = std::string(rec->d.allele[0]) + ">";
+    for (int a = 1; a < rec->n_allele; ++a) s += std::string(a > 1 ? "," : "") + rec->d.allele[a];
+    int32_t* gt = nullptr;
+    int n = 0;
+    bcf_get_genotypes(hdr, rec, &gt, &n);
+    s += " " + std::to_string(bcf_gt_allele(gt[0])) + "/" + std::to_string(bcf_gt_allele(gt[1]));
+    free(gt);
+    got[rec->pos + 1] = s;
+  }
+  bcf_destroy(rec);
+  bcf_hdr_destroy(hdr);
+  hts_close(fp);
+  std::map<int64_t, std::string> want;
+  const std::string gt_of[4] = {"", "0/1", "0/1", "1/1"};
+  for (const auto& v : donor.variants) {
+    if (v.pos == p7) continue;
+    // The caller writes indels left-aligned: the expected form is the event as the
+    // caller's own normalisation gives it.
+    const int64_t b0 = v.pos - 100;
+    std::string hap = seq.substr(b0, 300);
+    hap.replace(100, v.ref.size(), v.alt);
+    const auto ev = caller::detail::haplotype_events(seq.substr(b0, 300), b0, hap, seq);
+    ASSERT_EQ(ev.size(), 1u);
+    want[ev[0].pos + 1] = ev[0].ref + ">" + ev[0].alt + " " + gt_of[v.genotype];
+  }
+  // alt1/alt2 in either order
+  const std::string multi1 = std::string(1, b80) + ">" + a1 + "," + a2 + " 1/2";
+  const std::string multi2 = std::string(1, b80) + ">" + a2 + "," + a1 + " 1/2";
+  ASSERT_TRUE(got.count(p7 + 1)) << "multi-allelic site not called";
+  EXPECT_TRUE(got[p7 + 1] == multi1 || got[p7 + 1] == multi2) << got[p7 + 1];
+  got.erase(p7 + 1);
+  EXPECT_EQ(got, want);  // every planted variant with its genotype, and no other call
+}
+
+}  // namespace
+}  // namespace gatemap
