@@ -1,7 +1,9 @@
 // gatemap demo: the whole path on generated data, with a summary. Simulates a GRCh37-like
-// genome (84 b37 contigs, scaled), a diploid donor and paired reads; corrects the reads
-// (k-mer spectrum, GPU when present) and scores the correction; indexes, maps with the
-// GateKeeper filter (GPU when present) and without it, and scores both against truth.
+// genome (84 b37 contigs, scaled), a diploid donor and paired reads; indexes, maps with
+// the GateKeeper filter (GPU when present) and without it, and scores both against
+// truth. Then, on 30x pairs of a donor of a 300 kbp slice: corrects the reads (k-mer
+// spectrum), maps them, calls variants (pair-HMM on the GPU when present) and scores
+// correction and calls.
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,11 +14,13 @@
 #include "common/build_info.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "caller/caller.hpp"
 #include "correct/correct.hpp"
 #include "eval/eval.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
 #include "io/fastq_writer.hpp"
+#include "io/sam_sort.hpp"
 #include "mapper/run.hpp"
 #include "sim/sim.hpp"
 
@@ -63,44 +67,52 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
     for (size_t i = m; i < reads.size(); i += 2) w.write(reads[i].name, reads[i].seq, reads[i].qual);
     w.close();
   }
-  // Error correction needs depth: 30x single reads of 300 kbp from the middle of the
-  // longest contig, with their error-free sequences.
+  int64_t bases = 0;
+  for (const auto& r : genome) bases += static_cast<int64_t>(r.seq.size());
+  const double t_sim = log::wall_seconds();
+
+  // Correction and calling need depth: 30x pairs from a donor of 300 kbp taken from the
+  // middle of the longest contig, corrected, mapped to that slice, called and scored.
   const auto longest = std::max_element(genome.begin(), genome.end(), [](const auto& x, const auto& y) {
     return x.seq.size() < y.seq.size();
   });
   const size_t slice_len = std::min<size_t>(300000, longest->seq.size() / 2);
   const std::vector<io::FastaRecord> slice{{longest->name, longest->seq.substr(longest->seq.size() / 4, slice_len)}};
+  io::write_fasta(path("slice.fa"), slice);
+  sim::VariantOptions svo;
+  svo.seed = a.seed + 3;
+  const auto slice_donor = sim::simulate_donor(slice, svo);
+  sim::write_truth_vcf(path("slice.truth.vcf.gz"), slice, slice_donor.variants, ctx.command_line);
   sim::ReadOptions cro;
-  cro.n_fragments = static_cast<int64_t>(30 * slice_len / 150);
-  cro.paired = false;
+  cro.n_fragments = static_cast<int64_t>(30 * slice_len / 300);
   cro.sub_rate = 0.005;
   cro.seed = a.seed + 2;
   cro.keep_true_seq = true;
   std::vector<sim::SimRead> creads;
-  sim::simulate_reads(slice, nullptr, cro, creads);
-  {
-    io::FastqWriter w(path("deep.fq.gz"), a.threads), t(path("deep.true.fq.gz"), a.threads);
-    for (const auto& r : creads) {
-      w.write(r.name, r.seq, r.qual);
-      std::string true_seq = r.true_seq;  // '-' marks an inserted error base: true there
+  sim::simulate_reads(slice, &slice_donor, cro, creads);
+  for (int m = 0; m < 2; ++m) {
+    const std::string n = std::to_string(m + 1);
+    io::FastqWriter w(path("deep_" + n + ".fq.gz"), a.threads), t(path("deep_" + n + ".true.fq.gz"), a.threads);
+    for (size_t i = m; i < creads.size(); i += 2) {
+      w.write(creads[i].name, creads[i].seq, creads[i].qual);
+      std::string true_seq = creads[i].true_seq;  // '-' marks an inserted error base: true there
       for (size_t k = 0; k < true_seq.size(); ++k) {
-        if (true_seq[k] == '-') true_seq[k] = r.seq[k];
+        if (true_seq[k] == '-') true_seq[k] = creads[i].seq[k];
       }
-      t.write(r.name, true_seq, r.qual);
+      t.write(creads[i].name, true_seq, creads[i].qual);
     }
     w.close();
     t.close();
   }
-  int64_t bases = 0;
-  for (const auto& r : genome) bases += static_cast<int64_t>(r.seq.size());
-  const double t_sim = log::wall_seconds();
-
   correct::CorrectRunOptions co;
-  co.in1 = path("deep.fq.gz");
-  co.out1 = path("deep.corrected.fq.gz");
+  co.in1 = path("deep_1.fq.gz"), co.in2 = path("deep_2.fq.gz");
+  co.out1 = path("deep_1.corrected.fq.gz"), co.out2 = path("deep_2.corrected.fq.gz");
   co.threads = a.threads;
   const correct::CorrectSummary cs = correct::run_correct(co);
-  const eval::CorrectEval ce = eval::eval_correct(co.in1, co.out1, path("deep.true.fq.gz"));
+  eval::CorrectEval ce = eval::eval_correct(co.in1, co.out1, path("deep_1.true.fq.gz"));
+  const eval::CorrectEval ce2 = eval::eval_correct(co.in2, co.out2, path("deep_2.true.fq.gz"));
+  ce.errors_before += ce2.errors_before, ce.errors_after += ce2.errors_after;
+  ce.fixed += ce2.fixed, ce.introduced += ce2.introduced;
   const double t_correct = log::wall_seconds();
 
   index::IndexOptions io;
@@ -122,6 +134,29 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
   mo.output = path("mapped_nofilter.sam");
   const mapper::MapStats off = mapper::run_mapping(mo);
   const double t_map_off = log::wall_seconds();
+
+  // The deep set: map the corrected pairs to the slice, sort, call, score.
+  index::IndexOptions sio;
+  sio.threads = a.threads;
+  index::save_index(*index::build_index(path("slice.fa"), sio), path("slice.gmi"));
+  mapper::RunOptions dmo = mo;
+  dmo.filter = "auto";
+  dmo.index_path = path("slice.gmi");
+  dmo.reads1 = co.out1, dmo.reads2 = co.out2;
+  dmo.read_group = "@RG\\tID:donor\\tSM:donor";
+  dmo.output = path("deep.sam");
+  mapper::run_mapping(dmo);
+  io::sort_sam_in_memory(path("deep.sam"), path("deep.bam"));
+  caller::CallOptions call_opt;
+  call_opt.inputs = {path("deep.bam")};
+  call_opt.reference = path("slice.fa");
+  call_opt.output = path("deep.calls.vcf.gz");
+  call_opt.threads = a.threads;
+  call_opt.command_line = ctx.command_line;
+  call_opt.version = GATEMAP_VERSION;
+  const caller::CallStats cst = caller::run_call(call_opt);
+  const eval::VcfEval ve = eval::eval_vcf(path("slice.truth.vcf.gz"), call_opt.output, path("slice.fa"));
+  const double t_call = log::wall_seconds();
   const auto body = [](const std::string& p) {
     std::string all, line;
     std::FILE* f = std::fopen(p.c_str(), "r");
@@ -140,7 +175,7 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
   std::printf("  genome   %zu contigs (GRCh37 names, scale %.4g), %lld bp; donor %zu variants (%.1f s)\n",
               genome.size(), a.scale, static_cast<long long>(bases), donor.variants.size(), t_sim - t0);
   std::printf("  reads    %lld pairs of 150 bp\n", static_cast<long long>(a.pairs));
-  std::printf("  correct  %.1f s (%s) on %lld reads at 30x of %zu kbp: %lld reads changed; errors %lld -> %lld "
+  std::printf("  correct  %.1f s (%s) on %lld reads, 30x pairs of a %zu kbp donor: %lld reads changed; errors %lld -> %lld "
               "(%lld fixed, %lld introduced); %lld uncorrectable reads left as they were\n",
               t_correct - t_sim, cs.backend.c_str(), static_cast<long long>(cs.reads), slice_len / 1000,
               static_cast<long long>(cs.reads_changed), static_cast<long long>(ce.errors_before),
@@ -156,7 +191,18 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
               static_cast<long long>(on.candidates), static_cast<long long>(on.filter_rejected),
               on.candidates ? 100.0 * on.filter_rejected / on.candidates : 0.0, on.verify_s, off.verify_s,
               identical ? "yes" : "NO");
-  std::printf("  accuracy (against simulated truth):\n");
+  auto f1 = [](const eval::VariantCounts& c) {
+    const double p = c.tp + c.fp ? static_cast<double>(c.tp) / (c.tp + c.fp) : 0.0;
+    const double r = c.tp + c.fn ? static_cast<double>(c.tp) / (c.tp + c.fn) : 0.0;
+    return p + r > 0 ? 2 * p * r / (p + r) : 0.0;
+  };
+  std::printf("  call     %.1f s (pair-HMM on %s) on the corrected deep set: %lld calls; SNP F1 %.4f "
+              "(%lld TP, %lld FP, %lld FN), indel F1 %.4f (%lld TP, %lld FP, %lld FN)\n",
+              t_call - t_map_off, cst.backend.c_str(), static_cast<long long>(cst.calls), f1(ve.classes[0]),
+              static_cast<long long>(ve.classes[0].tp), static_cast<long long>(ve.classes[0].fp),
+              static_cast<long long>(ve.classes[0].fn), f1(ve.classes[1]), static_cast<long long>(ve.classes[1].tp),
+              static_cast<long long>(ve.classes[1].fp), static_cast<long long>(ve.classes[1].fn));
+  std::printf("  mapping accuracy (against simulated truth):\n");
   std::printf("    MAPQ>=  mapped    error rate\n");
   for (const auto& r : ev.rows) {
     std::printf("    %-6d  %.4f    %.6f\n", r.min_mapq, static_cast<double>(r.mapped) / std::max<int64_t>(1, ev.total),

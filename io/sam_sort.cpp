@@ -1,0 +1,55 @@
+#include "io/sam_sort.hpp"
+
+#include <htslib/sam.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace gatemap::io {
+
+void sort_sam_in_memory(const std::string& in_path, const std::string& out_bam) {
+  samFile* in = sam_open(in_path.c_str(), "r");
+  if (!in) throw IoError("cannot open '" + in_path + "'");
+  sam_hdr_t* hdr = sam_hdr_read(in);
+  if (!hdr) {
+    sam_close(in);
+    throw FormatError("'" + in_path + "': cannot read the header");
+  }
+  std::vector<bam1_t*> recs;
+  for (;;) {
+    bam1_t* b = bam_init1();
+    const int r = sam_read1(in, hdr, b);
+    if (r < 0) {
+      bam_destroy1(b);
+      if (r < -1) {
+        for (bam1_t* x : recs) bam_destroy1(x);
+        sam_hdr_destroy(hdr);
+        sam_close(in);
+        throw FormatError("'" + in_path + "': bad record after record " + std::to_string(recs.size()));
+      }
+      break;
+    }
+    recs.push_back(b);
+  }
+  sam_close(in);
+  auto key = [](const bam1_t* b) {
+    const uint32_t tid = b->core.tid < 0 ? UINT32_MAX : static_cast<uint32_t>(b->core.tid);
+    return std::make_pair(tid, b->core.pos);
+  };
+  std::stable_sort(recs.begin(), recs.end(), [&](const bam1_t* a, const bam1_t* b) { return key(a) < key(b); });
+  sam_hdr_update_hd(hdr, "SO", "coordinate");
+  samFile* out = sam_open(out_bam.c_str(), "wb");
+  bool ok = out && sam_hdr_write(out, hdr) == 0;
+  for (bam1_t* b : recs) {
+    ok = ok && sam_write1(out, hdr, b) >= 0;
+    bam_destroy1(b);
+  }
+  if (out && sam_close(out) != 0) ok = false;
+  sam_hdr_destroy(hdr);
+  if (!ok) throw IoError("failed writing '" + out_bam + "'");
+}
+
+}  // namespace gatemap::io
