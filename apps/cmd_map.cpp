@@ -1,5 +1,12 @@
 // gatemap map: FASTQ -> SAM/BAM.
+#include <htslib/sam.h>
+
+#include <cstdio>
+#include <memory>
+
 #include "apps/commands.hpp"
+#include "common/error.hpp"
+#include "io/sam_sort.hpp"
 #include "common/build_info.hpp"
 #include "mapper/run.hpp"
 
@@ -27,10 +34,24 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_option("-R", o->read_group, "Read group line, e.g. '@RG\\tID:x\\tSM:y'");
   sub->add_option("-K,--batch", o->batch_reads, "Reads per batch")->capture_default_str();
   sub->add_option("--stats", o->stats_path, "Write the run's counts and stage times as JSON");
-  on_run(sub, ctx, [o, &ctx] {
+  auto sort = std::make_shared<bool>(false);
+  sub->add_flag("--sort", *sort,
+                "Write a coordinate-sorted, indexed BAM (-o x.bam), sorted in memory: for large outputs pipe to "
+                "'samtools sort' instead");
+  on_run(sub, ctx, [o, sort, &ctx] {
     o->command_line = ctx.command_line;
     o->version = GATEMAP_VERSION;
+    if (!*sort) {
+      mapper::run_mapping(*o);
+      return 0;
+    }
+    const std::string out = o->output;
+    if (out.size() < 4 || out.compare(out.size() - 4, 4, ".bam") != 0) throw UsageError("--sort needs -o FILE.bam");
+    o->output = out + ".unsorted.bam";
     mapper::run_mapping(*o);
+    io::sort_sam_in_memory(o->output, out);
+    std::remove(o->output.c_str());
+    if (sam_index_build(out.c_str(), 0) != 0) throw IoError("cannot index '" + out + "'");
     return 0;
   });
 }

@@ -40,6 +40,7 @@ void sort_sam_in_memory(const std::string& in_path, const std::string& out_bam) 
     return std::make_pair(tid, b->core.pos);
   };
   std::stable_sort(recs.begin(), recs.end(), [&](const bam1_t* a, const bam1_t* b) { return key(a) < key(b); });
+  sam_hdr_remove_tag_hd(hdr, "GO");
   sam_hdr_update_hd(hdr, "SO", "coordinate");
   samFile* out = sam_open(out_bam.c_str(), "wb");
   bool ok = out && sam_hdr_write(out, hdr) == 0;

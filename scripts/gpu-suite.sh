@@ -6,6 +6,7 @@
 #   map     end-to-end mapping, filter gpu/cpu/off  -> demo.txt map.log ncu.txt
 #   index   a GRCh37-sized (3.1 Gbp) synthetic build -> index.log
 #   correct corrector tests, throughput vs CPU twin and Lighter -> correct_tests.log correct.tsv correct.log
+#   call    caller tests, gatemap call with the GPU vs the CPU pair-HMM -> call_tests.log call.tsv call.log
 #   pairhmm pair-HMM tests, GCUPS, 10s file, accuracy -> pairhmm_tests.log pairhmm.tsv pairhmm_bench.log
 set -uo pipefail
 OUT=${OUT:-gpu-out}
@@ -73,6 +74,12 @@ for stage in "$@"; do
         SETS="${CORRECT_SETS:-150:30 100:60}" bash scripts/bench_correct.sh /tmp/gm_correct > "$OUT/correct.tsv" \
         2> "$OUT/correct.log"
       echo "bench exit $?" >> "$OUT/correct.log"
+      ;;
+    call)
+      $B test_caller > "$OUT/call_tests.log" 2>&1; echo "test_caller exit $?" >> "$OUT/call_tests.log"
+      GATEMAP="$PWD/$B gatemap" BACKENDS="gpu cpu" SKIP_OTHERS=1 GENOME_LEN=${CALL_GENOME_LEN:-5000000} \
+        bash scripts/bench_call.sh /tmp/gm_call > "$OUT/call.tsv" 2> "$OUT/call.log"
+      echo "bench exit $?" >> "$OUT/call.log"
       ;;
     index)
       G=/tmp/gm_grch37
