@@ -390,6 +390,8 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   auto* rowf = reinterpret_cast<float4*>(h + plan.off_rowf);
   auto* rcode = h + plan.off_rcode;
   auto* hcode = h + plan.off_hcode;
+  // Per-base row parameters are most of the host's work: spread over the cores.
+#pragma omp parallel for schedule(dynamic, 64)
   for (int32_t r = plan.read0; r < plan.read1; ++r) {
     const int64_t at = b.read_begin[r];
     const int64_t local = at - rbase;
@@ -408,6 +410,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
       rowf[2 * (local + i) + 1] = make_float4(p.g, p.p_match, p.p_mismatch, code_f);
     }
   }
+#pragma omp parallel for schedule(dynamic, 64)
   for (int32_t k = plan.hap0; k < plan.hap1; ++k) {
     const int64_t local = b.hap_begin[k] - hbase;
     hbegin[k - plan.hap0] = static_cast<uint32_t>(local);
