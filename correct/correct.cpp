@@ -16,6 +16,25 @@
 namespace gatemap::correct {
 
 namespace {
+// Reads as 2-bit codes for the corrector, encoded on all cores.
+void encode_batch(const std::vector<io::Read>& reads, gpu::CorrectBatch& cb) {
+  const size_t n = reads.size();
+  cb.offset.resize(n);
+  cb.len.resize(n);
+  int64_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    cb.offset[i] = total;
+    cb.len[i] = static_cast<int32_t>(reads[i].seq.size());
+    total += cb.len[i];
+  }
+  cb.codes.resize(static_cast<size_t>(total));
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t* out = cb.codes.data() + cb.offset[i];
+    for (char c : reads[i].seq) *out++ = c == 'A' ? 0 : c == 'C' ? 1 : c == 'G' ? 2 : c == 'T' ? 3 : 4;
+  }
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -127,7 +146,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   int64_t done = 0;
   while (next_batch()) {
     gpu::CorrectBatch cb;
-    for (const io::Read& r : batch.reads) cb.add(r.seq);
+    encode_batch(batch.reads, cb);
     if (pass_through) {
       cb.status.assign(cb.size(), static_cast<uint8_t>(gpu::CorrectStatus::clean));
       cb.changed.assign(cb.size(), 0);
@@ -141,6 +160,11 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
     } else {
       gpu::correct_reads_cpu(spectrum, copt, cb);
     }
+    // Corrected sequences back into the reads (in parallel), then written in order.
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (cb.status[i] == static_cast<uint8_t>(gpu::CorrectStatus::corrected)) batch.reads[i].seq = cb.sequence(i);
+    }
     for (size_t i = 0; i < batch.size(); ++i) {
       const io::Read& r = batch.reads[i];
       const auto st = static_cast<gpu::CorrectStatus>(cb.status[i]);
@@ -151,7 +175,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
       sum.uncorrectable += st == gpu::CorrectStatus::uncorrectable;
       sum.too_long += st == gpu::CorrectStatus::too_long;
       io::FastqWriter& w = (batch.paired && i % 2 == 1) ? *out2 : out1;
-      w.write(r.name, st == gpu::CorrectStatus::corrected ? cb.sequence(i) : r.seq, r.qual);
+      w.write(r.name, r.seq, r.qual);
     }
     done += static_cast<int64_t>(batch.size());
     log::info("correct", "corrected " + std::to_string(done) + " reads");
