@@ -10,20 +10,11 @@
 #include <unordered_map>
 
 #include "caller/detail.hpp"
+#include "common/dna.hpp"
 
 namespace gatemap::caller::detail {
 
 namespace {
-
-int code(char c) {
-  switch (c) {
-    case 'A': return 0;
-    case 'C': return 1;
-    case 'G': return 2;
-    case 'T': return 3;
-    default: return -1;
-  }
-}
 
 struct Edge {
   int to;
@@ -72,7 +63,7 @@ std::vector<int> add_path(Graph& g, const std::string& s, const std::vector<uint
   Kmer x = 0;
   int valid = 0, prev = -1;
   for (size_t i = 0; i < s.size(); ++i) {
-    const int c = code(s[i]);
+    const int c = base_code(s[i]) < 4 ? base_code(s[i]) : -1;
     if (c < 0 || (quals && (*quals)[i] < min_q)) {
       valid = 0, prev = -1;
       continue;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "correct/kmer_count.hpp"
@@ -31,7 +32,7 @@ void encode_batch(const std::vector<io::Read>& reads, gpu::CorrectBatch& cb) {
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; ++i) {
     uint8_t* out = cb.codes.data() + cb.offset[i];
-    for (char c : reads[i].seq) *out++ = c == 'A' ? 0 : c == 'C' ? 1 : c == 'G' ? 2 : c == 'T' ? 3 : 4;
+    for (char c : reads[i].seq) *out++ = base_code(c);  // N and IUPAC: 4
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/dna.hpp"
 #include "gpu/kmer_correct_core.hpp"
 
 namespace gatemap::correct {
@@ -12,15 +13,6 @@ namespace {
 constexpr int kShardBits = 10;
 constexpr size_t kShards = size_t(1) << kShardBits;
 
-int code_of(char c) {
-  switch (c) {
-    case 'A': return 0;
-    case 'C': return 1;
-    case 'G': return 2;
-    case 'T': return 3;
-    default: return -1;
-  }
-}
 }  // namespace
 
 KmerCounter::KmerCounter(int k) : k_(k), shards_(kShards) {
@@ -79,7 +71,7 @@ void KmerCounter::add(const std::vector<io::Read>& reads) {
     uint64_t fwd = 0, rc = 0;
     int valid = 0;  // bases since the last N
     for (size_t i = 0; i < s.size(); ++i) {
-      const int c = code_of(s[i]);
+      const int c = base_code(s[i]) < 4 ? base_code(s[i]) : -1;
       if (c < 0) {
         valid = 0;
       } else {

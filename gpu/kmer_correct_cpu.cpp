@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/dna.hpp"
 #include "common/error.hpp"
 #include "gpu/kmer_correct.hpp"
 #include "gpu/kmer_correct_core.hpp"
@@ -154,15 +155,7 @@ bool KmerSpectrum::contains(uint64_t x) const { return detail::spectrum_contains
 void CorrectBatch::add(const std::string& seq) {
   offset.push_back(static_cast<int64_t>(codes.size()));
   len.push_back(static_cast<int32_t>(seq.size()));
-  for (char c : seq) {
-    switch (c) {
-      case 'A': codes.push_back(0); break;
-      case 'C': codes.push_back(1); break;
-      case 'G': codes.push_back(2); break;
-      case 'T': codes.push_back(3); break;
-      default: codes.push_back(4);
-    }
-  }
+  for (char c : seq) codes.push_back(base_code(c));  // N and IUPAC: 4
 }
 
 std::string CorrectBatch::sequence(size_t i) const {
