@@ -53,10 +53,13 @@ class Caller {
   explicit Caller(const CallOptions& opt)
       : opt_(opt), ref_(io::read_fasta(opt.reference)), input_(opt.inputs, opt.min_mapq) {
     for (size_t i = 0; i < ref_.size(); ++i) ref_index_[ref_[i].name] = static_cast<int>(i);
-    for (const std::string& c : input_.contigs()) {
-      if (!ref_index_.count(c)) {
-        throw FormatError("contig '" + c + "' of the reads is not in the reference '" + opt.reference + "'");
-      }
+    // Header contigs the reference lacks are fine as long as no read is placed on them
+    // (reads that are get skipped and counted, with a warning).
+    int missing = 0;
+    for (const std::string& c : input_.contigs()) missing += !ref_index_.count(c);
+    if (missing) {
+      log::warn("call", std::to_string(missing) + " of the reads' " + std::to_string(input_.contigs().size()) +
+                            " header contigs are not in '" + opt.reference + "'; reads placed there are skipped");
     }
     io::VcfHeaderInfo info;
     for (const auto& r : ref_) info.contigs.emplace_back(r.name, static_cast<int64_t>(r.seq.size()));
@@ -80,6 +83,10 @@ class Caller {
     int tid = -1, cur = -1;
     AlignedRead r;
     while (input_.next(tid, r)) {
+      if (!ref_index_.count(input_.contigs()[tid])) {
+        ++skipped_no_ref_;
+        continue;
+      }
       if (tid != cur) {
         if (cur >= 0) finish_contig(cur);
         cur = tid, ws_ = 0, last_written_ = -1;
@@ -92,8 +99,11 @@ class Caller {
     }
     if (cur >= 0) finish_contig(cur);
     vcf_->close();
+    if (skipped_no_ref_) {
+      log::warn("call", std::to_string(skipped_no_ref_) + " reads on contigs missing from the reference were skipped");
+    }
     stats_.reads = input_.seen();
-    stats_.reads_filtered = input_.filtered();
+    stats_.reads_filtered = input_.filtered() + skipped_no_ref_;
     stats_.total_s = since(t0);
     return stats_;
   }
@@ -305,6 +315,7 @@ class Caller {
   std::vector<AlignedRead> reads_;  // the current window's reads, by position
   int64_t ws_ = 0;                  // the current window's start
   int64_t last_written_ = -1;       // position of the contig's last record
+  int64_t skipped_no_ref_ = 0;      // reads on contigs the reference lacks
   CallStats stats_;
 };
 
