@@ -148,10 +148,17 @@ std::vector<uint64_t> KmerCounter::histogram(int max_count) const {
 uint32_t first_valley(const std::vector<uint64_t>& h) {
   for (size_t c = 2; c + 1 < h.size(); ++c) {
     if (h[c] > h[c + 1]) continue;
-    // A valley only counts when a coverage peak follows it.
+    // A valley only counts when a coverage peak follows it and the k-mers above it
+    // carry most of the data (at low coverage a few repeats would pass for a peak).
     uint64_t peak = 0;
-    for (size_t p = c + 1; p + 1 < h.size(); ++p) peak = std::max(peak, h[p]);
-    return peak > 0 && peak * 2 >= h[c] * 3 ? static_cast<uint32_t>(c) : 0;
+    double above = 0, all = 0;
+    for (size_t p = 1; p < h.size(); ++p) {
+      all += static_cast<double>(p) * static_cast<double>(h[p]);
+      if (p >= c) above += static_cast<double>(p) * static_cast<double>(h[p]);
+      if (p > c && p + 1 < h.size()) peak = std::max(peak, h[p]);
+    }
+    const bool real_peak = peak > 0 && peak * 2 >= h[c] * 3;
+    return real_peak && above >= 0.5 * all ? static_cast<uint32_t>(c) : 0;
   }
   return 0;
 }

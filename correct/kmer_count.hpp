@@ -50,7 +50,8 @@ class KmerCounter {
 
 // Solidity threshold from a count histogram: the first valley after the error peak
 // (the smallest c >= 2 with h[c] <= h[c + 1]), provided a coverage peak at least 1.5x
-// its height follows; 0 when there is none (coverage too low to tell errors apart).
+// its height follows and k-mers seen at least c times make half of all occurrences; 0
+// otherwise (coverage too low to tell errors apart).
 uint32_t first_valley(const std::vector<uint64_t>& histogram);
 
 }  // namespace gatemap::correct

@@ -65,6 +65,7 @@ TEST(KmerCounter, FirstValley) {
   EXPECT_EQ(correct::first_valley({0, 1000, 100, 20, 30, 80, 90, 40}), 3u);
   EXPECT_EQ(correct::first_valley({0, 1000, 100, 50, 20, 10}), 0u);      // never turns up
   EXPECT_EQ(correct::first_valley({0, 1000, 100, 50, 52, 51, 10}), 0u);  // no real coverage peak
+  EXPECT_EQ(correct::first_valley({0, 17276, 3176, 507, 212, 127, 64, 0, 1, 0}), 0u);  // 380 real reads: a stray k-mer
 }
 
 // At 1x there is nothing to tell errors from: every read comes out unchanged.
