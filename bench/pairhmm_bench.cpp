@@ -78,11 +78,8 @@ gpu::PairHmmBatch make_groups(int read_len, int hap_len, int64_t target_cells, u
   return b;
 }
 
-double gcups(int64_t cells, double ms) { return ms > 0 ? cells / (ms * 1e6) : 0; }
-
-void throughput_table(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* engine) {
-  std::fprintf(out, "# pair-HMM throughput: 32 reads x 32 haplotypes per group, haplotypes = a random founder with ~2 SNPs each, reads copied from one with substitutions\n");
-  std::fprintf(out, "set\tread_len\thap_len\tgpu_pairs\tgpu_cells\tgpu_kernel_gcups\tgpu_total_gcups\tgpu_double_pairs\tgpu_double_ms\tcpu_pairs\tcpu_gcups\tgpu_kernel_over_cpu\n");
+// (read length, haplotype length) of each set: equal sizes, then reads 10x their haplotype.
+std::vector<std::pair<int, int>> bench_shapes(const PairHmmBenchOptions& o) {
   std::vector<std::pair<int, int>> shapes;
   for (int s : o.sizes) {
     if (s > 0) shapes.emplace_back(s, s);
@@ -90,7 +87,15 @@ void throughput_table(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmm
   for (int s : o.long_read_haps) {
     if (s > 0) shapes.emplace_back(10 * s, s);
   }
-  for (auto [rl, hl] : shapes) {
+  return shapes;
+}
+
+double gcups(int64_t cells, double ms) { return ms > 0 ? cells / (ms * 1e6) : 0; }
+
+void throughput_table(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* engine) {
+  std::fprintf(out, "# pair-HMM throughput: 32 reads x 32 haplotypes per group, haplotypes = a random founder with ~2 SNPs each, reads copied from one with substitutions\n");
+  std::fprintf(out, "set\tread_len\thap_len\tgpu_pairs\tgpu_cells\tgpu_kernel_gcups\tgpu_total_gcups\tgpu_double_pairs\tgpu_double_ms\tcpu_pairs\tcpu_gcups\tgpu_kernel_over_cpu\n");
+  for (auto [rl, hl] : bench_shapes(o)) {
     Timed g, c;
     gpu::PairHmmBatch gb, cb;
     const gpu::PairHmmOptions opt;
@@ -119,11 +124,7 @@ void shape_sweep(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* 
     std::fprintf(out, "\t%s", gpu::PairHmmGpu::kernel_shape_name(k).c_str());
   }
   std::fprintf(out, "\tdispatcher\n");
-  std::vector<std::pair<int, int>> shapes;
-  for (int s : o.sizes) shapes.emplace_back(s, s);
-  for (int s : o.long_read_haps) shapes.emplace_back(10 * s, s);
-  for (auto [rl, hl] : shapes) {
-    if (rl <= 0) continue;
+  for (auto [rl, hl] : bench_shapes(o)) {
     const gpu::PairHmmBatch b = make_groups(rl, hl, o.gpu_cells / 4, o.seed + rl);
     std::fprintf(out, "%dx%d", rl, hl);
     for (int k = 0; k <= gpu::PairHmmGpu::kernel_shapes(); ++k) {

@@ -50,23 +50,16 @@ gpu::KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold,
   return s;
 }
 
-CorrectSummary run_correct(const CorrectRunOptions& opt) {
-  if (opt.threads > 0) omp_set_num_threads(opt.threads);
-  if (opt.k < 8 || opt.k > gpu::kMaxK) throw UsageError("-k must be between 8 and " + std::to_string(gpu::kMaxK));
-  if (opt.in2.empty() != opt.out2.empty()) throw UsageError("paired input needs both a second FASTQ and -p OUT_2");
-  if (opt.spectrum != "bloom" && opt.spectrum != "exact") throw UsageError("--spectrum is bloom or exact");
-  CorrectSummary sum;
-  const gpu::Backend backend = gpu::choose_backend(opt.backend);
-  sum.backend = gpu::backend_name(backend);
-
-  // Pass 1: count.
+// Pass 1: counts the k-mers of every read, picks the threshold and builds the solid
+// spectrum. Reads stay in `kept` for the second pass while they fit the allowance
+// (parsing FASTQ is most of a pass); otherwise all_kept is false and the files are read
+// again. With no threshold (sum.threshold == 0) the spectrum is empty.
+gpu::KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& sum, std::vector<io::ReadBatch>& kept,
+                             bool& all_kept) {
   auto t0 = std::chrono::steady_clock::now();
   KmerCounter counter(opt.k);
-  // Reads stay in memory for the second pass while they fit the allowance (parsing
-  // FASTQ is most of a pass); otherwise the files are read again.
-  std::vector<io::ReadBatch> kept;
   double kept_bytes = 0;
-  bool all_kept = true;
+  all_kept = true;
   {
     io::FastqSource src(opt.in1, opt.in2);
     io::ReadBatch batch;
@@ -94,30 +87,41 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
     log::warn("correct", "the k-mer histogram has no coverage peak after its error peak (coverage too low for "
                          "spectrum correction, or -k too large): reads are written unchanged; --solid N forces a threshold");
   }
-  const bool pass_through = sum.threshold == 0;
   sum.count_s = seconds_since(t0);
   std::string hist_text;
   for (size_t c = 1; c <= 12 && c < hist.size(); ++c) hist_text += " " + std::to_string(c) + ":" + std::to_string(hist[c]);
   log::info("correct", std::to_string(sum.kmers) + " k-mers (k=" + std::to_string(opt.k) + "), " +
                            std::to_string(sum.distinct_kmers) + " distinct; histogram" + hist_text);
 
-  // The solid spectrum.
   t0 = std::chrono::steady_clock::now();
-  const gpu::KmerSpectrum spectrum =
-      build_spectrum(counter, pass_through ? UINT32_MAX : sum.threshold, opt.spectrum, opt.bloom_fpr);
+  gpu::KmerSpectrum spectrum =
+      build_spectrum(counter, sum.threshold ? sum.threshold : UINT32_MAX, opt.spectrum, opt.bloom_fpr);
   sum.solid_kmers = spectrum.n_kmers;
   sum.spectrum_bytes = spectrum.bytes();
   sum.spectrum_s = seconds_since(t0);
   log::info("correct", "solid threshold " + std::to_string(sum.threshold) + ": " + std::to_string(sum.solid_kmers) +
                            " solid k-mers in a " + opt.spectrum + " spectrum of " +
                            std::to_string(sum.spectrum_bytes >> 20) + " MiB");
-  {
-    KmerCounter released(opt.k);  // the counts are no longer needed
-    std::swap(counter, released);
-  }
+  return spectrum;
+}
+
+CorrectSummary run_correct(const CorrectRunOptions& opt) {
+  if (opt.threads > 0) omp_set_num_threads(opt.threads);
+  if (opt.k < 8 || opt.k > gpu::kMaxK) throw UsageError("-k must be between 8 and " + std::to_string(gpu::kMaxK));
+  if (opt.in2.empty() != opt.out2.empty()) throw UsageError("paired input needs both a second FASTQ and -p OUT_2");
+  if (opt.spectrum != "bloom" && opt.spectrum != "exact") throw UsageError("--spectrum is bloom or exact");
+  CorrectSummary sum;
+  const gpu::Backend backend = gpu::choose_backend(opt.backend);
+  sum.backend = gpu::backend_name(backend);
+
+  // Pass 1: count, then the solid spectrum (the counts are freed when it returns).
+  std::vector<io::ReadBatch> kept;
+  bool all_kept = true;
+  const gpu::KmerSpectrum spectrum = count_pass(opt, sum, kept, all_kept);
+  const bool pass_through = sum.threshold == 0;
 
   // Pass 2: correct and write.
-  t0 = std::chrono::steady_clock::now();
+  const auto t0 = std::chrono::steady_clock::now();
   std::unique_ptr<gpu::KmerCorrectGpu> gpu_engine;
   if (backend == gpu::Backend::gpu && !pass_through) {
     try {

@@ -37,8 +37,10 @@ __global__ void __launch_bounds__(kWarps * 32) correct_kernel(detail::SpectrumVi
     const int L = len[r];
     uint8_t* read = codes_g + offset[r];
     if (L > kLen || L < k) {
-      if (lane == 0) status[r] = static_cast<uint8_t>(L > kLen ? CorrectStatus::too_long : CorrectStatus::clean);
-      if (lane == 0) changed[r] = 0;
+      if (lane == 0) {
+        status[r] = static_cast<uint8_t>(L > kLen ? CorrectStatus::too_long : CorrectStatus::clean);
+        changed[r] = 0;
+      }
       continue;
     }
     for (int j = lane; j < L; j += 32) sh.codes[j] = read[j];

@@ -50,8 +50,7 @@ CorrectStatus settle(const detail::SpectrumView& s, uint8_t* codes, int L, const
 
 // One read, in place. votes holds 4 counters per base.
 CorrectStatus correct_one(const detail::SpectrumView& s, const CorrectOptions& opt, uint8_t* codes, int L,
-                          std::vector<uint32_t>& votes, std::vector<uint8_t>& original, int& n_changed) {
-  n_changed = 0;
+                          std::vector<uint32_t>& votes, std::vector<uint8_t>& original) {
   const int k = s.k;
   if (L > kCorrectMaxReadLen) return CorrectStatus::too_long;
   if (L < k) return CorrectStatus::clean;
@@ -176,7 +175,7 @@ void correct_reads_cpu(const KmerSpectrum& spectrum, const CorrectOptions& opt, 
     for (size_t r = 0; r < batch.size(); ++r) {
       int n_changed = 0;
       uint8_t* codes = batch.codes.data() + batch.offset[r];
-      const CorrectStatus st = correct_one(view, opt, codes, batch.len[r], votes, original, n_changed);
+      const CorrectStatus st = correct_one(view, opt, codes, batch.len[r], votes, original);
       if (st == CorrectStatus::corrected) {
         for (int j = 0; j < batch.len[r]; ++j) n_changed += codes[j] != original[j];
       }

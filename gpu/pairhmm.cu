@@ -338,7 +338,6 @@ struct ChunkPlan {
   size_t first_pair = 0, n_pairs = 0;
   int32_t read0 = 0, read1 = 0, hap0 = 0, hap1 = 0;
   std::array<int, kConfigs.size() + 1> config_begin{};  // task ranges per config
-  int max_hap = 0;
   std::array<int, kConfigs.size()> max_read{};
   std::vector<int32_t> task_hap_len;  // haplotype length of each task (sorted order)
   size_t off_tasks = 0, off_rbegin = 0, off_rlen = 0, off_hbegin = 0, off_hlen = 0, off_rq = 0, off_rowf = 0, off_rcode = 0,
@@ -420,15 +419,15 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   // Tasks ordered by kernel shape, then longest haplotype first, so that the groups of
   // a warp take equal steps and long ones can take their own launch: a counting sort
   // in two passes over the pairs (shape choices cached, since lengths repeat).
-  plan.max_hap = 0;
+  int max_hap = 0;
   plan.max_read.fill(0);
   for (size_t g = g0; g < g1; ++g) {
     const auto& gr = b.groups[g];
     for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps && gr.n_reads; ++k) {
-      plan.max_hap = std::max(plan.max_hap, b.hap_len[k]);
+      max_hap = std::max(max_hap, b.hap_len[k]);
     }
   }
-  const size_t n_keys = static_cast<size_t>(plan.max_hap) + 1;  // key = shape * n_keys + (max_hap - H)
+  const size_t n_keys = static_cast<size_t>(max_hap) + 1;  // key = shape * n_keys + (max_hap - H)
   std::vector<int64_t> start(kConfigs.size() * n_keys + 1, 0);
   int last_r = -1, last_h = -1, last_cfg = 0;
   auto shape_of = [&](int R, int H) {
@@ -445,7 +444,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   };
   for_each_pair([&](int32_t r, int32_t k) {
     const int H = b.hap_len[k], cfg = shape_of(b.read_len[r], H);
-    ++start[cfg * n_keys + (plan.max_hap - H) + 1];
+    ++start[cfg * n_keys + (max_hap - H) + 1];
     plan.max_read[cfg] = std::max(plan.max_read[cfg], b.read_len[r]);
   });
   for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
@@ -454,7 +453,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   int out = 0;
   for_each_pair([&](int32_t r, int32_t k) {
     const int H = b.hap_len[k], cfg = shape_of(b.read_len[r], H);
-    const int64_t pos = start[cfg * n_keys + (plan.max_hap - H)]++;
+    const int64_t pos = start[cfg * n_keys + (max_hap - H)]++;
     tasks[pos] = make_int4(r - plan.read0, k - plan.hap0, out++, 0);
     plan.task_hap_len[pos] = H;
   });
@@ -462,7 +461,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   size_t at = 0;
   for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
     plan.config_begin[cfg] = static_cast<int>(at);
-    at = static_cast<size_t>(start[cfg * n_keys + plan.max_hap]);
+    at = static_cast<size_t>(start[cfg * n_keys + max_hap]);
   }
   plan.config_begin[kConfigs.size()] = static_cast<int>(at);
 }
