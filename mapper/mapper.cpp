@@ -11,6 +11,7 @@
 #include "common/log.hpp"
 #include "gpu/gatekeeper.hpp"
 #include "mapper/detail.hpp"
+#include "mapper/myers.hpp"
 #include "mapper/sam_record.hpp"
 
 namespace gatemap::mapper {
@@ -60,6 +61,7 @@ struct Mapper::Impl {
   MapOptions opt;
   std::vector<int64_t> contig_begin, contig_end;
   gpu::FilterReference fref;
+  PlaneRef planes;
   std::unique_ptr<gpu::GateKeeperGpu> engine;
   bool insert_known = false;
   double insert_mean = 0, insert_sd = 0;
@@ -72,6 +74,7 @@ struct Mapper::Impl {
       contig_begin.push_back(c.begin);
       contig_end.push_back(c.begin + c.length);
     }
+    planes = {idx.hi(), idx.lo(), idx.length()};
     fref.hi = reinterpret_cast<const uint32_t*>(idx.hi());
     fref.lo = reinterpret_cast<const uint32_t*>(idx.lo());
     fref.words = idx.words64() * 2;
@@ -94,9 +97,15 @@ struct Mapper::Impl {
                  int64_t diag, int max_cost = -1, int clip = 0) const {
     const int m = static_cast<int>(w.codes[0].size());
     const int64_t cb = contig_begin[c.contig], ce = contig_end[c.contig];
-    fetch_window(idx, std::max(cb, diag - band), std::min(ce, diag + m + band), win);
-    const BandResult r = banded_distance(w.codes[c.strand].data(), m, win, cb, ce, diag, band,
-                                         max_cost < 0 ? w.e : max_cost, scratch, clip);
+    const int max_edits = max_cost < 0 ? w.e : max_cost;
+    BandResult r;
+    if (clip == 0 && band <= kMyersMaxBand && diag - band >= cb && diag + m + band <= ce &&
+        !idx.has_n(diag - band, diag + m + band)) {
+      r = myers_banded_distance(w.codes[c.strand].data(), m, planes, diag, band, max_edits);
+    } else {  // contig ends, N, wide bands and clipping take the DP
+      fetch_window(idx, std::max(cb, diag - band), std::min(ce, diag + m + band), win);
+      r = banded_distance(w.codes[c.strand].data(), m, win, cb, ce, diag, band, max_edits, scratch, clip);
+    }
     Hit h;
     h.strand = c.strand;
     h.contig = c.contig;
