@@ -93,14 +93,18 @@ struct Mapper::Impl {
     if (opt.filter == FilterMode::gpu) engine = std::make_unique<gpu::GateKeeperGpu>(fref, opt.device);
   }
 
+  // The bit-vector verifier needs the whole band inside the contig, free of N.
+  bool myers_applies(int m, int64_t cb, int64_t ce, int64_t diag, int band) const {
+    return band <= kMyersMaxBand && diag - band >= cb && diag + m + band <= ce && !idx.has_n(diag - band, diag + m + band);
+  }
+
   Hit verify_one(const ReadWork& w, const Candidate& c, RefWindow& win, std::vector<int>& scratch, int band,
                  int64_t diag, int max_cost = -1, int clip = 0) const {
     const int m = static_cast<int>(w.codes[0].size());
     const int64_t cb = contig_begin[c.contig], ce = contig_end[c.contig];
     const int max_edits = max_cost < 0 ? w.e : max_cost;
     BandResult r;
-    if (clip == 0 && band <= kMyersMaxBand && diag - band >= cb && diag + m + band <= ce &&
-        !idx.has_n(diag - band, diag + m + band)) {
+    if (clip == 0 && myers_applies(m, cb, ce, diag, band)) {
       r = myers_banded_distance(w.codes[c.strand].data(), m, planes, diag, band, max_edits);
     } else {  // contig ends, N, wide bands and clipping take the DP
       fetch_window(idx, std::max(cb, diag - band), std::min(ce, diag + m + band), win);
@@ -258,6 +262,9 @@ struct Mapper::Impl {
     const int64_t cb = contig_begin[h.contig], ce = contig_end[h.contig];
     thread_local RefWindow win;
     fetch_window(idx, std::max(cb, h.diag - band), std::min(ce, h.diag + m + band), win);
+    if (!h.clipped && myers_applies(m, cb, ce, h.diag, band)) {
+      return myers_banded_align(w.codes[h.strand].data(), m, planes, win, cb, ce, h.diag, band);
+    }
     return banded_align(w.codes[h.strand].data(), m, win, cb, ce, h.diag, band, scratch,
                         h.clipped ? kClipPenalty : 0);
   }

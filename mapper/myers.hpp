@@ -31,4 +31,12 @@ struct PlaneRef {
 BandResult myers_banded_distance(const uint8_t* read, int m, const PlaneRef& ref, int64_t diag, int band,
                                  int max_edits);
 
+// Equals banded_align(read, m, window, cb, ce, diag, band, scratch) without clipping,
+// under the same conditions as myers_banded_distance: the forward pass keeps each row's
+// deltas, from which any cell's cost is a popcount away, and the traceback takes the
+// DP's moves (diagonal, then insertion, then deletion, first of equal cost).
+// window must cover [diag - band, diag + m + band).
+Alignment myers_banded_align(const uint8_t* read, int m, const PlaneRef& ref, const RefWindow& window,
+                             int64_t contig_begin, int64_t contig_end, int64_t diag, int band);
+
 }  // namespace gatemap::mapper

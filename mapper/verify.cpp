@@ -205,8 +205,6 @@ Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int6
   fill(b, scratch, &starts, &moves);
   int i = 0, t = -1, cost = kInf;
   best_end(b, scratch, &starts, i, t, cost);
-  Alignment aln;
-  aln.score = cost;
   const int end_row = i;
   std::vector<char> ops;  // reversed: M (match or mismatch), I, D
   while (i > 0) {
@@ -225,9 +223,17 @@ Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int6
       break;  // clipped start: read bases [0, i) are not aligned
     }
   }
-  const int start_row = i;
-  aln.ref_begin = b.g(i, t);
   std::reverse(ops.begin(), ops.end());
+  return alignment_from_path(read, m, window, contig_begin, contig_end, ops, i, end_row, b.g(i, t), cost);
+}
+
+Alignment alignment_from_path(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
+                              int64_t contig_end, std::vector<char>& ops, int start_row, int end_row,
+                              int64_t ref_begin, int score) {
+  const Band b = make_band(read, m, window, contig_begin, contig_end, ref_begin, 0, 0);
+  Alignment aln;
+  aln.score = score;
+  aln.ref_begin = ref_begin;
   // Per base: 'M' match, 'X' mismatch, 'I', 'D'.
   int64_t g = aln.ref_begin;
   int r = start_row;

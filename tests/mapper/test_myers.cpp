@@ -1,5 +1,5 @@
-// The banded Myers verifier against the DP verifier (same edits, same end) and against
-// a brute-force banded edit distance.
+// The banded Myers verifier and aligner against the DP ones (same edits, ends, CIGAR, MD)
+// and against a brute-force banded edit distance.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -56,6 +56,17 @@ int compare(const Text& text, const std::string& read, int64_t diag, int band, i
   EXPECT_EQ(bv.edits, dp.edits) << what << " m=" << m << " band=" << band << " max=" << max_edits;
   if (dp.edits >= 0) {
     EXPECT_EQ(bv.ref_end, dp.ref_end) << what << " m=" << m << " band=" << band;
+  }
+  if (dp.edits >= 0) {  // the alignment too, field by field
+    const auto a = mapper::banded_align(codes.data(), m, win, 0, len, diag, band, scratch);
+    const auto b = mapper::myers_banded_align(codes.data(), m, text.planes(), win, 0, len, diag, band);
+    EXPECT_EQ(b.cigar, a.cigar) << what;
+    EXPECT_EQ(b.md, a.md) << what;
+    EXPECT_EQ(b.ref_begin, a.ref_begin) << what;
+    EXPECT_EQ(b.ref_end, a.ref_end) << what;
+    EXPECT_EQ(b.edits, a.edits) << what;
+    EXPECT_EQ(b.score, a.score) << what;
+    EXPECT_EQ(b.clipped, a.clipped) << what;
   }
   const int truth = test::banded_edit_distance(text.seq, 0, len, read, diag, band);
   EXPECT_EQ(bv.edits, truth <= max_edits ? truth : -1) << what;
