@@ -116,7 +116,7 @@ PairSet candidate_pairs(const Reference& ref, int len, int e, int64_t pairs, uin
     bool used = false;
     for (const auto& c : work[r].cand) {
       if (static_cast<int64_t>(ps.cand.size()) >= pairs) break;
-      ps.cand.push(id, c.strand, c.contig, c.diag - ref.contig_begin[c.contig]);
+      ps.cand.push(id, c.strand, c.diag);
       used = true;
     }
     if (used) ps.reads.push_back(reads[r].seq);
@@ -124,7 +124,7 @@ PairSet candidate_pairs(const Reference& ref, int len, int e, int64_t pairs, uin
   // Repeat the set if the reads ran out (throughput sets are large).
   const size_t base = ps.cand.size();
   for (size_t i = 0; static_cast<int64_t>(ps.cand.size()) < pairs && base > 0; ++i) {
-    ps.cand.push(ps.cand.read(i % base), ps.cand.strand(i % base), ps.cand.contig[i % base], ps.cand.offset[i % base]);
+    ps.cand.push(ps.cand.read(i % base), ps.cand.strand(i % base), ps.cand.diag(i % base));
   }
   finish(ps);
   return ps;
@@ -153,8 +153,7 @@ PairSet near_miss_pairs(const Reference& ref, int len, int e, int64_t pairs, uin
     read.resize(len, 'A');
     const uint8_t strand = static_cast<uint8_t>(rng.below(2));
     if (strand) read = reverse_complement(read);
-    ps.cand.push(static_cast<uint32_t>(ps.reads.size()), strand, static_cast<uint32_t>(&c - contigs.data()),
-                 pos - c.begin + rng.range(-2, 2));
+    ps.cand.push(static_cast<uint32_t>(ps.reads.size()), strand, pos + rng.range(-2, 2));
     ps.reads.push_back(read);
   }
   finish(ps);
@@ -184,8 +183,12 @@ Accuracy measure_accuracy(const Reference& ref, const PairSet& ps, int e, const 
       if (ps.cand.strand(i)) read = reverse_complement(read);
       std::vector<uint8_t> rc(read.size());
       for (size_t k = 0; k < read.size(); ++k) rc[k] = base_code(read[k]);
-      const int64_t cb = ref.contig_begin[ps.cand.contig[i]], ce = ref.contig_end[ps.cand.contig[i]];
-      const int64_t diag = cb + ps.cand.offset[i];
+      // Verified in the contig the filter takes (the mapper's, but where verification
+      // rejects either way; see gatekeeper_core.hpp).
+      const int64_t diag = ps.cand.diag(i);
+      const int32_t c = ref.idx->contig_of(std::clamp<int64_t>(diag + static_cast<int64_t>(read.size()) / 2, 0,
+                                                                ref.idx->length() - 1));
+      const int64_t cb = ref.contig_begin[c], ce = ref.contig_end[c];
       mapper::detail::fetch_window(*ref.idx, std::max(cb, diag - e), std::min(ce, diag + static_cast<int64_t>(read.size()) + e), win);
       const auto r = mapper::banded_distance(rc.data(), static_cast<int>(rc.size()), win, cb, ce, diag, e, e, scratch);
       const bool accepted = gpu::filter_accepts(codes[i], e);
@@ -280,8 +283,7 @@ void run_filter_bench(const FilterBenchOptions& opt) {
         // the host (untimed copy from a host-side master).
         const std::vector<std::string_view> views(ps.reads.begin(), ps.reads.end());
         const std::vector<uint32_t> rs(ps.cand.read_strand.begin(), ps.cand.read_strand.end());
-        const std::vector<uint32_t> ct(ps.cand.contig.begin(), ps.cand.contig.end());
-        const std::vector<int32_t> of(ps.cand.offset.begin(), ps.cand.offset.end());
+        const std::vector<uint32_t> dg(ps.cand.diagonal.begin(), ps.cand.diagonal.end());
         gpu::FilterCandidates cand;
         cand.resize(rs.size());
         gpu::FilterReads packed;
@@ -291,8 +293,7 @@ void run_filter_bench(const FilterBenchOptions& opt) {
 #pragma omp parallel for schedule(static)
             for (int64_t i = 0; i < static_cast<int64_t>(rs.size()); ++i) {
               cand.read_strand[i] = rs[i];
-              cand.contig[i] = ct[i];
-              cand.offset[i] = of[i];
+              cand.diagonal[i] = dg[i];
             }
             gpu::FilterTiming timing;
             const double t0 = now_s();

@@ -22,19 +22,18 @@ template <int WW>
 __global__ void gatekeeper_kernel(FilterReference ref, const uint32_t* __restrict__ read_hi,
                                   const uint32_t* __restrict__ read_lo, const int32_t* __restrict__ len,
                                   const uint8_t* __restrict__ has_n, int stride,
-                                  const uint32_t* __restrict__ cand_read_strand, const uint32_t* __restrict__ cand_contig,
-                                  const int32_t* __restrict__ cand_offset, int64_t n, int e, uint8_t* __restrict__ out) {
+                                  const uint32_t* __restrict__ cand_read_strand,
+                                  const uint32_t* __restrict__ cand_diagonal, int64_t n, int e,
+                                  uint8_t* __restrict__ out) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const uint32_t rs = cand_read_strand[i];
-    const uint32_t r = rs >> 1;
-    const int m = len[r];
+    const uint32_t diagonal = cand_diagonal[i];
+    int m = 0;
+    int32_t contig = 0;
+    size_t off = 0;
     uint8_t code = kFilterUnfiltered;
-    if (!has_n[r] && m > 0 && m <= kMaxReadLen) {
-      const size_t off = static_cast<size_t>(rs) * stride;
-      const uint32_t c = cand_contig[i];
-      code = detail::gatekeeper_pair<WW>(ref, read_hi + off, read_lo + off, m, ref.contig_begin[c] + cand_offset[i],
-                                         static_cast<int32_t>(c), e);
+    if (detail::candidate_pair(ref, len, has_n, stride, cand_read_strand[i], diagonal, e, m, contig, off)) {
+      code = detail::gatekeeper_pair<WW>(ref, read_hi + off, read_lo + off, m, diagonal, contig, e);
     }
     out[i] = code;
   }
@@ -54,7 +53,7 @@ __global__ void pack_reads_kernel(const char* __restrict__ ascii, const int64_t*
 }
 
 using KernelFn = void (*)(FilterReference, const uint32_t*, const uint32_t*, const int32_t*, const uint8_t*, int,
-                          const uint32_t*, const uint32_t*, const int32_t*, int64_t, int, uint8_t*);
+                          const uint32_t*, const uint32_t*, int64_t, int, uint8_t*);
 
 template <int WW>
 KernelFn kernel_for(int ww) {
@@ -83,6 +82,15 @@ void fill(ManagedBuffer<T>& dst, const std::vector<T, Alloc>& src) {
   }
 }
 
+// Parallel host copy out of managed memory (the results, one byte per pair).
+void copy_out(uint8_t* dst, const uint8_t* src, size_t n) {
+  constexpr int64_t kChunk = 1 << 22;
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < static_cast<int64_t>(n); b += kChunk) {
+    std::memcpy(dst + b, src + b, std::min<int64_t>(kChunk, static_cast<int64_t>(n) - b));
+  }
+}
+
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -91,8 +99,8 @@ double now_ms() {
 
 struct GateKeeperGpu::Impl {
   struct Slot {
-    ManagedBuffer<uint32_t> read_hi, read_lo, cand_read_strand, cand_contig;
-    ManagedBuffer<int32_t> len, cand_offset;
+    ManagedBuffer<uint32_t> read_hi, read_lo, cand_read_strand, cand_diagonal;
+    ManagedBuffer<int32_t> len;
     ManagedBuffer<uint8_t> has_n, out;
     ManagedBuffer<char> ascii;
     ManagedBuffer<int64_t> offset;
@@ -103,8 +111,7 @@ struct GateKeeperGpu::Impl {
     // The candidate arrays the kernel reads: the slot's copies, or the caller's own
     // arrays when they are in unified memory.
     const uint32_t* k_read_strand = nullptr;
-    const uint32_t* k_contig = nullptr;
-    const int32_t* k_offset = nullptr;
+    const uint32_t* k_diagonal = nullptr;
     bool in_place = false;
     size_t n = 0, nreads = 0, words = 0, ascii_bytes = 0;
     bool device_encoded = false;
@@ -182,6 +189,7 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
   const int ticket = impl_->next_ticket;
   Impl::Slot& s = *impl_->slots[ticket % 2];
   if (s.ticket >= 0) throw Error("GateKeeperGpu: two batches already in flight; collect one first");
+  if (reads.size() > FilterCandidates::kMaxReads) throw UsageError("GateKeeper: more than 2^30 reads in one batch");
   impl_->next_ticket++;
   s.ticket = ticket;
   s.host_start_ms = now_ms();
@@ -198,19 +206,15 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
   s.ascii_bytes = reads.ascii.size();
   s.device_encoded = encode_on_device;
   fill(s.len, reads.len);
-  s.in_place = s.n > 0 && is_unified(cand.read_strand.data()) && is_unified(cand.contig.data()) &&
-               is_unified(cand.offset.data());
+  s.in_place = s.n > 0 && is_unified(cand.read_strand.data()) && is_unified(cand.diagonal.data());
   if (s.in_place) {
     s.k_read_strand = cand.read_strand.data();
-    s.k_contig = cand.contig.data();
-    s.k_offset = cand.offset.data();
+    s.k_diagonal = cand.diagonal.data();
   } else {
     fill(s.cand_read_strand, cand.read_strand);
-    fill(s.cand_contig, cand.contig);
-    fill(s.cand_offset, cand.offset);
+    fill(s.cand_diagonal, cand.diagonal);
     s.k_read_strand = s.cand_read_strand.data();
-    s.k_contig = s.cand_contig.data();
-    s.k_offset = s.cand_offset.data();
+    s.k_diagonal = s.cand_diagonal.data();
   }
   s.out.reserve(std::max<size_t>(s.n, 1), 0.2);
   s.read_hi.reserve(std::max<size_t>(words, 1), 0.2);
@@ -230,8 +234,7 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
   cudaStream_t c0 = s.copy[0].get(), c1 = s.copy[1].get();
   impl_->to_device(s.len, nreads, c0);
   impl_->to_device(s.k_read_strand, s.n, c0);
-  impl_->to_device(s.k_offset, s.n, c1);
-  impl_->to_device(s.k_contig, s.n, c0);
+  impl_->to_device(s.k_diagonal, s.n, c1);
   if (encode_on_device) {
     impl_->to_device(s.ascii, reads.ascii.size(), c1);
     impl_->to_device(s.offset, nreads, c0);
@@ -261,7 +264,7 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
     const int64_t blocks = std::min<int64_t>((s.n + kThreads - 1) / kThreads, 1 << 20);
     kernel<<<static_cast<unsigned>(blocks), kThreads, 0, st>>>(
         impl_->dref, s.read_hi.data(), s.read_lo.data(), s.len.data(), s.has_n.data(), stride,
-        s.k_read_strand, s.k_contig, s.k_offset, static_cast<int64_t>(s.n), e, s.out.data());
+        s.k_read_strand, s.k_diagonal, static_cast<int64_t>(s.n), e, s.out.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
   }
   s.kernel_stop.record(st);
@@ -276,7 +279,8 @@ void GateKeeperGpu::collect(int ticket, std::vector<uint8_t>& out, FilterTiming*
   Impl::Slot& s = *impl_->slots[ticket % 2];
   if (s.ticket != ticket) throw Error("GateKeeperGpu: unknown or already collected ticket");
   s.done.sync();
-  out.assign(s.out.data(), s.out.data() + s.n);
+  out.resize(s.n);
+  copy_out(out.data(), s.out.data(), s.n);
   if (timing) {
     timing->kernel_ms = Event::elapsed_ms(s.kernel_start, s.kernel_stop);
     timing->total_ms = now_ms() - s.host_start_ms;
@@ -286,8 +290,7 @@ void GateKeeperGpu::collect(int ticket, std::vector<uint8_t>& out, FilterTiming*
   impl_->to_host(s.len, s.nreads, s.copy[0].get());
   if (!s.in_place) {  // the caller's own arrays are the caller's to move
     impl_->to_host(s.k_read_strand, s.n, s.copy[0].get());
-    impl_->to_host(s.k_contig, s.n, s.copy[1].get());
-    impl_->to_host(s.k_offset, s.n, s.copy[1].get());
+    impl_->to_host(s.k_diagonal, s.n, s.copy[1].get());
   }
   if (s.device_encoded) {
     impl_->to_host(s.ascii, s.ascii_bytes, s.copy[0].get());

@@ -52,26 +52,32 @@ struct FilterReads {
   size_t size() const { return len.size(); }
 };
 
-// Candidate pairs of one batch (structure of arrays, one entry per pair): 12 bytes a
+// Candidate pairs of one batch (structure of arrays, one entry per pair): 8 bytes a
 // pair, since moving them to the device is most of the filter's cost. Large arrays live
 // in unified memory (see unified_alloc.hpp), where the GPU engine reads them in place.
+// The diagonal is global and 32-bit (the index's coordinates); the filter takes the
+// contig that holds the read's middle base (see gatekeeper_core.hpp for why that is
+// sound). A diagonal outside 32 bits (a read hanging off the reference's first or last
+// base) is flagged and passes unfiltered.
 struct FilterCandidates {
-  UnifiedVector<uint32_t> read_strand;  // read index (into FilterReads) * 2 + strand (1: reverse complement)
-  UnifiedVector<uint32_t> contig;       // index into the reference's contig table
-  UnifiedVector<int32_t> offset;        // where the read's first base lands (the diagonal), from the contig start
+  static constexpr uint32_t kOutside = 0x80000000u;  // read_strand flag: diagonal not representable
+  static constexpr uint32_t kMaxReads = 1u << 30;     // reads per batch
+  UnifiedVector<uint32_t> read_strand;  // read index (into FilterReads) * 2 + strand (1: reverse complement), | kOutside
+  UnifiedVector<uint32_t> diagonal;     // global position of the read's first base
   size_t size() const { return read_strand.size(); }
-  uint32_t read(size_t i) const { return read_strand[i] >> 1; }
+  uint32_t read(size_t i) const { return (read_strand[i] & ~kOutside) >> 1; }
   uint8_t strand(size_t i) const { return static_cast<uint8_t>(read_strand[i] & 1); }
-  void clear() { read_strand.clear(); contig.clear(); offset.clear(); }
-  void resize(size_t n) { read_strand.resize(n); contig.resize(n); offset.resize(n); }
-  void set(size_t i, uint32_t r, uint8_t s, uint32_t c, int64_t off) {
-    read_strand[i] = (r << 1) | s;
-    contig[i] = c;
-    offset[i] = static_cast<int32_t>(off);
+  int64_t diag(size_t i) const { return (read_strand[i] & kOutside) ? -1 : int64_t{diagonal[i]}; }
+  void clear() { read_strand.clear(); diagonal.clear(); }
+  void resize(size_t n) { read_strand.resize(n); diagonal.resize(n); }
+  void set(size_t i, uint32_t r, uint8_t s, int64_t diag) {
+    const bool outside = diag < 0 || diag > int64_t{0xffffffff};
+    read_strand[i] = (r << 1) | s | (outside ? kOutside : 0u);
+    diagonal[i] = outside ? 0u : static_cast<uint32_t>(diag);
   }
-  void push(uint32_t r, uint8_t s, uint32_t c, int64_t off) {
+  void push(uint32_t r, uint8_t s, int64_t diag) {
     resize(size() + 1);
-    set(size() - 1, r, s, c, off);
+    set(size() - 1, r, s, diag);
   }
 };
 

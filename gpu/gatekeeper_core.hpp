@@ -212,16 +212,45 @@ GM_HD uint8_t gatekeeper_pair_any(const FilterReference& ref, const uint32_t* qh
   }
 }
 
-// One pair from the batch arrays (read planes, N flag, too-long reads).
+// The contig the filter compares a read with: the one holding its middle base. Sound
+// whatever contig the mapper seeded: where the two differ, at least m/2 read bases lie
+// past the mapper's contig end; on any diagonal of the band at least m/2 - e of them
+// stay outside and can only be insertions, so with 4e < m verification rejects the pair
+// anyway. With 4e >= m a window that crosses a contig end passes unfiltered.
+GM_HD int32_t filter_contig(const FilterReference& ref, int64_t diag, int m) {
+  const int64_t mid = diag + m / 2;
+  int32_t lo = 0, hi = ref.n_contigs - 1;
+  while (lo < hi) {  // last contig starting at or before mid
+    const int32_t c = (lo + hi + 1) / 2;
+    if (ref.contig_begin[c] <= mid) lo = c; else hi = c - 1;
+  }
+  return lo;
+}
+
+// One pair from the batch arrays: false when it passes unfiltered (flagged diagonal, N
+// in the read, too long, or crossing a contig end at 4e >= m); else its read length,
+// contig and the word offset of its read planes.
+GM_HD bool candidate_pair(const FilterReference& ref, const int32_t* len, const uint8_t* has_n, int stride,
+                          uint32_t read_strand, uint32_t diagonal, int e, int& m, int32_t& contig, size_t& off) {
+  if (read_strand & FilterCandidates::kOutside) return false;
+  const uint32_t read = read_strand >> 1;
+  m = len[read];
+  if (has_n[read] || m > kMaxReadLen || m <= 0) return false;
+  const int64_t diag = diagonal;
+  contig = filter_contig(ref, diag, m);
+  if (4 * e >= m && (diag - e < ref.contig_begin[contig] || diag + m + e > ref.contig_end[contig])) return false;
+  off = static_cast<size_t>(read_strand) * stride;  // (2 * read + strand) * stride
+  return true;
+}
+
 GM_HD uint8_t gatekeeper_candidate(const FilterReference& ref, const uint32_t* read_hi, const uint32_t* read_lo,
                                    const int32_t* len, const uint8_t* has_n, int stride, uint32_t read_strand,
-                                   uint32_t contig, int32_t offset, int e) {
-  const uint32_t read = read_strand >> 1;
-  const int m = len[read];
-  if (has_n[read] || m > kMaxReadLen || m <= 0) return kFilterUnfiltered;
-  const size_t off = static_cast<size_t>(read_strand) * stride;  // (2 * read + strand) * stride
-  return gatekeeper_pair_any<1>(ref, read_hi + off, read_lo + off, m, ref.contig_begin[contig] + offset,
-                                static_cast<int32_t>(contig), e);
+                                   uint32_t diagonal, int e) {
+  int m = 0;
+  int32_t contig = 0;
+  size_t off = 0;
+  if (!candidate_pair(ref, len, has_n, stride, read_strand, diagonal, e, m, contig, off)) return kFilterUnfiltered;
+  return gatekeeper_pair_any<1>(ref, read_hi + off, read_lo + off, m, diagonal, contig, e);
 }
 
 }  // namespace gatemap::gpu::detail

@@ -51,13 +51,14 @@ void gatekeeper_cpu(const FilterReference& ref, const FilterReads& reads, const 
   if (reads.hi.size() != 2 * reads.size() * static_cast<size_t>(reads.stride_words)) {
     throw Error("gatekeeper_cpu: reads were not packed on the host");
   }
+  if (reads.size() > FilterCandidates::kMaxReads) throw UsageError("GateKeeper: more than 2^30 reads in one batch");
   const int64_t n = static_cast<int64_t>(cand.size());
   out.resize(n);
 #pragma omp parallel for schedule(dynamic, 4096)
   for (int64_t i = 0; i < n; ++i) {
     out[i] = detail::gatekeeper_candidate(ref, reads.hi.data(), reads.lo.data(), reads.len.data(),
-                                          reads.has_n.data(), reads.stride_words, cand.read_strand[i], cand.contig[i],
-                                          cand.offset[i], e);
+                                          reads.has_n.data(), reads.stride_words, cand.read_strand[i],
+                                          cand.diagonal[i], e);
   }
 }
 

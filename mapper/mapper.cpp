@@ -69,8 +69,6 @@ struct Mapper::Impl {
 
   Impl(const index::Index& i, const MapOptions& o) : idx(i), opt(o) {
     for (const auto& c : idx.contigs()) {
-      // Candidates carry 32-bit offsets within their contig.
-      if (c.length >= (int64_t{1} << 31) - 4096) throw Error("contig '" + c.name + "' is longer than 2 Gbp");
       contig_begin.push_back(c.begin);
       contig_end.push_back(c.begin + c.length);
     }
@@ -329,7 +327,7 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
     for (int64_t r = 0; r < n; ++r) {
       for (int64_t i = first[r]; i < first[r + 1]; ++i) {
         const Candidate& c = work[r].cand[i - first[r]];
-        fc.set(i, static_cast<uint32_t>(r), c.strand, c.contig, c.diag - im.contig_begin[c.contig]);
+        fc.set(i, static_cast<uint32_t>(r), c.strand, c.diag);
       }
     }
     std::vector<std::string_view> seqs(n);

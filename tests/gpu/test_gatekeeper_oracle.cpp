@@ -24,9 +24,13 @@ TEST_P(GateKeeperOracle, NoFalseRejectsAndMatchesNaiveSemantics) {
   int64_t within = 0, false_accepts = 0, rejects = 0;
   for (size_t i = 0; i < ps.cand.size(); ++i) {
     const std::string read = ps.cand.strand(i) ? reverse_complement(ps.reads[i]) : ps.reads[i];
-    const uint32_t c = ps.cand.contig[i];
-    const int64_t cb = fx.contig_begin[c], ce = fx.contig_end[c], pos = cb + ps.cand.offset[i];
-    const int naive = test::naive_gatekeeper(fx.text, cb, ce, read, pos, e);
+    // The contig holding the read's middle base (the filter's choice; verification would
+    // reject the pair in any other).
+    const int64_t pos = ps.cand.diag(i);
+    const uint32_t c = fx.contig_of(pos + static_cast<int64_t>(read.size()) / 2);
+    const int64_t cb = fx.contig_begin[c], ce = fx.contig_end[c];
+    const bool crosses = pos - e < cb || pos + len + e > ce;
+    const int naive = (4 * e >= len && crosses) ? -1 : test::naive_gatekeeper(fx.text, cb, ce, read, pos, e);
     ASSERT_EQ(naive < 0 ? int{gpu::kFilterUnfiltered} : naive, codes[i]) << "seed " << seed << " pair " << i;
     if (naive < 0) continue;
     const int dist = test::banded_edit_distance(fx.text, cb, ce, read, pos, e);
@@ -69,8 +73,8 @@ TEST(GateKeeper, ReadsWithNAndTooLongReadsPassUnfiltered) {
   gpu::FilterReads reads;
   gpu::pack_reads(views, reads);
   gpu::FilterCandidates cand;
-  cand.push(0, 0, 0, 90000);  // contig 0 starts at 0
-  cand.push(1, 0, 0, 10);
+  cand.push(0, 0, 90000);  // contig 0 starts at 0
+  cand.push(1, 0, 10);
   std::vector<uint8_t> codes;
   gpu::gatekeeper_cpu(fx.ref, reads, cand, 3, codes);
   EXPECT_EQ(codes[0], gpu::kFilterUnfiltered);
@@ -85,11 +89,48 @@ TEST(GateKeeper, ContigEdgesUseTheLeadingTrailingFix) {
   gpu::FilterReads reads;
   gpu::pack_reads(views, reads);
   gpu::FilterCandidates cand;
-  cand.push(0, 0, 1, -3);  // 3 bases before contig 1 (which starts at 10000)
+  cand.push(0, 0, 9997);  // 3 bases before contig 1 (which starts at 10000)
   std::vector<uint8_t> codes;
   gpu::gatekeeper_cpu(fx.ref, reads, cand, 2, codes);
   const int dist = test::banded_edit_distance(fx.text, 10000, 20000, read, 9997, 2);
   EXPECT_GE(dist, 1);
   EXPECT_GE(codes[0], 1);  // the overhang is seen as edits, not as free matches
   EXPECT_LE(static_cast<int>(codes[0]), dist);
+}
+
+TEST(GateKeeper, DiagonalsOffTheReferencePassUnfiltered) {
+  const test::FilterFixture fx(10, 30000, 3);
+  const std::string read = fx.text.substr(0, 100);
+  std::vector<std::string_view> views = {read};
+  gpu::FilterReads reads;
+  gpu::pack_reads(views, reads);
+  gpu::FilterCandidates cand;
+  cand.push(0, 0, -2);                     // hangs off the reference's first base
+  cand.push(0, 0, int64_t{1} << 33);       // beyond 32-bit coordinates
+  cand.push(0, 0, 0);                      // an ordinary pair for contrast
+  EXPECT_EQ(cand.diag(0), -1);
+  std::vector<uint8_t> codes;
+  gpu::gatekeeper_cpu(fx.ref, reads, cand, 2, codes);
+  EXPECT_EQ(codes[0], gpu::kFilterUnfiltered);
+  EXPECT_EQ(codes[1], gpu::kFilterUnfiltered);
+  EXPECT_EQ(codes[2], 0);
+}
+
+TEST(GateKeeper, ReadsCrossingAContigEndUseTheContigOfTheirMiddle) {
+  const test::FilterFixture fx(11, 30000, 3);  // contigs of 10 kbp
+  // 70 bases of contig 0's end then 30 of contig 1: compared with contig 0, the last 30
+  // bases are outside it (edits); a short read at a large e passes unfiltered instead.
+  const std::string read = fx.text.substr(9930, 100);
+  const std::string short_read = fx.text.substr(9990, 20);
+  std::vector<std::string_view> views = {read, short_read};
+  gpu::FilterReads reads;
+  gpu::pack_reads(views, reads);
+  gpu::FilterCandidates cand;
+  cand.push(0, 0, 9930);
+  cand.push(1, 0, 9990);
+  std::vector<uint8_t> codes;
+  gpu::gatekeeper_cpu(fx.ref, reads, cand, 5, codes);
+  EXPECT_EQ(static_cast<int>(codes[0]), test::naive_gatekeeper(fx.text, 0, 10000, fx.text.substr(9930, 100), 9930, 5));
+  EXPECT_FALSE(gpu::filter_accepts(codes[0], 5));  // 30 bases past the end: more than e
+  EXPECT_EQ(codes[1], gpu::kFilterUnfiltered);      // 4e >= m and the window crosses
 }

@@ -71,7 +71,7 @@ TEST(GateKeeperGpu, LargeBatchFilteredInChunksEqualsCpu) {
   auto ps = test::make_pairs(fx, 150, 5, 100000, 11);
   const size_t base = ps.cand.size();
   for (size_t i = 0; ps.cand.size() < 6000000; ++i) {  // several chunks' worth of pairs
-    ps.cand.push(ps.cand.read(i % base), ps.cand.strand(i % base), ps.cand.contig[i % base], ps.cand.offset[i % base]);
+    ps.cand.push(ps.cand.read(i % base), ps.cand.strand(i % base), ps.cand.diag(i % base));
   }
   std::vector<uint8_t> cpu, gpu_codes;
   gpu::gatekeeper_cpu(fx.ref, ps.packed, ps.cand, 5, cpu);
