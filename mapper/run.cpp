@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <chrono>
+#include <future>
 #include <cstdio>
 #include <sstream>
 
@@ -63,27 +64,54 @@ MapStats run_mapping(RunOptions opt) {
     opt.map.filter = FilterMode::cpu;
     mapper = std::make_unique<Mapper>(*idx, opt.map);
   }
-  io::ReadBatch batch;
-  std::vector<bam1_t*> records;
+  // Three stages overlap: the next batch is read and the previous batch's records are
+  // written while the current batch maps (as bwa mem's pipeline does).
+  io::ReadBatch batch, next;
+  std::vector<bam1_t*> records, written;
+  const auto destroy = [](std::vector<bam1_t*>& recs) {
+    for (bam1_t* b : recs) bam_destroy1(b);
+    recs.clear();
+  };
+  const auto read_next = [&] { return source.next_batch(next, opt.batch_reads, opt.batch_reads * 1000); };
+  const auto write_all = [&] {
+    const double t = log::wall_seconds();
+    for (bam1_t* b : written) out.write(b);
+    return log::wall_seconds() - t;
+  };
   int64_t batch_no = 0;
   double output_s = 0;
-  while (source.next_batch(batch, opt.batch_reads, opt.batch_reads * 1000)) {
-    const double t0 = log::wall_seconds();
-    records.clear();
-    mapper->map_batch(batch, records);
-    const double t1 = log::wall_seconds();
-    try {
-      for (bam1_t* b : records) out.write(b);
-    } catch (...) {
-      for (bam1_t* b : records) bam_destroy1(b);
-      throw;
+  std::future<double> writing;
+  bool more = read_next();
+  try {
+    while (more) {
+      std::swap(batch, next);
+      std::future<bool> reading = std::async(std::launch::async, read_next);
+      const double t0 = log::wall_seconds();
+      records.clear();
+      try {
+        mapper->map_batch(batch, records);
+      } catch (...) {
+        reading.wait();
+        throw;
+      }
+      const double t1 = log::wall_seconds();
+      if (writing.valid()) output_s += writing.get();
+      destroy(written);
+      std::swap(written, records);
+      writing = std::async(std::launch::async, write_all);
+      more = reading.get();
+      ++batch_no;
+      log::info("map", "batch " + std::to_string(batch_no) + ": " + std::to_string(batch.size()) + " reads in " +
+                           std::to_string(t1 - t0) + " s");
     }
-    for (bam1_t* b : records) bam_destroy1(b);
-    output_s += log::wall_seconds() - t1;
-    ++batch_no;
-    log::info("map", "batch " + std::to_string(batch_no) + ": " + std::to_string(batch.size()) + " reads in " +
-                         std::to_string(t1 - t0) + " s");
+    if (writing.valid()) output_s += writing.get();
+  } catch (...) {
+    if (writing.valid()) writing.wait();
+    destroy(written);
+    destroy(records);
+    throw;
   }
+  destroy(written);
   out.close();
   MapStats st = mapper->stats();
   st.output_s = output_s;

@@ -4,6 +4,7 @@
 #   tests   GPU test suites                         -> gpu.txt tests.log
 #   filter  GateKeeper accuracy and throughput      -> filter.tsv bench.log
 #   map     end-to-end mapping, filter gpu/cpu/off  -> demo.txt map.log ncu.txt
+#   mapfilter  GateKeeper on vs off end to end, e = 2/5/8, best and -a (after map) -> mapfilter.tsv
 #   index   a GRCh37-sized (3.1 Gbp) synthetic build -> index.log
 #   correct corrector tests, throughput vs CPU twin and Lighter -> correct_tests.log correct.tsv correct.log
 #   call    caller tests, gatemap call with the GPU vs the CPU pair-HMM -> call_tests.log call.tsv call.log
@@ -42,7 +43,7 @@ for stage in "$@"; do
       done
       $B gatemap eval map $D/map_gpu.sam >> "$OUT/map.log" 2>&1
       NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
-      if [ -n "$NCU" ]; then  # what bounds the kernel: one launch's counters
+      if [ -n "$NCU" ] && [ -z "${SKIP_NCU:-}" ]; then  # what bounds the kernel: one launch's counters
         eval "$($B --env)"
         timeout 240 "$NCU" --kernel-name regex:gatekeeper_kernel --launch-skip 3 --launch-count 1 \
           --section SpeedOfLight --section Occupancy --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
@@ -51,6 +52,28 @@ for stage in "$@"; do
       else
         echo "ncu not found" > "$OUT/ncu.txt"
       fi
+      ;;
+    mapfilter)
+      D=/tmp/gm_demo
+      [ -s $D/ref.gmi ] || $B gatemap demo -t "$T" --scale 0.03 -n 500000 --dir $D > /dev/null 2>&1
+      printf "mode\te\tfilter\twall_s\tseed_s\tfilter_s\tverify_s\tfinish_s\toutput_s\tcandidates_verified\trecords\n" \
+        > "$OUT/mapfilter.tsv"
+      for mode in best all; do
+        for e in 2 5 8; do
+          flag=; [ $mode = all ] && flag=-a
+          for f in gpu off; do
+            s=$(date +%s%N)
+            $B gatemap map -t "$T" $flag -e $e --filter $f --stats /tmp/mf.json -o /tmp/mf_$f.sam $D/ref.gmi \
+              $D/reads_1.fq.gz $D/reads_2.fq.gz 2> /dev/null
+            w=$(awk -v a="$s" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+            get() { grep -o "\"$1\": [0-9.e+-]*" /tmp/mf.json | head -1 | cut -d' ' -f2; }
+            printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" $mode $e $f "$w" "$(get seed)" "$(get filter)" \
+              "$(get verify)" "$(get finish)" "$(get output)" "$(get verified)" "$(get records)" >> "$OUT/mapfilter.tsv"
+          done
+          cmp -s <(grep -v '^@PG' /tmp/mf_gpu.sam) <(grep -v '^@PG' /tmp/mf_off.sam) \
+            || echo "# e=$e $mode: RECORDS DIFFER" >> "$OUT/mapfilter.tsv"
+        done
+      done
       ;;
     pairhmm)
       export GATEMAP_SHARED_DATA=$PWD/.gpu-bundle/data
