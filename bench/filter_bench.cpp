@@ -96,7 +96,7 @@ PairSet candidate_pairs(const Reference& ref, int len, int e, int64_t pairs, uin
   std::vector<mapper::detail::ReadWork> work(reads.size());
 #pragma omp parallel
   {
-    std::vector<std::pair<int64_t, int64_t>> scratch;
+    std::vector<uint64_t> scratch;
 #pragma omp for schedule(dynamic, 256)
     for (int64_t r = 0; r < static_cast<int64_t>(reads.size()); ++r) {
       auto& w = work[r];

@@ -39,8 +39,11 @@ struct ReadWork {
 };
 
 // Seeds both strands and clusters their diagonals into candidates (best supported first).
+// Reads longer than kMaxSeedReadLen get no candidates (they are reported unmapped).
+constexpr int kSeedOffsetBits = 22;
+constexpr int kMaxSeedReadLen = 1 << kSeedOffsetBits;
 void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, int max_candidates,
-                        std::vector<std::pair<int64_t, int64_t>>& scratch);
+                        std::vector<uint64_t>& scratch);
 
 // Reference codes of [begin, end) clipped to the index, N runs as 4.
 void fetch_window(const index::Index& idx, int64_t begin, int64_t end, RefWindow& out);

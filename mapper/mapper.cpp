@@ -62,6 +62,8 @@ struct Mapper::Impl {
   std::vector<int64_t> contig_begin, contig_end;
   gpu::FilterReference fref;
   PlaneRef planes;
+  gpu::FilterCandidates filter_cand;  // one batch's candidates, reused across batches
+  gpu::FilterReads filter_reads;
   std::unique_ptr<gpu::GateKeeperGpu> engine;
   bool insert_known = false;
   double insert_mean = 0, insert_sd = 0;
@@ -284,7 +286,7 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
   int64_t capped = 0, cap_hits = 0, ncand = 0;
 #pragma omp parallel reduction(+ : capped, cap_hits, ncand)
   {
-    std::vector<std::pair<int64_t, int64_t>> scratch;
+    std::vector<uint64_t> scratch;
 #pragma omp for schedule(dynamic, 256)
     for (int64_t r = 0; r < n; ++r) {
       ReadWork& w = work[r];
@@ -321,7 +323,7 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
   if (opt.filter == FilterMode::off) {
     codes.assign(static_cast<size_t>(ncand), 0);
   } else {
-    gpu::FilterCandidates fc;
+    gpu::FilterCandidates& fc = im.filter_cand;  // reused: its unified memory is already mapped
     fc.resize(ncand);
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < n; ++r) {
@@ -332,7 +334,7 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
     }
     std::vector<std::string_view> seqs(n);
     for (int64_t r = 0; r < n; ++r) seqs[r] = batch.reads[r].seq;
-    gpu::FilterReads fr;
+    gpu::FilterReads& fr = im.filter_reads;
     if (opt.filter == FilterMode::cpu) {
       gpu::pack_reads(seqs, fr, true);
       gpu::gatekeeper_cpu(im.fref, fr, fc, e_max, codes);

@@ -11,19 +11,21 @@
 namespace gatemap::mapper::detail {
 
 void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, int max_candidates,
-                        std::vector<std::pair<int64_t, int64_t>>& hits) {
+                        std::vector<uint64_t>& hits) {
   const int k = idx.k();
   const int m = static_cast<int>(w.codes[0].size());
   w.cand.clear();
   w.capped = false;
   w.cand_cap_hit = false;
-  if (m < k) return;
+  if (m < k || m >= kMaxSeedReadLen) return;
   const uint64_t low = (uint64_t{1} << k) - 1;
   const int s = idx.stride();
   const int step = std::max(1, m / (w.e + 1) - k - s + 2);
   for (uint8_t strand = 0; strand < 2; ++strand) {
     const uint8_t* codes = w.codes[strand].data();
-    hits.clear();  // (diagonal, reference position)
+    // A hit packed as (diagonal + kMaxSeedReadLen, read offset): one integer sort orders
+    // hits by diagonal, then by reference position (= diagonal + offset).
+    hits.clear();
     uint64_t hi = 0, lo = 0;
     int valid = 0;  // bases since the last N
     for (int q = 0; q < m; ++q) {
@@ -43,24 +45,32 @@ void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, 
         w.capped = true;
         continue;
       }
-      for (uint32_t h = 0; h < kh.count; ++h) hits.emplace_back(static_cast<int64_t>(kh.pos[h]) - start, kh.pos[h]);
+      for (uint32_t h = 0; h < kh.count; ++h) {
+        hits.push_back((static_cast<uint64_t>(kh.pos[h]) - start + kMaxSeedReadLen) << kSeedOffsetBits | start);
+      }
     }
     std::sort(hits.begin(), hits.end());
     // Cluster diagonals: a cluster holds the diagonals within e of its first one.
     std::vector<Candidate> strand_cand;
+    const auto diag_of = [](uint64_t h) { return static_cast<int64_t>(h >> kSeedOffsetBits) - kMaxSeedReadLen; };
+    const auto pos_of = [&](uint64_t h) {
+      return diag_of(h) + static_cast<int64_t>(h & (uint64_t{kMaxSeedReadLen} - 1));
+    };
     for (size_t a = 0; a < hits.size();) {
       size_t b = a;
-      while (b < hits.size() && hits[b].first - hits[a].first <= w.e) ++b;
+      const int64_t first_diag = diag_of(hits[a]);
+      while (b < hits.size() && diag_of(hits[b]) - first_diag <= w.e) ++b;
       // The most supported diagonal of the cluster is its centre.
-      int64_t best_diag = hits[a].first, best_pos = hits[a].second;
+      int64_t best_diag = first_diag, best_pos = pos_of(hits[a]);
       uint32_t best_n = 0;
       for (size_t x = a; x < b;) {
         size_t y = x;
-        while (y < b && hits[y].first == hits[x].first) ++y;
+        const int64_t d = diag_of(hits[x]);
+        while (y < b && diag_of(hits[y]) == d) ++y;
         if (y - x > best_n) {
           best_n = static_cast<uint32_t>(y - x);
-          best_diag = hits[x].first;
-          best_pos = hits[x].second;
+          best_diag = d;
+          best_pos = pos_of(hits[x]);
         }
         x = y;
       }
