@@ -6,7 +6,7 @@
 # Usage: scripts/bench_map.sh [OUTDIR] [SCALE] [PAIRS]   (needs scripts/deps.sh --bench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-G=$PWD/build/apps/gatemap
+G=${GATEMAP:-$PWD/build/apps/gatemap}  # GATEMAP: a copy, so that rebuilding does not disturb a run
 OUT=${1:-/tmp/gm_bench_map}
 SCALE=${2:-0.03}
 PAIRS=${3:-200000}
