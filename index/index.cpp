@@ -54,6 +54,27 @@ KmerHits Index::lookup(uint64_t key) const {
   return hits;
 }
 
+void Index::prefetch(uint64_t key, int stage) const {
+  const int shift = 2 * k_ - bucket_bits_;
+  const uint64_t b = key >> shift;
+  if (stage == 0) {
+    __builtin_prefetch(bucket_offsets_ + b);
+    return;
+  }
+  const uint32_t first = bucket_offsets_[b], last = bucket_offsets_[b + 1];
+  if (stage == 1) {
+    __builtin_prefetch(positions_ + first);
+    return;
+  }
+  if (shift == 0) return;  // no binary search: positions only
+  constexpr uint32_t kMaxPrefetched = 8;  // a typical bucket; larger ones are searched as they come
+  for (uint32_t i = first; i < last && i < first + kMaxPrefetched; ++i) {
+    const int64_t p = positions_[i];
+    __builtin_prefetch(hi_ + (p >> 6));
+    __builtin_prefetch(lo_ + (p >> 6));
+  }
+}
+
 bool Index::has_n(int64_t begin, int64_t end) const {
   const int64_t* it = std::upper_bound(n_end_, n_end_ + n_runs_, begin);  // first run ending after begin
   return it != n_end_ + n_runs_ && n_begin_[it - n_end_] < end;

@@ -79,6 +79,10 @@ class Index {
   static uint64_t key_of(const uint8_t* codes, int k);
   // Sorted sampled positions of a key. Thread-safe.
   KmerHits lookup(uint64_t key) const;
+  // Software prefetch for a batch of lookups, so that their cache misses overlap: call
+  // stage 0 for every key, then stage 1 (the bucket's positions), then stage 2 (the
+  // reference words its binary search reads), then lookup(). Only a hint.
+  void prefetch(uint64_t key, int stage) const;
 
  private:
   friend std::unique_ptr<Index> build_index(const std::string&, const IndexOptions&);

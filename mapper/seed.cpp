@@ -10,8 +10,37 @@
 
 namespace gatemap::mapper::detail {
 
+namespace {
+
+// Merges the sorted runs hits[runs[i], runs[i+1]) into one sorted array, pairwise
+// (log2(runs) passes; cheaper than sorting hits from scratch).
+void merge_runs(std::vector<uint64_t>& hits, std::vector<size_t>& runs, std::vector<uint64_t>& buf) {
+  if (runs.size() < 2) return;
+  runs.push_back(hits.size());
+  buf.resize(hits.size());
+  while (runs.size() > 2) {
+    size_t out = 0;
+    for (size_t r = 0; r + 1 < runs.size(); r += 2) {
+      const size_t a = runs[r], b = runs[r + 1], c = r + 2 < runs.size() ? runs[r + 2] : b;
+      std::merge(hits.begin() + a, hits.begin() + b, hits.begin() + b, hits.begin() + c, buf.begin() + a);
+      runs[out++] = a;
+    }
+    runs[out++] = hits.size();
+    runs.resize(out);
+    hits.swap(buf);
+  }
+}
+
+}  // namespace
+
 void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, int max_candidates,
                         std::vector<uint64_t>& hits) {
+  thread_local std::vector<size_t> runs;
+  thread_local std::vector<uint64_t> merged;
+  thread_local std::vector<Candidate> strand_cand;
+  thread_local std::vector<int64_t> seed_pos;
+  thread_local std::vector<uint32_t> order;
+  thread_local std::vector<std::pair<uint64_t, int>> queries;  // (k-mer key, read offset)
   const int k = idx.k();
   const int m = static_cast<int>(w.codes[0].size());
   w.cand.clear();
@@ -26,6 +55,9 @@ void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, 
     // A hit packed as (diagonal + kMaxSeedReadLen, read offset): one integer sort orders
     // hits by diagonal, then by reference position (= diagonal + offset).
     hits.clear();
+    runs.clear();  // each lookup appends a sorted run (positions of a k-mer ascend)
+    // The query k-mers first, so that their lookups' cache misses overlap (prefetch).
+    queries.clear();
     uint64_t hi = 0, lo = 0;
     int valid = 0;  // bases since the last N
     for (int q = 0; q < m; ++q) {
@@ -40,18 +72,26 @@ void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, 
       if (++valid < k) continue;
       const int start = q - k + 1;
       if (start % step >= s) continue;
-      const index::KmerHits kh = idx.lookup((hi & low) | ((lo & low) << k));
+      queries.emplace_back((hi & low) | ((lo & low) << k), start);
+    }
+    for (int stage = 0; stage < 3; ++stage) {
+      for (const auto& qk : queries) idx.prefetch(qk.first, stage);
+    }
+    for (const auto& [key, start] : queries) {
+      const index::KmerHits kh = idx.lookup(key);
       if (kh.count > max_occ) {
         w.capped = true;
         continue;
       }
+      if (kh.count) runs.push_back(hits.size());
       for (uint32_t h = 0; h < kh.count; ++h) {
         hits.push_back((static_cast<uint64_t>(kh.pos[h]) - start + kMaxSeedReadLen) << kSeedOffsetBits | start);
       }
     }
-    std::sort(hits.begin(), hits.end());
+    merge_runs(hits, runs, merged);
     // Cluster diagonals: a cluster holds the diagonals within e of its first one.
-    std::vector<Candidate> strand_cand;
+    strand_cand.clear();
+    seed_pos.clear();
     const auto diag_of = [](uint64_t h) { return static_cast<int64_t>(h >> kSeedOffsetBits) - kMaxSeedReadLen; };
     const auto pos_of = [&](uint64_t h) {
       return diag_of(h) + static_cast<int64_t>(h & (uint64_t{kMaxSeedReadLen} - 1));
@@ -74,17 +114,27 @@ void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, 
         }
         x = y;
       }
-      strand_cand.push_back({strand, static_cast<uint32_t>(idx.contig_of(best_pos)), best_diag,
-                             static_cast<uint32_t>(b - a)});
+      // The contig field holds the seed position until the cap is applied.
+      strand_cand.push_back({strand, 0, best_diag, static_cast<uint32_t>(b - a)});
+      seed_pos.push_back(best_pos);
       a = b;
     }
+    order.resize(strand_cand.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     if (static_cast<int>(strand_cand.size()) > max_candidates) {
-      std::stable_sort(strand_cand.begin(), strand_cand.end(),
-                       [](const Candidate& x, const Candidate& y) { return x.support > y.support; });
-      strand_cand.resize(max_candidates);
+      // The best supported, ties in diagonal order (what a stable sort by support keeps).
+      std::partial_sort(order.begin(), order.begin() + max_candidates, order.end(), [&](uint32_t x, uint32_t y) {
+        return strand_cand[x].support != strand_cand[y].support ? strand_cand[x].support > strand_cand[y].support
+                                                                : x < y;
+      });
+      order.resize(max_candidates);
       w.cand_cap_hit = true;
     }
-    w.cand.insert(w.cand.end(), strand_cand.begin(), strand_cand.end());
+    for (uint32_t i : order) {
+      Candidate c = strand_cand[i];
+      c.contig = static_cast<uint32_t>(idx.contig_of(seed_pos[i]));
+      w.cand.push_back(c);
+    }
   }
 }
 
