@@ -29,6 +29,21 @@ GM_HD int ctz32(uint32_t x) {
 #endif
 }
 
+GM_HD int ctz_word(uint32_t x) { return ctz32(x); }
+GM_HD int ctz_word(uint64_t x) {
+#ifdef __CUDA_ARCH__
+  return __ffsll(static_cast<long long>(x)) - 1;
+#else
+  return __builtin_ctzll(x);
+#endif
+}
+
+// Bits per word of a bit-vector: the kernel works on 32-bit words, the CPU twin on
+// 64-bit words (half the word operations). Both give the same bits: a bit-vector is the
+// window's bases in order whatever the word size.
+template <typename W>
+constexpr int kWordBits = static_cast<int>(sizeof(W) * 8);
+
 // 32 bits of a bit-plane starting at global bit p; bits outside the array read as 0.
 GM_HD uint32_t load_bits32(const uint32_t* plane, int64_t words, int64_t p) {
   const int64_t wi = p >= 0 ? p / 32 : -((-p + 31) / 32);
@@ -38,13 +53,34 @@ GM_HD uint32_t load_bits32(const uint32_t* plane, int64_t words, int64_t p) {
   return s ? (a >> s) | (b << (32 - s)) : a;
 }
 
+// 64 bits of a bit-plane (stored as 32-bit words) starting at global bit p.
+GM_HD uint64_t load_bits64(const uint32_t* plane, int64_t words, int64_t p) {
+  return load_bits32(plane, words, p) | (static_cast<uint64_t>(load_bits32(plane, words, p + 32)) << 32);
+}
+GM_HD uint32_t load_word(const uint32_t* plane, int64_t words, int64_t p, uint32_t) {
+  return load_bits32(plane, words, p);
+}
+GM_HD uint64_t load_word(const uint32_t* plane, int64_t words, int64_t p, uint64_t) {
+  return load_bits64(plane, words, p);
+}
+
+// Word j of a read plane packed as `w32` 32-bit words.
+GM_HD uint32_t read_word(const uint32_t* plane, int w32, int j, uint32_t) { return j < w32 ? plane[j] : 0u; }
+GM_HD uint64_t read_word(const uint32_t* plane, int w32, int j, uint64_t) {
+  const uint64_t a = 2 * j < w32 ? plane[2 * j] : 0u;
+  const uint64_t b = 2 * j + 1 < w32 ? plane[2 * j + 1] : 0u;
+  return a | (b << 32);
+}
+
 // Ones in bits [begin, end) of word j (bit positions are global over the word array).
-GM_HD uint32_t range_mask(int j, int64_t begin, int64_t end) {
-  const int64_t lo = begin - 32 * static_cast<int64_t>(j);
-  const int64_t hi = end - 32 * static_cast<int64_t>(j);
-  if (hi <= 0 || lo >= 32) return 0u;
-  const uint32_t upto_hi = hi >= 32 ? 0xffffffffu : ((1u << hi) - 1u);
-  const uint32_t from_lo = lo <= 0 ? 0xffffffffu : ~((1u << lo) - 1u);
+template <typename W = uint32_t>
+GM_HD W range_mask(int j, int64_t begin, int64_t end) {
+  constexpr int B = kWordBits<W>;
+  const int64_t lo = begin - B * static_cast<int64_t>(j);
+  const int64_t hi = end - B * static_cast<int64_t>(j);
+  if (hi <= 0 || lo >= B) return W(0);
+  const W upto_hi = hi >= B ? ~W(0) : ((W(1) << hi) - W(1));
+  const W from_lo = lo <= 0 ? ~W(0) : ~((W(1) << lo) - W(1));
   return upto_hi & from_lo;
 }
 
@@ -83,69 +119,71 @@ GM_HD void pack_read(const char* s, int m, uint32_t* fh, uint32_t* fl, uint32_t*
   *has_n = n ? 1 : 0;
 }
 
-// ---- the algorithm's steps on bit-vectors of WW 32-bit words (bit i = read base i) ----
+// ---- the algorithm's steps on bit-vectors of WW words (bit i = read base i) ----
 
 // Mismatch mask of one diagonal: XOR of the 2-bit codes with the bit pair ORed, plus
 // bits whose reference base lies outside the contig (the leading/trailing fix).
-template <int WW>
-GM_HD void diff_mask(const uint32_t* qh, const uint32_t* ql, const uint32_t* rh, const uint32_t* rl,
-                     const uint32_t* valid, const uint32_t* read_bits, uint32_t* mask) {
+template <int WW, typename W>
+GM_HD void diff_mask(const W* qh, const W* ql, const W* rh, const W* rl, const W* valid, const W* read_bits, W* mask) {
 GM_UNROLL
   for (int j = 0; j < WW; ++j) mask[j] = ((qh[j] ^ rh[j]) | (ql[j] ^ rl[j]) | ~valid[j]) & read_bits[j];
 }
 
 // Amendment: zero streaks of length 1 or 2 flanked by ones become ones. Bits past the
 // read must be 0 in `mask`, so the read's ends never count as a flank. out != mask.
-template <int WW>
-GM_HD void amend(const uint32_t* mask, const uint32_t* read_bits, uint32_t* out) {
+template <int WW, typename W>
+GM_HD void amend(const W* mask, const W* read_bits, W* out) {
+  constexpr int B = kWordBits<W>;
 GM_UNROLL
   for (int j = 0; j < WW; ++j) {
-    const uint32_t prev = j > 0 ? mask[j - 1] : 0u;
-    const uint32_t next = j + 1 < WW ? mask[j + 1] : 0u;
-    const uint32_t l1 = (mask[j] << 1) | (prev >> 31);  // bit i holds mask[i-1]
-    const uint32_t l2 = (mask[j] << 2) | (prev >> 30);
-    const uint32_t r1 = (mask[j] >> 1) | (next << 31);  // bit i holds mask[i+1]
-    const uint32_t r2 = (mask[j] >> 2) | (next << 30);
-    const uint32_t zero = ~mask[j];
-    const uint32_t single = zero & l1 & r1;
-    const uint32_t pair_first = zero & l1 & ~r1 & r2;
-    const uint32_t pair_second = zero & ~l1 & l2 & r1;
+    const W prev = j > 0 ? mask[j - 1] : W(0);
+    const W next = j + 1 < WW ? mask[j + 1] : W(0);
+    const W l1 = (mask[j] << 1) | (prev >> (B - 1));  // bit i holds mask[i-1]
+    const W l2 = (mask[j] << 2) | (prev >> (B - 2));
+    const W r1 = (mask[j] >> 1) | (next << (B - 1));  // bit i holds mask[i+1]
+    const W r2 = (mask[j] >> 2) | (next << (B - 2));
+    const W zero = ~mask[j];
+    const W single = zero & l1 & r1;
+    const W pair_first = zero & l1 & ~r1 & r2;
+    const W pair_second = zero & ~l1 & l2 & r1;
     out[j] = (mask[j] | single | pair_first | pair_second) & read_bits[j];
   }
 }
 
 // Shift a bit-vector right by one bit (one base), carrying between words.
-template <int WW>
-GM_HD void shift_right1(uint32_t* v) {
+template <int WW, typename W>
+GM_HD void shift_right1(W* v) {
+  constexpr int B = kWordBits<W>;
 GM_UNROLL
-  for (int j = 0; j < WW; ++j) v[j] = (v[j] >> 1) | ((j + 1 < WW ? v[j + 1] : 0u) << 31);
+  for (int j = 0; j < WW; ++j) v[j] = (v[j] >> 1) | ((j + 1 < WW ? v[j + 1] : W(0)) << (B - 1));
 }
 
 // Windowed count: each maximal run of L ones costs ceil(L/3) edits. Returns the
 // count, or e+1 as soon as it exceeds e.
-template <int WW>
-GM_HD int count_edits(const uint32_t* acc, int e) {
+template <int WW, typename W>
+GM_HD int count_edits(const W* acc, int e) {
+  constexpr int B = kWordBits<W>;
   int count = 0, run = 0;
   bool in_run = false;
 GM_UNROLL
   for (int j = 0; j < WW; ++j) {
-    const uint32_t x = acc[j];
+    const W x = acc[j];
     int bit = 0;
-    while (bit < 32) {
-      const uint32_t rest = x >> bit;
+    while (bit < B) {
+      const W rest = x >> bit;
       if (!in_run) {
         if (rest == 0) break;
-        bit += ctz32(rest);
+        bit += ctz_word(rest);
         in_run = true;
         run = 0;
         continue;
       }
-      const uint32_t inv = ~rest;
-      int ones = inv ? ctz32(inv) : 32;
-      if (ones > 32 - bit) ones = 32 - bit;
+      const W inv = ~rest;
+      int ones = inv ? ctz_word(inv) : B;
+      if (ones > B - bit) ones = B - bit;
       run += ones;
       bit += ones;
-      if (bit < 32) {
+      if (bit < B) {
         count += (run + 2) / 3;
         in_run = false;
         if (count > e) return e + 1;
@@ -156,9 +194,9 @@ GM_UNROLL
   return count > e ? e + 1 : count;
 }
 
-// Edit estimate for one pair, capped at e+1. WW = 32-bit words held per bit-vector;
-// needs 32*WW >= m + 2e. Read planes qh/ql hold ceil(m/32) words.
-template <int WW>
+// Edit estimate for one pair, capped at e+1. WW = words of type W held per bit-vector;
+// needs bits(W)*WW >= m + 2e. Read planes qh/ql hold ceil(m/32) 32-bit words.
+template <int WW, typename W = uint32_t>
 GM_HD uint8_t gatekeeper_pair(const FilterReference& ref, const uint32_t* qh_in, const uint32_t* ql_in, int m,
                               int64_t pos, int32_t contig, int e) {
   const int64_t contig_lo = ref.contig_begin[contig];
@@ -170,17 +208,18 @@ GM_HD uint8_t gatekeeper_pair(const FilterReference& ref, const uint32_t* qh_in,
   const int64_t ne = win_begin + n < contig_hi ? win_begin + n : contig_hi;
   if (nb < ne && overlaps_n(ref, nb, ne)) return kFilterUnfiltered;
 
-  const int w = (m + 31) / 32;
-  uint32_t qh[WW], ql[WW], rh[WW], rl[WW], valid[WW], acc[WW], mask[WW], amended[WW], read_bits[WW];
+  constexpr int B = kWordBits<W>;
+  const int w32 = (m + 31) / 32;
+  W qh[WW], ql[WW], rh[WW], rl[WW], valid[WW], acc[WW], mask[WW], amended[WW], read_bits[WW];
   const bool all_valid = win_begin >= contig_lo && win_begin + n <= contig_hi;
 GM_UNROLL
   for (int j = 0; j < WW; ++j) {
-    qh[j] = j < w ? qh_in[j] : 0u;
-    ql[j] = j < w ? ql_in[j] : 0u;
-    rh[j] = load_bits32(ref.hi, ref.words, win_begin + 32 * j);
-    rl[j] = load_bits32(ref.lo, ref.words, win_begin + 32 * j);
-    valid[j] = all_valid ? 0xffffffffu : range_mask(j, contig_lo - win_begin, contig_hi - win_begin);
-    read_bits[j] = range_mask(j, 0, m);
+    qh[j] = read_word(qh_in, w32, j, W(0));
+    ql[j] = read_word(ql_in, w32, j, W(0));
+    rh[j] = load_word(ref.hi, ref.words, win_begin + B * j, W(0));
+    rl[j] = load_word(ref.lo, ref.words, win_begin + B * j, W(0));
+    valid[j] = all_valid ? ~W(0) : range_mask<W>(j, contig_lo - win_begin, contig_hi - win_begin);
+    read_bits[j] = range_mask<W>(j, 0, m);
     acc[j] = read_bits[j];
   }
   // Diagonal pos + (k - e) compares read base i with window base i + k: the window is
@@ -198,17 +237,18 @@ GM_UNROLL
 }
 
 // Words per bit-vector needed for a read of m bases at threshold e.
-GM_HD int window_words(int m, int e) { return (m + 2 * e + 31) / 32; }
+template <typename W = uint32_t>
+GM_HD int window_words(int m, int e) { return (m + 2 * e + kWordBits<W> - 1) / kWordBits<W>; }
 
 // Dispatch to the smallest instantiation that holds the window.
-template <int WW = 1>
+template <typename W, int WW = 1>
 GM_HD uint8_t gatekeeper_pair_any(const FilterReference& ref, const uint32_t* qh, const uint32_t* ql, int m,
                                   int64_t pos, int32_t contig, int e) {
-  if constexpr (WW >= (kMaxReadLen + 2 * kMaxEdits + 31) / 32) {
-    return gatekeeper_pair<WW>(ref, qh, ql, m, pos, contig, e);
+  if constexpr (WW >= (kMaxReadLen + 2 * kMaxEdits + kWordBits<W> - 1) / kWordBits<W>) {
+    return gatekeeper_pair<WW, W>(ref, qh, ql, m, pos, contig, e);
   } else {
-    if (window_words(m, e) <= WW) return gatekeeper_pair<WW>(ref, qh, ql, m, pos, contig, e);
-    return gatekeeper_pair_any<WW + 1>(ref, qh, ql, m, pos, contig, e);
+    if (window_words<W>(m, e) <= WW) return gatekeeper_pair<WW, W>(ref, qh, ql, m, pos, contig, e);
+    return gatekeeper_pair_any<W, WW + 1>(ref, qh, ql, m, pos, contig, e);
   }
 }
 
@@ -243,6 +283,8 @@ GM_HD bool candidate_pair(const FilterReference& ref, const int32_t* len, const 
   return true;
 }
 
+// The CPU twin's entry: W = 64-bit words by default (same bits as the kernel's 32).
+template <typename W = uint64_t>
 GM_HD uint8_t gatekeeper_candidate(const FilterReference& ref, const uint32_t* read_hi, const uint32_t* read_lo,
                                    const int32_t* len, const uint8_t* has_n, int stride, uint32_t read_strand,
                                    uint32_t diagonal, int e) {
@@ -250,7 +292,7 @@ GM_HD uint8_t gatekeeper_candidate(const FilterReference& ref, const uint32_t* r
   int32_t contig = 0;
   size_t off = 0;
   if (!candidate_pair(ref, len, has_n, stride, read_strand, diagonal, e, m, contig, off)) return kFilterUnfiltered;
-  return gatekeeper_pair_any<1>(ref, read_hi + off, read_lo + off, m, diagonal, contig, e);
+  return gatekeeper_pair_any<W, 1>(ref, read_hi + off, read_lo + off, m, diagonal, contig, e);
 }
 
 }  // namespace gatemap::gpu::detail

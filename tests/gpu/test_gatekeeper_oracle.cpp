@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/gatekeeper.hpp"
+#include "gpu/gatekeeper_core.hpp"
 #include "filter_fixture.hpp"
 #include "gatekeeper_oracles.hpp"
 #ifdef GATEMAP_HAVE_EDLIB
@@ -133,4 +134,29 @@ TEST(GateKeeper, ReadsCrossingAContigEndUseTheContigOfTheirMiddle) {
   EXPECT_EQ(static_cast<int>(codes[0]), test::naive_gatekeeper(fx.text, 0, 10000, fx.text.substr(9930, 100), 9930, 5));
   EXPECT_FALSE(gpu::filter_accepts(codes[0], 5));  // 30 bases past the end: more than e
   EXPECT_EQ(codes[1], gpu::kFilterUnfiltered);      // 4e >= m and the window crosses
+}
+
+// The CPU twin runs the algorithm on 64-bit words, the kernel on 32-bit words: the same
+// bits, so the same code for every pair, including long reads and large e near contig
+// ends (both word sizes run here on the host).
+TEST(GateKeeper, SixtyFourAndThirtyTwoBitWordsAgree) {
+  static const test::FilterFixture fx(12, 200000, 3);
+  int64_t compared = 0;
+  for (int len : {31, 32, 33, 63, 64, 65, 100, 150, 250, 300, 511, 512}) {
+    for (int e : {0, 1, 3, 7, 12, 31, 64}) {
+      const auto ps = test::make_pairs(fx, len, std::min(e, 10), 150, 7 * len + e);
+      for (size_t i = 0; i < ps.cand.size(); ++i) {
+        const auto& r = ps.packed;
+        const uint8_t c32 = gpu::detail::gatekeeper_candidate<uint32_t>(fx.ref, r.hi.data(), r.lo.data(), r.len.data(),
+                                                                   r.has_n.data(), r.stride_words,
+                                                                   ps.cand.read_strand[i], ps.cand.diagonal[i], e);
+        const uint8_t c64 = gpu::detail::gatekeeper_candidate<uint64_t>(fx.ref, r.hi.data(), r.lo.data(), r.len.data(),
+                                                                   r.has_n.data(), r.stride_words,
+                                                                   ps.cand.read_strand[i], ps.cand.diagonal[i], e);
+        ASSERT_EQ(c32, c64) << "len " << len << " e " << e << " pair " << i;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 10000);
 }
