@@ -1,46 +1,66 @@
 // CPU twin of the GateKeeper kernel: the same per-pair code, OpenMP across pairs.
 #include <omp.h>
 
+#include "common/dna.hpp"
 #include "common/error.hpp"
 #include "gpu/gatekeeper.hpp"
 #include "gpu/gatekeeper_core.hpp"
 
 namespace gatemap::gpu {
 
+namespace {
+
+// detail::pack_read's planes (the device packs with it) from a code table, a word at a
+// time: A/C/G/T in either case give 0..3, anything else is N (code 0, complement 3).
+void pack_read_host(const char* s, int m, uint32_t* fh, uint32_t* fl, uint32_t* rh, uint32_t* rl, int stride,
+                    uint8_t* has_n) {
+  for (int j = 0; j < stride; ++j) fh[j] = fl[j] = rh[j] = rl[j] = 0;
+  bool n = false;
+  for (int i = 0; i < m; ++i) {
+    const uint8_t c = base_code(s[i]);
+    n |= c > 3;
+    const uint32_t code = c > 3 ? 0u : c;
+    fh[i >> 5] |= (code >> 1) << (i & 31);
+    fl[i >> 5] |= (code & 1) << (i & 31);
+    const int r = m - 1 - i;
+    rh[r >> 5] |= ((3 - code) >> 1) << (r & 31);
+    rl[r >> 5] |= ((3 - code) & 1) << (r & 31);
+  }
+  *has_n = n ? 1 : 0;
+}
+
+}  // namespace
+
 void pack_reads(const std::vector<std::string_view>& seqs, FilterReads& out, bool pack_on_host) {
-  const size_t n = seqs.size();
+  const int64_t n = static_cast<int64_t>(seqs.size());
   size_t max_len = 0, total = 0;
-  for (const auto& s : seqs) {
-    max_len = std::max(max_len, s.size());
-    total += s.size();
+  out.len.resize(n);
+  out.offset.resize(n);
+  for (int64_t r = 0; r < n; ++r) {
+    out.len[r] = static_cast<int32_t>(seqs[r].size());
+    out.offset[r] = static_cast<int64_t>(total);
+    max_len = std::max(max_len, seqs[r].size());
+    total += seqs[r].size();
   }
   out.stride_words = static_cast<int32_t>(std::max<size_t>(1, (std::min<size_t>(max_len, kMaxReadLen) + 31) / 32));
-  out.len.resize(n);
   out.has_n.assign(n, 0);
-  out.offset.resize(n);
   out.ascii.resize(total);
-  size_t at = 0;
-  for (size_t r = 0; r < n; ++r) {
-    out.len[r] = static_cast<int32_t>(seqs[r].size());
-    out.offset[r] = static_cast<int64_t>(at);
-    std::copy(seqs[r].begin(), seqs[r].end(), out.ascii.begin() + at);
-    at += seqs[r].size();
-  }
-  if (!pack_on_host) {
+  const size_t stride = out.stride_words;
+  if (pack_on_host) {
+    out.hi.resize(2 * n * stride);
+    out.lo.resize(2 * n * stride);
+  } else {
     out.hi.clear();
     out.lo.clear();
-    return;
   }
-  const size_t stride = out.stride_words;
-  out.hi.assign(2 * n * stride, 0);
-  out.lo.assign(2 * n * stride, 0);
 #pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < static_cast<int64_t>(n); ++r) {
+  for (int64_t r = 0; r < n; ++r) {
+    std::copy(seqs[r].begin(), seqs[r].end(), out.ascii.begin() + out.offset[r]);
+    if (!pack_on_host) continue;
     const int m = std::min<int>(out.len[r], kMaxReadLen);
     uint32_t* fh = &out.hi[2 * r * stride];
     uint32_t* fl = &out.lo[2 * r * stride];
-    detail::pack_read(out.ascii.data() + out.offset[r], m, fh, fl, fh + stride, fl + stride,
-                      static_cast<int>(stride), &out.has_n[r]);
+    pack_read_host(seqs[r].data(), m, fh, fl, fh + stride, fl + stride, static_cast<int>(stride), &out.has_n[r]);
     if (out.len[r] > kMaxReadLen) out.has_n[r] = 0;  // too long: passes unfiltered by length
   }
 }

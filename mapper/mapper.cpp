@@ -339,7 +339,7 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
       gpu::pack_reads(seqs, fr, true);
       gpu::gatekeeper_cpu(im.fref, fr, fc, e_max, codes);
     } else {
-      gpu::pack_reads(seqs, fr, true);  // host packing also serves the CPU fallback below
+      gpu::pack_reads(seqs, fr, !opt.encode_on_device);
       gpu::FilterTiming timing;
       try {
         im.engine->filter(fr, fc, e_max, codes, opt.encode_on_device, &timing);
@@ -349,6 +349,7 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
         // twin, which gives the same codes; later batches try the GPU again.
         log::warn("map", std::string("GPU filter failed for this batch (") + err.what() + "); using the CPU twin");
         ++stats_.filter_cpu_fallbacks;
+        if (opt.encode_on_device) gpu::pack_reads(seqs, fr, true);  // the twin needs host planes
         gpu::gatekeeper_cpu(im.fref, fr, fc, e_max, codes);
       }
     }
