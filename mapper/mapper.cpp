@@ -340,10 +340,12 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
       gpu::gatekeeper_cpu(im.fref, fr, fc, e_max, codes);
     } else {
       gpu::pack_reads(seqs, fr, !opt.encode_on_device);
+      stats_.filter_prepare_s += seconds_since(t0);
       gpu::FilterTiming timing;
       try {
         im.engine->filter(fr, fc, e_max, codes, opt.encode_on_device, &timing);
         stats_.filter_kernel_s += timing.kernel_ms / 1000;
+        stats_.filter_engine_s += timing.total_ms / 1000;
       } catch (const CudaError& err) {
         // Out of device memory (or another device failure): this batch takes the CPU
         // twin, which gives the same codes; later batches try the GPU again.

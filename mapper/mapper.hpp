@@ -36,6 +36,9 @@ struct MapStats {
   int64_t mapped = 0, unmapped = 0, records = 0, secondary = 0, proper_pairs = 0, rescued = 0;
   int64_t capped_reads = 0, candidate_cap_hits = 0, filter_cpu_fallbacks = 0;
   double seed_s = 0, filter_s = 0, filter_kernel_s = 0, verify_s = 0, pair_s = 0, output_s = 0;
+  // Of filter_s on the GPU: the host building the candidate list and packing reads, and
+  // the engine from submit to results back (transfers and kernel).
+  double filter_prepare_s = 0, filter_engine_s = 0;
   double insert_mean = 0, insert_sd = 0;
   std::string to_json() const;
 };

@@ -24,7 +24,8 @@ std::string MapStats::to_json() const {
     << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits
     << ",\n  \"gpu_batches_on_cpu\": " << filter_cpu_fallbacks << ",\n  \"insert_mean\": " << insert_mean
     << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {\"seed\": " << seed_s << ", \"filter\": " << filter_s
-    << ", \"filter_kernel\": " << filter_kernel_s << ", \"verify\": " << verify_s << ", \"finish\": " << pair_s
+    << ", \"filter_kernel\": " << filter_kernel_s << ", \"filter_prepare\": " << filter_prepare_s
+    << ", \"filter_engine\": " << filter_engine_s << ", \"verify\": " << verify_s << ", \"finish\": " << pair_s
     << ", \"output\": " << output_s << "}\n}\n";
   return o.str();
 }
