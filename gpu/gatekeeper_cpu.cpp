@@ -10,8 +10,8 @@ namespace gatemap::gpu {
 
 namespace {
 
-// detail::pack_read's planes (the device packs with it) from a code table, a word at a
-// time: A/C/G/T in either case give 0..3, anything else is N (code 0, complement 3).
+// detail::pack_read's planes (the device packs with it) from the code table instead of
+// a switch: A/C/G/T in either case give 0..3, anything else is N (code 0, complement 3).
 void pack_read_host(const char* s, int m, uint32_t* fh, uint32_t* fl, uint32_t* rh, uint32_t* rl, int stride,
                     uint8_t* has_n) {
   for (int j = 0; j < stride; ++j) fh[j] = fl[j] = rh[j] = rl[j] = 0;
