@@ -288,9 +288,13 @@ void GateKeeperGpu::collect(int ticket, std::vector<uint8_t>& out, FilterTiming*
   }
   // Inputs go back to the host in bulk while the caller prepares the next batch.
   impl_->to_host(s.len, s.nreads, s.copy[0].get());
-  // The caller's own arrays too: it writes the next batch's candidates there.
-  impl_->to_host(s.k_read_strand, s.n, s.copy[0].get());
-  impl_->to_host(s.k_diagonal, s.n, s.copy[1].get());
+  // Not the caller's own arrays: when the host rewrites them for the next batch, faulting
+  // the pages back as it goes measured faster than a bulk prefetch first
+  // (docs/gpu-runs/2026-11-22-h100-filter-stage/um_experiment.txt).
+  if (!s.in_place) {
+    impl_->to_host(s.k_read_strand, s.n, s.copy[0].get());
+    impl_->to_host(s.k_diagonal, s.n, s.copy[1].get());
+  }
   if (s.device_encoded) {
     impl_->to_host(s.ascii, s.ascii_bytes, s.copy[0].get());
     impl_->to_host(s.offset, s.nreads, s.copy[1].get());

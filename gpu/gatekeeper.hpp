@@ -114,8 +114,8 @@ class GateKeeperGpu {
 
   // Asynchronous: copies the batch into a free slot and enqueues it; returns a ticket.
   // Candidate arrays already in unified memory are used in place (not copied): `cand`
-  // must then stay alive and unchanged until collect(), which starts moving them back
-  // to the host (keep them for the next batch: fresh managed memory is slow to touch).
+  // must then stay alive and unchanged until collect() (keep them for the next batch:
+  // fresh managed memory is slow to touch).
   // encode_on_device: upload bases and pack on the GPU instead of the host's packing.
   int submit(const FilterReads& reads, const FilterCandidates& cand, int e, bool encode_on_device = false);
   // Waits for a ticket and writes its results (one code per pair).
