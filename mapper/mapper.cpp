@@ -62,12 +62,34 @@ struct Mapper::Impl {
   std::vector<int64_t> contig_begin, contig_end;
   gpu::FilterReference fref;
   PlaneRef planes;
-  gpu::FilterCandidates filter_cand;  // one batch's candidates, reused across batches
-  gpu::FilterReads filter_reads;
   std::unique_ptr<gpu::GateKeeperGpu> engine;
   bool insert_known = false;
   double insert_mean = 0, insert_sd = 0;
-  std::vector<ReadWork> work;
+  // A batch between begin_batch and finish_batch. Two exist, so that the next batch is
+  // seeded while the GPU filters the current one; their buffers are reused (unified
+  // memory in particular is slow to touch fresh).
+  struct BatchState {
+    std::vector<ReadWork> work;
+    std::vector<int64_t> first;  // candidates of read r: [first[r], first[r+1])
+    int e_max = 0;
+    std::vector<uint8_t> codes;  // filter result per candidate
+    int ticket = -1;             // GPU filter in flight
+    gpu::FilterCandidates cand;
+    gpu::FilterReads reads;
+    std::vector<std::string_view> seqs;
+  };
+  BatchState batches[2];
+  int64_t begun = 0, finished = 0;
+
+  // Out of device memory (or another device failure): this batch takes the CPU twin,
+  // which gives the same codes; later batches try the GPU again.
+  void filter_on_cpu(BatchState& bs, const CudaError& err, MapStats& stats) const {
+    log::warn("map", std::string("GPU filter failed for this batch (") + err.what() + "); using the CPU twin");
+    ++stats.filter_cpu_fallbacks;
+    bs.ticket = -1;
+    if (opt.encode_on_device) gpu::pack_reads(bs.seqs, bs.reads, true);  // the twin needs host planes
+    gpu::gatekeeper_cpu(fref, bs.reads, bs.cand, bs.e_max, bs.codes);
+  }
 
   Impl(const index::Index& i, const MapOptions& o) : idx(i), opt(o) {
     for (const auto& c : idx.contigs()) {
@@ -223,7 +245,7 @@ struct Mapper::Impl {
   }
 
   // Insert size from fragments whose mates each have exactly one hit (median, MAD).
-  void estimate_insert(int64_t fragments) {
+  void estimate_insert(const std::vector<ReadWork>& work, int64_t fragments) {
     std::vector<double> inserts;
     for (int64_t f = 0; f < fragments; ++f) {
       const ReadWork& a = work[2 * f];
@@ -275,10 +297,18 @@ Mapper::Mapper(const index::Index& idx, const MapOptions& opt)
 Mapper::~Mapper() = default;
 
 void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
+  begin_batch(batch);
+  finish_batch(batch, out);
+}
+
+void Mapper::begin_batch(const io::ReadBatch& batch) {
   Impl& im = *impl_;
+  if (im.begun - im.finished >= 2) throw Error("internal: more than two batches begun");
+  Impl::BatchState& bs = im.batches[im.begun % 2];
+  ++im.begun;
   const MapOptions& opt = im.opt;
   const int64_t n = static_cast<int64_t>(batch.size());
-  auto& work = im.work;
+  auto& work = bs.work;
   work.resize(static_cast<size_t>(n));
 
   // 1. Seeds and candidates.
@@ -312,18 +342,22 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
   stats_.seed_s += seconds_since(t0);
 
   // 2. GateKeeper filter over all candidates of the batch (one threshold: the largest).
+  // On the GPU it is only started here: finish_batch collects it.
   t0 = std::chrono::steady_clock::now();
-  std::vector<int64_t> first(n + 1, 0);
+  auto& first = bs.first;
+  first.assign(n + 1, 0);
   int e_max = 0;
   for (int64_t r = 0; r < n; ++r) {
     first[r + 1] = first[r] + static_cast<int64_t>(work[r].cand.size());
     e_max = std::max(e_max, work[r].e);
   }
-  std::vector<uint8_t> codes;
+  bs.e_max = e_max;
+  auto& codes = bs.codes;
+  bs.ticket = -1;
   if (opt.filter == FilterMode::off) {
     codes.assign(static_cast<size_t>(ncand), 0);
   } else {
-    gpu::FilterCandidates& fc = im.filter_cand;  // reused: its unified memory is already mapped
+    gpu::FilterCandidates& fc = bs.cand;
     fc.resize(ncand);
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < n; ++r) {
@@ -332,31 +366,55 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
         fc.set(i, static_cast<uint32_t>(r), c.strand, c.diag);
       }
     }
-    std::vector<std::string_view> seqs(n);
+    auto& seqs = bs.seqs;
+    seqs.resize(n);
     for (int64_t r = 0; r < n; ++r) seqs[r] = batch.reads[r].seq;
-    gpu::FilterReads& fr = im.filter_reads;
+    gpu::FilterReads& fr = bs.reads;
     if (opt.filter == FilterMode::cpu) {
       gpu::pack_reads(seqs, fr, true);
       gpu::gatekeeper_cpu(im.fref, fr, fc, e_max, codes);
     } else {
       gpu::pack_reads(seqs, fr, !opt.encode_on_device);
       stats_.filter_prepare_s += seconds_since(t0);
-      gpu::FilterTiming timing;
+      const auto t_submit = std::chrono::steady_clock::now();
       try {
-        im.engine->filter(fr, fc, e_max, codes, opt.encode_on_device, &timing);
-        stats_.filter_kernel_s += timing.kernel_ms / 1000;
-        stats_.filter_engine_s += timing.total_ms / 1000;
+        bs.ticket = im.engine->submit(fr, fc, e_max, opt.encode_on_device);
       } catch (const CudaError& err) {
-        // Out of device memory (or another device failure): this batch takes the CPU
-        // twin, which gives the same codes; later batches try the GPU again.
-        log::warn("map", std::string("GPU filter failed for this batch (") + err.what() + "); using the CPU twin");
-        ++stats_.filter_cpu_fallbacks;
-        if (opt.encode_on_device) gpu::pack_reads(seqs, fr, true);  // the twin needs host planes
-        gpu::gatekeeper_cpu(im.fref, fr, fc, e_max, codes);
+        im.filter_on_cpu(bs, err, stats_);
       }
+      stats_.filter_engine_s += seconds_since(t_submit);
     }
   }
   stats_.filter_s += seconds_since(t0);
+}
+
+void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
+  Impl& im = *impl_;
+  if (im.finished >= im.begun) throw Error("internal: finish_batch without begin_batch");
+  Impl::BatchState& bs = im.batches[im.finished % 2];
+  ++im.finished;
+  const MapOptions& opt = im.opt;
+  const int64_t n = static_cast<int64_t>(batch.size());
+  if (static_cast<int64_t>(bs.work.size()) != n) throw Error("internal: finish_batch with another batch");
+  auto& work = bs.work;
+  const auto& first = bs.first;
+  const auto& codes = bs.codes;
+  const int e_max = bs.e_max;
+
+  // 2b. The GPU filter's results (host time spent waiting counts as filter time).
+  auto t0 = std::chrono::steady_clock::now();
+  if (bs.ticket >= 0) {
+    try {
+      gpu::FilterTiming timing;
+      im.engine->collect(bs.ticket, bs.codes, &timing);
+      stats_.filter_kernel_s += timing.kernel_ms / 1000;
+    } catch (const CudaError& err) {
+      im.filter_on_cpu(bs, err, stats_);
+    }
+    bs.ticket = -1;
+    stats_.filter_engine_s += seconds_since(t0);
+    stats_.filter_s += seconds_since(t0);
+  }
 
   // 3. Verify what passed.
   t0 = std::chrono::steady_clock::now();
@@ -462,7 +520,7 @@ void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
       }
     }
   } else {
-    if (!im.insert_known) im.estimate_insert(n / 2);
+    if (!im.insert_known) im.estimate_insert(work, n / 2);
     int64_t proper = 0, rescued = 0;
 #pragma omp parallel reduction(+ : proper, rescued)
     {

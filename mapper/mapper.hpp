@@ -53,6 +53,12 @@ class Mapper {
 
   // Maps one batch; appends its records (owned by the caller: bam_destroy1) in input order.
   void map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out);
+  // map_batch in two halves, so that the caller can seed the next batch while the GPU
+  // filters this one: begin_batch seeds and starts the filter, finish_batch verifies and
+  // builds the records. At most two batches begun and not finished, finished in order;
+  // `batch` must stay alive and unchanged in between.
+  void begin_batch(const io::ReadBatch& batch);
+  void finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out);
   const MapStats& stats() const { return stats_; }
 
   struct Impl;

@@ -65,15 +65,16 @@ MapStats run_mapping(RunOptions opt) {
     opt.map.filter = FilterMode::cpu;
     mapper = std::make_unique<Mapper>(*idx, opt.map);
   }
-  // Three stages overlap: the next batch is read and the previous batch's records are
-  // written while the current batch maps (as bwa mem's pipeline does).
-  io::ReadBatch batch, next;
+  // Stages overlap: while a batch is verified and turned into records, the next batch
+  // has been seeded and is being filtered on the GPU, the one after it is read, and the
+  // previous batch's records are written (as bwa mem's pipeline overlaps I/O).
+  io::ReadBatch slots[3];  // finishing, begun, being read (in rotation)
   std::vector<bam1_t*> records, written;
   const auto destroy = [](std::vector<bam1_t*>& recs) {
     for (bam1_t* b : recs) bam_destroy1(b);
     recs.clear();
   };
-  const auto read_next = [&] { return source.next_batch(next, opt.batch_reads, opt.batch_reads * 1000); };
+  const auto read_into = [&](io::ReadBatch* b) { return source.next_batch(*b, opt.batch_reads, opt.batch_reads * 1000); };
   const auto write_all = [&] {
     const double t = log::wall_seconds();
     for (bam1_t* b : written) out.write(b);
@@ -82,31 +83,38 @@ MapStats run_mapping(RunOptions opt) {
   int64_t batch_no = 0;
   double output_s = 0;
   std::future<double> writing;
-  bool more = read_next();
+  std::future<bool> reading;
   try {
-    while (more) {
-      std::swap(batch, next);
-      std::future<bool> reading = std::async(std::launch::async, read_next);
+    int cur = 0;
+    bool have = read_into(&slots[0]);
+    if (have) {
+      mapper->begin_batch(slots[0]);
+      reading = std::async(std::launch::async, read_into, &slots[1]);
+    }
+    while (have) {
+      const int next = (cur + 1) % 3;
       const double t0 = log::wall_seconds();
-      records.clear();
-      try {
-        mapper->map_batch(batch, records);
-      } catch (...) {
-        reading.wait();
-        throw;
+      const bool more = reading.get();
+      if (more) {
+        mapper->begin_batch(slots[next]);  // seeds it while the GPU filters the current batch
+        reading = std::async(std::launch::async, read_into, &slots[(cur + 2) % 3]);
       }
+      records.clear();
+      mapper->finish_batch(slots[cur], records);
       const double t1 = log::wall_seconds();
       if (writing.valid()) output_s += writing.get();
       destroy(written);
       std::swap(written, records);
       writing = std::async(std::launch::async, write_all);
-      more = reading.get();
       ++batch_no;
-      log::info("map", "batch " + std::to_string(batch_no) + ": " + std::to_string(batch.size()) + " reads in " +
+      log::info("map", "batch " + std::to_string(batch_no) + ": " + std::to_string(slots[cur].size()) + " reads in " +
                            std::to_string(t1 - t0) + " s");
+      cur = next;
+      have = more;
     }
     if (writing.valid()) output_s += writing.get();
   } catch (...) {
+    if (reading.valid()) reading.wait();
     if (writing.valid()) writing.wait();
     destroy(written);
     destroy(records);
