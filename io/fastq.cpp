@@ -22,7 +22,8 @@ std::string first_word_without_mate_suffix(std::string_view header) {
 
 }  // namespace
 
-FastqReader::FastqReader(const std::string& path) : in_(std::make_unique<LineReader>(path)) {}
+FastqReader::FastqReader(const std::string& path, int threads)
+    : in_(std::make_unique<LineReader>(path, threads)) {}
 FastqReader::~FastqReader() = default;
 const std::string& FastqReader::path() const { return in_->path(); }
 
@@ -70,9 +71,9 @@ bool FastqReader::next(Read& read) {
   return true;
 }
 
-FastqSource::FastqSource(const std::string& path1, const std::string& path2)
-    : mate1_(std::make_unique<FastqReader>(path1)) {
-  if (!path2.empty()) mate2_ = std::make_unique<FastqReader>(path2);
+FastqSource::FastqSource(const std::string& path1, const std::string& path2, int threads)
+    : mate1_(std::make_unique<FastqReader>(path1, threads)) {
+  if (!path2.empty()) mate2_ = std::make_unique<FastqReader>(path2, threads);
 }
 
 bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_bases) {

@@ -27,7 +27,7 @@ struct ReadBatch {
 
 class FastqReader {
  public:
-  explicit FastqReader(const std::string& path);  // throws IoError
+  explicit FastqReader(const std::string& path, int threads = 1);  // throws IoError; threads: see LineReader
   ~FastqReader();
   FastqReader(const FastqReader&) = delete;
   FastqReader& operator=(const FastqReader&) = delete;
@@ -46,7 +46,8 @@ class FastqReader {
 // (after "/1" "/2" removal) and both files must end together.
 class FastqSource {
  public:
-  FastqSource(const std::string& path1, const std::string& path2 = "");
+  // threads: decompression threads per BGZF file (see LineReader).
+  FastqSource(const std::string& path1, const std::string& path2 = "", int threads = 1);
   // Fills `batch` with up to max_records reads (pairs count as two) or until
   // max_bases; returns false when nothing was left. Not thread-safe.
   bool next_batch(ReadBatch& batch, size_t max_records, size_t max_bases);

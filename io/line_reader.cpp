@@ -11,11 +11,12 @@
 
 namespace gatemap::io {
 
-LineReader::LineReader(const std::string& path) : path_(path) {
+LineReader::LineReader(const std::string& path, int threads) : path_(path) {
   fp_ = bgzf_open(path.c_str(), "r");
   if (!fp_) {
     throw IoError("cannot open '" + path + "': " + std::strerror(errno ? errno : ENOENT));
   }
+  if (threads > 1 && bgzf_compression(fp_) == 2) bgzf_mt(fp_, threads, 256);  // 2: BGZF
 }
 
 LineReader::~LineReader() {

@@ -39,6 +39,7 @@ struct MapStats {
   // Of filter_s on the GPU: the host building the candidate list and packing reads, and
   // the engine from submit to results back (transfers and kernel).
   double filter_prepare_s = 0, filter_engine_s = 0;
+  double input_wait_s = 0;  // mapping waiting for reads (input slower than mapping)
   double insert_mean = 0, insert_sd = 0;
   std::string to_json() const;
 };
