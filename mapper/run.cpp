@@ -95,9 +95,8 @@ MapStats run_mapping(RunOptions opt) {
     while (have) {
       const int next = (cur + 1) % 3;
       const double t0 = log::wall_seconds();
-      const double t_wait = log::wall_seconds();
       const bool more = reading.get();
-      input_wait_s += log::wall_seconds() - t_wait;
+      input_wait_s += log::wall_seconds() - t0;
       if (more) {
         mapper->begin_batch(slots[next]);  // seeds it while the GPU filters the current batch
         reading = std::async(std::launch::async, read_into, &slots[(cur + 2) % 3]);
@@ -110,8 +109,8 @@ MapStats run_mapping(RunOptions opt) {
       std::swap(written, records);
       writing = std::async(std::launch::async, write_all);
       ++batch_no;
-      log::info("map", "batch " + std::to_string(batch_no) + ": " + std::to_string(slots[cur].size()) + " reads in " +
-                           std::to_string(t1 - t0) + " s");
+      log::info("map", "batch " + std::to_string(batch_no) + ": " + std::to_string(slots[cur].size()) +
+                           " reads mapped (" + std::to_string(t1 - t0) + " s, seeding of the next batch included)");
       cur = next;
       have = more;
     }
