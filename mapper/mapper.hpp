@@ -37,7 +37,8 @@ struct MapStats {
   int64_t capped_reads = 0, candidate_cap_hits = 0, filter_cpu_fallbacks = 0;
   double seed_s = 0, filter_s = 0, filter_kernel_s = 0, verify_s = 0, pair_s = 0, output_s = 0;
   // Of filter_s on the GPU: the host building the candidate list and packing reads, and
-  // the engine from submit to results back (transfers and kernel).
+  // the host's time inside the engine's submit and collect (the rest of the GPU's work
+  // overlaps the next batch's seeding).
   double filter_prepare_s = 0, filter_engine_s = 0;
   double input_wait_s = 0;  // mapping waiting for reads (input slower than mapping)
   double insert_mean = 0, insert_sd = 0;

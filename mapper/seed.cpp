@@ -52,8 +52,8 @@ void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, 
   const int step = std::max(1, m / (w.e + 1) - k - s + 2);
   for (uint8_t strand = 0; strand < 2; ++strand) {
     const uint8_t* codes = w.codes[strand].data();
-    // A hit packed as (diagonal + kMaxSeedReadLen, read offset): one integer sort orders
-    // hits by diagonal, then by reference position (= diagonal + offset).
+    // A hit packed as (diagonal + kMaxSeedReadLen, read offset): integer order is by
+    // diagonal, then by reference position (= diagonal + offset).
     hits.clear();
     runs.clear();  // each lookup appends a sorted run (positions of a k-mer ascend)
     // The query k-mers first, so that their lookups' cache misses overlap (prefetch).
