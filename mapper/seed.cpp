@@ -123,10 +123,12 @@ void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, 
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     if (static_cast<int>(strand_cand.size()) > max_candidates) {
       // The best supported, ties in diagonal order (what a stable sort by support keeps).
-      std::partial_sort(order.begin(), order.begin() + max_candidates, order.end(), [&](uint32_t x, uint32_t y) {
+      const auto better = [&](uint32_t x, uint32_t y) {
         return strand_cand[x].support != strand_cand[y].support ? strand_cand[x].support > strand_cand[y].support
                                                                 : x < y;
-      });
+      };
+      std::nth_element(order.begin(), order.begin() + max_candidates, order.end(), better);
+      std::sort(order.begin(), order.begin() + max_candidates, better);
       order.resize(max_candidates);
       w.cand_cap_hit = true;
     }
