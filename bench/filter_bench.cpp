@@ -94,22 +94,12 @@ PairSet candidate_pairs(const Reference& ref, int len, int e, int64_t pairs, uin
   std::vector<sim::SimRead> reads;
   sim::simulate_reads(genome, &donor, ro, reads);
   std::vector<mapper::detail::ReadWork> work(reads.size());
-#pragma omp parallel
-  {
-    std::vector<uint64_t> scratch;
-#pragma omp for schedule(dynamic, 256)
-    for (int64_t r = 0; r < static_cast<int64_t>(reads.size()); ++r) {
-      auto& w = work[r];
-      const std::string& s = reads[r].seq;
-      w.codes[0].resize(s.size());
-      w.codes[1].resize(s.size());
-      for (size_t i = 0; i < s.size(); ++i) {
-        w.codes[0][i] = base_code(s[i]);
-        w.codes[1][s.size() - 1 - i] = complement_code(w.codes[0][i]);
-      }
-      w.e = e;
-      mapper::detail::collect_candidates(*ref.idx, w, ref.idx->max_occ(), 100, scratch);
-    }
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t r = 0; r < static_cast<int64_t>(reads.size()); ++r) {
+    auto& w = work[r];
+    mapper::detail::set_read_codes(w, reads[r].seq);
+    w.e = e;
+    mapper::detail::collect_candidates(*ref.idx, w, ref.idx->max_occ(), 100);
   }
   for (size_t r = 0; r < reads.size() && static_cast<int64_t>(ps.cand.size()) < pairs; ++r) {
     const uint32_t id = static_cast<uint32_t>(ps.reads.size());

@@ -70,25 +70,21 @@ void upload(DeviceBuffer<T>& dst, const T* src, size_t n) {
   if (n) GATEMAP_CUDA_CHECK(cudaMemcpy(dst.data(), src, n * sizeof(T), cudaMemcpyHostToDevice));
 }
 
-// Parallel host copy into managed memory (the host side of "filling a batch").
-template <typename T, typename Alloc>
-void fill(ManagedBuffer<T>& dst, const std::vector<T, Alloc>& src) {
-  dst.reserve(std::max<size_t>(src.size(), 1), 0.2);
-  const int64_t n = static_cast<int64_t>(src.size());
-  constexpr int64_t kChunk = 1 << 20;
+// Host copy in parallel chunks, in or out of managed memory.
+void parallel_copy(void* dst, const void* src, size_t bytes) {
+  constexpr int64_t kChunk = 1 << 22;
+  const int64_t n = static_cast<int64_t>(bytes);
 #pragma omp parallel for schedule(static)
   for (int64_t b = 0; b < n; b += kChunk) {
-    std::memcpy(dst.data() + b, src.data() + b, std::min(kChunk, n - b) * sizeof(T));
+    std::memcpy(static_cast<char*>(dst) + b, static_cast<const char*>(src) + b, std::min(kChunk, n - b));
   }
 }
 
-// Parallel host copy out of managed memory (the results, one byte per pair).
-void copy_out(uint8_t* dst, const uint8_t* src, size_t n) {
-  constexpr int64_t kChunk = 1 << 22;
-#pragma omp parallel for schedule(static)
-  for (int64_t b = 0; b < static_cast<int64_t>(n); b += kChunk) {
-    std::memcpy(dst + b, src + b, std::min<int64_t>(kChunk, static_cast<int64_t>(n) - b));
-  }
+// The host side of "filling a batch": a host array into the slot's managed buffer.
+template <typename T, typename Alloc>
+void fill(ManagedBuffer<T>& dst, const std::vector<T, Alloc>& src) {
+  dst.reserve(std::max<size_t>(src.size(), 1), 0.2);
+  parallel_copy(dst.data(), src.data(), src.size() * sizeof(T));
 }
 
 double now_ms() {
@@ -189,7 +185,6 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
   const int ticket = impl_->next_ticket;
   Impl::Slot& s = *impl_->slots[ticket % 2];
   if (s.ticket >= 0) throw Error("GateKeeperGpu: two batches already in flight; collect one first");
-  if (reads.size() > FilterCandidates::kMaxReads) throw UsageError("GateKeeper: more than 2^30 reads in one batch");
   impl_->next_ticket++;
   s.ticket = ticket;
   s.host_start_ms = now_ms();
@@ -280,7 +275,7 @@ void GateKeeperGpu::collect(int ticket, std::vector<uint8_t>& out, FilterTiming*
   if (s.ticket != ticket) throw Error("GateKeeperGpu: unknown or already collected ticket");
   s.done.sync();
   out.resize(s.n);
-  copy_out(out.data(), s.out.data(), s.n);
+  parallel_copy(out.data(), s.out.data(), s.n);
   if (timing) {
     timing->kernel_ms = Event::elapsed_ms(s.kernel_start, s.kernel_stop);
     timing->total_ms = now_ms() - s.host_start_ms;

@@ -88,6 +88,7 @@ inline bool filter_accepts(uint8_t code, int e) {
 }
 
 // Collects the bases of each read (and packs both strands on the host when asked).
+// Throws UsageError beyond FilterCandidates::kMaxReads reads.
 void pack_reads(const std::vector<std::string_view>& seqs, FilterReads& out, bool pack_on_host = true);
 
 // CPU twin: OpenMP across pairs, bit-identical to the GPU kernel. Thread-safe.

@@ -21,15 +21,13 @@
 
 namespace gatemap::gpu::detail {
 
-GM_HD int ctz32(uint32_t x) {
+GM_HD int ctz_word(uint32_t x) {
 #ifdef __CUDA_ARCH__
   return __ffs(static_cast<int>(x)) - 1;
 #else
   return __builtin_ctz(x);
 #endif
 }
-
-GM_HD int ctz_word(uint32_t x) { return ctz32(x); }
 GM_HD int ctz_word(uint64_t x) {
 #ifdef __CUDA_ARCH__
   return __ffsll(static_cast<long long>(x)) - 1;

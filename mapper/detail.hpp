@@ -39,11 +39,13 @@ struct ReadWork {
 };
 
 // Seeds both strands and clusters their diagonals into candidates (best supported first).
+// Fills both strands' codes of a read (0..3, 4 = N).
+void set_read_codes(ReadWork& w, const std::string& seq);
+
 // Reads longer than kMaxSeedReadLen get no candidates (they are reported unmapped).
 constexpr int kSeedOffsetBits = 22;
 constexpr int kMaxSeedReadLen = 1 << kSeedOffsetBits;
-void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, int max_candidates,
-                        std::vector<uint64_t>& scratch);
+void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, int max_candidates);
 
 // Reference codes of [begin, end) clipped to the index, N runs as 4.
 void fetch_window(const index::Index& idx, int64_t begin, int64_t end, RefWindow& out);

@@ -314,27 +314,17 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   // 1. Seeds and candidates.
   auto t0 = std::chrono::steady_clock::now();
   int64_t capped = 0, cap_hits = 0, ncand = 0;
-#pragma omp parallel reduction(+ : capped, cap_hits, ncand)
-  {
-    std::vector<uint64_t> scratch;
-#pragma omp for schedule(dynamic, 256)
-    for (int64_t r = 0; r < n; ++r) {
-      ReadWork& w = work[r];
-      const std::string& seq = batch.reads[r].seq;
-      const size_t m = seq.size();
-      w.codes[0].resize(m);
-      w.codes[1].resize(m);
-      for (size_t i = 0; i < m; ++i) {
-        w.codes[0][i] = base_code(seq[i]);
-        w.codes[1][m - 1 - i] = complement_code(w.codes[0][i]);
-      }
-      w.e = edit_threshold(opt, static_cast<int>(m));
-      w.hits.clear();
-      collect_candidates(im.idx, w, opt.max_occ, opt.max_candidates, scratch);
-      capped += w.capped;
-      cap_hits += w.cand_cap_hit;
-      ncand += static_cast<int64_t>(w.cand.size());
-    }
+#pragma omp parallel for schedule(dynamic, 256) reduction(+ : capped, cap_hits, ncand)
+  for (int64_t r = 0; r < n; ++r) {
+    ReadWork& w = work[r];
+    const std::string& seq = batch.reads[r].seq;
+    set_read_codes(w, seq);
+    w.e = edit_threshold(opt, static_cast<int>(seq.size()));
+    w.hits.clear();
+    collect_candidates(im.idx, w, opt.max_occ, opt.max_candidates);
+    capped += w.capped;
+    cap_hits += w.cand_cap_hit;
+    ncand += static_cast<int64_t>(w.cand.size());
   }
   stats_.capped_reads += capped;
   stats_.candidate_cap_hits += cap_hits;

@@ -6,6 +6,7 @@
 // runs of s offsets every `step` = L-k-s+2 offsets is enough, and far cheaper than all.
 #include <algorithm>
 
+#include "common/dna.hpp"
 #include "mapper/detail.hpp"
 
 namespace gatemap::mapper::detail {
@@ -33,8 +34,19 @@ void merge_runs(std::vector<uint64_t>& hits, std::vector<size_t>& runs, std::vec
 
 }  // namespace
 
-void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, int max_candidates,
-                        std::vector<uint64_t>& hits) {
+void set_read_codes(ReadWork& w, const std::string& seq) {
+  const size_t m = seq.size();
+  w.codes[0].resize(m);
+  w.codes[1].resize(m);
+  for (size_t i = 0; i < m; ++i) {
+    w.codes[0][i] = base_code(seq[i]);
+    w.codes[1][m - 1 - i] = complement_code(w.codes[0][i]);
+  }
+}
+
+void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, int max_candidates) {
+  // Scratch reused by each thread across reads (no allocation per read).
+  thread_local std::vector<uint64_t> hits;
   thread_local std::vector<size_t> runs;
   thread_local std::vector<uint64_t> merged;
   thread_local std::vector<Candidate> strand_cand;
