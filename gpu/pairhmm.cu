@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "common/error.hpp"
@@ -37,7 +38,7 @@ using detail::RowParams;
 __constant__ double c_ph2pr[256];
 
 constexpr int kThreads = 128;  // threads per block
-constexpr size_t kSharedWanted = 160 * 1024;  // band boundaries in shared memory, up to the card's opt-in limit
+constexpr size_t kSharedWanted = 184 * 1024;  // prior tables and band boundaries in shared memory, up to the card's opt-in limit
 constexpr size_t kScratchBytes = size_t(256) << 20;  // global band boundaries, per engine slot (split among shapes)
 
 // One chunk on the device: pointers into its input buffer.
@@ -59,25 +60,84 @@ struct KernelOut {
   int* n_redo;        // this launch's count
 };
 
+// 16-byte vectors: how a lane loads the priors of its rows in one instruction.
 template <typename T>
-struct Boundary {  // where the bottom row of a band waits for the next band
-  T* global;          // nullptr: shared memory
-  int64_t slot;       // elements per group: 2 buffers x 3 rows x (max H + 1)
+struct Vec;
+template <>
+struct Vec<float> {
+  using type = float4;
+  static constexpr int n = 4;
+  static __device__ __forceinline__ float at(const float4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+  static __device__ __forceinline__ float4 make(const float* a) { return make_float4(a[0], a[1], a[2], a[3]); }
+};
+template <>
+struct Vec<double> {
+  using type = double2;
+  static constexpr int n = 2;
+  static __device__ __forceinline__ double at(const double2& v, int i) { return i == 0 ? v.x : v.y; }
+  static __device__ __forceinline__ double2 make(const double* a) { return make_double2(a[0], a[1]); }
 };
 
+// One column of a band's bottom row, (M, X, Y, unused), moved with 16-byte accesses.
+template <typename T>
+struct BoundaryCell {
+  typename Vec<T>::type v[4 / Vec<T>::n];
+  __device__ __forceinline__ void store(T m, T x, T y) {
+    const T a[4] = {m, x, y, T(0)};
+#pragma unroll
+    for (int k = 0; k < 4 / Vec<T>::n; ++k) v[k] = Vec<T>::make(a + k * Vec<T>::n);
+  }
+  __device__ __forceinline__ void load(T& m, T& x, T& y) const {
+    T a[4];
+#pragma unroll
+    for (int k = 0; k < 4 / Vec<T>::n; ++k) {
+      const typename Vec<T>::type w = v[k];
+#pragma unroll
+      for (int i = 0; i < Vec<T>::n; ++i) a[k * Vec<T>::n + i] = Vec<T>::at(w, i);
+    }
+    m = a[0], x = a[1], y = a[2];
+  }
+};
+
+template <typename T>
+struct Boundary {  // where the bottom row of a band waits for the next band
+  BoundaryCell<T>* global;  // nullptr: shared memory, after the prior tables
+  int64_t slot;             // cells per group: max H + 1
+};
+
+// Haplotype codes A C G T N, and the code of the padding around each haplotype: its
+// prior is 0, so cells left of column 1 and right of column H stay M = X = 0 without a
+// bounds check per cell.
+constexpr uint8_t kCodeOutside = 5;
+constexpr int kCodes = 6;
+constexpr int kHapPad = 32;  // padding codes before each haplotype (>= a group's lanes)
+
+// Blocks per SM the register budget aims at: 4 x 128 threads for 8 float rows per lane
+// (a few spilled bytes, faster than 3 blocks without; H100 sweep, docs/BENCHMARKS.md).
+template <int RPL, typename T>
+constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 5 : 4) : 4;
+
 template <int G, int RPL, typename T>
-__global__ void __launch_bounds__(kThreads) pairhmm_kernel(DeviceChunk c, int task_begin, const int* task_ids,
-                                                           const int* n_tasks_d, int n_tasks, bool tristate,
-                                                           Boundary<T> bnd, KernelOut out) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks<RPL, T>)
+    pairhmm_kernel(DeviceChunk c, int task_begin, const int* task_ids, const int* n_tasks_d, int n_tasks, bool tristate,
+                   Boundary<T> bnd, KernelOut out) {
+  using V = typename Vec<T>::type;
+  using Cell = BoundaryCell<T>;
+  constexpr int kVecs = RPL / Vec<T>::n;  // vector loads of priors per step
   constexpr int kBand = G * RPL;
-  extern __shared__ unsigned char smem_raw[];
+  constexpr int kChunk = 16;  // steps whose last-row terms are summed in T before the double sum
+  constexpr size_t kTableBytes = size_t(kThreads / 32) * kCodes * RPL * 32 * sizeof(T);  // = prior_bytes()
+  extern __shared__ __align__(16) unsigned char smem_raw[];
   const int lane = threadIdx.x % G;
   const int groups_per_block = kThreads / G;
   const int64_t group_id = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / G;
   const int64_t n_groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  T* slot = bnd.global ? bnd.global + group_id * bnd.slot
-                       : reinterpret_cast<T*>(smem_raw) + static_cast<int64_t>(threadIdx.x / G) * bnd.slot;
-  const int64_t half = bnd.slot / 2;
+  // This lane's prior table: entry (code, k) at [(code * kVecs + k) * 32], so that the
+  // lanes of a warp load consecutive vectors whatever their codes (no bank conflicts).
+  V* const priors = reinterpret_cast<V*>(smem_raw) + (threadIdx.x / 32) * (kCodes * kVecs * 32) + threadIdx.x % 32;
+  Cell* const slot = bnd.global ? bnd.global + group_id * bnd.slot
+                                : reinterpret_cast<Cell*>(smem_raw + kTableBytes) +
+                                      static_cast<int64_t>(threadIdx.x / G) * bnd.slot;
   const int n = n_tasks_d ? *n_tasks_d : n_tasks;
   // The loop over tasks is uniform across the warp (warp_base), so shuffles converge.
   const int64_t warp_base0 = group_id - (threadIdx.x % 32) / G;
@@ -97,89 +157,148 @@ __global__ void __launch_bounds__(kThreads) pairhmm_kernel(DeviceChunk c, int ta
     const int bands_warp = __reduce_max_sync(0xffffffffu, n_bands);
     const int pad = n_bands * kBand - R;
     const T init_y = valid ? static_cast<T>(detail::Scale<T>::value) / static_cast<T>(H) : T(0);
-    const uint8_t* hap = c.hap_code + (valid ? c.hap_begin[task.y] : 0);
+    // Column j's code is hap_padded[j - 1 + kHapPad] (an unsigned index, kept at most
+    // H + kHapPad so that a shorter haplotype in the warp reads padding).
+    const uint8_t* hap_padded = c.hap_code + (valid ? c.hap_begin[task.y] : kHapPad) - kHapPad;
+    const unsigned code_last = static_cast<unsigned>(H + kHapPad);
     const uint32_t read0 = valid ? c.read_begin[task.x] : 0;
-    double sum = 0;  // last row: float partial sums of 32 columns added in double
-    T part = 0;
+    double sum = 0;  // last row: sums of kChunk columns in T, added in double
     for (int b = 0; b < bands_warp; ++b) {
       const bool band_on = b < n_bands;
-      const bool last_band = b == n_bands - 1;
-      RowParams<T> p[RPL];
-      uint8_t rb[RPL];
-      T Mp[RPL], Xp[RPL], Yp[RPL];
+      const bool store_band = band_on && b < n_bands - 1;
+      T mm[RPL], gm[RPL], mx[RPL], my[RPL], g[RPL];
+      // Per row across steps: t, the diagonal term of M at the current column
+      // (mm * M + gm * (X + Y) of the row above, one column back), and Y at the current
+      // column. M and X of a column live only within its step.
+      T Tt[RPL], Yp[RPL];
+      T prior[kCodes][RPL];
 #pragma unroll
       for (int r = 0; r < RPL; ++r) {
         const int row = b * kBand + lane * RPL + r - pad;  // 0-based read position
-        Mp[r] = Xp[r] = T(0);
         Yp[r] = T(0);
-        rb[r] = kCodeN;
         if (!band_on || row < 0) {
-          p[r] = detail::virtual_row_params<T>();
+          // A virtual row: band 0's padding reproduces row 0 (M = X = 0, Y = K/H);
+          // bands past the group's last compute zeros.
+          mm[r] = gm[r] = mx[r] = my[r] = T(0);
+          g[r] = T(1);
           if (band_on) Yp[r] = init_y;
-        } else if constexpr (sizeof(T) == sizeof(float)) {
+#pragma unroll
+          for (int k = 0; k < kCodes; ++k) prior[k][r] = T(0);
+          continue;
+        }
+        RowParams<T> p;
+        uint8_t rb;
+        if constexpr (sizeof(T) == sizeof(float)) {
           // Precomputed on the host once per read (the same rounding as the CPU twin).
           const float4 a = c.row_f[2 * (read0 + row)], e = c.row_f[2 * (read0 + row) + 1];
-          p[r] = RowParams<T>{a.x, a.y, a.z, a.w, e.x, e.y, e.z};
-          rb[r] = static_cast<uint8_t>(__float_as_int(e.w));
+          p = RowParams<T>{a.x, a.y, a.z, a.w, e.x, e.y, e.z};
+          rb = static_cast<uint8_t>(__float_as_int(e.w));
         } else {
           const uchar4 q = c.read_q[read0 + row];
-          rb[r] = c.read_code[read0 + row];
-          p[r] = detail::row_params<T>(c_ph2pr, q.x, q.y, q.z, q.w, rb[r] == kCodeN, tristate);
+          rb = c.read_code[read0 + row];
+          p = detail::row_params<T>(c_ph2pr, q.x, q.y, q.z, q.w, rb == kCodeN, tristate);
         }
-      }
-      const T* in = slot + (b & 1) * half;
-      T* next = slot + ((b + 1) & 1) * half;
-      const int64_t hs = half / 3;  // M, X, Y rows of a buffer
-      // Row above this lane's first row: column 0 now, the next column at each step.
-      T uoM = 0, uoX = 0, uoY = 0;
-      T unM = __shfl_up_sync(0xffffffffu, Mp[RPL - 1], 1, G);
-      T unX = __shfl_up_sync(0xffffffffu, Xp[RPL - 1], 1, G);
-      T unY = __shfl_up_sync(0xffffffffu, Yp[RPL - 1], 1, G);
-      if (lane == 0) {
-        uoY = b == 0 ? init_y : T(0);
-      }
-      const int steps = H_warp + G - 1;
-      // Haplotype codes are fetched one step ahead of their use.
-      auto hap_at = [&](int jj) -> uint8_t { return (jj >= 1 && jj <= H) ? __ldg(hap + jj - 1) : kCodeN; };
-      uint8_t hb = hap_at(1 - lane);
-#pragma unroll 2
-      for (int s = 0; s < steps; ++s) {
-        const int j = s - lane + 1;
-        const uint8_t hb_next = hap_at(j + 1);
-        if (lane == 0) {
-          unM = 0, unX = 0, unY = init_y;
-          if (b > 0 && j <= H) unM = in[j], unX = in[hs + j], unY = in[2 * hs + j];
-        }
-        if (band_on && j >= 1 && j <= H) {
-          const bool hap_n = hb == kCodeN;
-          T dM = uoM, dX = uoX, dY = uoY, uM = unM, uX = unX;
+        mm[r] = p.mm, gm[r] = p.gm, mx[r] = p.mx, my[r] = p.my, g[r] = p.g;
 #pragma unroll
-          for (int r = 0; r < RPL; ++r) {
-            const T prior = (rb[r] == hb || hap_n) ? p[r].p_match : p[r].p_mismatch;
-            const T m = prior * (p[r].mm * dM + p[r].gm * (dX + dY));
-            const T x = p[r].mx * uM + p[r].g * uX;
-            const T y = p[r].my * Mp[r] + p[r].g * Yp[r];
-            dM = Mp[r], dX = Xp[r], dY = Yp[r];
-            Mp[r] = m, Xp[r] = x, Yp[r] = y;
-            uM = m, uX = x;
-          }
-          if (lane == G - 1) {
-            if (last_band) {
-              part += Mp[RPL - 1] + Xp[RPL - 1];
-              if ((j & 31) == 0 || j == H) sum += static_cast<double>(part), part = 0;
-            } else {
-              next[j] = Mp[RPL - 1], next[hs + j] = Xp[RPL - 1], next[2 * hs + j] = Yp[RPL - 1];
-            }
-          }
-        }
-        uoM = unM, uoX = unX, uoY = unY;
-        // Lane 0 receives its own values here and replaces them at the next step.
-        unM = __shfl_up_sync(0xffffffffu, Mp[RPL - 1], 1, G);
-        unX = __shfl_up_sync(0xffffffffu, Xp[RPL - 1], 1, G);
-        unY = __shfl_up_sync(0xffffffffu, Yp[RPL - 1], 1, G);
-        hb = hb_next;
+        for (int k = 0; k < 4; ++k) prior[k][r] = (rb == k || rb == kCodeN) ? p.p_match : p.p_mismatch;
+        prior[kCodeN][r] = p.p_match;
+        prior[kCodeOutside][r] = T(0);
       }
-      __syncwarp();
+#pragma unroll
+      for (int k = 0; k < kCodes; ++k) {
+#pragma unroll
+        for (int v = 0; v < kVecs; ++v) priors[(k * kVecs + v) * 32] = Vec<T>::make(&prior[k][v * Vec<T>::n]);
+      }
+      if (band_on) sum = 0;  // only the group's last band leaves its sum
+      // Above lane 0's first row: row 0 in band 0 (M = X = 0, Y = K/H at every column),
+      // the previous band's bottom row after it (slot[0], column 0, is zero, and so is
+      // everything past column H).
+      if (b > 0 && lane == 0) slot[0].store(T(0), T(0), T(0));
+      const T top_y = b == 0 && band_on ? init_y : T(0);
+      // A: the row above this lane's first row at its current column (the lane above's
+      // bottom row one step ago). Before the first step every row holds M = X = 0.
+      T aM = T(0), aX = T(0);
+      T aY = __shfl_up_sync(0xffffffffu, Yp[RPL - 1], 1, G);
+      if (lane == 0) aY = top_y;  // column 0
+      Tt[0] = gm[0] * aY;
+#pragma unroll
+      for (int r = 1; r < RPL; ++r) Tt[r] = gm[r] * Yp[r - 1];
+      if (lane == 0 && b > 0 && band_on) slot[1].load(aM, aX, aY);  // column 1
+      const int steps = H_warp + G - 1;
+      // Column j's code at hap_padded[s + 1 - lane + kHapPad - 1] for step s (clamped).
+      const unsigned code_off = static_cast<unsigned>(kHapPad - lane);
+      auto code_at_step = [&](int s) -> int { return hap_padded[min(static_cast<unsigned>(s) + code_off, code_last)]; };
+      // The priors of code k start k * kCodeStride bytes into this lane's table.
+      constexpr int kCodeStride = kVecs * 32 * static_cast<int>(sizeof(V));
+      const unsigned char* const prior_base = reinterpret_cast<const unsigned char*>(priors);
+      // One step: this lane's RPL rows at column j. Every carried value is updated in
+      // place, so a rolled loop needs no register copies; the arithmetic is the CPU
+      // twin's, each term computed as soon as its inputs exist. Variants: whether lane 0
+      // reads a boundary (b > 0) and whether any group of the warp writes one (not its
+      // last band), so that single-band pairs skip both.
+      auto run_steps = [&](auto from_boundary, auto to_boundary) {
+        int code = code_at_step(0);
+        for (int s0 = 0; s0 < steps; s0 += kChunk) {
+          const int s1 = min(s0 + kChunk, steps);
+          T part = 0;
+#pragma unroll 1
+          for (int s = s0; s < s1; ++s) {
+            const int j = s - lane + 1;  // this lane's column
+            const int code_next = code_at_step(s + 1);
+            const V* const pc = reinterpret_cast<const V*>(prior_base + code * kCodeStride);
+            V pv[kVecs];
+#pragma unroll
+            for (int v = 0; v < kVecs; ++v) pv[v] = pc[v * 32];
+            T m[RPL];
+#pragma unroll
+            for (int r = 0; r < RPL; ++r) m[r] = Vec<T>::at(pv[r / Vec<T>::n], r % Vec<T>::n) * Tt[r];
+            T x = mx[0] * aM + g[0] * aX;
+            Tt[0] = mm[0] * aM + gm[0] * (aX + aY);  // the next column's diagonal is this one's A
+            T y_bottom = T(0);
+#pragma unroll
+            for (int r = 0; r < RPL; ++r) {
+              if (r > 0) x = mx[r] * m[r - 1] + g[r] * x;
+              if (r + 1 < RPL) Tt[r + 1] = mm[r + 1] * m[r] + gm[r + 1] * (x + Yp[r]);
+              if (r + 1 == RPL) y_bottom = Yp[r];
+              Yp[r] = my[r] * m[r] + g[r] * Yp[r];  // Y at the next column
+            }
+            part += m[RPL - 1] + x;  // zero outside columns 1..H
+            if constexpr (decltype(to_boundary)::value) {
+              if (store_band && lane == G - 1 && static_cast<unsigned>(j - 1) < static_cast<unsigned>(H)) {
+                slot[j].store(m[RPL - 1], x, y_bottom);
+              }
+            }
+            aM = __shfl_up_sync(0xffffffffu, m[RPL - 1], 1, G);
+            aX = __shfl_up_sync(0xffffffffu, x, 1, G);
+            aY = __shfl_up_sync(0xffffffffu, y_bottom, 1, G);
+            if constexpr (decltype(from_boundary)::value) {
+              // Every lane loads (lane 0 its next column, the others slot[0]): no divergence.
+              const int jn = j + 1;
+              const int at = lane == 0 && band_on && static_cast<unsigned>(jn - 1) < static_cast<unsigned>(H) ? jn : 0;
+              T bM, bX, bY;
+              slot[at].load(bM, bX, bY);
+              if (lane == 0) aM = bM, aX = bX, aY = bY;
+            } else {
+              if (lane == 0) aM = T(0), aX = T(0), aY = top_y;
+            }
+            code = code_next;
+          }
+          sum += static_cast<double>(part);
+        }
+      };
+      const bool any_store = __any_sync(0xffffffffu, store_band);
+      if (b == 0) {
+        if (any_store) {
+          run_steps(std::false_type{}, std::true_type{});
+        } else {
+          run_steps(std::false_type{}, std::false_type{});
+        }
+      } else if (any_store) {
+        run_steps(std::true_type{}, std::true_type{});
+      } else {
+        run_steps(std::true_type{}, std::false_type{});
+      }
+      __syncwarp();  // the boundary written by the last lane is read by lane 0 next band
     }
     if (valid && lane == G - 1) {
       const int o = task.z;
@@ -202,12 +321,23 @@ constexpr std::array<Config, 8> kConfigs{{{4, 4}, {8, 4}, {16, 4}, {32, 4}, {4, 
 struct LaunchEnv {
   int sm_count = 1;
   int forced_config = -1;  // benchmarks: every pair takes this shape
-  size_t shared_limit = 48 * 1024;  // dynamic shared memory one block may use for band boundaries
+  size_t shared_limit = 48 * 1024;  // dynamic shared memory one block may use (prior tables + boundaries)
 };
 
-// Bytes of band boundary (M, X, Y per column, two buffers) for one block of groups.
+// Bytes of band boundary (M, X, Y and a spare value per column) for one block of groups.
+// One buffer is enough: lane 0 reads column j before the last lane, whose value depends
+// on it, writes it.
 size_t boundary_bytes(Config cfg, int H, size_t elem) {
-  return static_cast<size_t>(kThreads / cfg.G) * 6 * static_cast<size_t>(H + 1) * elem;
+  return static_cast<size_t>(kThreads / cfg.G) * 4 * static_cast<size_t>(H + 1) * elem;
+}
+
+size_t prior_bytes(Config cfg, size_t elem) {
+  return static_cast<size_t>(kThreads / 32) * kCodes * cfg.RPL * 32 * elem;
+}
+
+// Whether a block's boundaries fit in shared memory next to its prior tables.
+bool boundary_in_shared(Config cfg, int H, size_t elem, size_t shared_limit) {
+  return prior_bytes(cfg, elem) + boundary_bytes(cfg, H, elem) <= shared_limit;
 }
 
 // Relative cost of a pair in a kernel shape: issue slots per lane, steps x (cells of a
@@ -217,14 +347,14 @@ size_t boundary_bytes(Config cfg, int H, size_t elem) {
 double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   const int band = cfg.G * cfg.RPL;
   const int bands = (R + band - 1) / band;
-  double per_step = 10.0 * cfg.RPL + 12.0;
+  double per_step = 8.5 * cfg.RPL + 16.0;
   double factor = 1.0;
   if (bands > 1) {
-    const size_t block_bytes = boundary_bytes(cfg, H, sizeof(float));
-    const bool shared = block_bytes <= shared_limit;
-    per_step += shared ? 30.0 : 60.0;
-    const double blocks_per_sm = shared ? std::clamp(std::floor(228.0 * 1024 / block_bytes), 1.0, 3.0) : 3.0;
-    factor = (1.0 + 0.1 * bands) * 3.0 / blocks_per_sm;
+    const bool shared = boundary_in_shared(cfg, H, sizeof(float), shared_limit);
+    per_step += shared ? 12.0 : 40.0;
+    const size_t block_bytes = prior_bytes(cfg, sizeof(float)) + boundary_bytes(cfg, H, sizeof(float));
+    const double blocks_per_sm = shared ? std::clamp(std::floor(228.0 * 1024 / block_bytes), 1.0, 4.0) : 4.0;
+    factor = (1.0 + 0.1 * bands) * 4.0 / blocks_per_sm;
   }
   return static_cast<double>(bands) * (H + cfg.G - 1) * cfg.G * per_step * factor;
 }
@@ -247,25 +377,28 @@ void launch(const DeviceChunk& c, int task_begin, const int* task_ids, const int
             cudaStream_t stream) {
   if (n_tasks == 0) return;
   constexpr int kGroups = kThreads / G;
+  constexpr Config cfg{G, RPL};
   const bool multi_band = max_read > G * RPL;
-  const int64_t slot = multi_band ? 6 * static_cast<int64_t>(max_hap + 1) : 0;
-  const size_t shared_bytes = boundary_bytes(Config{G, RPL}, max_hap, sizeof(T));
+  const int64_t slot = multi_band ? static_cast<int64_t>(max_hap + 1) : 0;
+  const size_t boundary = boundary_bytes(cfg, max_hap, sizeof(T));
   int blocks = (n_tasks + kGroups - 1) / kGroups;
   Boundary<T> bnd{nullptr, slot};
-  size_t dyn_shared = 0;
-  if (multi_band && shared_bytes <= env.shared_limit) {
-    dyn_shared = shared_bytes;
-    GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(pairhmm_kernel<G, RPL, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(env.shared_limit)));
+  size_t dyn_shared = prior_bytes(cfg, sizeof(T));
+  if (multi_band && boundary_in_shared(cfg, max_hap, sizeof(T), env.shared_limit)) {
+    dyn_shared += boundary;
   } else if (multi_band) {
     // Global boundaries: a persistent grid, its size bounded by the scratch buffer
     // (allocated once per engine slot: resizing here could free memory in use).
-    const size_t fit = scratch.size() / shared_bytes;
+    const size_t fit = scratch.size() / boundary;
     if (fit == 0) {
       throw Error("pair-HMM haplotype of " + std::to_string(max_hap) + " bases needs more boundary memory than reserved");
     }
     blocks = static_cast<int>(std::min<int64_t>(blocks, static_cast<int64_t>(std::min<size_t>(fit, 64 * env.sm_count))));
-    bnd.global = reinterpret_cast<T*>(scratch.data());
+    bnd.global = reinterpret_cast<BoundaryCell<T>*>(scratch.data());
+  }
+  if (dyn_shared > 48 * 1024) {
+    GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(pairhmm_kernel<G, RPL, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(env.shared_limit)));
   }
   if (n_tasks_d) blocks = std::max(1, std::min(blocks, 2 * env.sm_count));  // the count is on the device; usually 0
   pairhmm_kernel<G, RPL, T>
@@ -371,7 +504,7 @@ void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, 
   plan.off_rq = o, o = align16(o + read_bases * 4);
   plan.off_rowf = o, o = align16(o + read_bases * 2 * sizeof(float4));
   plan.off_rcode = o, o = align16(o + read_bases);
-  plan.off_hcode = o, o = align16(o + hap_bases + 16);
+  plan.off_hcode = o, o = align16(o + hap_bases + (n_haps + 1) * kHapPad + 16);
   plan.bytes = o;
 }
 
@@ -409,13 +542,17 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
       rowf[2 * (local + i) + 1] = make_float4(p.g, p.p_match, p.p_mismatch, code_f);
     }
   }
+  // Each haplotype's codes follow kHapPad padding codes, and padding follows the last.
 #pragma omp parallel for schedule(dynamic, 64)
   for (int32_t k = plan.hap0; k < plan.hap1; ++k) {
-    const int64_t local = b.hap_begin[k] - hbase;
+    const int64_t local = b.hap_begin[k] - hbase + static_cast<int64_t>(k - plan.hap0 + 1) * kHapPad;
     hbegin[k - plan.hap0] = static_cast<uint32_t>(local);
     hlen[k - plan.hap0] = b.hap_len[k];
+    std::memset(hcode + local - kHapPad, kCodeOutside, kHapPad);
     for (int32_t i = 0; i < b.hap_len[k]; ++i) hcode[local + i] = detail::base_code(b.hap_bases[b.hap_begin[k] + i]);
   }
+  const size_t hap_end = plan.hap1 > plan.hap0 ? hbegin[plan.hap1 - 1 - plan.hap0] + b.hap_len[plan.hap1 - 1] : 0;
+  std::memset(hcode + hap_end, kCodeOutside, kHapPad);
   // Tasks ordered by kernel shape, then longest haplotype first, so that the groups of
   // a warp take equal steps and long ones can take their own launch: a counting sort
   // in two passes over the pairs (shape choices cached, since lengths repeat).
@@ -543,7 +680,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
       // Tasks whose boundary rows do not fit shared memory (the longest haplotypes,
       // first in the order) take a launch of their own with global boundaries.
       int split = begin;
-      while (split < end && boundary_bytes(kConfigs[cfg], plan.task_hap_len[split], sizeof(float)) > im.env.shared_limit) {
+      while (split < end && !boundary_in_shared(kConfigs[cfg], plan.task_hap_len[split], sizeof(float), im.env.shared_limit)) {
         ++split;
       }
       if (split > begin) {
