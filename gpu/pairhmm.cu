@@ -113,9 +113,10 @@ constexpr int kCodes = 6;
 constexpr int kHapPad = 32;  // padding codes before each haplotype (>= a group's lanes)
 
 // Blocks per SM the register budget aims at: 4 x 128 threads for 8 float rows per lane
-// (a few spilled bytes, faster than 3 blocks without; H100 sweep, docs/BENCHMARKS.md).
+// (faster than 3 blocks; H100 sweep, docs/BENCHMARKS.md), 2 for 8 double rows (the
+// double pass of long pairs, where few warps run).
 template <int RPL, typename T>
-constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 5 : 4) : 4;
+constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 5 : 4) : (RPL <= 4 ? 4 : 2);
 
 template <int G, int RPL, typename T>
 __global__ void __launch_bounds__(kThreads, kMinBlocks<RPL, T>)
@@ -412,10 +413,11 @@ constexpr std::array<Launcher, 8> kFloatLaunchers{
     launch<4, 4, float>, launch<8, 4, float>, launch<16, 4, float>, launch<32, 4, float>,
     launch<4, 8, float>, launch<8, 8, float>, launch<16, 8, float>, launch<32, 8, float>};
 // The double pass of a shape's underflowed pairs: the same lanes, 4 rows per lane
-// (doubles take twice the registers).
+// (doubles take twice the registers), and 8 for the tall shapes: there the few pairs
+// that underflow are long, and their time is the serial steps of their bands.
 constexpr std::array<Launcher, 8> kDoubleLaunchers{
     launch<4, 4, double>, launch<8, 4, double>, launch<16, 4, double>, launch<32, 4, double>,
-    launch<4, 4, double>, launch<8, 4, double>, launch<16, 4, double>, launch<32, 4, double>};
+    launch<4, 4, double>, launch<8, 4, double>, launch<16, 8, double>, launch<32, 8, double>};
 
 size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
 
