@@ -1,16 +1,8 @@
-// GPU pair-HMM engine: a wavefront kernel in which a group of G lanes (4..32, part of a
-// warp) computes one pair, each lane owning RPL consecutive read rows in registers.
-// At step s lane l computes haplotype column j = s - l + 1 for its rows and hands its
-// bottom row's (M, X, Y) to lane l + 1 with one warp shuffle each, so a step costs three
-// shuffles for RPL cells. Reads longer than a band of G x RPL rows are computed band by
-// band; the bottom row of a band (M, X, Y per column) is kept for the next band in
-// shared memory when it fits the launch's allowance and in global memory otherwise
-// (Branchini et al.'s "dynamic memory swap"). Rows are padded at the top with copies of
-// row 0, so row R is always the last lane's last row. Small groups make many short
-// pairs share a warp (inter-task); G = 32 is one warp per pair (intra-task). The
-// dispatcher picks (G, RPL) per pair from a cost model; each shape runs on its own
-// stream, so a small batch's shapes overlap. Pairs whose float sum underflows are queued
-// on the device and recomputed in double by the same kernel (4 rows per lane).
+// GPU pair-HMM engine: the host side of the kernels in pairhmm_kernels.cuh. The
+// dispatcher picks a kernel shape per pair from a cost model (G lanes x RPL rows per
+// lane, or a block of warps for long reads); tasks are sorted by shape and haplotype
+// length; each shape runs on its own stream, so a small batch's shapes overlap; a
+// shape's underflowed pairs are recomputed in double after its float pass.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -24,6 +16,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/pairhmm.hpp"
 #include "gpu/pairhmm_core.hpp"
+#include "gpu/pairhmm_kernels.cuh"
 
 namespace gatemap::gpu {
 namespace detail {
@@ -32,292 +25,17 @@ const double* ph2pr_table();  // pairhmm_cpu.cpp
 
 namespace {
 
-using detail::kCodeN;
-using detail::RowParams;
-
-__constant__ double c_ph2pr[256];
-
-constexpr int kThreads = 128;  // threads per block
 constexpr size_t kSharedWanted = 184 * 1024;  // prior tables and band boundaries in shared memory, up to the card's opt-in limit
 constexpr size_t kScratchBytes = size_t(256) << 20;  // global band boundaries, per engine slot (split among shapes)
-
-// One chunk on the device: pointers into its input buffer.
-struct DeviceChunk {
-  const int4* tasks;  // (read, hap, out, unused), indices local to the chunk
-  const uint32_t* read_begin;
-  const int32_t* read_len;
-  const uint32_t* hap_begin;
-  const int32_t* hap_len;
-  const uchar4* read_q;  // (base, ins, del, gcp) qualities per read base (double pass)
-  const uint8_t* read_code;
-  const float4* row_f;   // float pass: per read base (mm, gm, mx, my), (g, p_match, p_mismatch, code bits)
-  const uint8_t* hap_code;
-};
-
-struct KernelOut {
-  double* log10_lik;  // per chunk pair
-  int* redo;          // float pass: tasks to recompute in double (this launch's part of the list)
-  int* n_redo;        // this launch's count
-};
-
-// 16-byte vectors: how a lane loads the priors of its rows in one instruction.
-template <typename T>
-struct Vec;
-template <>
-struct Vec<float> {
-  using type = float4;
-  static constexpr int n = 4;
-  static __device__ __forceinline__ float at(const float4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
-  static __device__ __forceinline__ float4 make(const float* a) { return make_float4(a[0], a[1], a[2], a[3]); }
-};
-template <>
-struct Vec<double> {
-  using type = double2;
-  static constexpr int n = 2;
-  static __device__ __forceinline__ double at(const double2& v, int i) { return i == 0 ? v.x : v.y; }
-  static __device__ __forceinline__ double2 make(const double* a) { return make_double2(a[0], a[1]); }
-};
-
-// One column of a band's bottom row, (M, X, Y, unused), moved with 16-byte accesses.
-template <typename T>
-struct BoundaryCell {
-  typename Vec<T>::type v[4 / Vec<T>::n];
-  __device__ __forceinline__ void store(T m, T x, T y) {
-    const T a[4] = {m, x, y, T(0)};
-#pragma unroll
-    for (int k = 0; k < 4 / Vec<T>::n; ++k) v[k] = Vec<T>::make(a + k * Vec<T>::n);
-  }
-  __device__ __forceinline__ void load(T& m, T& x, T& y) const {
-    T a[4];
-#pragma unroll
-    for (int k = 0; k < 4 / Vec<T>::n; ++k) {
-      const typename Vec<T>::type w = v[k];
-#pragma unroll
-      for (int i = 0; i < Vec<T>::n; ++i) a[k * Vec<T>::n + i] = Vec<T>::at(w, i);
-    }
-    m = a[0], x = a[1], y = a[2];
-  }
-};
-
-template <typename T>
-struct Boundary {  // where the bottom row of a band waits for the next band
-  BoundaryCell<T>* global;  // nullptr: shared memory, after the prior tables
-  int64_t slot;             // cells per group: max H + 1
-};
-
-// Haplotype codes A C G T N, and the code of the padding around each haplotype: its
-// prior is 0, so cells left of column 1 and right of column H stay M = X = 0 without a
-// bounds check per cell.
-constexpr uint8_t kCodeOutside = 5;
-constexpr int kCodes = 6;
-constexpr int kHapPad = 32;  // padding codes before each haplotype (>= a group's lanes)
-
-// Blocks per SM the register budget aims at: 4 x 128 threads for 8 float rows per lane
-// (faster than 3 blocks; H100 sweep, docs/BENCHMARKS.md), 2 for 8 double rows (the
-// double pass of long pairs, where few warps run).
-template <int RPL, typename T>
-constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 5 : 4) : (RPL <= 4 ? 4 : 2);
-
-template <int G, int RPL, typename T>
-__global__ void __launch_bounds__(kThreads, kMinBlocks<RPL, T>)
-    pairhmm_kernel(DeviceChunk c, int task_begin, const int* task_ids, const int* n_tasks_d, int n_tasks, bool tristate,
-                   Boundary<T> bnd, KernelOut out) {
-  using V = typename Vec<T>::type;
-  using Cell = BoundaryCell<T>;
-  constexpr int kVecs = RPL / Vec<T>::n;  // vector loads of priors per step
-  constexpr int kBand = G * RPL;
-  constexpr int kChunk = 16;  // steps whose last-row terms are summed in T before the double sum
-  constexpr size_t kTableBytes = size_t(kThreads / 32) * kCodes * RPL * 32 * sizeof(T);  // = prior_bytes()
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int lane = threadIdx.x % G;
-  const int groups_per_block = kThreads / G;
-  const int64_t group_id = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / G;
-  const int64_t n_groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  // This lane's prior table: entry (code, k) at [(code * kVecs + k) * 32], so that the
-  // lanes of a warp load consecutive vectors whatever their codes (no bank conflicts).
-  V* const priors = reinterpret_cast<V*>(smem_raw) + (threadIdx.x / 32) * (kCodes * kVecs * 32) + threadIdx.x % 32;
-  Cell* const slot = bnd.global ? bnd.global + group_id * bnd.slot
-                                : reinterpret_cast<Cell*>(smem_raw + kTableBytes) +
-                                      static_cast<int64_t>(threadIdx.x / G) * bnd.slot;
-  const int n = n_tasks_d ? *n_tasks_d : n_tasks;
-  // The loop over tasks is uniform across the warp (warp_base), so shuffles converge.
-  const int64_t warp_base0 = group_id - (threadIdx.x % 32) / G;
-  for (int64_t warp_base = warp_base0; warp_base < n; warp_base += n_groups) {
-    const int64_t t = warp_base + (threadIdx.x % 32) / G;
-    const bool valid = t < n;
-    const int task_index = valid ? (task_ids ? task_ids[t] : task_begin + static_cast<int>(t)) : 0;
-    int4 task = make_int4(0, 0, -1, 0);
-    int R = 0, H = 0;
-    if (valid) {
-      task = c.tasks[task_index];
-      R = c.read_len[task.x];
-      H = c.hap_len[task.y];
-    }
-    const int n_bands = (R + kBand - 1) / kBand;
-    const int H_warp = __reduce_max_sync(0xffffffffu, H);
-    const int bands_warp = __reduce_max_sync(0xffffffffu, n_bands);
-    const int pad = n_bands * kBand - R;
-    const T init_y = valid ? static_cast<T>(detail::Scale<T>::value) / static_cast<T>(H) : T(0);
-    // Column j's code is hap_padded[j - 1 + kHapPad] (an unsigned index, kept at most
-    // H + kHapPad so that a shorter haplotype in the warp reads padding).
-    const uint8_t* hap_padded = c.hap_code + (valid ? c.hap_begin[task.y] : kHapPad) - kHapPad;
-    const unsigned code_last = static_cast<unsigned>(H + kHapPad);
-    const uint32_t read0 = valid ? c.read_begin[task.x] : 0;
-    double sum = 0;  // last row: sums of kChunk columns in T, added in double
-    for (int b = 0; b < bands_warp; ++b) {
-      const bool band_on = b < n_bands;
-      const bool store_band = band_on && b < n_bands - 1;
-      T mm[RPL], gm[RPL], mx[RPL], my[RPL], g[RPL];
-      // Per row across steps: t, the diagonal term of M at the current column
-      // (mm * M + gm * (X + Y) of the row above, one column back), and Y at the current
-      // column. M and X of a column live only within its step.
-      T Tt[RPL], Yp[RPL];
-      T prior[kCodes][RPL];
-#pragma unroll
-      for (int r = 0; r < RPL; ++r) {
-        const int row = b * kBand + lane * RPL + r - pad;  // 0-based read position
-        Yp[r] = T(0);
-        if (!band_on || row < 0) {
-          // A virtual row: band 0's padding reproduces row 0 (M = X = 0, Y = K/H);
-          // bands past the group's last compute zeros.
-          mm[r] = gm[r] = mx[r] = my[r] = T(0);
-          g[r] = T(1);
-          if (band_on) Yp[r] = init_y;
-#pragma unroll
-          for (int k = 0; k < kCodes; ++k) prior[k][r] = T(0);
-          continue;
-        }
-        RowParams<T> p;
-        uint8_t rb;
-        if constexpr (sizeof(T) == sizeof(float)) {
-          // Precomputed on the host once per read (the same rounding as the CPU twin).
-          const float4 a = c.row_f[2 * (read0 + row)], e = c.row_f[2 * (read0 + row) + 1];
-          p = RowParams<T>{a.x, a.y, a.z, a.w, e.x, e.y, e.z};
-          rb = static_cast<uint8_t>(__float_as_int(e.w));
-        } else {
-          const uchar4 q = c.read_q[read0 + row];
-          rb = c.read_code[read0 + row];
-          p = detail::row_params<T>(c_ph2pr, q.x, q.y, q.z, q.w, rb == kCodeN, tristate);
-        }
-        mm[r] = p.mm, gm[r] = p.gm, mx[r] = p.mx, my[r] = p.my, g[r] = p.g;
-#pragma unroll
-        for (int k = 0; k < 4; ++k) prior[k][r] = (rb == k || rb == kCodeN) ? p.p_match : p.p_mismatch;
-        prior[kCodeN][r] = p.p_match;
-        prior[kCodeOutside][r] = T(0);
-      }
-#pragma unroll
-      for (int k = 0; k < kCodes; ++k) {
-#pragma unroll
-        for (int v = 0; v < kVecs; ++v) priors[(k * kVecs + v) * 32] = Vec<T>::make(&prior[k][v * Vec<T>::n]);
-      }
-      if (band_on) sum = 0;  // only the group's last band leaves its sum
-      // Above lane 0's first row: row 0 in band 0 (M = X = 0, Y = K/H at every column),
-      // the previous band's bottom row after it (slot[0], column 0, is zero, and so is
-      // everything past column H).
-      if (b > 0 && lane == 0) slot[0].store(T(0), T(0), T(0));
-      const T top_y = b == 0 && band_on ? init_y : T(0);
-      // A: the row above this lane's first row at its current column (the lane above's
-      // bottom row one step ago). Before the first step every row holds M = X = 0.
-      T aM = T(0), aX = T(0);
-      T aY = __shfl_up_sync(0xffffffffu, Yp[RPL - 1], 1, G);
-      if (lane == 0) aY = top_y;  // column 0
-      Tt[0] = gm[0] * aY;
-#pragma unroll
-      for (int r = 1; r < RPL; ++r) Tt[r] = gm[r] * Yp[r - 1];
-      if (lane == 0 && b > 0 && band_on) slot[1].load(aM, aX, aY);  // column 1
-      const int steps = H_warp + G - 1;
-      // Column j's code at hap_padded[s + 1 - lane + kHapPad - 1] for step s (clamped).
-      const unsigned code_off = static_cast<unsigned>(kHapPad - lane);
-      auto code_at_step = [&](int s) -> int { return hap_padded[min(static_cast<unsigned>(s) + code_off, code_last)]; };
-      // The priors of code k start k * kCodeStride bytes into this lane's table.
-      constexpr int kCodeStride = kVecs * 32 * static_cast<int>(sizeof(V));
-      const unsigned char* const prior_base = reinterpret_cast<const unsigned char*>(priors);
-      // One step: this lane's RPL rows at column j. Every carried value is updated in
-      // place, so a rolled loop needs no register copies; the arithmetic is the CPU
-      // twin's, each term computed as soon as its inputs exist. Variants: whether lane 0
-      // reads a boundary (b > 0) and whether any group of the warp writes one (not its
-      // last band), so that single-band pairs skip both.
-      auto run_steps = [&](auto from_boundary, auto to_boundary) {
-        int code = code_at_step(0);
-        for (int s0 = 0; s0 < steps; s0 += kChunk) {
-          const int s1 = min(s0 + kChunk, steps);
-          T part = 0;
-#pragma unroll 1
-          for (int s = s0; s < s1; ++s) {
-            const int j = s - lane + 1;  // this lane's column
-            const int code_next = code_at_step(s + 1);
-            const V* const pc = reinterpret_cast<const V*>(prior_base + code * kCodeStride);
-            V pv[kVecs];
-#pragma unroll
-            for (int v = 0; v < kVecs; ++v) pv[v] = pc[v * 32];
-            T m[RPL];
-#pragma unroll
-            for (int r = 0; r < RPL; ++r) m[r] = Vec<T>::at(pv[r / Vec<T>::n], r % Vec<T>::n) * Tt[r];
-            T x = mx[0] * aM + g[0] * aX;
-            Tt[0] = mm[0] * aM + gm[0] * (aX + aY);  // the next column's diagonal is this one's A
-            T y_bottom = T(0);
-#pragma unroll
-            for (int r = 0; r < RPL; ++r) {
-              if (r > 0) x = mx[r] * m[r - 1] + g[r] * x;
-              if (r + 1 < RPL) Tt[r + 1] = mm[r + 1] * m[r] + gm[r + 1] * (x + Yp[r]);
-              if (r + 1 == RPL) y_bottom = Yp[r];
-              Yp[r] = my[r] * m[r] + g[r] * Yp[r];  // Y at the next column
-            }
-            part += m[RPL - 1] + x;  // zero outside columns 1..H
-            if constexpr (decltype(to_boundary)::value) {
-              if (store_band && lane == G - 1 && static_cast<unsigned>(j - 1) < static_cast<unsigned>(H)) {
-                slot[j].store(m[RPL - 1], x, y_bottom);
-              }
-            }
-            aM = __shfl_up_sync(0xffffffffu, m[RPL - 1], 1, G);
-            aX = __shfl_up_sync(0xffffffffu, x, 1, G);
-            aY = __shfl_up_sync(0xffffffffu, y_bottom, 1, G);
-            if constexpr (decltype(from_boundary)::value) {
-              // Every lane loads (lane 0 its next column, the others slot[0]): no divergence.
-              const int jn = j + 1;
-              const int at = lane == 0 && band_on && static_cast<unsigned>(jn - 1) < static_cast<unsigned>(H) ? jn : 0;
-              T bM, bX, bY;
-              slot[at].load(bM, bX, bY);
-              if (lane == 0) aM = bM, aX = bX, aY = bY;
-            } else {
-              if (lane == 0) aM = T(0), aX = T(0), aY = top_y;
-            }
-            code = code_next;
-          }
-          sum += static_cast<double>(part);
-        }
-      };
-      const bool any_store = __any_sync(0xffffffffu, store_band);
-      if (b == 0) {
-        if (any_store) {
-          run_steps(std::false_type{}, std::true_type{});
-        } else {
-          run_steps(std::false_type{}, std::false_type{});
-        }
-      } else if (any_store) {
-        run_steps(std::true_type{}, std::true_type{});
-      } else {
-        run_steps(std::true_type{}, std::false_type{});
-      }
-      __syncwarp();  // the boundary written by the last lane is read by lane 0 next band
-    }
-    if (valid && lane == G - 1) {
-      const int o = task.z;
-      if (sizeof(T) == sizeof(float) && !(sum >= kPairHmmUnderflow)) {
-        out.redo[atomicAdd(out.n_redo, 1)] = task_index;
-      } else {
-        out.log10_lik[o] = log10(sum) - detail::Scale<T>::log10;
-      }
-    }
-  }
-}
 
 // ---- dispatch ---------------------------------------------------------------------
 
 struct Config {
   int G, RPL;
+  bool block = false;  // pairhmm_block_kernel: the warps of a block share one long pair
 };
-constexpr std::array<Config, 8> kConfigs{{{4, 4}, {8, 4}, {16, 4}, {32, 4}, {4, 8}, {8, 8}, {16, 8}, {32, 8}}};
+constexpr std::array<Config, 9> kConfigs{
+    {{4, 4}, {8, 4}, {16, 4}, {32, 4}, {4, 8}, {8, 8}, {16, 8}, {32, 8}, {32, 8, true}}};
 
 struct LaunchEnv {
   int sm_count = 1;
@@ -325,10 +43,11 @@ struct LaunchEnv {
   size_t shared_limit = 48 * 1024;  // dynamic shared memory one block may use (prior tables + boundaries)
 };
 
-// Bytes of band boundary (M, X, Y and a spare value per column) for one block of groups.
-// One buffer is enough: lane 0 reads column j before the last lane, whose value depends
-// on it, writes it.
+// Bytes of band boundary (M, X, Y and a spare value per column) for one block: a row
+// per group (one buffer is enough: lane 0 reads column j before the last lane, whose
+// value depends on it, writes it), or the block kernel's rings and row.
 size_t boundary_bytes(Config cfg, int H, size_t elem) {
+  if (cfg.block) return elem == sizeof(float) ? block_ring_bytes<float>(H) : block_ring_bytes<double>(H);
   return static_cast<size_t>(kThreads / cfg.G) * 4 * static_cast<size_t>(H + 1) * elem;
 }
 
@@ -349,6 +68,14 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   const int band = cfg.G * cfg.RPL;
   const int bands = (R + band - 1) / band;
   double per_step = 8.5 * cfg.RPL + 16.0;
+  if (cfg.block) {
+    // All warps of the block for the pair's time: about one band's steps plus a lag of
+    // 48 steps per band below the first, per round of kBlockWarps bands.
+    if (bands < 2 || !boundary_in_shared(cfg, H, sizeof(float), shared_limit)) return HUGE_VAL;
+    const int rounds = (bands + kBlockWarps - 1) / kBlockWarps;
+    const int lag = 48 * (std::min(bands, kBlockWarps) - 1);
+    return static_cast<double>(rounds) * kBlockWarps * (H + cfg.G - 1 + lag) * cfg.G * (per_step + 12.0);
+  }
   double factor = 1.0;
   if (bands > 1) {
     const bool shared = boundary_in_shared(cfg, H, sizeof(float), shared_limit);
@@ -373,16 +100,15 @@ int pick_config(int R, int H, const LaunchEnv& env) {
 }
 
 template <int G, int RPL, typename T>
-void launch(const DeviceChunk& c, int task_begin, const int* task_ids, const int* n_tasks_d, int n_tasks, int max_hap,
-            int max_read, bool tristate, KernelOut out, DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env,
-            cudaStream_t stream) {
-  if (n_tasks == 0) return;
+void launch(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
+            DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
+  if (tl.count == 0) return;
   constexpr int kGroups = kThreads / G;
   constexpr Config cfg{G, RPL};
   const bool multi_band = max_read > G * RPL;
   const int64_t slot = multi_band ? static_cast<int64_t>(max_hap + 1) : 0;
   const size_t boundary = boundary_bytes(cfg, max_hap, sizeof(T));
-  int blocks = (n_tasks + kGroups - 1) / kGroups;
+  int blocks = (tl.count + kGroups - 1) / kGroups;
   Boundary<T> bnd{nullptr, slot};
   size_t dyn_shared = prior_bytes(cfg, sizeof(T));
   if (multi_band && boundary_in_shared(cfg, max_hap, sizeof(T), env.shared_limit)) {
@@ -401,23 +127,60 @@ void launch(const DeviceChunk& c, int task_begin, const int* task_ids, const int
     GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(pairhmm_kernel<G, RPL, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(env.shared_limit)));
   }
-  if (n_tasks_d) blocks = std::max(1, std::min(blocks, 2 * env.sm_count));  // the count is on the device; usually 0
-  pairhmm_kernel<G, RPL, T>
-      <<<blocks, kThreads, dyn_shared, stream>>>(c, task_begin, task_ids, n_tasks_d, n_tasks, tristate, bnd, out);
+  if (tl.count_d) blocks = std::max(1, std::min(blocks, 2 * env.sm_count));  // the count is on the device; usually 0
+  pairhmm_kernel<G, RPL, T><<<blocks, kThreads, dyn_shared, stream>>>(c, tl, tristate, bnd, out);
   GATEMAP_CUDA_CHECK(cudaGetLastError());
 }
 
-using Launcher = void (*)(const DeviceChunk&, int, const int*, const int*, int, int, int, bool, KernelOut,
-                          DeviceBuffer<unsigned char>&, const LaunchEnv&, cudaStream_t);
-constexpr std::array<Launcher, 8> kFloatLaunchers{
-    launch<4, 4, float>, launch<8, 4, float>, launch<16, 4, float>, launch<32, 4, float>,
-    launch<4, 8, float>, launch<8, 8, float>, launch<16, 8, float>, launch<32, 8, float>};
+// One pair per block of warps, its bands side by side; pairs whose haplotype does not
+// fit the block's shared memory take the warp kernel (global boundaries).
+template <int RPL, typename T>
+void launch_block(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
+                  DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
+  if (tl.count == 0) return;
+  constexpr Config cfg{32, RPL, true};
+  const size_t dyn_shared = prior_bytes(cfg, sizeof(T)) + boundary_bytes(cfg, max_hap, sizeof(T));
+  if (dyn_shared > env.shared_limit) {
+    launch<32, RPL, T>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
+    return;
+  }
+  if (dyn_shared > 48 * 1024) {
+    GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(pairhmm_block_kernel<RPL, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(env.shared_limit)));
+  }
+  int blocks = tl.count;
+  if (tl.count_d) blocks = std::max(1, std::min(blocks, 4 * env.sm_count));  // the count is on the device
+  pairhmm_block_kernel<RPL, T><<<blocks, kThreads, dyn_shared, stream>>>(c, tl, tristate, max_hap, out);
+  GATEMAP_CUDA_CHECK(cudaGetLastError());
+}
+
+using Launcher = void (*)(const DeviceChunk&, TaskList, int, int, bool, KernelOut, DeviceBuffer<unsigned char>&,
+                          const LaunchEnv&, cudaStream_t);
+
+// The double pass of the tall shapes: a few underflowed pairs (all resident at once)
+// take the block kernel, whose time is about one band's steps; many take the warp
+// kernel, which keeps every warp busy. The count is on the device: both are launched,
+// one returns at once.
+template <int G, int RPL>
+void launch_double_tall(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
+                        DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
+  const int few = 2 * env.sm_count;  // double block kernels resident at once (2 per SM)
+  TaskList block = tl, warp = tl;
+  block.run_max = few;
+  warp.run_min = few + 1;
+  launch_block<8, double>(c, block, max_hap, max_read, tristate, out, scratch, env, stream);
+  launch<G, RPL, double>(c, warp, max_hap, max_read, tristate, out, scratch, env, stream);
+}
+constexpr std::array<Launcher, kConfigs.size()> kFloatLaunchers{
+    launch<4, 4, float>,  launch<8, 4, float>,  launch<16, 4, float>, launch<32, 4, float>,   launch<4, 8, float>,
+    launch<8, 8, float>, launch<16, 8, float>, launch<32, 8, float>, launch_block<8, float>};
 // The double pass of a shape's underflowed pairs: the same lanes, 4 rows per lane
-// (doubles take twice the registers), and 8 for the tall shapes: there the few pairs
-// that underflow are long, and their time is the serial steps of their bands.
-constexpr std::array<Launcher, 8> kDoubleLaunchers{
-    launch<4, 4, double>, launch<8, 4, double>, launch<16, 4, double>, launch<32, 4, double>,
-    launch<4, 4, double>, launch<8, 4, double>, launch<16, 8, double>, launch<32, 8, double>};
+// (doubles take twice the registers), and for the tall shapes 8, where the pairs that
+// underflow are long and, when few, their time is the serial steps of their bands.
+constexpr std::array<Launcher, kConfigs.size()> kDoubleLaunchers{
+    launch<4, 4, double>,  launch<8, 4, double>,  launch<16, 4, double>,
+    launch<32, 4, double>, launch<4, 4, double>,  launch<8, 4, double>,
+    launch_double_tall<16, 8>, launch_double_tall<32, 8>, launch_double_tall<32, 8>};
 
 size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
 
@@ -462,7 +225,7 @@ PairHmmGpu::~PairHmmGpu() { delete impl_; }
 
 int PairHmmGpu::kernel_shapes() { return static_cast<int>(kConfigs.size()); }
 std::string PairHmmGpu::kernel_shape_name(int k) {
-  return "G" + std::to_string(kConfigs[k].G) + "xR" + std::to_string(kConfigs[k].RPL);
+  return (kConfigs[k].block ? "B" : "G") + std::to_string(kConfigs[k].G) + "xR" + std::to_string(kConfigs[k].RPL);
 }
 void PairHmmGpu::force_kernel_shape(int k) { impl_->env.forced_config = k < kernel_shapes() ? k : -1; }
 
@@ -686,17 +449,17 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
         ++split;
       }
       if (split > begin) {
-        kFloatLaunchers[cfg](c, begin, nullptr, nullptr, split - begin, plan.task_hap_len[begin], plan.max_read[cfg],
-                             opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
+        kFloatLaunchers[cfg](c, TaskList{begin, nullptr, nullptr, split - begin}, plan.task_hap_len[begin],
+                             plan.max_read[cfg], opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
       }
       if (end > split) {
-        kFloatLaunchers[cfg](c, split, nullptr, nullptr, end - split, plan.task_hap_len[split], plan.max_read[cfg],
-                             opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
+        kFloatLaunchers[cfg](c, TaskList{split, nullptr, nullptr, end - split}, plan.task_hap_len[split],
+                             plan.max_read[cfg], opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
       }
       s.shape_mid[cfg].record(ss);
       // The pairs this shape's float pass queued (count on the device): again in double.
       const KernelOut kd{s.out_d.data(), nullptr, nullptr};
-      kDoubleLaunchers[cfg](c, 0, s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg, end - begin,
+      kDoubleLaunchers[cfg](c, TaskList{0, s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg, end - begin},
                             plan.task_hap_len[begin], plan.max_read[cfg], opt.tristate, kd, s.shape_scratch[cfg],
                             im.env, ss);
       s.shape_done[cfg].record(ss);

@@ -1,0 +1,494 @@
+#pragma once
+// The pair-HMM kernels (device code of pairhmm.cu; include only there).
+//
+// A band of G lanes x RPL rows computes G * RPL consecutive read rows of a pair as a
+// wavefront: at step s lane l computes haplotype column j = s - l + 1 for its rows and
+// hands its bottom row's (M, X, Y) to lane l + 1 with a warp shuffle each. Reads longer
+// than a band take several bands, each reading the bottom row of the band above.
+// - pairhmm_kernel: a group of G lanes (4..32, part of a warp) computes its pair band
+//   after band; many short pairs share a warp (inter-task), G = 32 is one warp per pair.
+//   A band's bottom row waits for the next band in shared memory when it fits the
+//   launch's allowance and in global memory otherwise (Branchini et al.'s "dynamic
+//   memory swap").
+// - pairhmm_block_kernel: the warps of a block compute one long pair together, band b
+//   on warp b % kBlockWarps, all at once: each band reads the band above through a
+//   ring buffer in shared memory a few columns behind it (progress flags per 16 steps),
+//   so a long pair takes about one band's steps instead of one per band.
+// Rows are padded at the top with copies of row 0, so row R is always the last lane's
+// last row. Pairs whose float sum underflows are queued on the device and recomputed
+// in double by the same kernels.
+#include <cuda/atomic>
+
+#include <climits>
+#include <cstdint>
+
+#include "gpu/pairhmm.hpp"
+#include "gpu/pairhmm_core.hpp"
+
+namespace gatemap::gpu {
+namespace {
+
+using detail::kCodeN;
+using detail::RowParams;
+
+__constant__ double c_ph2pr[256];
+
+constexpr int kThreads = 128;  // threads per block
+constexpr int kBlockWarps = kThreads / 32;
+constexpr int kRingCells = 128;  // columns a ring between two bands holds (a power of two)
+
+// One chunk on the device: pointers into its input buffer.
+struct DeviceChunk {
+  const int4* tasks;  // (read, hap, out, unused), indices local to the chunk
+  const uint32_t* read_begin;
+  const int32_t* read_len;
+  const uint32_t* hap_begin;
+  const int32_t* hap_len;
+  const uchar4* read_q;  // (base, ins, del, gcp) qualities per read base (double pass)
+  const uint8_t* read_code;
+  const float4* row_f;   // float pass: per read base (mm, gm, mx, my), (g, p_match, p_mismatch, code bits)
+  const uint8_t* hap_code;
+};
+
+// The tasks of a launch: entries begin.. of the chunk's sorted tasks, or ids[0..*count_d)
+// (the double pass's list, whose length only the device knows). A kernel does nothing
+// unless the count lies in [run_min, run_max], so that the host can launch two kernels
+// and let the count pick one.
+struct TaskList {
+  int begin = 0;
+  const int* ids = nullptr;
+  const int* count_d = nullptr;
+  int count = 0;  // the tasks, or at most this many on the device list
+  int run_min = 0, run_max = INT_MAX;
+  __device__ __forceinline__ int size() const { return count_d ? *count_d : count; }
+  __device__ __forceinline__ int task(int64_t t) const { return ids ? ids[t] : begin + static_cast<int>(t); }
+};
+
+struct KernelOut {
+  double* log10_lik;  // per chunk pair
+  int* redo;          // float pass: tasks to recompute in double (this launch's part of the list)
+  int* n_redo;        // this launch's count
+};
+
+// 16-byte vectors: how a lane loads the priors of its rows in one instruction.
+template <typename T>
+struct Vec;
+template <>
+struct Vec<float> {
+  using type = float4;
+  static constexpr int n = 4;
+  static __device__ __forceinline__ float at(const float4& v, int i) {
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+  }
+  static __device__ __forceinline__ float4 make(const float* a) { return make_float4(a[0], a[1], a[2], a[3]); }
+};
+template <>
+struct Vec<double> {
+  using type = double2;
+  static constexpr int n = 2;
+  static __device__ __forceinline__ double at(const double2& v, int i) { return i == 0 ? v.x : v.y; }
+  static __device__ __forceinline__ double2 make(const double* a) { return make_double2(a[0], a[1]); }
+};
+
+// One column of a band's bottom row, (M, X, Y, unused), moved with 16-byte accesses.
+template <typename T>
+struct BoundaryCell {
+  typename Vec<T>::type v[4 / Vec<T>::n];
+  __device__ __forceinline__ void store(T m, T x, T y) {
+    const T a[4] = {m, x, y, T(0)};
+#pragma unroll
+    for (int k = 0; k < 4 / Vec<T>::n; ++k) v[k] = Vec<T>::make(a + k * Vec<T>::n);
+  }
+  __device__ __forceinline__ void load(T& m, T& x, T& y) const {
+    T a[4];
+#pragma unroll
+    for (int k = 0; k < 4 / Vec<T>::n; ++k) {
+      const typename Vec<T>::type w = v[k];
+#pragma unroll
+      for (int i = 0; i < Vec<T>::n; ++i) a[k * Vec<T>::n + i] = Vec<T>::at(w, i);
+    }
+    m = a[0], x = a[1], y = a[2];
+  }
+};
+
+template <typename T>
+struct Boundary {  // where the bottom row of a band waits for the next band
+  BoundaryCell<T>* global;  // nullptr: shared memory, after the prior tables
+  int64_t slot;             // cells per group: max H + 1
+};
+
+// Haplotype codes A C G T N, and the code of the padding around each haplotype: its
+// prior is 0, so cells left of column 1 and right of column H stay M = X = 0 without a
+// bounds check per cell.
+constexpr uint8_t kCodeOutside = 5;
+constexpr int kCodes = 6;
+constexpr int kHapPad = 32;  // padding codes before each haplotype (>= a group's lanes)
+
+// Blocks per SM the register budget aims at: 4 x 128 threads for 8 float rows per lane
+// (faster than 3 blocks; H100 sweep, docs/BENCHMARKS.md), 2 for 8 double rows (the
+// double pass of long pairs, where few warps run).
+template <int RPL, typename T>
+constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 5 : 4) : (RPL <= 4 ? 4 : 2);
+
+// Bytes of a warp's emission-prior tables: kCodes x RPL values per lane.
+template <int RPL, typename T>
+__host__ __device__ constexpr size_t prior_table_bytes() {
+  return size_t(kCodes) * RPL * 32 * sizeof(T);
+}
+
+// One lane's view of the pair its group computes.
+template <typename T>
+struct PairLane {
+  int lane;          // within the group
+  int H;
+  int n_bands, pad;  // bands of the read; virtual rows above row 1
+  T init_y;          // K / H
+  const uint8_t* hap_padded;  // column j's code at [j - 1 + kHapPad], the index at most code_last
+  unsigned code_last;
+  uint32_t read0;  // the read's first base in the chunk
+};
+
+// Band b of a pair on this lane's group: rows b * G * RPL - pad + lane * RPL + (0..RPL-1).
+// `steps` covers the widest haplotype of the warp; `from_boundary` / `to_boundary` say
+// (uniformly across the warp) whether any group reads / writes a boundary row. Io moves
+// boundary rows: begin_band, load(column), store(column), before_chunk / after_chunk
+// (steps [s0, s1)). Leaves the band's last-row sum in `sum` (only the last band's
+// counts).
+template <int G, int RPL, typename T, typename Io>
+__device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, typename Vec<T>::type* priors,
+                                         const PairLane<T>& p, int b, int steps, bool from_boundary,
+                                         bool to_boundary, Io& io, double& sum) {
+  using V = typename Vec<T>::type;
+  constexpr int kVecs = RPL / Vec<T>::n;  // vector loads of priors per step
+  constexpr int kBand = G * RPL;
+  constexpr int kChunk = 16;  // steps whose last-row terms are summed in T before the double sum
+  const int lane = p.lane, H = p.H;
+  const bool band_on = b < p.n_bands;
+  const bool store_band = band_on && b < p.n_bands - 1;
+  T mm[RPL], gm[RPL], mx[RPL], my[RPL], g[RPL];
+  // Per row across steps: t, the diagonal term of M at the current column
+  // (mm * M + gm * (X + Y) of the row above, one column back), and Y at the current
+  // column. M and X of a column live only within its step.
+  T Tt[RPL], Yp[RPL];
+  T prior[kCodes][RPL];
+#pragma unroll
+  for (int r = 0; r < RPL; ++r) {
+    const int row = b * kBand + lane * RPL + r - p.pad;  // 0-based read position
+    Yp[r] = T(0);
+    if (!band_on || row < 0) {
+      // A virtual row: band 0's padding reproduces row 0 (M = X = 0, Y = K/H);
+      // bands past the group's last compute zeros.
+      mm[r] = gm[r] = mx[r] = my[r] = T(0);
+      g[r] = T(1);
+      if (band_on) Yp[r] = p.init_y;
+#pragma unroll
+      for (int k = 0; k < kCodes; ++k) prior[k][r] = T(0);
+      continue;
+    }
+    RowParams<T> rp;
+    uint8_t rb;
+    if constexpr (sizeof(T) == sizeof(float)) {
+      // Precomputed on the host once per read (the same rounding as the CPU twin).
+      const float4 a = c.row_f[2 * (p.read0 + row)], e = c.row_f[2 * (p.read0 + row) + 1];
+      rp = RowParams<T>{a.x, a.y, a.z, a.w, e.x, e.y, e.z};
+      rb = static_cast<uint8_t>(__float_as_int(e.w));
+    } else {
+      const uchar4 q = c.read_q[p.read0 + row];
+      rb = c.read_code[p.read0 + row];
+      rp = detail::row_params<T>(c_ph2pr, q.x, q.y, q.z, q.w, rb == kCodeN, tristate);
+    }
+    mm[r] = rp.mm, gm[r] = rp.gm, mx[r] = rp.mx, my[r] = rp.my, g[r] = rp.g;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) prior[k][r] = (rb == k || rb == kCodeN) ? rp.p_match : rp.p_mismatch;
+    prior[kCodeN][r] = rp.p_match;
+    prior[kCodeOutside][r] = T(0);
+  }
+  // This lane's prior table: entry (code, k) at [(code * kVecs + k) * 32], so that the
+  // lanes of a warp load consecutive vectors whatever their codes (no bank conflicts).
+#pragma unroll
+  for (int k = 0; k < kCodes; ++k) {
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) priors[(k * kVecs + v) * 32] = Vec<T>::make(&prior[k][v * Vec<T>::n]);
+  }
+  if (band_on) sum = 0;  // only the group's last band leaves its sum
+  // Above lane 0's first row: row 0 in band 0 (M = X = 0, Y = K/H at every column),
+  // the previous band's bottom row after it (column 0 is zero, and so is everything
+  // past column H).
+  io.begin_band(lane, b);
+  const T top_y = b == 0 && band_on ? p.init_y : T(0);
+  // A: the row above this lane's first row at its current column (the lane above's
+  // bottom row one step ago). Before the first step every row holds M = X = 0.
+  T aM = T(0), aX = T(0);
+  T aY = __shfl_up_sync(0xffffffffu, Yp[RPL - 1], 1, G);
+  if (lane == 0) aY = top_y;  // column 0
+  Tt[0] = gm[0] * aY;
+#pragma unroll
+  for (int r = 1; r < RPL; ++r) Tt[r] = gm[r] * Yp[r - 1];
+  io.before_chunk(0, min(kChunk, steps));
+  if (lane == 0 && b > 0 && band_on) io.load(1, aM, aX, aY);  // column 1
+  // Column j's code at hap_padded[s + 1 - lane + kHapPad - 1] for step s (clamped).
+  const unsigned code_off = static_cast<unsigned>(kHapPad - lane);
+  auto code_at_step = [&](int s) -> int { return p.hap_padded[min(static_cast<unsigned>(s) + code_off, p.code_last)]; };
+  // The priors of code k start k * kCodeStride bytes into this lane's table.
+  constexpr int kCodeStride = kVecs * 32 * static_cast<int>(sizeof(V));
+  const unsigned char* const prior_base = reinterpret_cast<const unsigned char*>(priors);
+  // One step: this lane's RPL rows at column j. Every carried value is updated in
+  // place, so a rolled loop needs no register copies; the arithmetic is the CPU
+  // twin's, each term computed as soon as its inputs exist. Variants: whether lane 0
+  // reads a boundary and whether any group of the warp writes one, so that
+  // single-band pairs skip both.
+  auto run_steps = [&](auto reads, auto writes) {
+    int code = code_at_step(0);
+    for (int s0 = 0; s0 < steps; s0 += kChunk) {
+      const int s1 = min(s0 + kChunk, steps);
+      io.before_chunk(s0, s1);
+      T part = 0;
+#pragma unroll 1
+      for (int s = s0; s < s1; ++s) {
+        const int j = s - lane + 1;  // this lane's column
+        const int code_next = code_at_step(s + 1);
+        const V* const pc = reinterpret_cast<const V*>(prior_base + code * kCodeStride);
+        V pv[kVecs];
+#pragma unroll
+        for (int v = 0; v < kVecs; ++v) pv[v] = pc[v * 32];
+        T m[RPL];
+#pragma unroll
+        for (int r = 0; r < RPL; ++r) m[r] = Vec<T>::at(pv[r / Vec<T>::n], r % Vec<T>::n) * Tt[r];
+        T x = mx[0] * aM + g[0] * aX;
+        Tt[0] = mm[0] * aM + gm[0] * (aX + aY);  // the next column's diagonal is this one's A
+        T y_bottom = T(0);
+#pragma unroll
+        for (int r = 0; r < RPL; ++r) {
+          if (r > 0) x = mx[r] * m[r - 1] + g[r] * x;
+          if (r + 1 < RPL) Tt[r + 1] = mm[r + 1] * m[r] + gm[r + 1] * (x + Yp[r]);
+          if (r + 1 == RPL) y_bottom = Yp[r];
+          Yp[r] = my[r] * m[r] + g[r] * Yp[r];  // Y at the next column
+        }
+        part += m[RPL - 1] + x;  // zero outside columns 1..H
+        if constexpr (decltype(writes)::value) {
+          if (store_band && lane == G - 1 && static_cast<unsigned>(j - 1) < static_cast<unsigned>(H)) {
+            io.store(j, m[RPL - 1], x, y_bottom);
+          }
+        }
+        aM = __shfl_up_sync(0xffffffffu, m[RPL - 1], 1, G);
+        aX = __shfl_up_sync(0xffffffffu, x, 1, G);
+        aY = __shfl_up_sync(0xffffffffu, y_bottom, 1, G);
+        if constexpr (decltype(reads)::value) {
+          // Every lane loads (lane 0 its next column, the others column 0): no divergence.
+          const int jn = j + 1;
+          const int at = lane == 0 && band_on && static_cast<unsigned>(jn - 1) < static_cast<unsigned>(H) ? jn : 0;
+          T bM, bX, bY;
+          io.load(at, bM, bX, bY);
+          if (lane == 0) aM = bM, aX = bX, aY = bY;
+        } else {
+          if (lane == 0) aM = T(0), aX = T(0), aY = top_y;
+        }
+        code = code_next;
+      }
+      sum += static_cast<double>(part);
+      io.after_chunk(s0, s1);
+    }
+  };
+  if (!from_boundary) {
+    if (to_boundary) {
+      run_steps(std::false_type{}, std::true_type{});
+    } else {
+      run_steps(std::false_type{}, std::false_type{});
+    }
+  } else if (to_boundary) {
+    run_steps(std::true_type{}, std::true_type{});
+  } else {
+    run_steps(std::true_type{}, std::false_type{});
+  }
+  __syncwarp();  // the boundary written by the last lane is read by lane 0 next band
+}
+
+// The warp kernel's boundary: one row per group, read and written in place (lane 0
+// reads column j before the last lane, whose value depends on it, writes it).
+template <typename T>
+struct SlotIo {
+  BoundaryCell<T>* slot;
+  __device__ __forceinline__ void begin_band(int lane, int b) {
+    if (b > 0 && lane == 0) slot[0].store(T(0), T(0), T(0));  // column 0
+  }
+  __device__ __forceinline__ void load(int at, T& m, T& x, T& y) const { slot[at].load(m, x, y); }
+  __device__ __forceinline__ void store(int j, T m, T x, T y) { slot[j].store(m, x, y); }
+  __device__ __forceinline__ void before_chunk(int, int) {}
+  __device__ __forceinline__ void after_chunk(int, int) {}
+};
+
+// Writes a pair's result, or queues it for the double pass when its float sum underflows.
+template <typename T>
+__device__ __forceinline__ void finish_pair(double sum, int task_index, int out_index, const KernelOut& out) {
+  if (sizeof(T) == sizeof(float) && !(sum >= kPairHmmUnderflow)) {
+    out.redo[atomicAdd(out.n_redo, 1)] = task_index;
+  } else {
+    out.log10_lik[out_index] = log10(sum) - detail::Scale<T>::log10;
+  }
+}
+
+template <int G, int RPL, typename T>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<RPL, T>)
+    pairhmm_kernel(DeviceChunk c, TaskList tl, bool tristate, Boundary<T> bnd, KernelOut out) {
+  using V = typename Vec<T>::type;
+  using Cell = BoundaryCell<T>;
+  constexpr int kBand = G * RPL;
+  constexpr size_t kTableBytes = kBlockWarps * prior_table_bytes<RPL, T>();
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int groups_per_block = kThreads / G;
+  const int64_t group_id = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / G;
+  const int64_t n_groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  V* const priors = reinterpret_cast<V*>(smem_raw + (threadIdx.x / 32) * prior_table_bytes<RPL, T>()) + threadIdx.x % 32;
+  SlotIo<T> io{bnd.global ? bnd.global + group_id * bnd.slot
+                          : reinterpret_cast<Cell*>(smem_raw + kTableBytes) +
+                                static_cast<int64_t>(threadIdx.x / G) * bnd.slot};
+  const int n = tl.size();
+  if (n < tl.run_min || n > tl.run_max) return;
+  // The loop over tasks is uniform across the warp (warp_base), so shuffles converge.
+  const int64_t warp_base0 = group_id - (threadIdx.x % 32) / G;
+  for (int64_t warp_base = warp_base0; warp_base < n; warp_base += n_groups) {
+    const int64_t t = warp_base + (threadIdx.x % 32) / G;
+    const bool valid = t < n;
+    const int task_index = valid ? tl.task(t) : 0;
+    int4 task = make_int4(0, 0, -1, 0);
+    int R = 0, H = 0;
+    if (valid) {
+      task = c.tasks[task_index];
+      R = c.read_len[task.x];
+      H = c.hap_len[task.y];
+    }
+    PairLane<T> p;
+    p.lane = threadIdx.x % G;
+    p.H = H;
+    p.n_bands = (R + kBand - 1) / kBand;
+    p.pad = p.n_bands * kBand - R;
+    p.init_y = valid ? static_cast<T>(detail::Scale<T>::value) / static_cast<T>(H) : T(0);
+    p.hap_padded = c.hap_code + (valid ? c.hap_begin[task.y] : kHapPad) - kHapPad;
+    p.code_last = static_cast<unsigned>(H + kHapPad);
+    p.read0 = valid ? c.read_begin[task.x] : 0;
+    const int H_warp = __reduce_max_sync(0xffffffffu, H);
+    const int bands_warp = __reduce_max_sync(0xffffffffu, p.n_bands);
+    double sum = 0;
+    for (int b = 0; b < bands_warp; ++b) {
+      const bool any_store = __any_sync(0xffffffffu, b < p.n_bands - 1);
+      run_band<G, RPL, T>(c, tristate, priors, p, b, H_warp + G - 1, b > 0, any_store, io, sum);
+    }
+    if (valid && p.lane == G - 1) finish_pair<T>(sum, task_index, task.z, out);
+  }
+}
+
+// The block kernel's boundaries: band b writes ring b % kBlockWarps, which band b + 1
+// reads. Rings between warps of one round hold kRingCells columns (the writer waits for
+// the reader); the ring from the last warp to the first holds a whole row, since the
+// first warp reads it only after finishing its band (and so never stalls the writer).
+// Progress is counted in positions: use u of a ring (band b = u * kBlockWarps + k)
+// covers positions u * stride + column, stride a multiple of kRingCells.
+template <typename T>
+struct RingIo {
+  using Cell = BoundaryCell<T>;
+  const Cell* in = nullptr;
+  Cell* out = nullptr;
+  const Cell* zero = nullptr;  // column 0
+  unsigned in_mask = 0, out_mask = 0;
+  int* produced_in = nullptr;  // positions written into the ring this band reads
+  int* consumed_in = nullptr;  // ... and read from it
+  int* produced_out = nullptr;
+  int* consumed_out = nullptr;
+  int base_in = 0, base_out = 0, stride = 0, H = 0, lane = 0;
+  bool reads = false, writes = false, out_bounded = false;
+
+  static __device__ __forceinline__ void wait_for(int* flag, int value) {
+    cuda::atomic_ref<int, cuda::thread_scope_block> ref(*flag);
+    while (ref.load(cuda::memory_order_acquire) < value) __nanosleep(32);
+  }
+  static __device__ __forceinline__ void publish(int* flag, int value) {
+    cuda::atomic_ref<int, cuda::thread_scope_block>(*flag).store(value, cuda::memory_order_release);
+  }
+  __device__ __forceinline__ void begin_band(int, int) {}
+  __device__ __forceinline__ void load(int at, T& m, T& x, T& y) const {
+    (at ? in + (static_cast<unsigned>(at) & in_mask) : zero)->load(m, x, y);
+  }
+  __device__ __forceinline__ void store(int j, T m, T x, T y) { out[static_cast<unsigned>(j) & out_mask].store(m, x, y); }
+  // Steps [s0, s1): lane 0 reads columns up to s1 + 1, the last lane (32 lanes) writes
+  // columns up to s1 - 31.
+  __device__ __forceinline__ void before_chunk(int, int s1) {
+    if (reads) wait_for(produced_in, base_in + min(s1 + 1, H));
+    if (writes && out_bounded) wait_for(consumed_out, base_out + min(s1 - 31, H) - kRingCells);
+  }
+  __device__ __forceinline__ void after_chunk(int, int s1) {
+    __syncwarp();
+    if (writes && lane == 31) publish(produced_out, base_out + max(0, min(s1 - 31, H)));
+    // Once the band has read its last column, the whole use counts as read (positions
+    // past H are never written), so the next use's writer does not wait on them.
+    if (reads && lane == 0) publish(consumed_in, base_in + (s1 >= H ? stride : s1));
+  }
+};
+
+// Bytes of the block kernel's shared memory after the prior tables: rings, a whole row,
+// column 0, and the progress flags.
+template <typename T>
+__host__ __device__ constexpr size_t block_ring_bytes(int max_hap) {
+  return (size_t(kBlockWarps - 1) * kRingCells + size_t(max_hap + 1) + 1) * sizeof(BoundaryCell<T>) +
+         2 * kBlockWarps * sizeof(int);
+}
+
+template <int RPL, typename T>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<RPL, T>)
+    pairhmm_block_kernel(DeviceChunk c, TaskList tl, bool tristate, int max_hap, KernelOut out) {
+  using V = typename Vec<T>::type;
+  using Cell = BoundaryCell<T>;
+  constexpr int G = 32;
+  constexpr int kBand = G * RPL;
+  constexpr size_t kTableBytes = kBlockWarps * prior_table_bytes<RPL, T>();
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  V* const priors = reinterpret_cast<V*>(smem_raw + warp * prior_table_bytes<RPL, T>()) + lane;
+  Cell* const rings = reinterpret_cast<Cell*>(smem_raw + kTableBytes);
+  Cell* const row = rings + (kBlockWarps - 1) * kRingCells;  // from the last warp to the first
+  Cell* const zero = row + (max_hap + 1);
+  int* const produced = reinterpret_cast<int*>(zero + 1);
+  int* const consumed = produced + kBlockWarps;
+  const int n = tl.size();
+  if (n < tl.run_min || n > tl.run_max) return;
+  for (int64_t t = blockIdx.x; t < n; t += gridDim.x) {
+    __syncthreads();  // the previous pair's warps are done with the flags
+    if (threadIdx.x < 2 * kBlockWarps) produced[threadIdx.x] = 0;  // produced and consumed
+    if (threadIdx.x == 0) zero->store(T(0), T(0), T(0));
+    __syncthreads();
+    const int task_index = tl.task(t);
+    const int4 task = c.tasks[task_index];
+    const int R = c.read_len[task.x], H = c.hap_len[task.y];
+    PairLane<T> p;
+    p.lane = lane;
+    p.H = H;
+    p.n_bands = (R + kBand - 1) / kBand;
+    p.pad = p.n_bands * kBand - R;
+    p.init_y = static_cast<T>(detail::Scale<T>::value) / static_cast<T>(H);
+    p.hap_padded = c.hap_code + c.hap_begin[task.y] - kHapPad;
+    p.code_last = static_cast<unsigned>(H + kHapPad);
+    p.read0 = c.read_begin[task.x];
+    const int stride = (H + 1 + kRingCells - 1) / kRingCells * kRingCells;
+    double sum = 0;
+    for (int b = warp; b < p.n_bands; b += kBlockWarps) {
+      RingIo<T> io;
+      io.H = H, io.lane = lane, io.zero = zero, io.stride = stride;
+      io.reads = b > 0, io.writes = b < p.n_bands - 1;
+      const int k_in = (b + kBlockWarps - 1) % kBlockWarps, k_out = b % kBlockWarps;
+      const bool in_row = k_in == kBlockWarps - 1, out_row = k_out == kBlockWarps - 1;
+      io.in = in_row ? row : rings + k_in * kRingCells;
+      io.in_mask = in_row ? ~0u : kRingCells - 1;
+      io.out = out_row ? row : rings + k_out * kRingCells;
+      io.out_mask = out_row ? ~0u : kRingCells - 1;
+      io.out_bounded = !out_row;
+      io.produced_in = produced + k_in, io.consumed_in = consumed + k_in;
+      io.produced_out = produced + k_out, io.consumed_out = consumed + k_out;
+      io.base_in = ((b - 1) / kBlockWarps) * stride;
+      io.base_out = (b / kBlockWarps) * stride;
+      run_band<G, RPL, T>(c, tristate, priors, p, b, H + G - 1, io.reads, io.writes, io, sum);
+    }
+    if (lane == G - 1 && warp == (p.n_bands - 1) % kBlockWarps) finish_pair<T>(sum, task_index, task.z, out);
+  }
+}
+
+}  // namespace
+}  // namespace gatemap::gpu
