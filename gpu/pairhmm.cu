@@ -165,6 +165,14 @@ template <int G, int RPL>
 void launch_double_tall(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
                         DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
   const int few = 2 * env.sm_count;  // double block kernels resident at once (2 per SM)
+  if (!tl.count_d) {  // a range: the host knows its size
+    if (tl.count <= few) {
+      launch_block<8, double>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
+    } else {
+      launch<G, RPL, double>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
+    }
+    return;
+  }
   TaskList block = tl, warp = tl;
   block.run_max = few;
   warp.run_min = few + 1;
@@ -236,6 +244,7 @@ struct ChunkPlan {
   size_t first_pair = 0, n_pairs = 0;
   int32_t read0 = 0, read1 = 0, hap0 = 0, hap1 = 0;
   std::array<int, kConfigs.size() + 1> config_begin{};  // task ranges per config
+  std::array<int, kConfigs.size()> float_end{};         // ... of which those from here on skip the float pass
   std::array<int, kConfigs.size()> max_read{};
   std::vector<int32_t> task_hap_len;  // haplotype length of each task (sorted order)
   size_t off_tasks = 0, off_rbegin = 0, off_rlen = 0, off_hbegin = 0, off_hlen = 0, off_rq = 0, off_rowf = 0, off_rcode = 0,
@@ -272,6 +281,15 @@ void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, 
   plan.off_hcode = o, o = align16(o + hap_bases + (n_haps + 1) * kHapPad + 16);
   plan.bytes = o;
 }
+
+// Pairs that skip the float pass: a read longer than its haplotype by more than
+// kDirectDoubleExcess bases aligns with at least that many insertions, each at most the
+// larger of the insertion gap-open and gap-continuation probabilities (0.1 at the usual
+// Q10 continuation), so its likelihood lies far below float's range and the float pass
+// would only queue it for double. Taking double for a pair that would not underflow
+// only costs time: the result is the exact one either way.
+constexpr int kDirectDoubleExcess = 80;
+bool direct_double(int R, int H) { return R - H > kDirectDoubleExcess; }
 
 // Writes the chunk's input image (tasks sorted by kernel configuration, then by
 // haplotype and read length so that the groups of a warp take equal steps).
@@ -329,8 +347,10 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
       max_hap = std::max(max_hap, b.hap_len[k]);
     }
   }
-  const size_t n_keys = static_cast<size_t>(max_hap) + 1;  // key = shape * n_keys + (max_hap - H)
-  std::vector<int64_t> start(kConfigs.size() * n_keys + 1, 0);
+  // key = (shape * 2 + direct_double) * n_keys + (max_hap - H)
+  const size_t n_keys = static_cast<size_t>(max_hap) + 1;
+  std::vector<int64_t> start(2 * kConfigs.size() * n_keys + 1, 0);
+  auto key = [&](int R, int H, int cfg) { return (2 * cfg + (direct_double(R, H) ? 1 : 0)) * n_keys + (max_hap - H); };
   int last_r = -1, last_h = -1, last_cfg = 0;
   auto shape_of = [&](int R, int H) {
     if (R != last_r || H != last_h) last_cfg = pick_config(R, H, env), last_r = R, last_h = H;
@@ -345,25 +365,26 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
     }
   };
   for_each_pair([&](int32_t r, int32_t k) {
-    const int H = b.hap_len[k], cfg = shape_of(b.read_len[r], H);
-    ++start[cfg * n_keys + (max_hap - H) + 1];
-    plan.max_read[cfg] = std::max(plan.max_read[cfg], b.read_len[r]);
+    const int R = b.read_len[r], H = b.hap_len[k], cfg = shape_of(R, H);
+    ++start[key(R, H, cfg) + 1];
+    plan.max_read[cfg] = std::max(plan.max_read[cfg], R);
   });
   for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
   auto* tasks = reinterpret_cast<int4*>(h + plan.off_tasks);
   plan.task_hap_len.resize(plan.n_pairs);
   int out = 0;
   for_each_pair([&](int32_t r, int32_t k) {
-    const int H = b.hap_len[k], cfg = shape_of(b.read_len[r], H);
-    const int64_t pos = start[cfg * n_keys + (max_hap - H)]++;
+    const int R = b.read_len[r], H = b.hap_len[k], cfg = shape_of(R, H);
+    const int64_t pos = start[key(R, H, cfg)]++;
     tasks[pos] = make_int4(r - plan.read0, k - plan.hap0, out++, 0);
     plan.task_hap_len[pos] = H;
   });
-  // After the second pass start[shape * n_keys + max_hap] is where the shape ends.
+  // After the second pass start[segment * n_keys + max_hap] is where a segment ends.
   size_t at = 0;
   for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
     plan.config_begin[cfg] = static_cast<int>(at);
-    at = static_cast<size_t>(start[cfg * n_keys + max_hap]);
+    plan.float_end[cfg] = static_cast<int>(start[2 * cfg * n_keys + max_hap]);
+    at = static_cast<size_t>(start[(2 * cfg + 1) * n_keys + max_hap]);
   }
   plan.config_begin[kConfigs.size()] = static_cast<int>(at);
 }
@@ -381,7 +402,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   const size_t max_pairs = std::min<size_t>(size_t(1) << 22, free_b / 8 / 64);
   const int64_t max_cells = int64_t(1) << 32;
   double kernel_ms = 0, double_ms = 0;
-  int64_t n_double = 0;
+  int64_t n_double = 0, direct_double = 0;
   int next_slot = 0;
 
   auto finish = [&](Impl::Slot& s) {
@@ -443,25 +464,34 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
       GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(ss, s.inputs_ready.get(), 0));
       const KernelOut ko{s.out_d.data(), s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg};
       // Tasks whose boundary rows do not fit shared memory (the longest haplotypes,
-      // first in the order) take a launch of their own with global boundaries.
+      // first in the order) take a launch of their own with global boundaries. Tasks
+      // from float_end on go to double directly (direct_double).
+      const int float_end = plan.float_end[cfg];
       int split = begin;
-      while (split < end && !boundary_in_shared(kConfigs[cfg], plan.task_hap_len[split], sizeof(float), im.env.shared_limit)) {
+      while (split < float_end &&
+             !boundary_in_shared(kConfigs[cfg], plan.task_hap_len[split], sizeof(float), im.env.shared_limit)) {
         ++split;
       }
       if (split > begin) {
-        kFloatLaunchers[cfg](c, TaskList{begin, nullptr, nullptr, split - begin}, plan.task_hap_len[begin],
-                             plan.max_read[cfg], opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
+        kFloatLaunchers[cfg](c, TaskList{begin, split - begin},
+                             plan.task_hap_len[begin], plan.max_read[cfg], opt.tristate, ko, s.shape_scratch[cfg],
+                             im.env, ss);
       }
-      if (end > split) {
-        kFloatLaunchers[cfg](c, TaskList{split, nullptr, nullptr, end - split}, plan.task_hap_len[split],
-                             plan.max_read[cfg], opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
+      if (float_end > split) {
+        kFloatLaunchers[cfg](c, TaskList{split, float_end - split},
+                             plan.task_hap_len[split], plan.max_read[cfg], opt.tristate, ko, s.shape_scratch[cfg],
+                             im.env, ss);
       }
       s.shape_mid[cfg].record(ss);
-      // The pairs this shape's float pass queued (count on the device): again in double.
+      // In double: the tasks sent there directly, then those the float pass queued (their
+      // count is on the device; no more than the float pass had).
       const KernelOut kd{s.out_d.data(), nullptr, nullptr};
-      kDoubleLaunchers[cfg](c, TaskList{0, s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg, end - begin},
-                            plan.task_hap_len[begin], plan.max_read[cfg], opt.tristate, kd, s.shape_scratch[cfg],
-                            im.env, ss);
+      const int max_hap = std::max(plan.task_hap_len[begin], end > float_end ? plan.task_hap_len[float_end] : 0);
+      kDoubleLaunchers[cfg](c, TaskList{float_end, end - float_end}, max_hap, plan.max_read[cfg], opt.tristate, kd,
+                            s.shape_scratch[cfg], im.env, ss);
+      kDoubleLaunchers[cfg](c, TaskList{0, float_end - begin, s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg},
+                            max_hap, plan.max_read[cfg], opt.tristate, kd, s.shape_scratch[cfg], im.env, ss);
+      direct_double += end - float_end;
       s.shape_done[cfg].record(ss);
       GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(st, s.shape_done[cfg].get(), 0));
     }
@@ -482,7 +512,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   if (stats) {
     stats->pairs += static_cast<int64_t>(log10_lik.size());
     stats->cells += batch.cell_count();
-    stats->double_pairs += n_double;
+    stats->double_pairs += n_double + direct_double;
     stats->kernel_ms += kernel_ms;
     stats->double_kernel_ms += double_ms;
     stats->total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

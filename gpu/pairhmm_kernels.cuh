@@ -50,15 +50,14 @@ struct DeviceChunk {
   const uint8_t* hap_code;
 };
 
-// The tasks of a launch: entries begin.. of the chunk's sorted tasks, or ids[0..*count_d)
-// (the double pass's list, whose length only the device knows). A kernel does nothing
-// unless the count lies in [run_min, run_max], so that the host can launch two kernels
-// and let the count pick one.
+// The tasks of a launch: entries begin .. begin + count - 1 of the chunk's sorted tasks,
+// or ids[0 .. *count_d) (the double pass's list, whose length only the device knows).
+// A kernel does nothing unless their number lies in [run_min, run_max], so that the
+// host can launch two kernels and let the number pick one.
 struct TaskList {
-  int begin = 0;
+  int begin = 0, count = 0;  // count: the tasks, or at most this many on the device list
   const int* ids = nullptr;
   const int* count_d = nullptr;
-  int count = 0;  // the tasks, or at most this many on the device list
   int run_min = 0, run_max = INT_MAX;
   __device__ __forceinline__ int size() const { return count_d ? *count_d : count; }
   __device__ __forceinline__ int task(int64_t t) const { return ids ? ids[t] : begin + static_cast<int>(t); }
