@@ -62,6 +62,54 @@ TEST(PairHmmGpu, AgreesWithReferenceOverTheSizeRange) {
   }
 }
 
+// Each kernel shape forced on the same pairs (one band, several bands, long reads, and
+// pairs that underflow float), whatever the dispatcher would pick: all agree with the
+// oracle.
+TEST(PairHmmGpu, EveryKernelShapeAgreesWithReference) {
+  sim::PairHmmSimOptions so;
+  so.groups = 30;
+  so.reads_per_group = 4;
+  so.haps_per_group = 3;
+  so.min_read_len = 1, so.max_read_len = 1200;
+  so.min_hap_len = 1, so.max_hap_len = 700;
+  so.vary_within_group = true;
+  so.max_error_rate = 0.08;
+  so.unrelated_fraction = 0.1;
+  so.n_rate = 0.005;
+  so.seed = 77;
+  PairHmmBatch b;
+  sim::simulate_pairhmm_batch(so, b);
+  // The batch reaches four 256-row bands (the block kernel's whole block) and has reads
+  // far longer than their haplotype (sent to double directly).
+  int64_t four_bands = 0, much_longer = 0;
+  for (const auto& [r, h] : b.pairs()) {
+    four_bands += b.read_len[r] > 768;
+    much_longer += b.read_len[r] > b.hap_len[h] + 80;
+  }
+  ASSERT_GT(four_bands, 0);
+  ASSERT_GT(much_longer, 0);
+  GATEMAP_REQUIRE_GPU();
+  std::vector<double> ref;
+  gpu::pairhmm_reference(b, PairHmmOptions{}, ref);
+  gpu::PairHmmGpu engine;
+  for (int k = 0; k < gpu::PairHmmGpu::kernel_shapes(); ++k) {
+    SCOPED_TRACE(gpu::PairHmmGpu::kernel_shape_name(k));
+    engine.force_kernel_shape(k);
+    std::vector<double> got;
+    gpu::PairHmmStats st;
+    engine.compute(b, PairHmmOptions{}, got, &st);
+    ASSERT_EQ(got.size(), ref.size());
+    EXPECT_GT(st.double_pairs, 0);
+    size_t bad = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+      if (!test::close_log10(got[i], ref[i], 1e-4) && ++bad <= 5) {
+        ADD_FAILURE() << "pair " << i << ": gpu " << got[i] << " ref " << ref[i];
+      }
+    }
+    EXPECT_EQ(bad, 0u);
+  }
+}
+
 TEST(PairHmmGpu, EqualLengthGroupsNoTristate) {
   GATEMAP_REQUIRE_GPU();
   for (int len : {16, 64, 256, 700}) {
