@@ -35,6 +35,25 @@ void expect_gpu_matches_reference(const PairHmmBatch& b, const PairHmmOptions& o
   EXPECT_EQ(bad, 0u);
 }
 
+// Mixed pairs: lengths drawn per read and haplotype in [r0, r1] and [h0, h1], reads with
+// up to 8% substitutions, a tenth unrelated (far below float's range), some N.
+PairHmmBatch mixed_batch(int groups, int r0, int r1, int h0, int h1, uint64_t seed) {
+  sim::PairHmmSimOptions so;
+  so.groups = groups;
+  so.reads_per_group = 5;
+  so.haps_per_group = 3;
+  so.min_read_len = r0, so.max_read_len = r1;
+  so.min_hap_len = h0, so.max_hap_len = h1;
+  so.vary_within_group = true;
+  so.max_error_rate = 0.08;
+  so.unrelated_fraction = 0.1;
+  so.n_rate = 0.005;
+  so.seed = seed;
+  PairHmmBatch b;
+  sim::simulate_pairhmm_batch(so, b);
+  return b;
+}
+
 // Every kernel shape: short pairs many to a warp, one band, several bands with the
 // boundary in shared memory, and long haplotypes whose boundary spills to global memory.
 TEST(PairHmmGpu, AgreesWithReferenceOverTheSizeRange) {
@@ -44,19 +63,7 @@ TEST(PairHmmGpu, AgreesWithReferenceOverTheSizeRange) {
   };
   for (const Range rg : {Range{1, 40, 1, 80, 300}, Range{30, 300, 30, 400, 120}, Range{200, 1500, 100, 2000, 20},
                          Range{1000, 4096, 2000, 8192, 3}}) {
-    sim::PairHmmSimOptions so;
-    so.groups = rg.groups;
-    so.reads_per_group = 5;
-    so.haps_per_group = 3;
-    so.min_read_len = rg.r0, so.max_read_len = rg.r1;
-    so.min_hap_len = rg.h0, so.max_hap_len = rg.h1;
-    so.vary_within_group = true;
-    so.max_error_rate = 0.08;
-    so.unrelated_fraction = 0.1;
-    so.n_rate = 0.005;
-    so.seed = static_cast<uint64_t>(rg.r1);
-    PairHmmBatch b;
-    sim::simulate_pairhmm_batch(so, b);
+    const PairHmmBatch b = mixed_batch(rg.groups, rg.r0, rg.r1, rg.h0, rg.h1, static_cast<uint64_t>(rg.r1));
     SCOPED_TRACE("reads " + std::to_string(rg.r0) + ".." + std::to_string(rg.r1));
     expect_gpu_matches_reference(b, PairHmmOptions{}, rg.r1 >= 300 && rg.r1 <= 1500);
   }
@@ -66,19 +73,7 @@ TEST(PairHmmGpu, AgreesWithReferenceOverTheSizeRange) {
 // pairs that underflow float), whatever the dispatcher would pick: all agree with the
 // oracle.
 TEST(PairHmmGpu, EveryKernelShapeAgreesWithReference) {
-  sim::PairHmmSimOptions so;
-  so.groups = 30;
-  so.reads_per_group = 4;
-  so.haps_per_group = 3;
-  so.min_read_len = 1, so.max_read_len = 1200;
-  so.min_hap_len = 1, so.max_hap_len = 700;
-  so.vary_within_group = true;
-  so.max_error_rate = 0.08;
-  so.unrelated_fraction = 0.1;
-  so.n_rate = 0.005;
-  so.seed = 77;
-  PairHmmBatch b;
-  sim::simulate_pairhmm_batch(so, b);
+  const PairHmmBatch b = mixed_batch(24, 1, 1200, 1, 700, 77);
   // The batch reaches four 256-row bands (the block kernel's whole block) and has reads
   // far longer than their haplotype (sent to double directly).
   int64_t four_bands = 0, much_longer = 0;
