@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
 #include "common/error.hpp"
@@ -179,6 +178,7 @@ void launch_double_tall(const DeviceChunk& c, TaskList tl, int max_hap, int max_
   launch_block<8, double>(c, block, max_hap, max_read, tristate, out, scratch, env, stream);
   launch<G, RPL, double>(c, warp, max_hap, max_read, tristate, out, scratch, env, stream);
 }
+
 constexpr std::array<Launcher, kConfigs.size()> kFloatLaunchers{
     launch<4, 4, float>,  launch<8, 4, float>,  launch<16, 4, float>, launch<32, 4, float>,   launch<4, 8, float>,
     launch<8, 8, float>, launch<16, 8, float>, launch<32, 8, float>, launch_block<8, float>};

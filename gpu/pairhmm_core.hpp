@@ -62,14 +62,4 @@ PH_HD RowParams<T> row_params(const double* ph2pr, uint8_t base_q, uint8_t ins_q
   return p;
 }
 
-// A padding row above the read: it reproduces row 0 (M = X = 0, Y = K/H) at every column.
-template <typename T>
-PH_HD RowParams<T> virtual_row_params() {
-  RowParams<T> p;
-  p.mm = p.gm = p.mx = p.my = 0;
-  p.g = 1;
-  p.p_match = p.p_mismatch = 0;
-  return p;
-}
-
 }  // namespace gatemap::gpu::detail

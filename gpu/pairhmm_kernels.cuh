@@ -21,6 +21,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu/pairhmm.hpp"
 #include "gpu/pairhmm_core.hpp"
