@@ -105,6 +105,28 @@ TEST(PairHmmGpu, EveryKernelShapeAgreesWithReference) {
   }
 }
 
+// A gap continuation of Q0 (gm = 0) cannot be folded into X and Y (the tall shapes'
+// float pass): such pairs must still come out right, through the double pass.
+TEST(PairHmmGpu, GapContinuationQ0TakesTheExactPath) {
+  PairHmmBatch b = mixed_batch(8, 100, 600, 100, 600, 5);
+  for (size_t i = 0; i < b.gcp_q.size(); i += 7) b.gcp_q[i] = 0;
+  GATEMAP_REQUIRE_GPU();
+  std::vector<double> ref;
+  gpu::pairhmm_reference(b, PairHmmOptions{}, ref);
+  gpu::PairHmmGpu engine;
+  for (const std::string shape : {"G16xR8", "G32xR8", "B32xR8"}) {
+    SCOPED_TRACE(shape);
+    int k = 0;
+    while (k < gpu::PairHmmGpu::kernel_shapes() && gpu::PairHmmGpu::kernel_shape_name(k) != shape) ++k;
+    ASSERT_LT(k, gpu::PairHmmGpu::kernel_shapes());
+    engine.force_kernel_shape(k);
+    std::vector<double> got;
+    engine.compute(b, PairHmmOptions{}, got);
+    ASSERT_EQ(got.size(), ref.size());
+    for (size_t i = 0; i < ref.size(); ++i) ASSERT_TRUE(test::close_log10(got[i], ref[i], 1e-4)) << i;
+  }
+}
+
 TEST(PairHmmGpu, EqualLengthGroupsNoTristate) {
   GATEMAP_REQUIRE_GPU();
   for (int len : {16, 64, 256, 700}) {
