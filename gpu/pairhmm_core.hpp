@@ -1,7 +1,8 @@
 #pragma once
 // Per-row pair-HMM parameters, shared by the CPU twins and the CUDA kernels so that
 // both round the same double values to the working precision. Internal: include only
-// from pairhmm_cpu.cpp and pairhmm.cu. The model is described in pairhmm.hpp.
+// from pairhmm_cpu.cpp and pairhmm.cu (with its kernels, pairhmm_kernels.cuh). The
+// model is described in pairhmm.hpp.
 #include <cstdint>
 
 #ifdef __CUDACC__
