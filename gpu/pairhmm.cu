@@ -98,6 +98,18 @@ int pick_config(int R, int H, const LaunchEnv& env) {
   return best;
 }
 
+// Lets a kernel use more than 48 KB of dynamic shared memory: once per kernel (the
+// limit is the device's, and the call costs host time on every launch otherwise).
+template <auto Kernel>
+void allow_shared(size_t limit) {
+  static const bool done = [&] {
+    GATEMAP_CUDA_CHECK(
+        cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)));
+    return true;
+  }();
+  (void)done;
+}
+
 template <int G, int RPL, typename T>
 void launch(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
             DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
@@ -122,10 +134,7 @@ void launch(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool t
     blocks = static_cast<int>(std::min<int64_t>(blocks, static_cast<int64_t>(std::min<size_t>(fit, 64 * env.sm_count))));
     bnd.global = reinterpret_cast<BoundaryCell<T>*>(scratch.data());
   }
-  if (dyn_shared > 48 * 1024) {
-    GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(pairhmm_kernel<G, RPL, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(env.shared_limit)));
-  }
+  if (dyn_shared > 48 * 1024) allow_shared<pairhmm_kernel<G, RPL, T>>(env.shared_limit);
   if (tl.count_d) blocks = std::max(1, std::min(blocks, 2 * env.sm_count));  // the count is on the device; usually 0
   pairhmm_kernel<G, RPL, T><<<blocks, kThreads, dyn_shared, stream>>>(c, tl, tristate, bnd, out);
   GATEMAP_CUDA_CHECK(cudaGetLastError());
@@ -143,10 +152,7 @@ void launch_block(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, 
     launch<32, RPL, T>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
     return;
   }
-  if (dyn_shared > 48 * 1024) {
-    GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(pairhmm_block_kernel<RPL, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(env.shared_limit)));
-  }
+  if (dyn_shared > 48 * 1024) allow_shared<pairhmm_block_kernel<RPL, T>>(env.shared_limit);
   int blocks = tl.count;
   if (tl.count_d) blocks = std::max(1, std::min(blocks, 4 * env.sm_count));  // the count is on the device
   pairhmm_block_kernel<RPL, T><<<blocks, kThreads, dyn_shared, stream>>>(c, tl, tristate, max_hap, out);
@@ -456,6 +462,9 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     s.start.record(st);
     s.inputs_ready.record(st);
     constexpr int kCounts = static_cast<int>(kConfigs.size());
+    // Every shape's float pass is submitted before any double pass: a small batch's time
+    // is the slowest shape's pair latency, and its kernel should not wait for the host
+    // to enqueue the other shapes' double passes first.
     for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
       const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
       s.shape_used[cfg] = begin != end;
@@ -473,18 +482,22 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
         ++split;
       }
       if (split > begin) {
-        kFloatLaunchers[cfg](c, TaskList{begin, split - begin},
-                             plan.task_hap_len[begin], plan.max_read[cfg], opt.tristate, ko, s.shape_scratch[cfg],
-                             im.env, ss);
+        kFloatLaunchers[cfg](c, TaskList{begin, split - begin}, plan.task_hap_len[begin], plan.max_read[cfg],
+                             opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
       }
       if (float_end > split) {
-        kFloatLaunchers[cfg](c, TaskList{split, float_end - split},
-                             plan.task_hap_len[split], plan.max_read[cfg], opt.tristate, ko, s.shape_scratch[cfg],
-                             im.env, ss);
+        kFloatLaunchers[cfg](c, TaskList{split, float_end - split}, plan.task_hap_len[split], plan.max_read[cfg],
+                             opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
       }
       s.shape_mid[cfg].record(ss);
+    }
+    for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
+      const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
+      if (begin == end) continue;
+      const cudaStream_t ss = s.shape_stream[cfg].get();
       // In double: the tasks sent there directly, then those the float pass queued (their
       // count is on the device; no more than the float pass had).
+      const int float_end = plan.float_end[cfg];
       const KernelOut kd{s.out_d.data(), nullptr, nullptr};
       const int max_hap = std::max(plan.task_hap_len[begin], end > float_end ? plan.task_hap_len[float_end] : 0);
       kDoubleLaunchers[cfg](c, TaskList{float_end, end - float_end}, max_hap, plan.max_read[cfg], opt.tristate, kd,
