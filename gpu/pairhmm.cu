@@ -42,12 +42,12 @@ struct LaunchEnv {
   size_t shared_limit = 48 * 1024;  // dynamic shared memory one block may use (prior tables + boundaries)
 };
 
-// Bytes of band boundary (M, X, Y and a spare value per column) for one block: a row
+// Bytes of band boundary (two values per column, BoundaryCell) for one block: a row
 // per group (one buffer is enough: lane 0 reads column j before the last lane, whose
 // value depends on it, writes it), or the block kernel's rings and row.
 size_t boundary_bytes(Config cfg, int H, size_t elem) {
   if (cfg.block) return elem == sizeof(float) ? block_ring_bytes<float>(H) : block_ring_bytes<double>(H);
-  return static_cast<size_t>(kThreads / cfg.G) * 4 * static_cast<size_t>(H + 1) * elem;
+  return static_cast<size_t>(kThreads / cfg.G) * 2 * static_cast<size_t>(H + 1) * elem;
 }
 
 size_t prior_bytes(Config cfg, size_t elem) {
@@ -86,17 +86,40 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   return static_cast<double>(bands) * (H + cfg.G - 1) * cfg.G * per_step * factor;
 }
 
-int pick_config(int R, int H, const LaunchEnv& env) {
+// Steps one pair takes from start to end in a shape: its latency.
+int64_t config_steps(Config cfg, int R, int H) {
+  const int bands = (R + cfg.G * cfg.RPL - 1) / (cfg.G * cfg.RPL);
+  if (cfg.block) {
+    const int rounds = (bands + kBlockWarps - 1) / kBlockWarps;
+    return static_cast<int64_t>(rounds) * (H + cfg.G - 1 + 48 * (std::min(bands, kBlockWarps) - 1));
+  }
+  return static_cast<int64_t>(bands) * (H + cfg.G - 1);
+}
+
+// The cheapest shape for a pair among those that finish within `max_steps` (or the
+// fastest, when none does). A batch too small to fill the GPU takes about as long as
+// its slowest pair, so there a shape that saves work but adds steps costs time.
+int pick_config(int R, int H, const LaunchEnv& env, int64_t max_steps) {
   if (env.forced_config >= 0) return env.forced_config;
-  const size_t shared_limit = env.shared_limit;
+  int64_t fewest = INT64_MAX;
+  for (const Config& cfg : kConfigs) {
+    if (config_cost(cfg, R, H, env.shared_limit) < HUGE_VAL) fewest = std::min(fewest, config_steps(cfg, R, H));
+  }
+  max_steps = std::max(max_steps, fewest);
   int best = 0;
-  double best_cost = config_cost(kConfigs[0], R, H, shared_limit);
-  for (int k = 1; k < static_cast<int>(kConfigs.size()); ++k) {
-    const double cost = config_cost(kConfigs[k], R, H, shared_limit);
-    if (cost < best_cost) best = k, best_cost = cost;
+  double best_cost = HUGE_VAL;
+  for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
+    const double cost = config_cost(kConfigs[k], R, H, env.shared_limit);
+    if (cost < best_cost && config_steps(kConfigs[k], R, H) <= max_steps) best = k, best_cost = cost;
   }
   return best;
 }
+
+// The steps a batch of `cells` keeps the whole GPU busy for. Measured on an H200
+// (docs/BENCHMARKS.md): ~2,000 GCUPS on 132 SMs, and a lone warp's step takes ~135 ns
+// (the 10s file's kernels under ncu), so a batch lasts about cells / (2,000 x SMs) steps
+// of one warp. Pairs of a smaller batch should not take more steps than this.
+int64_t busy_steps(int64_t cells, const LaunchEnv& env) { return cells / (2000 * static_cast<int64_t>(env.sm_count)); }
 
 // Lets a kernel use more than 48 KB of dynamic shared memory: once per kernel (the
 // limit is the device's, and the call costs host time on every launch otherwise).
@@ -357,11 +380,6 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   const size_t n_keys = static_cast<size_t>(max_hap) + 1;
   std::vector<int64_t> start(2 * kConfigs.size() * n_keys + 1, 0);
   auto key = [&](int R, int H, int cfg) { return (2 * cfg + (direct_double(R, H) ? 1 : 0)) * n_keys + (max_hap - H); };
-  int last_r = -1, last_h = -1, last_cfg = 0;
-  auto shape_of = [&](int R, int H) {
-    if (R != last_r || H != last_h) last_cfg = pick_config(R, H, env), last_r = R, last_h = H;
-    return last_cfg;
-  };
   auto for_each_pair = [&](auto&& fn) {
     for (size_t g = g0; g < g1; ++g) {
       const auto& gr = b.groups[g];
@@ -369,6 +387,14 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
         for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps; ++k) fn(r, k);
       }
     }
+  };
+  int64_t cells = 0;
+  for_each_pair([&](int32_t r, int32_t k) { cells += static_cast<int64_t>(b.read_len[r]) * b.hap_len[k]; });
+  const int64_t max_steps = busy_steps(cells, env);
+  int last_r = -1, last_h = -1, last_cfg = 0;
+  auto shape_of = [&](int R, int H) {
+    if (R != last_r || H != last_h) last_cfg = pick_config(R, H, env, max_steps), last_r = R, last_h = H;
+    return last_cfg;
   };
   for_each_pair([&](int32_t r, int32_t k) {
     const int R = b.read_len[r], H = b.hap_len[k], cfg = shape_of(R, H);

@@ -3,7 +3,7 @@
 //
 // A band of G lanes x RPL rows computes G * RPL consecutive read rows of a pair as a
 // wavefront: at step s lane l computes haplotype column j = s - l + 1 for its rows and
-// hands its bottom row's (M, X, Y) to lane l + 1 with a warp shuffle each. Reads longer
+// hands lane l + 1 what its first row needs from the row above (two warp shuffles). Reads longer
 // than a band take several bands, each reading the bottom row of the band above.
 // - pairhmm_kernel: a group of G lanes (4..32, part of a warp) computes its pair band
 //   after band; many short pairs share a warp (inter-task), G = 32 is one warp per pair.
@@ -90,24 +90,15 @@ struct Vec<double> {
   static __device__ __forceinline__ double2 make(const double* a) { return make_double2(a[0], a[1]); }
 };
 
-// One column of a band's bottom row, (M, X, Y, unused), moved with 16-byte accesses.
+// One column of a band's boundary: what the next band's first row needs there, its X
+// at the column and its diagonal term at the next column, moved in one access.
 template <typename T>
 struct BoundaryCell {
-  typename Vec<T>::type v[4 / Vec<T>::n];
-  __device__ __forceinline__ void store(T m, T x, T y) {
-    const T a[4] = {m, x, y, T(0)};
-#pragma unroll
-    for (int k = 0; k < 4 / Vec<T>::n; ++k) v[k] = Vec<T>::make(a + k * Vec<T>::n);
-  }
-  __device__ __forceinline__ void load(T& m, T& x, T& y) const {
-    T a[4];
-#pragma unroll
-    for (int k = 0; k < 4 / Vec<T>::n; ++k) {
-      const typename Vec<T>::type w = v[k];
-#pragma unroll
-      for (int i = 0; i < Vec<T>::n; ++i) a[k * Vec<T>::n + i] = Vec<T>::at(w, i);
-    }
-    m = a[0], x = a[1], y = a[2];
+  std::conditional_t<sizeof(T) == sizeof(float), float2, double2> v;
+  __device__ __forceinline__ void store(T x, T d) { v = {x, d}; }
+  __device__ __forceinline__ void load(T& x, T& d) const {
+    const auto w = v;
+    x = w.x, d = w.y;
   }
 };
 
@@ -154,6 +145,17 @@ struct PairLane {
 // boundary rows: begin_band, load(column), store(column), before_chunk / after_chunk
 // (steps [s0, s1)). Leaves the band's last-row sum in `sum` (only the last band's
 // counts).
+//
+// Per cell the recurrences take 6 operations (GATK's form takes 8): a row keeps
+// Yh = Y / my, so Yh = g * Yh(left) + M(left) is one FMA; in the float pass of the tall
+// shapes a row keeps X' = gm(row below) * X, so the next row's diagonal term is
+// mm * M + (X' + (gm my) * Yh), two FMAs, and X' of the row below is
+// (gm' mx) * M + (gm' g / gm) * X' with gm' of the row two below (1 past the read).
+// Without that fold (double, and 4- and 8-lane float shapes) the term is
+// mm * M + gm * (X + my * Yh). A gap continuation of Q0 (gm = 0) cannot be folded: its
+// NaN coefficient sends the pair to the double pass. A lane hands the next lane only
+// what that lane's first row needs: its X at this column and its diagonal term at the
+// next one (two shuffles), and band boundaries hold the same two values per column.
 template <int G, int RPL, typename T, typename Io>
 __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, typename Vec<T>::type* priors,
                                          const PairLane<T>& p, int b, int steps, bool from_boundary,
@@ -165,106 +167,110 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   const int lane = p.lane, H = p.H;
   const bool band_on = b < p.n_bands;
   const bool store_band = band_on && b < p.n_bands - 1;
-  // The float pass of the tall shapes keeps X and Y of a row multiplied by gm of the row
-  // below (1 after the last): the diagonal term mm * M + (X + Y) takes one operation less.
-  // Then X = ca * M(above) + cb * X(above) with ca = gm' mx, cb = gm' g / gm, and
-  // Y = cc * M(left) + g * Y(left) with cc = gm' my. A gap continuation of Q0 (gm = 0)
-  // cannot be folded: cb = NaN makes the sum NaN and the pair goes to the double pass.
-  // (Measured on an H100: +5% for 16 and 32 lanes, -5% for 4 lanes, so only there.)
+  // (Measured on an H100: the fold is +5% for 16 and 32 lanes, -5% for 4 lanes.)
   constexpr bool kFold = sizeof(T) == sizeof(float) && G >= 16;
-  T mm[RPL], gm[RPL], mx[RPL], my[RPL], g[RPL];  // folded: ca, cb, cc in mx, gm, my
-  // Per row across steps: t, the diagonal term of M at the current column
-  // (mm * M + gm * (X + Y) of the row above, one column back), and Y at the current
-  // column. M and X of a column live only within its step.
-  T Tt[RPL], Yp[RPL];
-  T prior[kCodes][RPL];
-  // Row 0's Y as the rows below see it (folded: times gm of read position 0).
-  T row0_y = p.init_y;
-  if constexpr (kFold) {
-    if (band_on && b == 0) row0_y = p.init_y * c.row_f[2 * p.read0].y;
-  }
+  constexpr int kParamRows = kFold ? RPL + 2 : RPL + 1;  // this lane's rows and the ones below
+  const int first = b * kBand + lane * RPL - p.pad;      // read position of this lane's row 0
+  // The transitions of this lane's rows and of the rows below. A virtual row (above the
+  // read in band 0) reproduces row 0: prior 0 (M = 0), X = 0, and Yh = K / H with g = 1
+  // and my = 1. Past the read (and in bands past the group's last) gm = 1, the rest 0.
+  RowParams<T> rp[kParamRows];
+  uint8_t code[RPL];
 #pragma unroll
-  for (int r = 0; r < RPL; ++r) {
-    const int row = b * kBand + lane * RPL + r - p.pad;  // 0-based read position
-    Yp[r] = T(0);
-    if (!band_on || row < 0) {
-      // A virtual row: band 0's padding reproduces row 0 (M = X = 0, Y = K/H);
-      // bands past the group's last compute zeros.
-      mm[r] = gm[r] = mx[r] = my[r] = T(0);
-      g[r] = T(1);
-      if constexpr (kFold) gm[r] = T(1);  // cb: X stays 0
-      if (band_on) Yp[r] = row0_y;
-#pragma unroll
-      for (int k = 0; k < kCodes; ++k) prior[k][r] = T(0);
-      continue;
-    }
-    RowParams<T> rp;
+  for (int q = 0; q < kParamRows; ++q) {
+    const int row = first + q;
+    // Loaded whatever the row (clamped into the read), so that every row's loads issue
+    // at once; rows outside the read then take their fixed values.
+    const int at = p.read0 + min(max(row, 0), max(p.R - 1, 0));
+    RowParams<T> r;
     uint8_t rb;
     if constexpr (sizeof(T) == sizeof(float)) {
       // Precomputed on the host once per read (the same rounding as the CPU twin).
-      const float4 a = c.row_f[2 * (p.read0 + row)], e = c.row_f[2 * (p.read0 + row) + 1];
-      rp = RowParams<T>{a.x, a.y, a.z, a.w, e.x, e.y, e.z};
+      const float4 a = c.row_f[2 * at], e = c.row_f[2 * at + 1];
+      r = RowParams<T>{a.x, a.y, a.z, a.w, e.x, e.y, e.z};
       rb = static_cast<uint8_t>(__float_as_int(e.w));
     } else {
-      const uchar4 q = c.read_q[p.read0 + row];
-      rb = c.read_code[p.read0 + row];
-      rp = detail::row_params<T>(c_ph2pr, q.x, q.y, q.z, q.w, rb == kCodeN, tristate);
+      const uchar4 qv = c.read_q[at];
+      rb = c.read_code[at];
+      r = detail::row_params<T>(c_ph2pr, qv.x, qv.y, qv.z, qv.w, rb == kCodeN, tristate);
     }
-    mm[r] = rp.mm, gm[r] = rp.gm, mx[r] = rp.mx, my[r] = rp.my, g[r] = rp.g;
-#pragma unroll
-    for (int k = 0; k < 4; ++k) prior[k][r] = (rb == k || rb == kCodeN) ? rp.p_match : rp.p_mismatch;
-    prior[kCodeN][r] = rp.p_match;
-    prior[kCodeOutside][r] = T(0);
+    if (!band_on || row < 0 || row >= p.R) {
+      const T v = band_on && row < 0 ? T(1) : T(0);
+      r = RowParams<T>{T(0), T(1), T(0), v, v, T(0), T(0)};
+      rb = kCodeOutside;
+    }
+    rp[q] = r;
+    if (q < RPL) code[q] = rb;
   }
-  if constexpr (kFold) {
-    // gm of the row below each row: the lane's next row, then the first row of the next
-    // lane (or band), 1 after the read's last row.
-    const int last = b * kBand + lane * RPL + RPL - 1 - p.pad;
-    T gm_below = band_on && last >= 0 && last + 1 < p.R ? c.row_f[2 * (p.read0 + last + 1)].y : T(1);
+  // Per row r: g and c (Yh's coefficient in the diagonal term of the row below); and the
+  // row below's coefficients: nm (mm), na and nb (X's of M and X above), ngm (unfolded gm).
+  T g[RPL], cy[RPL], nm[RPL], na[RPL], nb[RPL], ngm[RPL];
+  // Per row across steps: Tt, the diagonal term of M at the current column, and Yh at
+  // the current column. M and X of a column live only within its step.
+  T Tt[RPL], Yh[RPL];
 #pragma unroll
-    for (int r = RPL - 1; r >= 0; --r) {
-      const int row = b * kBand + lane * RPL + r - p.pad;
-      const T gm_row = gm[r];
-      if (band_on && row >= 0) {
-        mx[r] = gm_below * mx[r];
-        gm[r] = gm_row > T(0) ? gm_below * g[r] / gm_row : __int_as_float(0x7fffffff);  // NaN
-        my[r] = gm_below * my[r];
-      }
-      gm_below = gm_row;
+  for (int r = 0; r < RPL; ++r) {
+    const RowParams<T>& own = rp[r];
+    const RowParams<T>& below = rp[r + 1];
+    g[r] = own.g;
+    nm[r] = below.mm;
+    if constexpr (kFold) {
+      const T gm2 = rp[r + 2].gm;  // gm of the row two below
+      cy[r] = below.gm * own.my;
+      na[r] = gm2 * below.mx;
+      nb[r] = below.gm > T(0) ? __fdividef(gm2 * below.g, below.gm) : __int_as_float(0x7fffffff);  // NaN
+      ngm[r] = T(1);
+    } else {
+      cy[r] = own.my;
+      na[r] = below.mx;
+      nb[r] = below.g;
+      ngm[r] = below.gm;
     }
+    Yh[r] = band_on && first + r < 0 ? p.init_y : T(0);
   }
   // This lane's prior table: entry (code, k) at [(code * kVecs + k) * 32], so that the
   // lanes of a warp load consecutive vectors whatever their codes (no bank conflicts).
 #pragma unroll
   for (int k = 0; k < kCodes; ++k) {
 #pragma unroll
-    for (int v = 0; v < kVecs; ++v) priors[(k * kVecs + v) * 32] = Vec<T>::make(&prior[k][v * Vec<T>::n]);
+    for (int v = 0; v < kVecs; ++v) {
+      T a[Vec<T>::n];
+#pragma unroll
+      for (int i = 0; i < Vec<T>::n; ++i) {
+        const int r = v * Vec<T>::n + i;
+        const uint8_t rb = code[r];
+        a[i] = rb == kCodeOutside || k == kCodeOutside ? T(0)
+               : (rb == k || rb == kCodeN || k == kCodeN) ? rp[r].p_match
+                                                          : rp[r].p_mismatch;
+      }
+      priors[(k * kVecs + v) * 32] = Vec<T>::make(a);
+    }
   }
-  // The next row's diagonal term, and X's coefficient of X above, in either form.
-  auto diagonal = [](T mm_, T gm_, T m_, T x_, T y_) {
+  // The row below's diagonal term from a row's M, X and Yh at one column.
+  auto diagonal = [&](int r, T m_, T x_, T yh_) {
     if constexpr (kFold) {
-      return mm_ * m_ + (x_ + y_);
+      return nm[r] * m_ + (cy[r] * yh_ + x_);
     } else {
-      return mm_ * m_ + gm_ * (x_ + y_);
+      return nm[r] * m_ + ngm[r] * (cy[r] * yh_ + x_);
     }
   };
-  auto cb = [&](int r) { return kFold ? gm[r] : g[r]; };
   if (band_on) sum = 0;  // only the group's last band leaves its sum
   // Above lane 0's first row: row 0 in band 0 (M = X = 0, Y = K/H at every column),
   // the previous band's bottom row after it (column 0 is zero, and so is everything
   // past column H).
   io.begin_band(lane, b);
-  const T top_y = b == 0 && band_on ? row0_y : T(0);
-  // A: the row above this lane's first row at its current column (the lane above's
-  // bottom row one step ago). Before the first step every row holds M = X = 0.
-  T aM = T(0), aX = T(0);
-  T aY = __shfl_up_sync(0xffffffffu, Yp[RPL - 1], 1, G);
-  if (lane == 0) aY = top_y;  // column 0
-  Tt[0] = diagonal(mm[0], gm[0], T(0), T(0), aY);
+  const T top_d = b == 0 && band_on && first == 0 ? rp[0].gm * p.init_y : T(0);
+  // Before the first step every row holds M = X = 0 and its initial Yh.
 #pragma unroll
-  for (int r = 1; r < RPL; ++r) Tt[r] = diagonal(mm[r], gm[r], T(0), T(0), Yp[r - 1]);
+  for (int r = 0; r + 1 < RPL; ++r) Tt[r + 1] = diagonal(r, T(0), T(0), Yh[r]);
+  // Received from the lane above: X of row 0 at the current column, and row 0's
+  // diagonal term at the next column.
+  T x_in = T(0);
+  T d_next = __shfl_up_sync(0xffffffffu, diagonal(RPL - 1, T(0), T(0), Yh[RPL - 1]), 1, G);
+  if (lane == 0) d_next = top_d;
+  Tt[0] = d_next;  // column 1 of lane 0 sees column 0 above
   io.before_chunk(0, min(kChunk, steps));
-  if (lane == 0 && b > 0 && band_on) io.load(1, aM, aX, aY);  // column 1
+  if (lane == 0 && b > 0 && band_on) io.load(1, x_in, d_next);  // column 1
   // Column j's code at hap_padded[s + 1 - lane + kHapPad - 1] for step s (clamped).
   const unsigned code_off = static_cast<unsigned>(kHapPad - lane);
   auto code_at_step = [&](int s) -> int { return p.hap_padded[min(static_cast<unsigned>(s) + code_off, p.code_last)]; };
@@ -272,12 +278,11 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   constexpr int kCodeStride = kVecs * 32 * static_cast<int>(sizeof(V));
   const unsigned char* const prior_base = reinterpret_cast<const unsigned char*>(priors);
   // One step: this lane's RPL rows at column j. Every carried value is updated in
-  // place, so a rolled loop needs no register copies; the arithmetic is the CPU
-  // twin's, each term computed as soon as its inputs exist. Variants: whether lane 0
-  // reads a boundary and whether any group of the warp writes one, so that
-  // single-band pairs skip both.
+  // place, so a rolled loop needs no register copies. Variants: whether lane 0 reads a
+  // boundary and whether any group of the warp writes one, so that single-band pairs
+  // skip both.
   auto run_steps = [&](auto reads, auto writes) {
-    int code = code_at_step(0);
+    int hap_code = code_at_step(0);
     for (int s0 = 0; s0 < steps; s0 += kChunk) {
       const int s1 = min(s0 + kChunk, steps);
       io.before_chunk(s0, s1);
@@ -286,43 +291,46 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
       for (int s = s0; s < s1; ++s) {
         const int j = s - lane + 1;  // this lane's column
         const int code_next = code_at_step(s + 1);
-        const V* const pc = reinterpret_cast<const V*>(prior_base + code * kCodeStride);
+        const V* const pc = reinterpret_cast<const V*>(prior_base + hap_code * kCodeStride);
         V pv[kVecs];
 #pragma unroll
         for (int v = 0; v < kVecs; ++v) pv[v] = pc[v * 32];
         T m[RPL];
 #pragma unroll
         for (int r = 0; r < RPL; ++r) m[r] = Vec<T>::at(pv[r / Vec<T>::n], r % Vec<T>::n) * Tt[r];
-        T x = mx[0] * aM + cb(0) * aX;
-        Tt[0] = diagonal(mm[0], gm[0], aM, aX, aY);  // the next column's diagonal is this one's A
-        T y_bottom = T(0);
+        T x = x_in, x_out = T(0), d_out = T(0);
 #pragma unroll
         for (int r = 0; r < RPL; ++r) {
-          if (r > 0) x = mx[r] * m[r - 1] + cb(r) * x;
-          if (r + 1 < RPL) Tt[r + 1] = diagonal(mm[r + 1], gm[r + 1], m[r], x, Yp[r]);
-          if (r + 1 == RPL) y_bottom = Yp[r];
-          Yp[r] = my[r] * m[r] + g[r] * Yp[r];  // Y at the next column
-        }
-        part += m[RPL - 1] + x;  // zero outside columns 1..H
-        if constexpr (decltype(writes)::value) {
-          if (store_band && lane == G - 1 && static_cast<unsigned>(j - 1) < static_cast<unsigned>(H)) {
-            io.store(j, m[RPL - 1], x, y_bottom);
+          const T d = diagonal(r, m[r], x, Yh[r]);  // the row below, next column
+          const T xb = na[r] * m[r] + nb[r] * x;    // X of the row below, this column
+          Yh[r] = g[r] * Yh[r] + m[r];              // the next column
+          if (r + 1 < RPL) {
+            Tt[r + 1] = d;
+            x = xb;
+          } else {
+            part += m[r] + x;  // zero outside columns 1..H
+            x_out = xb, d_out = d;
           }
         }
-        aM = __shfl_up_sync(0xffffffffu, m[RPL - 1], 1, G);
-        aX = __shfl_up_sync(0xffffffffu, x, 1, G);
-        aY = __shfl_up_sync(0xffffffffu, y_bottom, 1, G);
+        Tt[0] = d_next;
+        if constexpr (decltype(writes)::value) {
+          if (store_band && lane == G - 1 && static_cast<unsigned>(j - 1) < static_cast<unsigned>(H)) {
+            io.store(j, x_out, d_out);
+          }
+        }
+        x_in = __shfl_up_sync(0xffffffffu, x_out, 1, G);
+        d_next = __shfl_up_sync(0xffffffffu, d_out, 1, G);
         if constexpr (decltype(reads)::value) {
           // Every lane loads (lane 0 its next column, the others column 0): no divergence.
           const int jn = j + 1;
           const int at = lane == 0 && band_on && static_cast<unsigned>(jn - 1) < static_cast<unsigned>(H) ? jn : 0;
-          T bM, bX, bY;
-          io.load(at, bM, bX, bY);
-          if (lane == 0) aM = bM, aX = bX, aY = bY;
+          T bx, bd;
+          io.load(at, bx, bd);
+          if (lane == 0) x_in = bx, d_next = bd;
         } else {
-          if (lane == 0) aM = T(0), aX = T(0), aY = top_y;
+          if (lane == 0) x_in = T(0), d_next = top_d;
         }
-        code = code_next;
+        hap_code = code_next;
       }
       sum += static_cast<double>(part);
       io.after_chunk(s0, s1);
@@ -348,10 +356,10 @@ template <typename T>
 struct SlotIo {
   BoundaryCell<T>* slot;
   __device__ __forceinline__ void begin_band(int lane, int b) {
-    if (b > 0 && lane == 0) slot[0].store(T(0), T(0), T(0));  // column 0
+    if (b > 0 && lane == 0) slot[0].store(T(0), T(0));  // column 0
   }
-  __device__ __forceinline__ void load(int at, T& m, T& x, T& y) const { slot[at].load(m, x, y); }
-  __device__ __forceinline__ void store(int j, T m, T x, T y) { slot[j].store(m, x, y); }
+  __device__ __forceinline__ void load(int at, T& x, T& d) const { slot[at].load(x, d); }
+  __device__ __forceinline__ void store(int j, T x, T d) { slot[j].store(x, d); }
   __device__ __forceinline__ void before_chunk(int, int) {}
   __device__ __forceinline__ void after_chunk(int, int) {}
 };
@@ -444,10 +452,10 @@ struct RingIo {
     cuda::atomic_ref<int, cuda::thread_scope_block>(*flag).store(value, cuda::memory_order_release);
   }
   __device__ __forceinline__ void begin_band(int, int) {}
-  __device__ __forceinline__ void load(int at, T& m, T& x, T& y) const {
-    (at ? in + (static_cast<unsigned>(at) & in_mask) : zero)->load(m, x, y);
+  __device__ __forceinline__ void load(int at, T& x, T& d) const {
+    (at ? in + (static_cast<unsigned>(at) & in_mask) : zero)->load(x, d);
   }
-  __device__ __forceinline__ void store(int j, T m, T x, T y) { out[static_cast<unsigned>(j) & out_mask].store(m, x, y); }
+  __device__ __forceinline__ void store(int j, T x, T d) { out[static_cast<unsigned>(j) & out_mask].store(x, d); }
   // Steps [s0, s1): lane 0 reads columns up to s1 + 1, the last lane (32 lanes) writes
   // columns up to s1 - 31.
   __device__ __forceinline__ void before_chunk(int, int s1) {
@@ -492,7 +500,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<RPL, T>)
   for (int64_t t = blockIdx.x; t < n; t += gridDim.x) {
     __syncthreads();  // the previous pair's warps are done with the flags
     if (threadIdx.x < 2 * kBlockWarps) produced[threadIdx.x] = 0;  // produced and consumed
-    if (threadIdx.x == 0) zero->store(T(0), T(0), T(0));
+    if (threadIdx.x == 0) zero->store(T(0), T(0));
     __syncthreads();
     const int task_index = tl.task(t);
     const int4 task = c.tasks[task_index];
