@@ -86,6 +86,20 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   return static_cast<double>(bands) * (H + cfg.G - 1) * cfg.G * per_step * factor;
 }
 
+// Long reads: a read longer than its haplotype by more than kDirectDoubleExcess bases
+// aligns with at least that many insertions, each at most the larger of the insertion
+// gap-open and gap-continuation probabilities (0.1 at the usual Q10 continuation), so
+// its likelihood lies far below float's range. Bands of at most kRescaleRows rows keep
+// each band within range (the float pass rescales boundary rows, pairhmm_kernels.cuh),
+// so the dispatcher gives such pairs those shapes; in any other shape (a forced one) they
+// skip the float pass, which would only queue them for double. Either way the result is
+// the exact one; only the time differs.
+constexpr int kDirectDoubleExcess = 80;
+constexpr int kRescaleRows = 32;
+bool long_read(int R, int H) { return R - H > kDirectDoubleExcess; }
+bool rescales(Config cfg) { return !cfg.block && cfg.G * cfg.RPL <= kRescaleRows; }
+bool direct_double(int R, int H, int cfg) { return long_read(R, H) && !rescales(kConfigs[cfg]); }
+
 // Steps one pair takes from start to end in a shape: its latency.
 int64_t config_steps(Config cfg, int R, int H) {
   const int bands = (R + cfg.G * cfg.RPL - 1) / (cfg.G * cfg.RPL);
@@ -101,15 +115,19 @@ int64_t config_steps(Config cfg, int R, int H) {
 // its slowest pair, so there a shape that saves work but adds steps costs time.
 int pick_config(int R, int H, const LaunchEnv& env, int64_t max_steps) {
   if (env.forced_config >= 0) return env.forced_config;
+  const bool only_rescaling = long_read(R, H);
+  auto cost_of = [&](int k) {
+    return only_rescaling && !rescales(kConfigs[k]) ? HUGE_VAL : config_cost(kConfigs[k], R, H, env.shared_limit);
+  };
   int64_t fewest = INT64_MAX;
-  for (const Config& cfg : kConfigs) {
-    if (config_cost(cfg, R, H, env.shared_limit) < HUGE_VAL) fewest = std::min(fewest, config_steps(cfg, R, H));
+  for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
+    if (cost_of(k) < HUGE_VAL) fewest = std::min(fewest, config_steps(kConfigs[k], R, H));
   }
   max_steps = std::max(max_steps, fewest);
   int best = 0;
   double best_cost = HUGE_VAL;
   for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
-    const double cost = config_cost(kConfigs[k], R, H, env.shared_limit);
+    const double cost = cost_of(k);
     if (cost < best_cost && config_steps(kConfigs[k], R, H) <= max_steps) best = k, best_cost = cost;
   }
   return best;
@@ -311,14 +329,6 @@ void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, 
   plan.bytes = o;
 }
 
-// Pairs that skip the float pass: a read longer than its haplotype by more than
-// kDirectDoubleExcess bases aligns with at least that many insertions, each at most the
-// larger of the insertion gap-open and gap-continuation probabilities (0.1 at the usual
-// Q10 continuation), so its likelihood lies far below float's range and the float pass
-// would only queue it for double. Taking double for a pair that would not underflow
-// only costs time: the result is the exact one either way.
-constexpr int kDirectDoubleExcess = 80;
-bool direct_double(int R, int H) { return R - H > kDirectDoubleExcess; }
 
 // Writes the chunk's input image (tasks sorted by kernel configuration, then by
 // haplotype and read length so that the groups of a warp take equal steps).
@@ -379,7 +389,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   // key = (shape * 2 + direct_double) * n_keys + (max_hap - H)
   const size_t n_keys = static_cast<size_t>(max_hap) + 1;
   std::vector<int64_t> start(2 * kConfigs.size() * n_keys + 1, 0);
-  auto key = [&](int R, int H, int cfg) { return (2 * cfg + (direct_double(R, H) ? 1 : 0)) * n_keys + (max_hap - H); };
+  auto key = [&](int R, int H, int cfg) { return (2 * cfg + (direct_double(R, H, cfg) ? 1 : 0)) * n_keys + (max_hap - H); };
   auto for_each_pair = [&](auto&& fn) {
     for (size_t g = g0; g < g1; ++g) {
       const auto& gr = b.groups[g];

@@ -116,10 +116,11 @@ constexpr int kCodes = 6;
 constexpr int kHapPad = 32;  // padding codes before each haplotype (>= a group's lanes)
 
 // Blocks per SM the register budget aims at: 4 x 128 threads for 8 float rows per lane
-// (faster than 3 blocks; H100 sweep, docs/BENCHMARKS.md), 2 for 8 double rows (the
-// double pass of long pairs, where few warps run).
+// (faster than 3 blocks; H100 sweep, docs/BENCHMARKS.md), 6 for 4 float rows (80
+// registers, no spills; 5 blocks cost 10% at 16 x 16 on an H200), 2 for 8 double rows
+// (the double pass of long pairs, where few warps run).
 template <int RPL, typename T>
-constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 5 : 4) : (RPL <= 4 ? 4 : 2);
+constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 6 : 4) : (RPL <= 4 ? 4 : 2);
 
 // Bytes of a warp's emission-prior tables: kCodes x RPL values per lane.
 template <int RPL, typename T>
@@ -367,14 +368,65 @@ struct SlotIo {
   __device__ __forceinline__ void after_chunk(int, int) {}
 };
 
-// Writes a pair's result, or queues it for the double pass when its float sum underflows.
+// Writes a pair's result, or queues it for the double pass when its float sum underflows
+// (or is not finite). `shift`: the powers of two its boundary rows were scaled by. With
+// rescaled rows the float pass reaches below double's range, where the double
+// computation (GATK's, and the oracle's) underflows to 0: there the result is -inf as
+// in double, and near that border the double pass decides.
 template <typename T>
-__device__ __forceinline__ void finish_pair(double sum, int task_index, int out_index, const KernelOut& out) {
-  if (sizeof(T) == sizeof(float) && !(sum >= kPairHmmUnderflow)) {
-    out.redo[atomicAdd(out.n_redo, 1)] = task_index;
-  } else {
-    out.log10_lik[out_index] = log10(sum) - detail::Scale<T>::log10;
+__device__ __forceinline__ void finish_pair(double sum, int shift, int task_index, int out_index,
+                                            const KernelOut& out) {
+  if constexpr (sizeof(T) == sizeof(float)) {
+    if (!(sum >= kPairHmmUnderflow && sum <= 1e300)) {
+      out.redo[atomicAdd(out.n_redo, 1)] = task_index;
+      return;
+    }
+    // The exponent of the sum the double pass would hold (scaled by 2^1020, smallest
+    // 2^-1074); ilogb is exact to one unit, far inside the margins.
+    constexpr int kScaleGap = 1020 - 120;  // detail::Scale<double> over detail::Scale<float>
+    const int in_double = ilogb(sum) - shift + kScaleGap;
+    if (in_double < -1000) {
+      if (in_double > -1100) {
+        out.redo[atomicAdd(out.n_redo, 1)] = task_index;
+      } else {
+        out.log10_lik[out_index] = -INFINITY;
+      }
+      return;
+    }
   }
+  out.log10_lik[out_index] = log10(sum) - detail::Scale<T>::log10 - shift * 0.30102999566398119521;
+}
+
+// The float pass keeps each band's boundary row in range: after the band, the row is
+// scaled by a power of two that brings its largest value to 2^kRescaleTarget, so a long
+// read underflows only if one band's values fall by more than float's range (bands of
+// at most kRescaleRows rows: the dispatcher sends long reads there). A row whose largest
+// value is already below 2^-kRescaleTarget has lost precision: NaN sends the pair to the
+// double pass. Returns the shift; every lane of the group takes part.
+constexpr int kRescaleTarget = 100;
+template <int G>
+__device__ __forceinline__ int rescale_boundary(BoundaryCell<float>* slot, int H, bool on, int lane) {
+  float top = 0;
+  if (on) {
+    for (int j = 1 + lane; j <= H; j += G) {
+      float x, d;
+      slot[j].load(x, d);
+      top = fmaxf(top, fmaxf(x, d));
+    }
+  }
+#pragma unroll
+  for (int o = G / 2; o > 0; o /= 2) top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, o, G));
+  const int shift = on && top >= 0x1p-100f ? min(kRescaleTarget - ilogbf(top), 126) : 0;
+  const float factor = top >= 0x1p-100f ? ldexpf(1.0f, shift) : __int_as_float(0x7fffffff);
+  if (on && factor != 1.0f) {
+    for (int j = 1 + lane; j <= H; j += G) {
+      float x, d;
+      slot[j].load(x, d);
+      slot[j].store(x * factor, d * factor);
+    }
+  }
+  __syncwarp();  // every lane of the warp, whatever its group
+  return shift;
 }
 
 template <int G, int RPL, typename T>
@@ -419,11 +471,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<RPL, T>)
     const int H_warp = __reduce_max_sync(0xffffffffu, H);
     const int bands_warp = __reduce_max_sync(0xffffffffu, p.n_bands);
     double sum = 0;
+    int shift = 0;
     for (int b = 0; b < bands_warp; ++b) {
       const bool any_store = __any_sync(0xffffffffu, b < p.n_bands - 1);
       run_band<G, RPL, T>(c, tristate, priors, p, b, H_warp + G - 1, b > 0, any_store, io, sum);
+      if constexpr (sizeof(T) == sizeof(float)) {
+        if (any_store) shift += rescale_boundary<G>(io.slot, H, b < p.n_bands - 1, p.lane);
+      }
     }
-    if (valid && p.lane == G - 1) finish_pair<T>(sum, task_index, task.z, out);
+    if (valid && p.lane == G - 1) finish_pair<T>(sum, shift, task_index, task.z, out);
   }
 }
 
@@ -536,7 +592,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<RPL, T>)
       io.base_out = (b / kBlockWarps) * stride;
       run_band<G, RPL, T>(c, tristate, priors, p, b, H + G - 1, io.reads, io.writes, io, sum);
     }
-    if (lane == G - 1 && warp == (p.n_bands - 1) % kBlockWarps) finish_pair<T>(sum, task_index, task.z, out);
+    if (lane == G - 1 && warp == (p.n_bands - 1) % kBlockWarps) finish_pair<T>(sum, 0, task_index, task.z, out);
   }
 }
 

@@ -105,6 +105,36 @@ TEST(PairHmmGpu, EveryKernelShapeAgreesWithReference) {
   }
 }
 
+// Reads ten times longer than their haplotypes lie far below float's range, but each
+// band of at most 32 rows stays within it: the float pass rescales boundary rows, and
+// most such pairs must finish there (not in the double pass) with the oracle's values.
+TEST(PairHmmGpu, LongReadsFinishInFloatThroughRescaledBands) {
+  sim::PairHmmSimOptions so;
+  so.groups = 40;
+  so.reads_per_group = 4;
+  so.haps_per_group = 4;
+  so.min_read_len = 160, so.max_read_len = 1280;
+  so.min_hap_len = 16, so.max_hap_len = 128;
+  so.vary_within_group = true;
+  so.seed = 11;
+  PairHmmBatch b;
+  sim::simulate_pairhmm_batch(so, b);
+  int64_t long_pairs = 0;
+  for (const auto& [r, h] : b.pairs()) long_pairs += b.read_len[r] > b.hap_len[h] + 80;
+  ASSERT_GT(long_pairs, static_cast<int64_t>(b.pair_count()) / 2);
+  GATEMAP_REQUIRE_GPU();
+  std::vector<double> ref, got;
+  gpu::pairhmm_reference(b, PairHmmOptions{}, ref);
+  gpu::PairHmmGpu engine;
+  gpu::PairHmmStats st;
+  engine.compute(b, PairHmmOptions{}, got, &st);
+  ASSERT_EQ(got.size(), ref.size());
+  EXPECT_LT(st.double_pairs, long_pairs / 10);
+  for (size_t i = 0; i < ref.size(); ++i) {
+    ASSERT_TRUE(test::close_log10(got[i], ref[i], 1e-4)) << i << ": gpu " << got[i] << " ref " << ref[i];
+  }
+}
+
 // A gap continuation of Q0 (gm = 0) cannot be folded into X and Y (the tall shapes'
 // float pass): such pairs must still come out right, through the double pass.
 TEST(PairHmmGpu, GapContinuationQ0TakesTheExactPath) {
