@@ -69,11 +69,14 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   double per_step = 8.5 * cfg.RPL + 16.0;
   if (cfg.block) {
     // All warps of the block for the pair's time: about one band's steps plus a lag of
-    // 48 steps per band below the first, per round of kBlockWarps bands.
+    // 48 steps per band below the first, per round of kBlockWarps bands; rings, progress
+    // flags and the double pass of pairs it cannot rescale cost ~45% per step (H200
+    // sweep at 4e9 cells: 1.30-1.58 from 512 to 2048). Its strength is latency: small
+    // batches take it through the step budget (pick_config).
     if (bands < 2 || !boundary_in_shared(cfg, H, sizeof(float), shared_limit)) return HUGE_VAL;
     const int rounds = (bands + kBlockWarps - 1) / kBlockWarps;
     const int lag = 48 * (std::min(bands, kBlockWarps) - 1);
-    return static_cast<double>(rounds) * kBlockWarps * (H + cfg.G - 1 + lag) * cfg.G * (per_step + 12.0);
+    return static_cast<double>(rounds) * kBlockWarps * (H + cfg.G - 1 + lag) * cfg.G * per_step * 1.45;
   }
   double factor = 1.0;
   if (bands > 1) {
