@@ -332,7 +332,6 @@ void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, 
   plan.bytes = o;
 }
 
-
 // Writes the chunk's input image (tasks sorted by kernel configuration, then by
 // haplotype and read length so that the groups of a warp take equal steps).
 void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, const LaunchEnv& env, ChunkPlan& plan,

@@ -3,8 +3,9 @@
 //
 // A band of G lanes x RPL rows computes G * RPL consecutive read rows of a pair as a
 // wavefront: at step s lane l computes haplotype column j = s - l + 1 for its rows and
-// hands lane l + 1 what its first row needs from the row above (two warp shuffles). Reads longer
-// than a band take several bands, each reading the bottom row of the band above.
+// hands lane l + 1 what its first row needs from the row above (two warp shuffles).
+// Reads longer than a band take several bands, each reading the bottom row of the band
+// above (in the float pass of the warp kernel, rescaled by a power of two in between).
 // - pairhmm_kernel: a group of G lanes (4..32, part of a warp) computes its pair band
 //   after band; many short pairs share a warp (inter-task), G = 32 is one warp per pair.
 //   A band's bottom row waits for the next band in shared memory when it fits the
@@ -171,7 +172,7 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   const int lane = p.lane, H = p.H;
   const bool band_on = b < p.n_bands;
   const bool store_band = band_on && b < p.n_bands - 1;
-  // (Measured on an H100: the fold is +5% for 16 and 32 lanes, -5% for 4 lanes.)
+  // The fold measured +5% on 16 and 32 lanes and -5% on 4 (H100), so only there.
   constexpr bool kFold = sizeof(T) == sizeof(float) && G >= 16;
   constexpr int kParamRows = kFold ? RPL + 2 : RPL + 1;  // this lane's rows and the ones below
   const int first = b * kBand + lane * RPL - p.pad;      // read position of this lane's row 0
