@@ -3,6 +3,7 @@
 // both round the same double values to the working precision. Internal: include only
 // from pairhmm_cpu.cpp and pairhmm.cu (with its kernels, pairhmm_kernels.cuh). The
 // model is described in pairhmm.hpp.
+#include <cmath>
 #include <cstdint>
 
 #ifdef __CUDACC__
@@ -61,6 +62,33 @@ PH_HD RowParams<T> row_params(const double* ph2pr, uint8_t base_q, uint8_t ins_q
   p.p_match = static_cast<T>(1.0 - e);
   p.p_mismatch = read_is_n ? p.p_match : static_cast<T>(tristate ? e / 3.0 : e);
   return p;
+}
+
+// The float pass keeps its rows in range by scaling them by powers of two (by a band of
+// rows on the GPU, every kRescaleRows rows in the CPU twin): a row whose largest value
+// is brought to 2^kRescaleTarget, unless it is already below 2^-kRescaleTarget, where
+// precision is lost and the pair goes to the double pass.
+constexpr int kRescaleTarget = 100;
+constexpr float kRescaleFloor = 0x1p-100f;  // 2^-kRescaleTarget
+
+// What a float pass's scaled last-row sum (and the powers of two its rows were scaled
+// by) gives: the result, or the double pass below GATK's threshold (1e-28), or -inf
+// where the likelihood lies below double's range, as the double computation (GATK's,
+// and the oracle's) gives there; within 100 powers of two of that border the double
+// pass decides.
+enum class FloatOutcome { value, redo, minus_inf };
+PH_HD FloatOutcome classify_float_sum(double sum, int shift, double underflow) {
+  if (!(sum >= underflow && sum <= 1e300)) return FloatOutcome::redo;
+  // The exponent the double pass's sum would have (scaled by 2^1020, smallest 2^-1074);
+  // ilogb is exact to one unit, far inside the margins.
+  const int in_double = ilogb(sum) - shift + (1020 - 120);  // Scale<double> over Scale<float>
+  if (in_double >= -1000) return FloatOutcome::value;
+  return in_double > -1100 ? FloatOutcome::redo : FloatOutcome::minus_inf;
+}
+
+// log10 of the likelihood from a float pass's scaled sum.
+PH_HD double float_log10(double sum, int shift) {
+  return log10(sum) - Scale<float>::log10 - shift * 0.30102999566398119521;
 }
 
 }  // namespace gatemap::gpu::detail

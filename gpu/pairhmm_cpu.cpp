@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "common/error.hpp"
@@ -89,9 +91,30 @@ struct FloatRows {
   }
 };
 
-// Scaled sum of the last row in float. M and X of a row depend only on the row above,
-// so they are one vectorisable loop; Y runs along the row afterwards.
-double forward_float(const PairHmmBatch& b, int32_t read, int32_t hap, bool tristate, FloatRows& w) {
+// Rows between two rescalings of the float pass (as the GPU's bands of long reads).
+constexpr int kRescaleRows = 32;
+
+// Scales the row (M, X, Y) so that its largest value is 2^kRescaleTarget; returns the
+// power of two, or INT_MIN when the row has already lost precision (double pass).
+int rescale_row(float* m, float* x, float* y, int H) {
+  float top = 0.f;
+  for (int j = 0; j <= H; ++j) top = std::max(top, std::max(m[j], std::max(x[j], y[j])));
+  if (!(top >= detail::kRescaleFloor)) return INT_MIN;
+  const int shift = std::min(detail::kRescaleTarget - std::ilogb(top), 126);
+  const float factor = std::ldexp(1.0f, shift);
+  for (int j = 0; j <= H; ++j) m[j] *= factor, x[j] *= factor, y[j] *= factor;
+  return shift;
+}
+
+struct FloatSum {
+  double sum;  // scaled sum of the last row (NaN: the double pass)
+  int shift;   // powers of two the rows were scaled by
+};
+
+// The float pass. M and X of a row depend only on the row above, so they are one
+// vectorisable loop; Y runs along the row afterwards. Every kRescaleRows rows the row
+// is rescaled, so that long reads stay within float's range.
+FloatSum forward_float(const PairHmmBatch& b, int32_t read, int32_t hap, bool tristate, FloatRows& w) {
   const int R = b.read_len[read], H = b.hap_len[hap];
   w.resize(H);
   const char* hs = b.hap_bases.data() + b.hap_begin[hap];
@@ -108,6 +131,7 @@ double forward_float(const PairHmmBatch& b, int32_t read, int32_t hap, bool tris
   float* __restrict cy = w.cy.data();
   float* __restrict prior = w.prior.data();
   const uint8_t* __restrict hc = w.hap.data();
+  int shift = 0;
   for (int i = 1; i <= R; ++i) {
     const int64_t at = b.read_begin[read] + i - 1;
     const RowParams<float> p = detail::row_params<float>(detail::ph2pr_table(), b.base_q[at], b.ins_q[at],
@@ -143,10 +167,15 @@ double forward_float(const PairHmmBatch& b, int32_t read, int32_t hap, bool tris
     std::swap(pm, cm);
     std::swap(px, cx);
     std::swap(py, cy);
+    if (i % kRescaleRows == 0 && i < R) {
+      const int s = rescale_row(pm, px, py, H);
+      if (s == INT_MIN) return {std::nan(""), 0};
+      shift += s;
+    }
   }
   double sum = 0;  // in double: thousands of terms would cost float ~1e-4 of the result
   for (int j = 1; j <= H; ++j) sum += static_cast<double>(pm[j]) + static_cast<double>(px[j]);
-  return sum;
+  return {sum, shift};
 }
 
 // Flush denormals to zero on this thread (as GATK/GKL do): cells far from any good
@@ -190,14 +219,16 @@ void pairhmm_cpu(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vect
     FlushDenormals ftz;
 #pragma omp for schedule(dynamic, 8)
     for (size_t k = 0; k < pairs.size(); ++k) {
-      const double sum = forward_float(batch, pairs[k].first, pairs[k].second, opt.tristate, rows);
-      if (!(sum >= kPairHmmUnderflow)) {
+      const FloatSum f = forward_float(batch, pairs[k].first, pairs[k].second, opt.tristate, rows);
+      const detail::FloatOutcome o = detail::classify_float_sum(f.sum, f.shift, kPairHmmUnderflow);
+      if (o == detail::FloatOutcome::redo) {
         ftz.pause();  // the double pass keeps denormals: it serves pairs near double's range too
         log10_lik[k] = pairhmm_reference_pair(batch, pairs[k].first, pairs[k].second, opt);
         ftz.resume();
         ++n_double;
       } else {
-        log10_lik[k] = std::log10(sum) - detail::Scale<float>::log10;
+        log10_lik[k] = o == detail::FloatOutcome::value ? detail::float_log10(f.sum, f.shift)
+                                                        : -std::numeric_limits<double>::infinity();
       }
     }
   }

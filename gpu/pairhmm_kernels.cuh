@@ -369,33 +369,21 @@ struct SlotIo {
   __device__ __forceinline__ void after_chunk(int, int) {}
 };
 
-// Writes a pair's result, or queues it for the double pass when its float sum underflows
-// (or is not finite). `shift`: the powers of two its boundary rows were scaled by. With
-// rescaled rows the float pass reaches below double's range, where the double
-// computation (GATK's, and the oracle's) underflows to 0: there the result is -inf as
-// in double, and near that border the double pass decides.
+// Writes a pair's result, or queues it for the double pass (detail::classify_float_sum
+// for the float pass: `shift`, the powers of two its boundary rows were scaled by).
 template <typename T>
 __device__ __forceinline__ void finish_pair(double sum, int shift, int task_index, int out_index,
                                             const KernelOut& out) {
   if constexpr (sizeof(T) == sizeof(float)) {
-    if (!(sum >= kPairHmmUnderflow && sum <= 1e300)) {
+    const detail::FloatOutcome o = detail::classify_float_sum(sum, shift, kPairHmmUnderflow);
+    if (o == detail::FloatOutcome::redo) {
       out.redo[atomicAdd(out.n_redo, 1)] = task_index;
-      return;
+    } else {
+      out.log10_lik[out_index] = o == detail::FloatOutcome::value ? detail::float_log10(sum, shift) : -INFINITY;
     }
-    // The exponent of the sum the double pass would hold (scaled by 2^1020, smallest
-    // 2^-1074); ilogb is exact to one unit, far inside the margins.
-    constexpr int kScaleGap = 1020 - 120;  // detail::Scale<double> over detail::Scale<float>
-    const int in_double = ilogb(sum) - shift + kScaleGap;
-    if (in_double < -1000) {
-      if (in_double > -1100) {
-        out.redo[atomicAdd(out.n_redo, 1)] = task_index;
-      } else {
-        out.log10_lik[out_index] = -INFINITY;
-      }
-      return;
-    }
+  } else {
+    out.log10_lik[out_index] = log10(sum) - detail::Scale<T>::log10;
   }
-  out.log10_lik[out_index] = log10(sum) - detail::Scale<T>::log10 - shift * 0.30102999566398119521;
 }
 
 // The float pass keeps each band's boundary row in range: after the band, the row is
@@ -404,7 +392,8 @@ __device__ __forceinline__ void finish_pair(double sum, int shift, int task_inde
 // at most kRescaleRows rows: the dispatcher sends long reads there). A row whose largest
 // value is already below 2^-kRescaleTarget has lost precision: NaN sends the pair to the
 // double pass. Returns the shift; every lane of the group takes part.
-constexpr int kRescaleTarget = 100;
+using detail::kRescaleFloor;
+using detail::kRescaleTarget;
 template <int G>
 __device__ __forceinline__ int rescale_boundary(BoundaryCell<float>* slot, int H, bool on, int lane) {
   float top = 0;
@@ -417,8 +406,8 @@ __device__ __forceinline__ int rescale_boundary(BoundaryCell<float>* slot, int H
   }
 #pragma unroll
   for (int o = G / 2; o > 0; o /= 2) top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, o, G));
-  const int shift = on && top >= 0x1p-100f ? min(kRescaleTarget - ilogbf(top), 126) : 0;
-  const float factor = top >= 0x1p-100f ? ldexpf(1.0f, shift) : __int_as_float(0x7fffffff);
+  const int shift = on && top >= kRescaleFloor ? min(kRescaleTarget - ilogbf(top), 126) : 0;
+  const float factor = top >= kRescaleFloor ? ldexpf(1.0f, shift) : __int_as_float(0x7fffffff);
   if (on && factor != 1.0f) {
     for (int j = 1 + lane; j <= H; j += G) {
       float x, d;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "common/error.hpp"
 #include "gpu/pairhmm.hpp"
@@ -19,9 +20,10 @@ using gpu::PairHmmOptions;
 
 std::vector<uint8_t> q(size_t n, uint8_t v) { return std::vector<uint8_t>(n, v); }
 
-PairHmmBatch one_pair(const std::string& read, const std::string& hap, uint8_t base_q = 30, uint8_t gap_q = 45) {
+PairHmmBatch one_pair(const std::string& read, const std::string& hap, uint8_t base_q = 30, uint8_t gap_q = 45,
+                      uint8_t gcp_q = 10) {
   PairHmmBatch b;
-  b.add_read(read, q(read.size(), base_q), q(read.size(), gap_q), q(read.size(), gap_q), q(read.size(), 10));
+  b.add_read(read, q(read.size(), base_q), q(read.size(), gap_q), q(read.size(), gap_q), q(read.size(), gcp_q));
   b.add_haplotype(hap);
   b.add_group(0, 1, 0, 1);
   return b;
@@ -92,6 +94,11 @@ TEST(PairHmmCpu, FloatTwinAgreesWithDoubleIncludingUnderflow) {
   so.seed = 7;
   PairHmmBatch b;
   sim::simulate_pairhmm_batch(so, b);
+  // A gap continuation of Q40 on every fourth read: its unrelated pairs fall faster than
+  // rescaling every 32 rows can follow, so the double path is exercised.
+  for (size_t r = 0; r < b.read_len.size(); r += 4) {
+    std::fill_n(b.gcp_q.begin() + b.read_begin[r], b.read_len[r], uint8_t{40});
+  }
   for (bool tristate : {true, false}) {
     PairHmmOptions opt;
     opt.tristate = tristate;
@@ -110,9 +117,10 @@ TEST(PairHmmCpu, FloatTwinAgreesWithDoubleIncludingUnderflow) {
   }
 }
 
-// A read of 100 mismatches lies near 1e-106: below what float holds (even scaled by
-// 2^120), well inside double.
-TEST(PairHmmCpu, UnderflowTakesTheDoublePath) {
+// A read of 100 mismatches lies near 1e-106: below what float holds over the whole read
+// (even scaled by 2^120), but each 32 rows lose far less than float's range, so the
+// float pass rescaling its rows gets it, without the double pass.
+TEST(PairHmmCpu, RescaledRowsKeepALongMismatchInFloat) {
   const PairHmmBatch b = one_pair(std::string(100, 'A'), std::string(100, 'C'));
   std::vector<double> ref, fast;
   gpu::PairHmmStats st;
@@ -120,8 +128,35 @@ TEST(PairHmmCpu, UnderflowTakesTheDoublePath) {
   gpu::pairhmm_cpu(b, PairHmmOptions{}, fast, &st);
   ASSERT_TRUE(std::isfinite(ref[0]));
   EXPECT_LT(ref[0], -100);
+  EXPECT_EQ(st.double_pairs, 0);
+  EXPECT_TRUE(test::close_log10(fast[0], ref[0], 1e-6)) << fast[0] << " vs " << ref[0];
+}
+
+// With a gap continuation of Q40 every row of that read costs at least ~1e-3.5 (no cheap
+// insertion run), so 32 rows fall below float's range: the double pass takes it, and
+// its result is the oracle's.
+TEST(PairHmmCpu, UnderflowWithinRowsTakesTheDoublePath) {
+  const PairHmmBatch b = one_pair(std::string(100, 'A'), std::string(100, 'C'), 30, 45, 40);
+  std::vector<double> ref, fast;
+  gpu::PairHmmStats st;
+  gpu::pairhmm_reference(b, PairHmmOptions{}, ref);
+  gpu::pairhmm_cpu(b, PairHmmOptions{}, fast, &st);
+  ASSERT_TRUE(std::isfinite(ref[0]));
   EXPECT_EQ(st.double_pairs, 1);
   EXPECT_DOUBLE_EQ(fast[0], ref[0]);
+}
+
+// Far below double's range the float pass (rescaled) still holds the value, but the
+// double computation gives 0: the twin gives -inf, as the oracle does.
+TEST(PairHmmCpu, BelowDoubleRangeIsMinusInfinityAsInDouble) {
+  const PairHmmBatch b = one_pair(std::string(1500, 'A'), std::string(20, 'C'));
+  std::vector<double> ref, fast;
+  gpu::PairHmmStats st;
+  gpu::pairhmm_reference(b, PairHmmOptions{}, ref);
+  gpu::pairhmm_cpu(b, PairHmmOptions{}, fast, &st);
+  EXPECT_EQ(ref[0], -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(fast[0], ref[0]);
+  EXPECT_EQ(st.double_pairs, 0);
 }
 
 TEST(PairHmmBatchInput, ReadsFileAndRejectsBadLines) {
