@@ -117,46 +117,47 @@ TEST(PairHmmCpu, FloatTwinAgreesWithDoubleIncludingUnderflow) {
   }
 }
 
-// A read of 100 mismatches lies near 1e-106: below what float holds over the whole read
-// (even scaled by 2^120), but each 32 rows lose far less than float's range, so the
-// float pass rescaling its rows gets it, without the double pass.
-TEST(PairHmmCpu, RescaledRowsKeepALongMismatchInFloat) {
-  const PairHmmBatch b = one_pair(std::string(100, 'A'), std::string(100, 'C'));
+// One pair through the oracle and the float twin.
+struct TwinRun {
+  double ref, fast;
+  int64_t double_pairs;
+};
+TwinRun run_twin(const PairHmmBatch& b) {
   std::vector<double> ref, fast;
   gpu::PairHmmStats st;
   gpu::pairhmm_reference(b, PairHmmOptions{}, ref);
   gpu::pairhmm_cpu(b, PairHmmOptions{}, fast, &st);
-  ASSERT_TRUE(std::isfinite(ref[0]));
-  EXPECT_LT(ref[0], -100);
-  EXPECT_EQ(st.double_pairs, 0);
-  EXPECT_TRUE(test::close_log10(fast[0], ref[0], 1e-6)) << fast[0] << " vs " << ref[0];
+  return {ref[0], fast[0], st.double_pairs};
+}
+
+// A read of 100 mismatches lies near 1e-106: below what float holds over the whole read
+// (even scaled by 2^120), but each 32 rows lose far less than float's range, so the
+// float pass rescaling its rows gets it, without the double pass.
+TEST(PairHmmCpu, RescaledRowsKeepALongMismatchInFloat) {
+  const TwinRun t = run_twin(one_pair(std::string(100, 'A'), std::string(100, 'C')));
+  ASSERT_TRUE(std::isfinite(t.ref));
+  EXPECT_LT(t.ref, -100);
+  EXPECT_EQ(t.double_pairs, 0);
+  EXPECT_TRUE(test::close_log10(t.fast, t.ref, 1e-6)) << t.fast << " vs " << t.ref;
 }
 
 // With a gap continuation of Q40 every row of that read costs at least ~1e-3.5 (no cheap
 // insertion run), so 32 rows fall below float's range: the double pass takes it, and
 // its result is the oracle's.
 TEST(PairHmmCpu, UnderflowWithinRowsTakesTheDoublePath) {
-  const PairHmmBatch b = one_pair(std::string(100, 'A'), std::string(100, 'C'), 30, 45, 40);
-  std::vector<double> ref, fast;
-  gpu::PairHmmStats st;
-  gpu::pairhmm_reference(b, PairHmmOptions{}, ref);
-  gpu::pairhmm_cpu(b, PairHmmOptions{}, fast, &st);
-  ASSERT_TRUE(std::isfinite(ref[0]));
-  EXPECT_EQ(st.double_pairs, 1);
-  EXPECT_DOUBLE_EQ(fast[0], ref[0]);
+  const TwinRun t = run_twin(one_pair(std::string(100, 'A'), std::string(100, 'C'), 30, 45, 40));
+  ASSERT_TRUE(std::isfinite(t.ref));
+  EXPECT_EQ(t.double_pairs, 1);
+  EXPECT_DOUBLE_EQ(t.fast, t.ref);
 }
 
 // Far below double's range the float pass (rescaled) still holds the value, but the
 // double computation gives 0: the twin gives -inf, as the oracle does.
 TEST(PairHmmCpu, BelowDoubleRangeIsMinusInfinityAsInDouble) {
-  const PairHmmBatch b = one_pair(std::string(1500, 'A'), std::string(20, 'C'));
-  std::vector<double> ref, fast;
-  gpu::PairHmmStats st;
-  gpu::pairhmm_reference(b, PairHmmOptions{}, ref);
-  gpu::pairhmm_cpu(b, PairHmmOptions{}, fast, &st);
-  EXPECT_EQ(ref[0], -std::numeric_limits<double>::infinity());
-  EXPECT_EQ(fast[0], ref[0]);
-  EXPECT_EQ(st.double_pairs, 0);
+  const TwinRun t = run_twin(one_pair(std::string(1500, 'A'), std::string(20, 'C')));
+  EXPECT_EQ(t.ref, -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(t.fast, t.ref);
+  EXPECT_EQ(t.double_pairs, 0);
 }
 
 TEST(PairHmmBatchInput, ReadsFileAndRejectsBadLines) {
