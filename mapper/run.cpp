@@ -25,7 +25,8 @@ std::string MapStats::to_json() const {
     << ",\n  \"gpu_batches_on_cpu\": " << filter_cpu_fallbacks << ",\n  \"insert_mean\": " << insert_mean
     << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {\"seed\": " << seed_s << ", \"filter\": " << filter_s
     << ", \"filter_kernel\": " << filter_kernel_s << ", \"filter_prepare\": " << filter_prepare_s
-    << ", \"filter_engine\": " << filter_engine_s << ", \"verify\": " << verify_s << ", \"finish\": " << pair_s
+    << ", \"filter_engine\": " << filter_engine_s << ", \"verify\": " << verify_s << ", \"fallback\": " << fallback_s
+    << ", \"finish\": " << pair_s
     << ", \"output\": " << output_s << ", \"input_wait\": " << input_wait_s << "}\n}\n";
   return o.str();
 }
@@ -138,7 +139,8 @@ MapStats run_mapping(RunOptions opt) {
                        std::to_string(st.candidate_cap_hits));
   log::info("map", "time: seed " + std::to_string(st.seed_s) + " s, filter " + std::to_string(st.filter_s) +
                        " s (kernel " + std::to_string(st.filter_kernel_s) + " s), verify " +
-                       std::to_string(st.verify_s) + " s, finish " + std::to_string(st.pair_s) + " s, output " +
+                       std::to_string(st.verify_s) + " s, fallback " + std::to_string(st.fallback_s) + " s, finish " +
+                       std::to_string(st.pair_s) + " s, output " +
                        std::to_string(st.output_s) + " s, waiting for input " + std::to_string(st.input_wait_s) + " s");
   if (!opt.stats_path.empty()) {
     std::FILE* f = std::fopen(opt.stats_path.c_str(), "w");
