@@ -148,9 +148,10 @@ struct PairLane {
 // (steps [s0, s1)). Leaves the band's last-row sum in `sum` (only the last band's
 // counts).
 //
-// Per cell the recurrences take 6 operations (GATK's form takes 8): a row keeps
-// Yh = Y / my, so Yh = g * Yh(left) + M(left) is one FMA; in the float pass of the tall
-// shapes a row keeps X' = gm(row below) * X, so the next row's diagonal term is
+// Per cell the recurrences take 6 operations on the 16- and 32-lane float shapes and 7
+// elsewhere (GATK's form takes 8): a row keeps Yh = Y / my, so Yh = g * Yh(left) +
+// M(left) is one FMA; in the float pass of the tall shapes a row keeps
+// X' = gm(row below) * X, so the next row's diagonal term is
 // mm * M + (X' + (gm my) * Yh), two FMAs, and X' of the row below is
 // (gm' mx) * M + (gm' g / gm) * X' with gm' of the row two below (1 past the read).
 // Without that fold (double, and 4- and 8-lane float shapes) the term is
