@@ -94,9 +94,11 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
 // gap-open and gap-continuation probabilities (0.1 at the usual Q10 continuation), so
 // its likelihood lies far below float's range. Bands of at most kRescaleRows rows keep
 // each band within range (the float pass rescales boundary rows, pairhmm_kernels.cuh),
-// so the dispatcher gives such pairs those shapes; in any other shape (a forced one) they
-// skip the float pass, which would only queue them for double. Either way the result is
-// the exact one; only the time differs.
+// so the dispatcher gives such pairs those shapes while their boundary rows fit shared
+// memory (haplotypes up to ~1,300 bases; beyond, many short bands through global memory
+// would cost more than double). In any other shape they skip the float pass, which would
+// only queue them for double. Either way the result is the exact one; only the time
+// differs.
 constexpr int kDirectDoubleExcess = 80;
 constexpr int kRescaleRows = 32;
 bool long_read(int R, int H) { return R - H > kDirectDoubleExcess; }
@@ -118,7 +120,12 @@ int64_t config_steps(Config cfg, int R, int H) {
 // its slowest pair, so there a shape that saves work but adds steps costs time.
 int pick_config(int R, int H, const LaunchEnv& env, int64_t max_steps) {
   if (env.forced_config >= 0) return env.forced_config;
-  const bool only_rescaling = long_read(R, H);
+  bool only_rescaling = false;
+  if (long_read(R, H)) {
+    for (const Config& cfg : kConfigs) {
+      only_rescaling |= rescales(cfg) && boundary_in_shared(cfg, H, sizeof(float), env.shared_limit);
+    }
+  }
   auto cost_of = [&](int k) {
     return only_rescaling && !rescales(kConfigs[k]) ? HUGE_VAL : config_cost(kConfigs[k], R, H, env.shared_limit);
   };
