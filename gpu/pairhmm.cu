@@ -100,7 +100,7 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
 // only queue them for double. Either way the result is the exact one; only the time
 // differs.
 constexpr int kDirectDoubleExcess = 80;
-constexpr int kRescaleRows = 32;
+using detail::kRescaleRows;
 bool long_read(int R, int H) { return R - H > kDirectDoubleExcess; }
 bool rescales(Config cfg) { return !cfg.block && cfg.G * cfg.RPL <= kRescaleRows; }
 bool direct_double(int R, int H, int cfg) { return long_read(R, H) && !rescales(kConfigs[cfg]); }

@@ -70,6 +70,10 @@ PH_HD RowParams<T> row_params(const double* ph2pr, uint8_t base_q, uint8_t ins_q
 // precision is lost and the pair goes to the double pass.
 constexpr int kRescaleTarget = 100;
 constexpr float kRescaleFloor = 0x1p-100f;  // 2^-kRescaleTarget
+// Rows between two rescalings: the CPU twin's step, and the tallest GPU band a read far
+// longer than its haplotype may take (values fall by at most ~10^-32 over 32 rows at the
+// usual Q10 gap continuation, well inside float's range above 2^-100).
+constexpr int kRescaleRows = 32;
 
 // What a float pass's scaled last-row sum (and the powers of two its rows were scaled
 // by) gives: the result, or the double pass below GATK's threshold (1e-28), or -inf

@@ -91,9 +91,6 @@ struct FloatRows {
   }
 };
 
-// Rows between two rescalings of the float pass (as the GPU's bands of long reads).
-constexpr int kRescaleRows = 32;
-
 // Scales the row (M, X, Y) so that its largest value is 2^kRescaleTarget; returns the
 // power of two, or INT_MIN when the row has already lost precision (double pass).
 int rescale_row(float* m, float* x, float* y, int H) {
@@ -112,8 +109,8 @@ struct FloatSum {
 };
 
 // The float pass. M and X of a row depend only on the row above, so they are one
-// vectorisable loop; Y runs along the row afterwards. Every kRescaleRows rows the row
-// is rescaled, so that long reads stay within float's range.
+// vectorisable loop; Y runs along the row afterwards. Every detail::kRescaleRows rows
+// the row is rescaled, so that long reads stay within float's range.
 FloatSum forward_float(const PairHmmBatch& b, int32_t read, int32_t hap, bool tristate, FloatRows& w) {
   const int R = b.read_len[read], H = b.hap_len[hap];
   w.resize(H);
@@ -167,7 +164,7 @@ FloatSum forward_float(const PairHmmBatch& b, int32_t read, int32_t hap, bool tr
     std::swap(pm, cm);
     std::swap(px, cx);
     std::swap(py, cy);
-    if (i % kRescaleRows == 0 && i < R) {
+    if (i % detail::kRescaleRows == 0 && i < R) {
       const int s = rescale_row(pm, px, py, H);
       if (s == INT_MIN) return {std::nan(""), 0};
       shift += s;
