@@ -50,13 +50,21 @@ size_t boundary_bytes(Config cfg, int H, size_t elem) {
   return static_cast<size_t>(kThreads / cfg.G) * 2 * static_cast<size_t>(H + 1) * elem;
 }
 
-size_t prior_bytes(Config cfg, size_t elem) {
-  return static_cast<size_t>(kThreads / 32) * kCodes * cfg.RPL * 32 * elem;
-}
+size_t prior_bytes(Config cfg, size_t elem) { return kBlockWarps * prior_table_bytes(cfg.RPL, elem); }
 
 // Whether a block's boundaries fit in shared memory next to its prior tables.
 bool boundary_in_shared(Config cfg, int H, size_t elem, size_t shared_limit) {
   return prior_bytes(cfg, elem) + boundary_bytes(cfg, H, elem) <= shared_limit;
+}
+
+// Steps one pair takes from start to end in a shape: its latency.
+int64_t config_steps(Config cfg, int R, int H) {
+  const int bands = (R + cfg.G * cfg.RPL - 1) / (cfg.G * cfg.RPL);
+  if (cfg.block) {
+    const int rounds = (bands + kBlockWarps - 1) / kBlockWarps;
+    return static_cast<int64_t>(rounds) * (H + cfg.G - 1 + 48 * (std::min(bands, kBlockWarps) - 1));
+  }
+  return static_cast<int64_t>(bands) * (H + cfg.G - 1);
 }
 
 // Relative cost of a pair in a kernel shape: issue slots per lane, steps x (cells of a
@@ -74,9 +82,7 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
     // sweep at 4e9 cells: 1.30-1.58 from 512 to 2048). Its strength is latency: small
     // batches take it through the step budget (pick_config).
     if (bands < 2 || !boundary_in_shared(cfg, H, sizeof(float), shared_limit)) return HUGE_VAL;
-    const int rounds = (bands + kBlockWarps - 1) / kBlockWarps;
-    const int lag = 48 * (std::min(bands, kBlockWarps) - 1);
-    return static_cast<double>(rounds) * kBlockWarps * (H + cfg.G - 1 + lag) * cfg.G * per_step * 1.45;
+    return static_cast<double>(config_steps(cfg, R, H)) * kBlockWarps * cfg.G * per_step * 1.45;
   }
   double factor = 1.0;
   if (bands > 1) {
@@ -86,7 +92,7 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
     const double blocks_per_sm = shared ? std::clamp(std::floor(228.0 * 1024 / block_bytes), 1.0, 4.0) : 4.0;
     factor = (1.0 + 0.1 * bands) * 4.0 / blocks_per_sm;
   }
-  return static_cast<double>(bands) * (H + cfg.G - 1) * cfg.G * per_step * factor;
+  return static_cast<double>(config_steps(cfg, R, H)) * cfg.G * per_step * factor;
 }
 
 // Long reads: a read longer than its haplotype by more than kDirectDoubleExcess bases
@@ -104,16 +110,6 @@ using detail::kRescaleRows;
 bool long_read(int R, int H) { return R - H > kDirectDoubleExcess; }
 bool rescales(Config cfg) { return !cfg.block && cfg.G * cfg.RPL <= kRescaleRows; }
 bool direct_double(int R, int H, int cfg) { return long_read(R, H) && !rescales(kConfigs[cfg]); }
-
-// Steps one pair takes from start to end in a shape: its latency.
-int64_t config_steps(Config cfg, int R, int H) {
-  const int bands = (R + cfg.G * cfg.RPL - 1) / (cfg.G * cfg.RPL);
-  if (cfg.block) {
-    const int rounds = (bands + kBlockWarps - 1) / kBlockWarps;
-    return static_cast<int64_t>(rounds) * (H + cfg.G - 1 + 48 * (std::min(bands, kBlockWarps) - 1));
-  }
-  return static_cast<int64_t>(bands) * (H + cfg.G - 1);
-}
 
 // The cheapest shape for a pair among those that finish within `max_steps` (or the
 // fastest, when none does). A batch too small to fill the GPU takes about as long as

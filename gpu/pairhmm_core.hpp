@@ -3,6 +3,7 @@
 // both round the same double values to the working precision. Internal: include only
 // from pairhmm_cpu.cpp and pairhmm.cu (with its kernels, pairhmm_kernels.cuh). The
 // model is described in pairhmm.hpp.
+#include <climits>
 #include <cmath>
 #include <cstdint>
 
@@ -74,6 +75,14 @@ constexpr float kRescaleFloor = 0x1p-100f;  // 2^-kRescaleTarget
 // longer than its haplotype may take (values fall by at most ~10^-32 over 32 rows at the
 // usual Q10 gap continuation, well inside float's range above 2^-100).
 constexpr int kRescaleRows = 32;
+
+// The power of two that brings a row whose largest value is `top` to 2^kRescaleTarget,
+// or INT_MIN when the row has lost precision.
+PH_HD int rescale_shift(float top) {
+  if (!(top >= kRescaleFloor)) return INT_MIN;
+  const int shift = kRescaleTarget - ilogbf(top);
+  return shift < 126 ? shift : 126;
+}
 
 // What a float pass's scaled last-row sum (and the powers of two its rows were scaled
 // by) gives: the result, or the double pass below GATK's threshold (1e-28), or -inf

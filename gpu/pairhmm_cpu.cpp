@@ -96,8 +96,8 @@ struct FloatRows {
 int rescale_row(float* m, float* x, float* y, int H) {
   float top = 0.f;
   for (int j = 0; j <= H; ++j) top = std::max(top, std::max(m[j], std::max(x[j], y[j])));
-  if (!(top >= detail::kRescaleFloor)) return INT_MIN;
-  const int shift = std::min(detail::kRescaleTarget - std::ilogb(top), 126);
+  const int shift = detail::rescale_shift(top);
+  if (shift == INT_MIN) return INT_MIN;
   const float factor = std::ldexp(1.0f, shift);
   for (int j = 0; j <= H; ++j) m[j] *= factor, x[j] *= factor, y[j] *= factor;
   return shift;

@@ -123,10 +123,9 @@ constexpr int kHapPad = 32;  // padding codes before each haplotype (>= a group'
 template <int RPL, typename T>
 constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 6 : 4) : (RPL <= 4 ? 4 : 2);
 
-// Bytes of a warp's emission-prior tables: kCodes x RPL values per lane.
-template <int RPL, typename T>
-__host__ __device__ constexpr size_t prior_table_bytes() {
-  return size_t(kCodes) * RPL * 32 * sizeof(T);
+// Bytes of a warp's emission-prior tables: kCodes x rpl values per lane.
+__host__ __device__ constexpr size_t prior_table_bytes(int rpl, size_t elem) {
+  return size_t(kCodes) * rpl * 32 * elem;
 }
 
 // One lane's view of the pair its group computes.
@@ -406,8 +405,6 @@ __device__ __forceinline__ void finish_pair(double sum, int shift, int task_inde
 // at most kRescaleRows rows: the dispatcher sends long reads there). A row whose largest
 // value is already below 2^-kRescaleTarget has lost precision: NaN sends the pair to the
 // double pass. Returns the shift; every lane of the group takes part.
-using detail::kRescaleFloor;
-using detail::kRescaleTarget;
 template <int G>
 __device__ __forceinline__ int rescale_boundary(BoundaryCell<float>* slot, int H, bool on, int lane) {
   float top = 0;
@@ -420,8 +417,9 @@ __device__ __forceinline__ int rescale_boundary(BoundaryCell<float>* slot, int H
   }
 #pragma unroll
   for (int o = G / 2; o > 0; o /= 2) top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, o, G));
-  const int shift = on && top >= kRescaleFloor ? min(kRescaleTarget - ilogbf(top), 126) : 0;
-  const float factor = top >= kRescaleFloor ? ldexpf(1.0f, shift) : __int_as_float(0x7fffffff);
+  const int s = detail::rescale_shift(top);
+  const int shift = on && s != INT_MIN ? s : 0;
+  const float factor = s != INT_MIN ? ldexpf(1.0f, shift) : __int_as_float(0x7fffffff);
   if (on && factor != 1.0f) {
     for (int j = 1 + lane; j <= H; j += G) {
       float x, d;
@@ -439,12 +437,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<RPL, T>)
   using V = typename Vec<T>::type;
   using Cell = BoundaryCell<T>;
   constexpr int kBand = G * RPL;
-  constexpr size_t kTableBytes = kBlockWarps * prior_table_bytes<RPL, T>();
+  constexpr size_t kTableBytes = kBlockWarps * prior_table_bytes(RPL, sizeof(T));
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int groups_per_block = kThreads / G;
   const int64_t group_id = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / G;
   const int64_t n_groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  V* const priors = reinterpret_cast<V*>(smem_raw + (threadIdx.x / 32) * prior_table_bytes<RPL, T>()) + threadIdx.x % 32;
+  V* const priors = reinterpret_cast<V*>(smem_raw + (threadIdx.x / 32) * prior_table_bytes(RPL, sizeof(T))) + threadIdx.x % 32;
   SlotIo<T> io{bnd.global ? bnd.global + group_id * bnd.slot
                           : reinterpret_cast<Cell*>(smem_raw + kTableBytes) +
                                 static_cast<int64_t>(threadIdx.x / G) * bnd.slot};
@@ -549,10 +547,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<RPL, T>)
   using Cell = BoundaryCell<T>;
   constexpr int G = 32;
   constexpr int kBand = G * RPL;
-  constexpr size_t kTableBytes = kBlockWarps * prior_table_bytes<RPL, T>();
+  constexpr size_t kTableBytes = kBlockWarps * prior_table_bytes(RPL, sizeof(T));
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  V* const priors = reinterpret_cast<V*>(smem_raw + warp * prior_table_bytes<RPL, T>()) + lane;
+  V* const priors = reinterpret_cast<V*>(smem_raw + warp * prior_table_bytes(RPL, sizeof(T))) + lane;
   Cell* const rings = reinterpret_cast<Cell*>(smem_raw + kTableBytes);
   Cell* const row = rings + (kBlockWarps - 1) * kRingCells;  // from the last warp to the first
   Cell* const zero = row + (max_hap + 1);

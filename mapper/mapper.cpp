@@ -402,8 +402,9 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
       im.filter_on_cpu(bs, err, stats_);
     }
     bs.ticket = -1;
-    stats_.filter_engine_s += seconds_since(t0);
-    stats_.filter_s += seconds_since(t0);
+    const double waited = seconds_since(t0);
+    stats_.filter_engine_s += waited;
+    stats_.filter_s += waited;
   }
 
   // 3. Verify what passed.
