@@ -75,7 +75,8 @@ TEST(PairHmmGpu, AgreesWithReferenceOverTheSizeRange) {
 TEST(PairHmmGpu, EveryKernelShapeAgreesWithReference) {
   const PairHmmBatch b = mixed_batch(24, 1, 1200, 1, 700, 77);
   // The batch reaches four 256-row bands (the block kernel's whole block) and has reads
-  // far longer than their haplotype (sent to double directly).
+  // far longer than their haplotype (in float through rescaled bands on the shapes of
+  // at most 32 rows per band, straight to double on the others).
   int64_t four_bands = 0, much_longer = 0;
   for (const auto& [r, h] : b.pairs()) {
     four_bands += b.read_len[r] > 768;
