@@ -33,8 +33,24 @@ struct Config {
   int G, RPL;
   bool block = false;  // pairhmm_block_kernel: the warps of a block share one long pair
 };
-constexpr std::array<Config, 9> kConfigs{
-    {{4, 4}, {8, 4}, {16, 4}, {32, 4}, {4, 8}, {8, 8}, {16, 8}, {32, 8}, {32, 8, true}}};
+// Shapes of 16 rows per lane take only reads with one gap continuation at every base
+// (pairhmm_kernels.cuh, run_band).
+bool needs_uniform_gap(Config cfg) { return cfg.RPL >= 16; }
+// Blocks per SM the shape's registers allow (kMinBlocks in pairhmm_kernels.cuh).
+double float_blocks_per_sm(Config cfg) { return cfg.RPL <= 4 ? 6 : cfg.RPL <= 8 ? 4 : 3; }
+constexpr std::array<Config, 13> kConfigs{{{4, 4},
+                                           {8, 4},
+                                           {16, 4},
+                                           {32, 4},
+                                           {4, 8},
+                                           {8, 8},
+                                           {16, 8},
+                                           {32, 8},
+                                           {32, 8, true},
+                                           {4, 16},
+                                           {8, 16},
+                                           {16, 16},
+                                           {32, 16}}};
 
 struct LaunchEnv {
   int sm_count = 1;
@@ -74,7 +90,8 @@ int64_t config_steps(Config cfg, int R, int H) {
 double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   const int band = cfg.G * cfg.RPL;
   const int bands = (R + band - 1) / band;
-  double per_step = 8.5 * cfg.RPL + 16.0;
+  // Issue slots of a step at the shape's occupancy (16 rows: 3 blocks per SM, not 4).
+  double per_step = cfg.RPL >= 16 ? 165.0 : 8.5 * cfg.RPL + 16.0;
   if (cfg.block) {
     // All warps of the block for the pair's time: about one band's steps plus a lag of
     // 48 steps per band below the first, per round of kBlockWarps bands; rings, progress
@@ -89,8 +106,9 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
     const bool shared = boundary_in_shared(cfg, H, sizeof(float), shared_limit);
     per_step += shared ? 12.0 : 40.0;
     const size_t block_bytes = prior_bytes(cfg, sizeof(float)) + boundary_bytes(cfg, H, sizeof(float));
-    const double blocks_per_sm = shared ? std::clamp(std::floor(228.0 * 1024 / block_bytes), 1.0, 4.0) : 4.0;
-    factor = (1.0 + 0.1 * bands) * 4.0 / blocks_per_sm;
+    const double most = std::min(4.0, float_blocks_per_sm(cfg));
+    const double blocks_per_sm = shared ? std::clamp(std::floor(228.0 * 1024 / block_bytes), 1.0, most) : most;
+    factor = (1.0 + 0.1 * bands) * most / blocks_per_sm;
   }
   return static_cast<double>(config_steps(cfg, R, H)) * cfg.G * per_step * factor;
 }
@@ -114,8 +132,16 @@ bool direct_double(int R, int H, int cfg) { return long_read(R, H) && !rescales(
 // The cheapest shape for a pair among those that finish within `max_steps` (or the
 // fastest, when none does). A batch too small to fill the GPU takes about as long as
 // its slowest pair, so there a shape that saves work but adds steps costs time.
-int pick_config(int R, int H, const LaunchEnv& env, int64_t max_steps) {
-  if (env.forced_config >= 0) return env.forced_config;
+// `uniform_gap`: the read has one gap continuation (> Q0) at every base. A forced
+// shape that needs it falls back to the same lanes with 8 rows.
+int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env, int64_t max_steps) {
+  if (env.forced_config >= 0) {
+    const Config f = kConfigs[env.forced_config];
+    if (uniform_gap || !needs_uniform_gap(f)) return env.forced_config;
+    for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
+      if (kConfigs[k].G == f.G && kConfigs[k].RPL == 8 && !kConfigs[k].block) return k;
+    }
+  }
   bool only_rescaling = false;
   if (long_read(R, H)) {
     for (const Config& cfg : kConfigs) {
@@ -123,7 +149,9 @@ int pick_config(int R, int H, const LaunchEnv& env, int64_t max_steps) {
     }
   }
   auto cost_of = [&](int k) {
-    return only_rescaling && !rescales(kConfigs[k]) ? HUGE_VAL : config_cost(kConfigs[k], R, H, env.shared_limit);
+    if (only_rescaling && !rescales(kConfigs[k])) return HUGE_VAL;
+    if (!uniform_gap && needs_uniform_gap(kConfigs[k])) return HUGE_VAL;
+    return config_cost(kConfigs[k], R, H, env.shared_limit);
   };
   int64_t fewest = INT64_MAX;
   for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
@@ -234,14 +262,16 @@ void launch_double_tall(const DeviceChunk& c, TaskList tl, int max_hap, int max_
 
 constexpr std::array<Launcher, kConfigs.size()> kFloatLaunchers{
     launch<4, 4, float>,  launch<8, 4, float>,  launch<16, 4, float>, launch<32, 4, float>,   launch<4, 8, float>,
-    launch<8, 8, float>, launch<16, 8, float>, launch<32, 8, float>, launch_block<8, float>};
+    launch<8, 8, float>, launch<16, 8, float>, launch<32, 8, float>, launch_block<8, float>, launch<4, 16, float>,
+    launch<8, 16, float>, launch<16, 16, float>, launch<32, 16, float>};
 // The double pass of a shape's underflowed pairs: the same lanes, 4 rows per lane
 // (doubles take twice the registers), and for the tall shapes 8, where the pairs that
 // underflow are long and, when few, their time is the serial steps of their bands.
 constexpr std::array<Launcher, kConfigs.size()> kDoubleLaunchers{
     launch<4, 4, double>,  launch<8, 4, double>,  launch<16, 4, double>,
     launch<32, 4, double>, launch<4, 4, double>,  launch<8, 4, double>,
-    launch_double_tall<16, 8>, launch_double_tall<32, 8>, launch_double_tall<32, 8>};
+    launch_double_tall<16, 8>, launch_double_tall<32, 8>, launch_double_tall<32, 8>, launch<4, 4, double>,
+    launch<8, 4, double>,  launch_double_tall<16, 8>, launch_double_tall<32, 8>};
 
 size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
 
@@ -350,10 +380,14 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   auto* rcode = h + plan.off_rcode;
   auto* hcode = h + plan.off_hcode;
   // Per-base row parameters are most of the host's work: spread over the cores.
+  std::vector<uint8_t> uniform_gap(static_cast<size_t>(plan.read1 - plan.read0));  // per read (pick_config)
 #pragma omp parallel for schedule(dynamic, 64)
   for (int32_t r = plan.read0; r < plan.read1; ++r) {
     const int64_t at = b.read_begin[r];
     const int64_t local = at - rbase;
+    const uint8_t* gcp = b.gcp_q.data() + at;
+    uniform_gap[r - plan.read0] =
+        b.read_len[r] > 0 && gcp[0] > 0 && std::all_of(gcp, gcp + b.read_len[r], [&](uint8_t q) { return q == gcp[0]; });
     rbegin[r - plan.read0] = static_cast<uint32_t>(local);
     rlen[r - plan.read0] = b.read_len[r];
     for (int32_t i = 0; i < b.read_len[r]; ++i) {
@@ -406,13 +440,16 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   int64_t cells = 0;
   for_each_pair([&](int32_t r, int32_t k) { cells += static_cast<int64_t>(b.read_len[r]) * b.hap_len[k]; });
   const int64_t max_steps = busy_steps(cells, env);
-  int last_r = -1, last_h = -1, last_cfg = 0;
-  auto shape_of = [&](int R, int H) {
-    if (R != last_r || H != last_h) last_cfg = pick_config(R, H, env, max_steps), last_r = R, last_h = H;
+  int last_r = -1, last_h = -1, last_u = -1, last_cfg = 0;
+  auto shape_of = [&](int32_t r, int H) {
+    const int R = b.read_len[r], u = uniform_gap[r - plan.read0];
+    if (R != last_r || H != last_h || u != last_u) {
+      last_cfg = pick_config(R, H, u != 0, env, max_steps), last_r = R, last_h = H, last_u = u;
+    }
     return last_cfg;
   };
   for_each_pair([&](int32_t r, int32_t k) {
-    const int R = b.read_len[r], H = b.hap_len[k], cfg = shape_of(R, H);
+    const int R = b.read_len[r], H = b.hap_len[k], cfg = shape_of(r, H);
     ++start[key(R, H, cfg) + 1];
     plan.max_read[cfg] = std::max(plan.max_read[cfg], R);
   });
@@ -421,7 +458,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   plan.task_hap_len.resize(plan.n_pairs);
   int out = 0;
   for_each_pair([&](int32_t r, int32_t k) {
-    const int R = b.read_len[r], H = b.hap_len[k], cfg = shape_of(R, H);
+    const int R = b.read_len[r], H = b.hap_len[k], cfg = shape_of(r, H);
     const int64_t pos = start[key(R, H, cfg)]++;
     tasks[pos] = make_int4(r - plan.read0, k - plan.hap0, out++, 0);
     plan.task_hap_len[pos] = H;

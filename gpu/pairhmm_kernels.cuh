@@ -114,6 +114,7 @@ struct Boundary {  // where the bottom row of a band waits for the next band
 // bounds check per cell.
 constexpr uint8_t kCodeOutside = 5;
 constexpr int kCodes = 6;
+constexpr uint8_t kCodePad = 6;  // a read row: a virtual row of the 16-row shapes (prior 1 at every column)
 constexpr int kHapPad = 32;  // padding codes before each haplotype (>= a group's lanes)
 
 // Blocks per SM the register budget aims at: 4 x 128 threads for 8 float rows per lane
@@ -121,7 +122,7 @@ constexpr int kHapPad = 32;  // padding codes before each haplotype (>= a group'
 // registers, no spills; 5 blocks cost 10% at 16 x 16 on an H200), 2 for 8 double rows
 // (the double pass of long pairs, where few warps run).
 template <int RPL, typename T>
-constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 6 : 4) : (RPL <= 4 ? 4 : 2);
+constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 6 : RPL <= 8 ? 4 : 3) : (RPL <= 4 ? 4 : 2);
 
 // Bytes of a warp's emission-prior tables: kCodes x rpl values per lane.
 __host__ __device__ constexpr size_t prior_table_bytes(int rpl, size_t elem) {
@@ -172,10 +173,24 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   const int lane = p.lane, H = p.H;
   const bool band_on = b < p.n_bands;
   const bool store_band = band_on && b < p.n_bands - 1;
+  // Shapes of 16 float rows per lane take only reads whose gap continuation is the same
+  // at every base (GATK's fixed GCP; the dispatcher checks): g and X's coefficient in the
+  // fold are then one value for all rows (gu), which keeps 16 rows within the register
+  // budget. Their virtual rows above the read cannot be copies of row 0 (its constant Yh
+  // needs g = 1): each holds prior 1, X = 0 and Yh = T0 / (1 - g), a fixed point where
+  // M = T0 and the diagonal term handed down is T0 = gm K / H, what row 1 needs from
+  // row 0. Rows past the read take the read's gm, so the last row's X' is gm X.
+  constexpr bool kUniformGap = sizeof(T) == sizeof(float) && RPL >= 16;
   // The fold measured +5% on 16 and 32 lanes and -5% on 4 (H100), so only there.
-  constexpr bool kFold = sizeof(T) == sizeof(float) && G >= 16;
-  constexpr int kParamRows = kFold ? RPL + 2 : RPL + 1;  // this lane's rows and the ones below
+  constexpr bool kFold = sizeof(T) == sizeof(float) && (G >= 16 || kUniformGap);
+  constexpr int kParamRows = kFold && !kUniformGap ? RPL + 2 : RPL + 1;  // this lane's rows and the ones below
   const int first = b * kBand + lane * RPL - p.pad;      // read position of this lane's row 0
+  T gu = T(0), gmu = T(1);  // the read's g and gm (uniform shapes)
+  if constexpr (kUniformGap) {
+    gmu = c.row_f[2 * p.read0].y;
+    gu = c.row_f[2 * p.read0 + 1].x;
+  }
+  const T top = gmu * p.init_y;  // T0 (uniform shapes)
   // The transitions of this lane's rows and of the rows below. A virtual row (above the
   // read in band 0) reproduces row 0: prior 0 (M = 0), X = 0, and Yh = K / H with g = 1
   // and my = 1. Past the read (and in bands past the group's last) gm = 1, the rest 0.
@@ -200,9 +215,15 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
       r = detail::row_params<T>(c_ph2pr, qv.x, qv.y, qv.z, qv.w, rb == kCodeN, tristate);
     }
     if (!band_on || row < 0 || row >= p.R) {
-      const T v = band_on && row < 0 ? T(1) : T(0);
-      r = RowParams<T>{T(0), T(1), T(0), v, v, T(0), T(0)};
-      rb = kCodeOutside;
+      const bool pad = band_on && row < 0;
+      const T v = pad ? T(1) : T(0);
+      if constexpr (kUniformGap) {
+        r = RowParams<T>{T(0), gmu, T(0), T(0), gu, v, v};
+        rb = pad ? kCodePad : kCodeOutside;
+      } else {
+        r = RowParams<T>{T(0), T(1), T(0), v, v, T(0), T(0)};
+        rb = kCodeOutside;
+      }
     }
     rp[q] = r;
     if (q < RPL) code[q] = rb;
@@ -219,7 +240,13 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
     const RowParams<T>& below = rp[r + 1];
     g[r] = own.g;
     nm[r] = below.mm;
-    if constexpr (kFold) {
+    const bool pad = band_on && first + r < 0;
+    if constexpr (kUniformGap) {
+      g[r] = gu, nb[r] = gu, ngm[r] = T(1);
+      nm[r] = pad ? T(0) : below.mm;
+      na[r] = pad ? T(0) : gmu * below.mx;
+      cy[r] = pad ? T(1) - gu : gmu * own.my;
+    } else if constexpr (kFold) {
       const T gm2 = rp[r + 2].gm;  // gm of the row two below
       cy[r] = below.gm * own.my;
       na[r] = gm2 * below.mx;
@@ -231,7 +258,7 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
       nb[r] = below.g;
       ngm[r] = below.gm;
     }
-    Yh[r] = band_on && first + r < 0 ? p.init_y : T(0);
+    Yh[r] = pad ? (kUniformGap ? top / (T(1) - gu) : p.init_y) : T(0);
   }
   // This lane's prior table: entry (code, k) at [(code * kVecs + k) * 32], so that the
   // lanes of a warp load consecutive vectors whatever their codes (no bank conflicts).
@@ -244,7 +271,8 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
       for (int i = 0; i < Vec<T>::n; ++i) {
         const int r = v * Vec<T>::n + i;
         const uint8_t rb = code[r];
-        a[i] = rb == kCodeOutside || k == kCodeOutside ? T(0)
+        a[i] = rb == kCodePad                           ? T(1)
+               : rb == kCodeOutside || k == kCodeOutside ? T(0)
                : (rb == k || rb == kCodeN || k == kCodeN) ? rp[r].p_match
                                                           : rp[r].p_mismatch;
       }
@@ -264,7 +292,11 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   // the previous band's bottom row after it (column 0 is zero, and so is everything
   // past column H).
   io.begin_band(lane, b);
-  const T top_d = b == 0 && band_on && first == 0 ? rp[0].gm * p.init_y : T(0);
+  const T top_d = !(b == 0 && band_on) ? T(0)
+                  : kUniformGap      ? top
+                  : first == 0       ? rp[0].gm * p.init_y
+                                     : T(0);
+  const T last_x_scale = kUniformGap ? T(1) / gmu : T(1);  // X' = gm X in the last row there
   // Before the first step every row holds M = X = 0 and its initial Yh.
 #pragma unroll
   for (int r = 0; r + 1 < RPL; ++r) Tt[r + 1] = diagonal(r, T(0), T(0), Yh[r]);
@@ -322,7 +354,7 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
             Tt[r + 1] = d;
             x = xb;
           } else {
-            part += m[r] + x;  // zero outside columns 1..H
+            part += m[r] + (kUniformGap ? x * last_x_scale : x);  // zero outside columns 1..H
             x_out = xb, d_out = d;
           }
         }
