@@ -36,8 +36,10 @@ struct Config {
 // Shapes of 16 rows per lane take only reads with one gap continuation at every base
 // (pairhmm_kernels.cuh, run_band).
 bool needs_uniform_gap(Config cfg) { return cfg.RPL >= 16; }
-// Blocks per SM the shape's registers allow (kMinBlocks in pairhmm_kernels.cuh).
-double float_blocks_per_sm(Config cfg) { return cfg.RPL <= 4 ? 6 : cfg.RPL <= 8 ? 4 : 3; }
+int block_threads(Config cfg) { return cfg.block ? kThreads : warp_kernel_threads(cfg.RPL); }
+// Blocks per SM of the float pass, as its registers allow (kMinBlocks in
+// pairhmm_kernels.cuh; 4-row shapes counted as 4 as calibrated).
+double float_blocks_per_sm(Config cfg) { return cfg.RPL >= 16 ? 6 : 4; }
 constexpr std::array<Config, 13> kConfigs{{{4, 4},
                                            {8, 4},
                                            {16, 4},
@@ -63,10 +65,10 @@ struct LaunchEnv {
 // value depends on it, writes it), or the block kernel's rings and row.
 size_t boundary_bytes(Config cfg, int H, size_t elem) {
   if (cfg.block) return elem == sizeof(float) ? block_ring_bytes<float>(H) : block_ring_bytes<double>(H);
-  return static_cast<size_t>(kThreads / cfg.G) * 2 * static_cast<size_t>(H + 1) * elem;
+  return static_cast<size_t>(block_threads(cfg) / cfg.G) * 2 * static_cast<size_t>(H + 1) * elem;
 }
 
-size_t prior_bytes(Config cfg, size_t elem) { return kBlockWarps * prior_table_bytes(cfg.RPL, elem); }
+size_t prior_bytes(Config cfg, size_t elem) { return block_threads(cfg) / 32 * prior_table_bytes(cfg.RPL, elem); }
 
 // Whether a block's boundaries fit in shared memory next to its prior tables.
 bool boundary_in_shared(Config cfg, int H, size_t elem, size_t shared_limit) {
@@ -90,7 +92,7 @@ int64_t config_steps(Config cfg, int R, int H) {
 double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   const int band = cfg.G * cfg.RPL;
   const int bands = (R + band - 1) / band;
-  // Issue slots of a step at the shape's occupancy (16 rows: 3 blocks per SM, not 4).
+  // Issue slots of a step at the shape's occupancy (16 rows: 12 warps per SM, not 16).
   double per_step = cfg.RPL >= 16 ? 165.0 : 8.5 * cfg.RPL + 16.0;
   if (cfg.block) {
     // All warps of the block for the pair's time: about one band's steps plus a lag of
@@ -106,7 +108,7 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
     const bool shared = boundary_in_shared(cfg, H, sizeof(float), shared_limit);
     per_step += shared ? 12.0 : 40.0;
     const size_t block_bytes = prior_bytes(cfg, sizeof(float)) + boundary_bytes(cfg, H, sizeof(float));
-    const double most = std::min(4.0, float_blocks_per_sm(cfg));
+    const double most = float_blocks_per_sm(cfg);
     const double blocks_per_sm = shared ? std::clamp(std::floor(228.0 * 1024 / block_bytes), 1.0, most) : most;
     factor = (1.0 + 0.1 * bands) * most / blocks_per_sm;
   }
@@ -189,7 +191,7 @@ template <int G, int RPL, typename T>
 void launch(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
             DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
   if (tl.count == 0) return;
-  constexpr int kGroups = kThreads / G;
+  constexpr int kGroups = warp_kernel_threads(RPL) / G;
   constexpr Config cfg{G, RPL};
   const bool multi_band = max_read > G * RPL;
   const int64_t slot = multi_band ? static_cast<int64_t>(max_hap + 1) : 0;
@@ -211,7 +213,7 @@ void launch(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool t
   }
   if (dyn_shared > 48 * 1024) allow_shared<pairhmm_kernel<G, RPL, T>>(env.shared_limit);
   if (tl.count_d) blocks = std::max(1, std::min(blocks, 2 * env.sm_count));  // the count is on the device; usually 0
-  pairhmm_kernel<G, RPL, T><<<blocks, kThreads, dyn_shared, stream>>>(c, tl, tristate, bnd, out);
+  pairhmm_kernel<G, RPL, T><<<blocks, warp_kernel_threads(RPL), dyn_shared, stream>>>(c, tl, tristate, bnd, out);
   GATEMAP_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -37,6 +37,10 @@ __constant__ double c_ph2pr[256];
 
 constexpr int kThreads = 128;  // threads per block
 constexpr int kBlockWarps = kThreads / 32;
+// Threads per block of the warp kernel: 64 for 16 rows per lane, so that blocks whose
+// band boundaries fill shared memory still fit 5 to an SM (10 of the 12 warps the
+// registers allow), where blocks of 4 warps would fit 2.
+__host__ __device__ constexpr int warp_kernel_threads(int rpl) { return rpl >= 16 ? 64 : kThreads; }
 constexpr int kRingCells = 128;  // columns a ring between two bands holds (a power of two)
 
 // One chunk on the device: pointers into its input buffer.
@@ -122,7 +126,7 @@ constexpr int kHapPad = 32;  // padding codes before each haplotype (>= a group'
 // registers, no spills; 5 blocks cost 10% at 16 x 16 on an H200), 2 for 8 double rows
 // (the double pass of long pairs, where few warps run).
 template <int RPL, typename T>
-constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 6 : RPL <= 8 ? 4 : 3) : (RPL <= 4 ? 4 : 2);
+constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 6 : RPL <= 8 ? 4 : 6) : (RPL <= 4 ? 4 : 2);
 
 // Bytes of a warp's emission-prior tables: kCodes x rpl values per lane.
 __host__ __device__ constexpr size_t prior_table_bytes(int rpl, size_t elem) {
@@ -191,42 +195,85 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
     gu = c.row_f[2 * p.read0 + 1].x;
   }
   const T top = gmu * p.init_y;  // T0 (uniform shapes)
-  // The transitions of this lane's rows and of the rows below. A virtual row (above the
-  // read in band 0) reproduces row 0: prior 0 (M = 0), X = 0, and Yh = K / H with g = 1
-  // and my = 1. Past the read (and in bands past the group's last) gm = 1, the rest 0.
-  RowParams<T> rp[kParamRows];
-  uint8_t code[RPL];
-#pragma unroll
-  for (int q = 0; q < kParamRows; ++q) {
-    const int row = first + q;
-    // Loaded whatever the row (clamped into the read), so that every row's loads issue
-    // at once; rows outside the read then take their fixed values.
-    const int at = p.read0 + min(max(row, 0), max(p.R - 1, 0));
+  // Rows are loaded whatever they are (clamped into the read), so that every row's
+  // loads issue at once; rows outside the read then take their fixed values. A virtual
+  // row (above the read in band 0) reproduces row 0: prior 0 (M = 0), X = 0, and
+  // Yh = K / H with g = 1 and my = 1 (the 16-row shapes: see kUniformGap). Past the read
+  // (and in bands past the group's last) gm = 1 (16 rows: the read's gm), the rest 0.
+  auto row_at = [&](int q) { return p.read0 + min(max(first + q, 0), max(p.R - 1, 0)); };
+  auto outside = [&](int q) { return !band_on || first + q < 0 || first + q >= p.R; };
+  auto virtual_above = [&](int q) { return band_on && first + q < 0; };
+  // Row q of this lane (q >= RPL: the rows below).
+  auto load_row = [&](int q) {
+    const int at = row_at(q);
     RowParams<T> r;
-    uint8_t rb;
     if constexpr (sizeof(T) == sizeof(float)) {
       // Precomputed on the host once per read (the same rounding as the CPU twin).
       const float4 a = c.row_f[2 * at], e = c.row_f[2 * at + 1];
       r = RowParams<T>{a.x, a.y, a.z, a.w, e.x, e.y, e.z};
-      rb = static_cast<uint8_t>(__float_as_int(e.w));
     } else {
       const uchar4 qv = c.read_q[at];
-      rb = c.read_code[at];
-      r = detail::row_params<T>(c_ph2pr, qv.x, qv.y, qv.z, qv.w, rb == kCodeN, tristate);
+      r = detail::row_params<T>(c_ph2pr, qv.x, qv.y, qv.z, qv.w, c.read_code[at] == kCodeN, tristate);
     }
-    if (!band_on || row < 0 || row >= p.R) {
-      const bool pad = band_on && row < 0;
-      const T v = pad ? T(1) : T(0);
-      if constexpr (kUniformGap) {
-        r = RowParams<T>{T(0), gmu, T(0), T(0), gu, v, v};
-        rb = pad ? kCodePad : kCodeOutside;
-      } else {
-        r = RowParams<T>{T(0), T(1), T(0), v, v, T(0), T(0)};
-        rb = kCodeOutside;
+    if (outside(q)) {
+      const T v = virtual_above(q) ? T(1) : T(0);
+      r = kUniformGap ? RowParams<T>{T(0), gmu, T(0), T(0), gu, v, v} : RowParams<T>{T(0), T(1), T(0), v, v, T(0), T(0)};
+    }
+    return r;
+  };
+  // Only what the prior table needs of row q: its emission priors and its code
+  // (kCodePad or kCodeOutside outside the read).
+  auto load_emission = [&](int q, T& match, T& mismatch, uint8_t& rb) {
+    const int at = row_at(q);
+    if constexpr (sizeof(T) == sizeof(float)) {
+      const float4 e = c.row_f[2 * at + 1];
+      match = e.y, mismatch = e.z;
+      rb = static_cast<uint8_t>(__float_as_int(e.w));
+    } else {
+      rb = c.read_code[at];
+      const double pr = c_ph2pr[c.read_q[at].x];
+      match = 1.0 - pr;
+      mismatch = rb == kCodeN ? match : tristate ? pr / 3.0 : pr;
+    }
+    if (outside(q)) rb = kUniformGap && virtual_above(q) ? kCodePad : kCodeOutside;
+  };
+  // This lane's prior table: entry (code, k) at [(code * kVecs + k) * 32], so that the
+  // lanes of a warp load consecutive vectors whatever their codes (no bank conflicts).
+  // The 16-row shapes write it before loading the transitions, so that both are never
+  // live at once (they would spill); the others after (no spills there either way, and
+  // fewer registers this way).
+  auto write_prior_table = [&](auto emission) {
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) {
+      T match[Vec<T>::n], mismatch[Vec<T>::n];
+      uint8_t rb[Vec<T>::n];
+#pragma unroll
+      for (int i = 0; i < Vec<T>::n; ++i) emission(v * Vec<T>::n + i, match[i], mismatch[i], rb[i]);
+#pragma unroll
+      for (int k = 0; k < kCodes; ++k) {
+        T a[Vec<T>::n];
+#pragma unroll
+        for (int i = 0; i < Vec<T>::n; ++i) {
+          a[i] = rb[i] == kCodePad                                 ? T(1)
+                 : rb[i] == kCodeOutside || k == kCodeOutside       ? T(0)
+                 : rb[i] == k || rb[i] == kCodeN || k == kCodeN ? match[i]
+                                                                    : mismatch[i];
+        }
+        priors[(k * kVecs + v) * 32] = Vec<T>::make(a);
       }
     }
-    rp[q] = r;
-    if (q < RPL) code[q] = rb;
+  };
+  if constexpr (kUniformGap) write_prior_table(load_emission);
+  // The transitions of this lane's rows and of the rows below.
+  RowParams<T> rp[kParamRows];
+  uint8_t code[RPL];
+#pragma unroll
+  for (int q = 0; q < kParamRows; ++q) {
+    rp[q] = load_row(q);
+    if constexpr (!kUniformGap) {
+      T unused;
+      if (q < RPL) load_emission(q, unused, unused, code[q]);
+    }
   }
   // Per row r: g and c (Yh's coefficient in the diagonal term of the row below); and the
   // row below's coefficients: nm (mm), na and nb (X's of M and X above), ngm (unfolded gm).
@@ -260,24 +307,10 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
     }
     Yh[r] = pad ? (kUniformGap ? top / (T(1) - gu) : p.init_y) : T(0);
   }
-  // This lane's prior table: entry (code, k) at [(code * kVecs + k) * 32], so that the
-  // lanes of a warp load consecutive vectors whatever their codes (no bank conflicts).
-#pragma unroll
-  for (int k = 0; k < kCodes; ++k) {
-#pragma unroll
-    for (int v = 0; v < kVecs; ++v) {
-      T a[Vec<T>::n];
-#pragma unroll
-      for (int i = 0; i < Vec<T>::n; ++i) {
-        const int r = v * Vec<T>::n + i;
-        const uint8_t rb = code[r];
-        a[i] = rb == kCodePad                           ? T(1)
-               : rb == kCodeOutside || k == kCodeOutside ? T(0)
-               : (rb == k || rb == kCodeN || k == kCodeN) ? rp[r].p_match
-                                                          : rp[r].p_mismatch;
-      }
-      priors[(k * kVecs + v) * 32] = Vec<T>::make(a);
-    }
+  if constexpr (!kUniformGap) {
+    write_prior_table([&](int q, T& match, T& mismatch, uint8_t& rb) {
+      match = rp[q].p_match, mismatch = rp[q].p_mismatch, rb = code[q];
+    });
   }
   // The row below's diagonal term from a row's M, X and Yh at one column.
   auto diagonal = [&](int r, T m_, T x_, T yh_) {
@@ -322,8 +355,8 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   // haplotype code two steps ahead, and on 4 and 8 lanes the first prior vector one step
   // ahead (H200: +3% at 32, 64 and 256; on 16 lanes either costs 2-3%, so there the code
   // is loaded one step ahead and the priors in their step).
-  constexpr bool kPrefetch = G <= 8;
-  constexpr int kCodeAhead = G == 16 ? 1 : 2;
+  constexpr bool kPrefetch = G <= 8 && RPL <= 8;
+  constexpr int kCodeAhead = G == 16 || RPL >= 16 ? 1 : 2;
   auto priors_of = [&](int code) { return reinterpret_cast<const V*>(prior_base + code * kCodeStride); };
   auto run_steps = [&](auto reads, auto writes) {
     int hap_code = code_at_step(0), code_next = code_at_step(1);
@@ -464,14 +497,15 @@ __device__ __forceinline__ int rescale_boundary(BoundaryCell<float>* slot, int H
 }
 
 template <int G, int RPL, typename T>
-__global__ void __launch_bounds__(kThreads, kMinBlocks<RPL, T>)
+__global__ void __launch_bounds__(warp_kernel_threads(RPL), kMinBlocks<RPL, T>)
     pairhmm_kernel(DeviceChunk c, TaskList tl, bool tristate, Boundary<T> bnd, KernelOut out) {
   using V = typename Vec<T>::type;
   using Cell = BoundaryCell<T>;
   constexpr int kBand = G * RPL;
-  constexpr size_t kTableBytes = kBlockWarps * prior_table_bytes(RPL, sizeof(T));
+  constexpr int kBlockThreads = warp_kernel_threads(RPL);
+  constexpr size_t kTableBytes = kBlockThreads / 32 * prior_table_bytes(RPL, sizeof(T));
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int groups_per_block = kThreads / G;
+  const int groups_per_block = kBlockThreads / G;
   const int64_t group_id = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / G;
   const int64_t n_groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   V* const priors = reinterpret_cast<V*>(smem_raw + (threadIdx.x / 32) * prior_table_bytes(RPL, sizeof(T))) + threadIdx.x % 32;

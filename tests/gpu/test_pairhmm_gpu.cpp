@@ -158,6 +158,39 @@ TEST(PairHmmGpu, GapContinuationQ0TakesTheExactPath) {
   }
 }
 
+// The 16-row shapes take reads whose gap continuation is one value at every base (any
+// quality above Q0); the others (and Q0) take the same lanes with 8 rows even when a
+// 16-row shape is forced. Reads of every length pad their first band differently.
+TEST(PairHmmGpu, SixteenRowShapesTakeUniformGapContinuationReads) {
+  PairHmmBatch b = mixed_batch(30, 1, 1100, 1, 600, 16);
+  const uint8_t qualities[] = {1, 5, 10, 25, 40, 0};
+  for (size_t r = 0; r < b.read_len.size(); ++r) {
+    uint8_t* gcp = b.gcp_q.data() + b.read_begin[r];
+    for (int32_t i = 0; i < b.read_len[r]; ++i) gcp[i] = r % 7 == 6 ? static_cast<uint8_t>(i % 30) : qualities[r % 6];
+  }
+  GATEMAP_REQUIRE_GPU();
+  std::vector<double> ref;
+  gpu::pairhmm_reference(b, PairHmmOptions{}, ref);
+  gpu::PairHmmGpu engine;
+  for (const std::string shape : {"G4xR16", "G8xR16", "G16xR16", "G32xR16", ""}) {
+    SCOPED_TRACE(shape.empty() ? "dispatcher" : shape);
+    int k = 0;
+    while (k < gpu::PairHmmGpu::kernel_shapes() && gpu::PairHmmGpu::kernel_shape_name(k) != shape) ++k;
+    ASSERT_TRUE(shape.empty() || k < gpu::PairHmmGpu::kernel_shapes());
+    engine.force_kernel_shape(k);
+    std::vector<double> got;
+    engine.compute(b, PairHmmOptions{}, got);
+    ASSERT_EQ(got.size(), ref.size());
+    size_t bad = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+      if (!test::close_log10(got[i], ref[i], 1e-4) && ++bad <= 5) {
+        ADD_FAILURE() << "pair " << i << ": gpu " << got[i] << " ref " << ref[i];
+      }
+    }
+    EXPECT_EQ(bad, 0u);
+  }
+}
+
 TEST(PairHmmGpu, EqualLengthGroupsNoTristate) {
   GATEMAP_REQUIRE_GPU();
   for (int len : {16, 64, 256, 700}) {
