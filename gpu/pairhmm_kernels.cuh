@@ -203,39 +203,27 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   auto row_at = [&](int q) { return p.read0 + min(max(first + q, 0), max(p.R - 1, 0)); };
   auto outside = [&](int q) { return !band_on || first + q < 0 || first + q >= p.R; };
   auto virtual_above = [&](int q) { return band_on && first + q < 0; };
-  // Row q of this lane (q >= RPL: the rows below).
-  auto load_row = [&](int q) {
+  // Row q of this lane (q >= RPL: the rows below) and its code (kCodePad or
+  // kCodeOutside outside the read).
+  auto load_row = [&](int q, uint8_t& rb) {
     const int at = row_at(q);
     RowParams<T> r;
     if constexpr (sizeof(T) == sizeof(float)) {
       // Precomputed on the host once per read (the same rounding as the CPU twin).
       const float4 a = c.row_f[2 * at], e = c.row_f[2 * at + 1];
       r = RowParams<T>{a.x, a.y, a.z, a.w, e.x, e.y, e.z};
+      rb = static_cast<uint8_t>(__float_as_int(e.w));
     } else {
       const uchar4 qv = c.read_q[at];
-      r = detail::row_params<T>(c_ph2pr, qv.x, qv.y, qv.z, qv.w, c.read_code[at] == kCodeN, tristate);
+      rb = c.read_code[at];
+      r = detail::row_params<T>(c_ph2pr, qv.x, qv.y, qv.z, qv.w, rb == kCodeN, tristate);
     }
     if (outside(q)) {
       const T v = virtual_above(q) ? T(1) : T(0);
       r = kUniformGap ? RowParams<T>{T(0), gmu, T(0), T(0), gu, v, v} : RowParams<T>{T(0), T(1), T(0), v, v, T(0), T(0)};
+      rb = kUniformGap && virtual_above(q) ? kCodePad : kCodeOutside;
     }
     return r;
-  };
-  // Only what the prior table needs of row q: its emission priors and its code
-  // (kCodePad or kCodeOutside outside the read).
-  auto load_emission = [&](int q, T& match, T& mismatch, uint8_t& rb) {
-    const int at = row_at(q);
-    if constexpr (sizeof(T) == sizeof(float)) {
-      const float4 e = c.row_f[2 * at + 1];
-      match = e.y, mismatch = e.z;
-      rb = static_cast<uint8_t>(__float_as_int(e.w));
-    } else {
-      rb = c.read_code[at];
-      const double pr = c_ph2pr[c.read_q[at].x];
-      match = 1.0 - pr;
-      mismatch = rb == kCodeN ? match : tristate ? pr / 3.0 : pr;
-    }
-    if (outside(q)) rb = kUniformGap && virtual_above(q) ? kCodePad : kCodeOutside;
   };
   // This lane's prior table: entry (code, k) at [(code * kVecs + k) * 32], so that the
   // lanes of a warp load consecutive vectors whatever their codes (no bank conflicts).
@@ -254,7 +242,7 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
         T a[Vec<T>::n];
 #pragma unroll
         for (int i = 0; i < Vec<T>::n; ++i) {
-          a[i] = rb[i] == kCodePad                                 ? T(1)
+          a[i] = kUniformGap && rb[i] == kCodePad                  ? T(1)
                  : rb[i] == kCodeOutside || k == kCodeOutside       ? T(0)
                  : rb[i] == k || rb[i] == kCodeN || k == kCodeN ? match[i]
                                                                     : mismatch[i];
@@ -263,17 +251,20 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
       }
     }
   };
-  if constexpr (kUniformGap) write_prior_table(load_emission);
+  if constexpr (kUniformGap) {
+    write_prior_table([&](int q, T& match, T& mismatch, uint8_t& rb) {
+      const RowParams<T> r = load_row(q, rb);
+      match = r.p_match, mismatch = r.p_mismatch;
+    });
+  }
   // The transitions of this lane's rows and of the rows below.
   RowParams<T> rp[kParamRows];
   uint8_t code[RPL];
 #pragma unroll
   for (int q = 0; q < kParamRows; ++q) {
-    rp[q] = load_row(q);
-    if constexpr (!kUniformGap) {
-      T unused;
-      if (q < RPL) load_emission(q, unused, unused, code[q]);
-    }
+    uint8_t rb;
+    rp[q] = load_row(q, rb);
+    if (q < RPL) code[q] = rb;
   }
   // Per row r: g and c (Yh's coefficient in the diagonal term of the row below); and the
   // row below's coefficients: nm (mm), na and nb (X's of M and X above), ngm (unfolded gm).
@@ -308,9 +299,22 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
     Yh[r] = pad ? (kUniformGap ? top / (T(1) - gu) : p.init_y) : T(0);
   }
   if constexpr (!kUniformGap) {
-    write_prior_table([&](int q, T& match, T& mismatch, uint8_t& rb) {
-      match = rp[q].p_match, mismatch = rp[q].p_mismatch, rb = code[q];
-    });
+#pragma unroll
+    for (int k = 0; k < kCodes; ++k) {
+#pragma unroll
+      for (int v = 0; v < kVecs; ++v) {
+        T a[Vec<T>::n];
+#pragma unroll
+        for (int i = 0; i < Vec<T>::n; ++i) {
+          const int r = v * Vec<T>::n + i;
+          const uint8_t rb = code[r];
+          a[i] = rb == kCodeOutside || k == kCodeOutside ? T(0)
+                 : (rb == k || rb == kCodeN || k == kCodeN) ? rp[r].p_match
+                                                            : rp[r].p_mismatch;
+        }
+        priors[(k * kVecs + v) * 32] = Vec<T>::make(a);
+      }
+    }
   }
   // The row below's diagonal term from a row's M, X and Yh at one column.
   auto diagonal = [&](int r, T m_, T x_, T yh_) {
