@@ -85,6 +85,10 @@ int64_t config_steps(Config cfg, int R, int H) {
   return static_cast<int64_t>(bands) * (H + cfg.G - 1);
 }
 
+// A pair's time alone on the GPU, in steps of 8 rows: a step of 16 rows takes about
+// twice as long (its chain of X through the rows), those of 4 are counted as 8.
+int64_t config_latency(Config cfg, int R, int H) { return config_steps(cfg, R, H) * (cfg.RPL >= 16 ? 2 : 1); }
+
 // Relative cost of a pair in a kernel shape: issue slots per lane, steps x (cells of a
 // step + per-step overhead), with penalties for several bands calibrated on an H100
 // (bench pairhmm --sweep, docs/BENCHMARKS.md): boundary traffic, the occupancy the
@@ -157,14 +161,14 @@ int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env, int64_t ma
   };
   int64_t fewest = INT64_MAX;
   for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
-    if (cost_of(k) < HUGE_VAL) fewest = std::min(fewest, config_steps(kConfigs[k], R, H));
+    if (cost_of(k) < HUGE_VAL) fewest = std::min(fewest, config_latency(kConfigs[k], R, H));
   }
   max_steps = std::max(max_steps, fewest);
   int best = 0;
   double best_cost = HUGE_VAL;
   for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
     const double cost = cost_of(k);
-    if (cost < best_cost && config_steps(kConfigs[k], R, H) <= max_steps) best = k, best_cost = cost;
+    if (cost < best_cost && config_latency(kConfigs[k], R, H) <= max_steps) best = k, best_cost = cost;
   }
   return best;
 }

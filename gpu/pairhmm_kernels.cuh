@@ -195,19 +195,52 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
     gu = c.row_f[2 * p.read0 + 1].x;
   }
   const T top = gmu * p.init_y;  // T0 (uniform shapes)
-  // Rows are loaded whatever they are (clamped into the read), so that every row's
-  // loads issue at once; rows outside the read then take their fixed values. A virtual
-  // row (above the read in band 0) reproduces row 0: prior 0 (M = 0), X = 0, and
-  // Yh = K / H with g = 1 and my = 1 (the 16-row shapes: see kUniformGap). Past the read
-  // (and in bands past the group's last) gm = 1 (16 rows: the read's gm), the rest 0.
-  auto row_at = [&](int q) { return p.read0 + min(max(first + q, 0), max(p.R - 1, 0)); };
-  auto outside = [&](int q) { return !band_on || first + q < 0 || first + q >= p.R; };
-  auto virtual_above = [&](int q) { return band_on && first + q < 0; };
-  // Row q of this lane (q >= RPL: the rows below) and its code (kCodePad or
-  // kCodeOutside outside the read).
-  auto load_row = [&](int q, uint8_t& rb) {
-    const int at = row_at(q);
+  // This lane's prior table: entry (code, k) at [(code * kVecs + k) * 32], so that the
+  // lanes of a warp load consecutive vectors whatever their codes (no bank conflicts).
+  // The 16-row shapes write it before loading the transitions, four rows at a time, so
+  // that the two are never live at once (they would spill); the others after, from the
+  // rows already loaded (the faster code there).
+  if constexpr (kUniformGap) {
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) {
+      T match[Vec<T>::n], mismatch[Vec<T>::n];
+      uint8_t rb[Vec<T>::n];
+#pragma unroll
+      for (int i = 0; i < Vec<T>::n; ++i) {
+        const int row = first + v * Vec<T>::n + i;
+        const float4 e = c.row_f[2 * (p.read0 + min(max(row, 0), max(p.R - 1, 0))) + 1];
+        match[i] = e.y, mismatch[i] = e.z;
+        rb[i] = !band_on || row < 0 || row >= p.R ? (band_on && row < 0 ? kCodePad : kCodeOutside)
+                                                   : static_cast<uint8_t>(__float_as_int(e.w));
+      }
+#pragma unroll
+      for (int k = 0; k < kCodes; ++k) {
+        T a[Vec<T>::n];
+#pragma unroll
+        for (int i = 0; i < Vec<T>::n; ++i) {
+          a[i] = rb[i] == kCodePad                                   ? T(1)
+                 : rb[i] == kCodeOutside || k == kCodeOutside         ? T(0)
+                 : (rb[i] == k || rb[i] == kCodeN || k == kCodeN) ? match[i]
+                                                                      : mismatch[i];
+        }
+        priors[(k * kVecs + v) * 32] = Vec<T>::make(a);
+      }
+    }
+  }
+  // The transitions of this lane's rows and of the rows below. A virtual row (above the
+  // read in band 0) reproduces row 0: prior 0 (M = 0), X = 0, and Yh = K / H with g = 1
+  // and my = 1 (the 16-row shapes: see kUniformGap). Past the read (and in bands past
+  // the group's last) gm = 1 (16 rows: the read's gm), the rest 0.
+  RowParams<T> rp[kParamRows];
+  uint8_t code[RPL];
+#pragma unroll
+  for (int q = 0; q < kParamRows; ++q) {
+    const int row = first + q;
+    // Loaded whatever the row (clamped into the read), so that every row's loads issue
+    // at once; rows outside the read then take their fixed values.
+    const int at = p.read0 + min(max(row, 0), max(p.R - 1, 0));
     RowParams<T> r;
+    uint8_t rb;
     if constexpr (sizeof(T) == sizeof(float)) {
       // Precomputed on the host once per read (the same rounding as the CPU twin).
       const float4 a = c.row_f[2 * at], e = c.row_f[2 * at + 1];
@@ -218,52 +251,12 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
       rb = c.read_code[at];
       r = detail::row_params<T>(c_ph2pr, qv.x, qv.y, qv.z, qv.w, rb == kCodeN, tristate);
     }
-    if (outside(q)) {
-      const T v = virtual_above(q) ? T(1) : T(0);
+    if (!band_on || row < 0 || row >= p.R) {
+      const T v = band_on && row < 0 ? T(1) : T(0);
       r = kUniformGap ? RowParams<T>{T(0), gmu, T(0), T(0), gu, v, v} : RowParams<T>{T(0), T(1), T(0), v, v, T(0), T(0)};
-      rb = kUniformGap && virtual_above(q) ? kCodePad : kCodeOutside;
+      rb = kCodeOutside;
     }
-    return r;
-  };
-  // This lane's prior table: entry (code, k) at [(code * kVecs + k) * 32], so that the
-  // lanes of a warp load consecutive vectors whatever their codes (no bank conflicts).
-  // The 16-row shapes write it before loading the transitions, so that both are never
-  // live at once (they would spill); the others after (no spills there either way, and
-  // fewer registers this way).
-  auto write_prior_table = [&](auto emission) {
-#pragma unroll
-    for (int v = 0; v < kVecs; ++v) {
-      T match[Vec<T>::n], mismatch[Vec<T>::n];
-      uint8_t rb[Vec<T>::n];
-#pragma unroll
-      for (int i = 0; i < Vec<T>::n; ++i) emission(v * Vec<T>::n + i, match[i], mismatch[i], rb[i]);
-#pragma unroll
-      for (int k = 0; k < kCodes; ++k) {
-        T a[Vec<T>::n];
-#pragma unroll
-        for (int i = 0; i < Vec<T>::n; ++i) {
-          a[i] = kUniformGap && rb[i] == kCodePad                  ? T(1)
-                 : rb[i] == kCodeOutside || k == kCodeOutside       ? T(0)
-                 : rb[i] == k || rb[i] == kCodeN || k == kCodeN ? match[i]
-                                                                    : mismatch[i];
-        }
-        priors[(k * kVecs + v) * 32] = Vec<T>::make(a);
-      }
-    }
-  };
-  if constexpr (kUniformGap) {
-    write_prior_table([&](int q, T& match, T& mismatch, uint8_t& rb) {
-      const RowParams<T> r = load_row(q, rb);
-      match = r.p_match, mismatch = r.p_mismatch;
-    });
-  }
-  // The transitions of this lane's rows and of the rows below.
-  RowParams<T> rp[kParamRows];
-  uint8_t code[RPL];
-#pragma unroll
-  for (int q = 0; q < kParamRows; ++q) {
-    uint8_t rb;
-    rp[q] = load_row(q, rb);
+    rp[q] = r;
     if (q < RPL) code[q] = rb;
   }
   // Per row r: g and c (Yh's coefficient in the diagonal term of the row below); and the
@@ -298,7 +291,7 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
     }
     Yh[r] = pad ? (kUniformGap ? top / (T(1) - gu) : p.init_y) : T(0);
   }
-  if constexpr (!kUniformGap) {
+  if constexpr (!kUniformGap) {  // the prior table (above)
 #pragma unroll
     for (int k = 0; k < kCodes; ++k) {
 #pragma unroll
