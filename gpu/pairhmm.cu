@@ -33,14 +33,14 @@ struct Config {
   int G, RPL;
   bool block = false;  // pairhmm_block_kernel: the warps of a block share one long pair
 };
-// Shapes of 16 rows per lane take only reads with one gap continuation at every base
-// (pairhmm_kernels.cuh, run_band).
+// Shapes of 16 and 32 rows per lane take only reads with one gap continuation at every
+// base (pairhmm_kernels.cuh, run_band).
 bool needs_uniform_gap(Config cfg) { return cfg.RPL >= 16; }
 int block_threads(Config cfg) { return cfg.block ? kThreads : warp_kernel_threads(cfg.RPL); }
 // Blocks per SM of the float pass, as its registers allow (kMinBlocks in
 // pairhmm_kernels.cuh; 4-row shapes counted as 4 as calibrated).
-double float_blocks_per_sm(Config cfg) { return cfg.RPL >= 16 ? 6 : 4; }
-constexpr std::array<Config, 13> kConfigs{{{4, 4},
+double float_blocks_per_sm(Config cfg) { return cfg.RPL >= 32 ? 4 : cfg.RPL >= 16 ? 6 : 4; }
+constexpr std::array<Config, 16> kConfigs{{{4, 4},
                                            {8, 4},
                                            {16, 4},
                                            {32, 4},
@@ -52,7 +52,10 @@ constexpr std::array<Config, 13> kConfigs{{{4, 4},
                                            {4, 16},
                                            {8, 16},
                                            {16, 16},
-                                           {32, 16}}};
+                                           {32, 16},
+                                           {8, 32},
+                                           {16, 32},
+                                           {32, 32}}};
 
 struct LaunchEnv {
   int sm_count = 1;
@@ -85,9 +88,9 @@ int64_t config_steps(Config cfg, int R, int H) {
   return static_cast<int64_t>(bands) * (H + cfg.G - 1);
 }
 
-// A pair's time alone on the GPU, in steps of 8 rows: a step of 16 rows takes about
-// twice as long (its chain of X through the rows), those of 4 are counted as 8.
-int64_t config_latency(Config cfg, int R, int H) { return config_steps(cfg, R, H) * (cfg.RPL >= 16 ? 2 : 1); }
+// A pair's time alone on the GPU, in steps of 8 rows: a step of 16 or 32 rows takes
+// about 2 or 4 times as long (its chain of X through the rows); 4 rows count as 8.
+int64_t config_latency(Config cfg, int R, int H) { return config_steps(cfg, R, H) * std::max(1, cfg.RPL / 8); }
 
 // Relative cost of a pair in a kernel shape: issue slots per lane, steps x (cells of a
 // step + per-step overhead), with penalties for several bands calibrated on an H100
@@ -96,8 +99,10 @@ int64_t config_latency(Config cfg, int R, int H) { return config_steps(cfg, R, H
 double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   const int band = cfg.G * cfg.RPL;
   const int bands = (R + band - 1) / band;
-  // Issue slots of a step at the shape's occupancy (16 rows: 12 warps per SM, not 16).
-  double per_step = cfg.RPL >= 16 ? 165.0 : 8.5 * cfg.RPL + 16.0;
+  // Issue slots of a step at the shape's occupancy (16 rows: 12 warps per SM, 32 rows:
+  // 8, not 16). H200, full-size sets: 16 rows win at 64..256, 32 rows at 512 and 1024
+  // (2 pairs per warp at 512: fewer waves left half empty at the end).
+  double per_step = cfg.RPL >= 32 ? 320.0 : cfg.RPL >= 16 ? 165.0 : 8.5 * cfg.RPL + 16.0;
   if (cfg.block) {
     // All warps of the block for the pair's time: about one band's steps plus a lag of
     // 48 steps per band below the first, per round of kBlockWarps bands; rings, progress
@@ -168,7 +173,7 @@ int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env, int64_t ma
     return fewest;
   };
   // A batch that keeps the GPU busy for less than ~8 pair latencies is bound by latency
-  // and by the host's launches (~6 API calls per shape in use): there the 16-row shapes
+  // and by the host's launches (~6 API calls per shape in use): there the 16/32-row shapes
   // would only add a shape (H200: the 10s file 0.080 -> 0.096 ms of kernel time).
   if (max_steps < 8 * fewest_steps()) with_16_rows = false;
   max_steps = std::max(max_steps, fewest_steps());
@@ -277,7 +282,8 @@ void launch_double_tall(const DeviceChunk& c, TaskList tl, int max_hap, int max_
 constexpr std::array<Launcher, kConfigs.size()> kFloatLaunchers{
     launch<4, 4, float>,  launch<8, 4, float>,  launch<16, 4, float>, launch<32, 4, float>,   launch<4, 8, float>,
     launch<8, 8, float>, launch<16, 8, float>, launch<32, 8, float>, launch_block<8, float>, launch<4, 16, float>,
-    launch<8, 16, float>, launch<16, 16, float>, launch<32, 16, float>};
+    launch<8, 16, float>, launch<16, 16, float>, launch<32, 16, float>, launch<8, 32, float>,
+    launch<16, 32, float>, launch<32, 32, float>};
 // The double pass of a shape's underflowed pairs: the same lanes, 4 rows per lane
 // (doubles take twice the registers), and for the tall shapes 8, where the pairs that
 // underflow are long and, when few, their time is the serial steps of their bands.
@@ -285,7 +291,8 @@ constexpr std::array<Launcher, kConfigs.size()> kDoubleLaunchers{
     launch<4, 4, double>,  launch<8, 4, double>,  launch<16, 4, double>,
     launch<32, 4, double>, launch<4, 4, double>,  launch<8, 4, double>,
     launch_double_tall<16, 8>, launch_double_tall<32, 8>, launch_double_tall<32, 8>, launch<4, 4, double>,
-    launch<8, 4, double>,  launch_double_tall<16, 8>, launch_double_tall<32, 8>};
+    launch<8, 4, double>,  launch_double_tall<16, 8>, launch_double_tall<32, 8>, launch<8, 4, double>,
+    launch_double_tall<16, 8>, launch_double_tall<32, 8>};
 
 size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
 

@@ -37,9 +37,9 @@ __constant__ double c_ph2pr[256];
 
 constexpr int kThreads = 128;  // threads per block
 constexpr int kBlockWarps = kThreads / 32;
-// Threads per block of the warp kernel: 64 for 16 rows per lane, so that blocks whose
-// band boundaries fill shared memory still fit 5 to an SM (10 of the 12 warps the
-// registers allow), where blocks of 4 warps would fit 2.
+// Threads per block of the warp kernel: 64 for 16 and 32 rows per lane, so that blocks
+// whose band boundaries fill shared memory still fit several to an SM (16 rows: 5 of
+// the 6 the registers allow, where blocks of 4 warps would fit 2).
 __host__ __device__ constexpr int warp_kernel_threads(int rpl) { return rpl >= 16 ? 64 : kThreads; }
 constexpr int kRingCells = 128;  // columns a ring between two bands holds (a power of two)
 
@@ -118,15 +118,17 @@ struct Boundary {  // where the bottom row of a band waits for the next band
 // bounds check per cell.
 constexpr uint8_t kCodeOutside = 5;
 constexpr int kCodes = 6;
-constexpr uint8_t kCodePad = 6;  // a read row: a virtual row of the 16-row shapes (prior 1 at every column)
+constexpr uint8_t kCodePad = 6;  // a read row: a virtual row of the 16/32-row shapes (prior 1 at every column)
 constexpr int kHapPad = 32;  // padding codes before each haplotype (>= a group's lanes)
 
 // Blocks per SM the register budget aims at: 4 x 128 threads for 8 float rows per lane
 // (faster than 3 blocks; H100 sweep, docs/BENCHMARKS.md), 6 for 4 float rows (80
-// registers, no spills; 5 blocks cost 10% at 16 x 16 on an H200), 2 for 8 double rows
-// (the double pass of long pairs, where few warps run).
+// registers, no spills; 5 blocks cost 10% at 16 x 16 on an H200), 6 x 64 threads for
+// 16 float rows (168 registers: 3 warps per scheduler), 4 x 64 for 32 (255), 2 x 128
+// for 8 double rows (the double pass of long pairs, where few warps run).
 template <int RPL, typename T>
-constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 6 : RPL <= 8 ? 4 : 6) : (RPL <= 4 ? 4 : 2);
+constexpr int kMinBlocks = sizeof(T) == sizeof(float) ? (RPL <= 4 ? 6 : RPL <= 8 ? 4 : RPL <= 16 ? 6 : 4)
+                                                    : (RPL <= 4 ? 4 : 2);
 
 // Bytes of a warp's emission-prior tables: kCodes x rpl values per lane.
 __host__ __device__ constexpr size_t prior_table_bytes(int rpl, size_t elem) {
@@ -177,10 +179,10 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   const int lane = p.lane, H = p.H;
   const bool band_on = b < p.n_bands;
   const bool store_band = band_on && b < p.n_bands - 1;
-  // Shapes of 16 float rows per lane take only reads whose gap continuation is the same
-  // at every base (GATK's fixed GCP; the dispatcher checks): g and X's coefficient in the
-  // fold are then one value for all rows (gu), which keeps 16 rows within the register
-  // budget. Their virtual rows above the read cannot be copies of row 0 (its constant Yh
+  // Shapes of 16 and 32 float rows per lane take only reads whose gap continuation is
+  // the same at every base (GATK's fixed GCP; the dispatcher checks): g and X's
+  // coefficient in the fold are then one value for all rows (gu), which keeps 16 rows
+  // within 168 registers (12 warps per SM) and 32 within 255 (8 warps). Their virtual rows above the read cannot be copies of row 0 (its constant Yh
   // needs g = 1): each holds prior 1, X = 0 and Yh = T0 / (1 - g), a fixed point where
   // M = T0 and the diagonal term handed down is T0 = gm K / H, what row 1 needs from
   // row 0. Rows past the read take the read's gm, so the last row's X' is gm X.
@@ -197,7 +199,7 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   const T top = gmu * p.init_y;  // T0 (uniform shapes)
   // This lane's prior table: entry (code, k) at [(code * kVecs + k) * 32], so that the
   // lanes of a warp load consecutive vectors whatever their codes (no bank conflicts).
-  // The 16-row shapes write it before loading the transitions, four rows at a time, so
+  // The 16/32-row shapes write it before loading the transitions, four rows at a time, so
   // that the two are never live at once (they would spill); the others after, from the
   // rows already loaded (the faster code there).
   if constexpr (kUniformGap) {
@@ -229,8 +231,8 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   }
   // The transitions of this lane's rows and of the rows below. A virtual row (above the
   // read in band 0) reproduces row 0: prior 0 (M = 0), X = 0, and Yh = K / H with g = 1
-  // and my = 1 (the 16-row shapes: see kUniformGap). Past the read (and in bands past
-  // the group's last) gm = 1 (16 rows: the read's gm), the rest 0.
+  // and my = 1 (16/32-row shapes: see kUniformGap). Past the read (and in bands past
+  // the group's last) gm = 1 (16/32 rows: the read's gm), the rest 0.
   RowParams<T> rp[kParamRows];
   uint8_t code[RPL];
 #pragma unroll

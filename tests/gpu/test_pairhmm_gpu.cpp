@@ -158,10 +158,10 @@ TEST(PairHmmGpu, GapContinuationQ0TakesTheExactPath) {
   }
 }
 
-// The 16-row shapes take reads whose gap continuation is one value at every base (any
-// quality above Q0); the others (and Q0) take the same lanes with 8 rows even when a
-// 16-row shape is forced. Reads of every length pad their first band differently.
-TEST(PairHmmGpu, SixteenRowShapesTakeUniformGapContinuationReads) {
+// The 16- and 32-row shapes take reads whose gap continuation is one value at every base
+// (any quality above Q0); the others (and Q0) take the same lanes with 8 rows even when
+// such a shape is forced. Reads of every length pad their first band differently.
+TEST(PairHmmGpu, TallLaneShapesTakeUniformGapContinuationReads) {
   PairHmmBatch b = mixed_batch(30, 1, 1100, 1, 600, 16);
   const uint8_t qualities[] = {1, 5, 10, 25, 40, 0};
   for (size_t r = 0; r < b.read_len.size(); ++r) {
@@ -172,7 +172,7 @@ TEST(PairHmmGpu, SixteenRowShapesTakeUniformGapContinuationReads) {
   std::vector<double> ref;
   gpu::pairhmm_reference(b, PairHmmOptions{}, ref);
   gpu::PairHmmGpu engine;
-  for (const std::string shape : {"G4xR16", "G8xR16", "G16xR16", "G32xR16", ""}) {
+  for (const std::string shape : {"G4xR16", "G8xR16", "G16xR16", "G32xR16", "G8xR32", "G16xR32", "G32xR32", ""}) {
     SCOPED_TRACE(shape.empty() ? "dispatcher" : shape);
     int k = 0;
     while (k < gpu::PairHmmGpu::kernel_shapes() && gpu::PairHmmGpu::kernel_shape_name(k) != shape) ++k;
