@@ -354,8 +354,8 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   // haplotype code two steps ahead, and on 4 and 8 lanes the first prior vector one step
   // ahead (H200: +3% at 32, 64 and 256; on 16 lanes either costs 2-3%, so there the code
   // is loaded one step ahead and the priors in their step).
-  constexpr bool kPrefetch = G <= 8 && RPL <= 8;
-  constexpr int kCodeAhead = G == 16 || RPL >= 16 ? 1 : 2;
+  constexpr bool kPrefetch = G <= 8;
+  constexpr int kCodeAhead = G == 16 ? 1 : 2;
   auto priors_of = [&](int code) { return reinterpret_cast<const V*>(prior_base + code * kCodeStride); };
   auto run_steps = [&](auto reads, auto writes) {
     int hap_code = code_at_step(0), code_next = code_at_step(1);
