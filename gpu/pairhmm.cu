@@ -94,7 +94,7 @@ int64_t config_latency(Config cfg, int R, int H) { return config_steps(cfg, R, H
 
 // Relative cost of a pair in a kernel shape: issue slots per lane, steps x (cells of a
 // step + per-step overhead), with penalties for several bands calibrated on an H100
-// (bench pairhmm --sweep, docs/BENCHMARKS.md): boundary traffic, the occupancy the
+// (bench pairhmm --sweep, docs/BENCHMARKS.md; the 16- and 32-row shapes on an H200): boundary traffic, the occupancy the
 // boundary's shared memory leaves, and a per-band setup.
 double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   const int band = cfg.G * cfg.RPL;
@@ -159,10 +159,10 @@ int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env, int64_t ma
       only_rescaling |= rescales(cfg) && boundary_in_shared(cfg, H, sizeof(float), env.shared_limit);
     }
   }
-  bool with_16_rows = uniform_gap;
+  bool tall_lanes = uniform_gap;
   auto cost_of = [&](int k) {
     if (only_rescaling && !rescales(kConfigs[k])) return HUGE_VAL;
-    if (!with_16_rows && needs_uniform_gap(kConfigs[k])) return HUGE_VAL;
+    if (!tall_lanes && needs_uniform_gap(kConfigs[k])) return HUGE_VAL;
     return config_cost(kConfigs[k], R, H, env.shared_limit);
   };
   auto fewest_steps = [&] {
@@ -175,7 +175,7 @@ int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env, int64_t ma
   // A batch that keeps the GPU busy for less than ~8 pair latencies is bound by latency
   // and by the host's launches (~6 API calls per shape in use): there the 16/32-row shapes
   // would only add a shape (H200: the 10s file 0.080 -> 0.096 ms of kernel time).
-  if (max_steps < 8 * fewest_steps()) with_16_rows = false;
+  if (max_steps < 8 * fewest_steps()) tall_lanes = false;
   max_steps = std::max(max_steps, fewest_steps());
   int best = 0;
   double best_cost = HUGE_VAL;
@@ -286,7 +286,8 @@ constexpr std::array<Launcher, kConfigs.size()> kFloatLaunchers{
     launch<16, 32, float>, launch<32, 32, float>};
 // The double pass of a shape's underflowed pairs: the same lanes, 4 rows per lane
 // (doubles take twice the registers), and for the tall shapes 8, where the pairs that
-// underflow are long and, when few, their time is the serial steps of their bands.
+// underflow are long and, when few, their time is the serial steps of their bands. The
+// 16- and 32-row shapes take the choice of the 8-row shape with their lanes.
 constexpr std::array<Launcher, kConfigs.size()> kDoubleLaunchers{
     launch<4, 4, double>,  launch<8, 4, double>,  launch<16, 4, double>,
     launch<32, 4, double>, launch<4, 4, double>,  launch<8, 4, double>,

@@ -103,7 +103,9 @@ class PairHmmGpu {
   void compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
                PairHmmStats* stats = nullptr);
   // Benchmarks only: run every pair with kernel shape k (0..kernel_shapes()-1), or -1
-  // for the dispatcher's choice. Results are the same either way.
+  // for the dispatcher's choice. Results are the same either way. The shapes of 16 and
+  // 32 rows per lane take only reads with one gap continuation at every base; other
+  // reads forced there take the 8-row shape with the same lanes.
   static int kernel_shapes();
   static std::string kernel_shape_name(int k);
   void force_kernel_shape(int k);

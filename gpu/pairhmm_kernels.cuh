@@ -182,10 +182,11 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   // Shapes of 16 and 32 float rows per lane take only reads whose gap continuation is
   // the same at every base (GATK's fixed GCP; the dispatcher checks): g and X's
   // coefficient in the fold are then one value for all rows (gu), which keeps 16 rows
-  // within 168 registers (12 warps per SM) and 32 within 255 (8 warps). Their virtual rows above the read cannot be copies of row 0 (its constant Yh
-  // needs g = 1): each holds prior 1, X = 0 and Yh = T0 / (1 - g), a fixed point where
-  // M = T0 and the diagonal term handed down is T0 = gm K / H, what row 1 needs from
-  // row 0. Rows past the read take the read's gm, so the last row's X' is gm X.
+  // within 168 registers (12 warps per SM) and 32 within 255 (8 warps). Their virtual
+  // rows above the read cannot be copies of row 0 (its constant Yh needs g = 1): each
+  // holds prior 1, X = 0 and Yh = T0 / (1 - g), a fixed point where M = T0 and the
+  // diagonal term handed down is T0 = gm K / H, what row 1 needs from row 0. Rows past
+  // the read take the read's gm, so the last row's X' is gm X.
   constexpr bool kUniformGap = sizeof(T) == sizeof(float) && RPL >= 16;
   // The fold measured +5% on 16 and 32 lanes and -5% on 4 (H100), so only there.
   constexpr bool kFold = sizeof(T) == sizeof(float) && (G >= 16 || kUniformGap);
