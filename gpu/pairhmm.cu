@@ -256,6 +256,17 @@ void launch_block(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, 
 using Launcher = void (*)(const DeviceChunk&, TaskList, int, int, bool, KernelOut, DeviceBuffer<unsigned char>&,
                           const LaunchEnv&, cudaStream_t);
 
+// The block kernel in double for a few long pairs: 4 rows per lane while the read fits
+// its 4 warps in one round (a step of 4 double rows is shorter), 8 beyond.
+void launch_block_double(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
+                         DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
+  if (max_read <= kBlockWarps * 32 * 4) {
+    launch_block<4, double>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
+  } else {
+    launch_block<8, double>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
+  }
+}
+
 // The double pass of the tall shapes: a few underflowed pairs (all resident at once)
 // take the block kernel, whose time is about one band's steps; many take the warp
 // kernel, which keeps every warp busy. The count is on the device: both are launched,
@@ -266,7 +277,7 @@ void launch_double_tall(const DeviceChunk& c, TaskList tl, int max_hap, int max_
   const int few = 2 * env.sm_count;  // double block kernels resident at once (2 per SM)
   if (!tl.count_d) {  // a range: the host knows its size
     if (tl.count <= few) {
-      launch_block<8, double>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
+      launch_block_double(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
     } else {
       launch<G, RPL, double>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
     }
@@ -275,7 +286,7 @@ void launch_double_tall(const DeviceChunk& c, TaskList tl, int max_hap, int max_
   TaskList block = tl, warp = tl;
   block.run_max = few;
   warp.run_min = few + 1;
-  launch_block<8, double>(c, block, max_hap, max_read, tristate, out, scratch, env, stream);
+  launch_block_double(c, block, max_hap, max_read, tristate, out, scratch, env, stream);
   launch<G, RPL, double>(c, warp, max_hap, max_read, tristate, out, scratch, env, stream);
 }
 

@@ -158,17 +158,9 @@ TEST(PairHmmGpu, GapContinuationQ0TakesTheExactPath) {
   }
 }
 
-// The 16- and 32-row shapes take reads whose gap continuation is one value at every base
-// (any quality above Q0); the others (and Q0) take the same lanes with 8 rows even when
-// such a shape is forced. Reads of every length pad their first band differently.
-TEST(PairHmmGpu, TallLaneShapesTakeUniformGapContinuationReads) {
-  PairHmmBatch b = mixed_batch(30, 1, 1100, 1, 600, 16);
-  const uint8_t qualities[] = {1, 5, 10, 25, 40, 0};
-  for (size_t r = 0; r < b.read_len.size(); ++r) {
-    uint8_t* gcp = b.gcp_q.data() + b.read_begin[r];
-    for (int32_t i = 0; i < b.read_len[r]; ++i) gcp[i] = r % 7 == 6 ? static_cast<uint8_t>(i % 30) : qualities[r % 6];
-  }
-  GATEMAP_REQUIRE_GPU();
+// Every 16- and 32-row shape forced on the batch, and the dispatcher: all agree with the
+// oracle.
+void expect_every_tall_shape_matches(const PairHmmBatch& b) {
   std::vector<double> ref;
   gpu::pairhmm_reference(b, PairHmmOptions{}, ref);
   gpu::PairHmmGpu engine;
@@ -188,6 +180,25 @@ TEST(PairHmmGpu, TallLaneShapesTakeUniformGapContinuationReads) {
       }
     }
     EXPECT_EQ(bad, 0u);
+  }
+}
+
+// The 16- and 32-row shapes take reads whose gap continuation is one value at every base
+// (any quality above Q0); the others (and Q0) take the same lanes with 8 rows even when
+// such a shape is forced. Reads of every length pad their first band differently.
+// Also haplotypes long enough that the band boundaries of most of these shapes go
+// through global memory.
+TEST(PairHmmGpu, TallLaneShapesTakeUniformGapContinuationReads) {
+  for (const bool long_haps : {false, true}) {
+    SCOPED_TRACE(long_haps ? "haplotypes 2000..5000" : "haplotypes 1..600");
+    PairHmmBatch b = long_haps ? mixed_batch(4, 200, 1500, 2000, 5000, 17) : mixed_batch(30, 1, 1100, 1, 600, 16);
+    const uint8_t qualities[] = {1, 5, 10, 25, 40, 0};
+    for (size_t r = 0; r < b.read_len.size(); ++r) {
+      uint8_t* gcp = b.gcp_q.data() + b.read_begin[r];
+      for (int32_t i = 0; i < b.read_len[r]; ++i) gcp[i] = r % 7 == 6 ? static_cast<uint8_t>(i % 30) : qualities[r % 6];
+    }
+    GATEMAP_REQUIRE_GPU();
+    expect_every_tall_shape_matches(b);
   }
 }
 
