@@ -120,6 +120,11 @@ constexpr uint8_t kCodeOutside = 5;
 constexpr int kCodes = 6;
 constexpr uint8_t kCodePad = 6;  // a read row: a virtual row of the 16/32-row shapes (prior 1 at every column)
 constexpr int kHapPad = 32;  // padding codes before each haplotype (>= a group's lanes)
+// Reads from which the 16/32-row shapes scale their lanes (run_band). H200, benchmark
+// sets: at 1024 x 1024 the float pass then finishes every pair (56 of 3,072 took the
+// double pass before: +8%); at 512 x 512 it cost 4% per step and left 1 of 25 pairs to
+// the double pass, whose latency is the same for 1 pair as for 25.
+constexpr int kLaneScaleRows = 600;
 
 // Blocks per SM the register budget aims at: 4 x 128 threads for 8 float rows per lane
 // (faster than 3 blocks; H100 sweep, docs/BENCHMARKS.md), 6 for 4 float rows (80
@@ -165,10 +170,21 @@ struct PairLane {
 // NaN coefficient sends the pair to the double pass. A lane hands the next lane only
 // what that lane's first row needs: its X at this column and its diagonal term at the
 // next one (two shuffles), and band boundaries hold the same two values per column.
+//
+// Lane scaling (`scale_lanes`, the 16/32-row shapes in a group's last band): a single
+// band of 512 or 1024 rows cannot be rescaled between bands, and long reads there fall
+// below float's range. So each lane keeps its own power-of-two scale (lane_exp: values
+// held = true values x 2^lane_exp), brings its largest value back to 2^56 whenever it
+// leaves [2^32, 2^72] (checked every kChunk steps; values grow at most ~3x per column, so
+// they stay far below float's limit in between), and hands its scale down with its
+// values, which the lane below converts to its own. The last lane's sum is kept in its
+// scale, returned in `lane_shift` like a band rescale's shift. Every scale is a power of
+// two: no rounding, and any overflow (inf) still sends the pair to the double pass.
 template <int G, int RPL, typename T, typename Io>
 __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, typename Vec<T>::type* priors,
                                          const PairLane<T>& p, int b, int steps, bool from_boundary,
-                                         bool to_boundary, Io& io, double& sum) {
+                                         bool to_boundary, bool scale_lanes, Io& io, double& sum,
+                                         int& lane_shift) {
   using V = typename Vec<T>::type;
   constexpr int kVecs = RPL / Vec<T>::n;  // vector loads of priors per step
   constexpr int kBand = G * RPL;
@@ -358,12 +374,51 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   constexpr bool kPrefetch = G <= 8;
   constexpr int kCodeAhead = G == 16 ? 1 : 2;
   auto priors_of = [&](int code) { return reinterpret_cast<const V*>(prior_base + code * kCodeStride); };
-  auto run_steps = [&](auto reads, auto writes) {
+  // 2^e for e in [-252, 252] as two float factors (exact powers of two).
+  auto pow2_pair = [](int e, T& f1, T& f2) {
+    e = max(-252, min(252, e));
+    const int h = e / 2;
+    f1 = __int_as_float((127 + h) << 23), f2 = __int_as_float((127 + e - h) << 23);
+  };
+  int lane_exp = 0, exp_in = 0;  // this lane's scale, and that of x_in / d_next (lane scaling)
+  // What the lane receives (x_in, and Tt[0], the diagonal term handed down) counts in its
+  // largest value, and every value grows at most a few-fold per column, so nothing
+  // reaches float's limit between two checks. A lane without values yet takes the scale
+  // of the lane above plus 2^16, so that values arriving there are not born below
+  // float's range. A lane's scale stays at most 2^24 above that of the lane above: what
+  // lost precision there (below 2^-126 in its scale) cannot grow into a value that counts
+  // here (without that bound, 5 of 10,000 random pairs of up to 4,096 bases came out
+  // wrong by up to 12%).
+  auto rescale_lane = [&] {
+    if (!band_on) return;  // a group past its last band keeps its result as it is
+    T top = T(0);
+    T f1, f2;
+    pow2_pair(lane_exp - exp_in, f1, f2);
+    top = x_in * f1 * f2;
+#pragma unroll
+    for (int r = 0; r < RPL; ++r) top = fmaxf(top, fmaxf(Tt[r], Yh[r]));
+    int e = 0;
+    if (top == T(0)) {
+      e = exp_in + 16 - lane_exp;
+    } else if (top > 0x1p72f || top < 0x1p32f) {
+      e = 56 - ilogbf(top);
+    }
+    e = min(e, exp_in + 24 - lane_exp);
+    if (e != 0) {
+      pow2_pair(e, f1, f2);
+#pragma unroll
+      for (int r = 0; r < RPL; ++r) Tt[r] = Tt[r] * f1 * f2, Yh[r] = Yh[r] * f1 * f2;
+      sum = ldexp(sum, e);
+      lane_exp += e;
+    }
+  };
+  auto run_steps = [&](auto reads, auto writes, auto scales) {
     int hap_code = code_at_step(0), code_next = code_at_step(1);
     V first_next = priors_of(hap_code)[0];
     for (int s0 = 0; s0 < steps; s0 += kChunk) {
       const int s1 = min(s0 + kChunk, steps);
       io.before_chunk(s0, s1);
+      if constexpr (decltype(scales)::value) rescale_lane();
       T part = 0;
 #pragma unroll kUnroll
       for (int s = s0; s < s1; ++s) {
@@ -378,6 +433,11 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
 #pragma unroll
         for (int r = 0; r < RPL; ++r) m[r] = Vec<T>::at(pv[r / Vec<T>::n], r % Vec<T>::n) * Tt[r];
         T x = x_in, x_out = T(0), d_out = T(0);
+        T in_f1 = T(1), in_f2 = T(1);  // converts x_in and d_next to this lane's scale
+        if constexpr (decltype(scales)::value) {
+          pow2_pair(lane_exp - exp_in, in_f1, in_f2);
+          x = x * in_f1 * in_f2;
+        }
 #pragma unroll
         for (int r = 0; r < RPL; ++r) {
           const T d = diagonal(r, m[r], x, Yh[r]);  // the row below, next column
@@ -391,7 +451,7 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
             x_out = xb, d_out = d;
           }
         }
-        Tt[0] = d_next;
+        Tt[0] = decltype(scales)::value ? d_next * in_f1 * in_f2 : d_next;
         if constexpr (decltype(writes)::value) {
           if (store_band && lane == G - 1 && static_cast<unsigned>(j - 1) < static_cast<unsigned>(H)) {
             io.store(j, x_out, d_out);
@@ -399,6 +459,10 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
         }
         x_in = __shfl_up_sync(0xffffffffu, x_out, 1, G);
         d_next = __shfl_up_sync(0xffffffffu, d_out, 1, G);
+        if constexpr (decltype(scales)::value) {
+          exp_in = __shfl_up_sync(0xffffffffu, lane_exp, 1, G);
+          if (lane == 0) exp_in = 0;  // the top row or the band above: unscaled
+        }
         if constexpr (decltype(reads)::value) {
           // Every lane loads (lane 0 its next column, the others column 0): no divergence.
           const int jn = j + 1;
@@ -419,16 +483,30 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
       io.after_chunk(s0, s1);
     }
   };
+  constexpr std::false_type no;
+  constexpr std::true_type yes;
+  if constexpr (kUniformGap) {
+    if (scale_lanes) {  // the group's last band: it writes no boundary
+      if (from_boundary) {
+        run_steps(yes, no, yes);
+      } else {
+        run_steps(no, no, yes);
+      }
+      lane_shift = lane_exp;
+      __syncwarp();
+      return;
+    }
+  }
   if (!from_boundary) {
     if (to_boundary) {
-      run_steps(std::false_type{}, std::true_type{});
+      run_steps(no, yes, no);
     } else {
-      run_steps(std::false_type{}, std::false_type{});
+      run_steps(no, no, no);
     }
   } else if (to_boundary) {
-    run_steps(std::true_type{}, std::true_type{});
+    run_steps(yes, yes, no);
   } else {
-    run_steps(std::true_type{}, std::false_type{});
+    run_steps(yes, no, no);
   }
   __syncwarp();  // the boundary written by the last lane is read by lane 0 next band
 }
@@ -542,7 +620,18 @@ __global__ void __launch_bounds__(warp_kernel_threads(RPL), kMinBlocks<RPL, T>)
     int shift = 0;
     for (int b = 0; b < bands_warp; ++b) {
       const bool any_store = __any_sync(0xffffffffu, b < p.n_bands - 1);
-      run_band<G, RPL, T>(c, tristate, priors, p, b, H_warp + G - 1, b > 0, any_store, io, sum);
+      // Lane scaling where every group of the warp is in its last band and some read is
+      // long enough to leave float's range within one band.
+      bool scale_lanes = false;
+      if constexpr (sizeof(T) == sizeof(float) && RPL >= 16) {
+        scale_lanes = !any_store && __any_sync(0xffffffffu, b == p.n_bands - 1 && R >= kLaneScaleRows);
+      }
+      int lane_shift = 0;
+      run_band<G, RPL, T>(c, tristate, priors, p, b, H_warp + G - 1, b > 0, any_store, scale_lanes, io, sum,
+                          lane_shift);
+      if constexpr (sizeof(T) == sizeof(float) && RPL >= 16) {
+        if (b == p.n_bands - 1) shift += lane_shift;
+      }
       if constexpr (sizeof(T) == sizeof(float)) {
         if (any_store) shift += rescale_boundary<G>(io.slot, H, b < p.n_bands - 1, p.lane);
       }
@@ -658,7 +747,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<RPL, T>)
       io.produced_out = produced + k_out, io.consumed_out = consumed + k_out;
       io.base_in = ((b - 1) / kBlockWarps) * stride;
       io.base_out = (b / kBlockWarps) * stride;
-      run_band<G, RPL, T>(c, tristate, priors, p, b, H + G - 1, io.reads, io.writes, io, sum);
+      int unused_shift = 0;
+      run_band<G, RPL, T>(c, tristate, priors, p, b, H + G - 1, io.reads, io.writes, false, io, sum, unused_shift);
     }
     if (lane == G - 1 && warp == (p.n_bands - 1) % kBlockWarps) finish_pair<T>(sum, 0, task_index, task.z, out);
   }
