@@ -19,8 +19,9 @@
 // Float first (denormals flushed on the CPU, as GKL does; the last row summed in
 // double); any pair whose scaled sum is below 1e-28 (GATK/GKL's threshold) is
 // recomputed in double, since a float run underflows there. The float pass (GPU and CPU
-// twin) also rescales its rows by powers of two, band by band (kept in the result), so
-// long reads whose likelihood lies below float's range finish in float; where it lies
+// twin) also rescales its rows by powers of two, band by band (kept in the result), and
+// on the GPU's 16/32-row shapes each lane within a band of a long read, so long reads
+// whose likelihood lies below float's range finish in float; where it lies
 // below double's range too, the result is -inf, as the double computation gives
 // (detail::classify_float_sum in pairhmm_core.hpp).
 // Qualities are used as given (callers apply GATK's capping, e.g. base quality < 18 -> 6,
