@@ -391,10 +391,9 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   // wrong by up to 12%).
   auto rescale_lane = [&] {
     if (!band_on) return;  // a group past its last band keeps its result as it is
-    T top = T(0);
     T f1, f2;
     pow2_pair(lane_exp - exp_in, f1, f2);
-    top = x_in * f1 * f2;
+    T top = x_in * f1 * f2;
 #pragma unroll
     for (int r = 0; r < RPL; ++r) top = fmaxf(top, fmaxf(Tt[r], Yh[r]));
     int e = 0;
