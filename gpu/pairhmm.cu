@@ -89,8 +89,12 @@ int64_t config_steps(Config cfg, int R, int H) {
 }
 
 // A pair's time alone on the GPU, in steps of 8 rows: a step of 16 or 32 rows takes
-// about 2 or 4 times as long (its chain of X through the rows); 4 rows count as 8.
-int64_t config_latency(Config cfg, int R, int H) { return config_steps(cfg, R, H) * std::max(1, cfg.RPL / 8); }
+// about 1.5 or 2 times as long (H200: a 32-row step 1.6x an 8-row one at a few warps per
+// SM, 2048 x 2048 sweep); 4 rows count as 8.
+int64_t config_latency(Config cfg, int R, int H) {
+  const int64_t steps = config_steps(cfg, R, H);
+  return cfg.RPL >= 32 ? 2 * steps : cfg.RPL >= 16 ? steps * 3 / 2 : steps;
+}
 
 // Relative cost of a pair in a kernel shape: issue slots per lane, steps x (cells of a
 // step + per-step overhead), with penalties for several bands calibrated on an H100
@@ -119,7 +123,10 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
     const size_t block_bytes = prior_bytes(cfg, sizeof(float)) + boundary_bytes(cfg, H, sizeof(float));
     const double most = float_blocks_per_sm(cfg);
     const double blocks_per_sm = shared ? std::clamp(std::floor(228.0 * 1024 / block_bytes), 1.0, most) : most;
-    factor = (1.0 + 0.1 * bands) * most / blocks_per_sm;
+    // The 16/32-row shapes hardly lose to the occupancy their boundaries leave (a warp
+    // has 16-32 independent rows to issue): H200 full-size sweep, 1024 x 1024 on G32xR16
+    // and 2048 x 2048 on G32xR32, ~5% per pair over one band, not 44% and 140%.
+    factor = cfg.RPL >= 16 ? 1.0 + 0.03 * bands : (1.0 + 0.1 * bands) * most / blocks_per_sm;
   }
   return static_cast<double>(config_steps(cfg, R, H)) * cfg.G * per_step * factor;
 }
@@ -172,10 +179,11 @@ int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env, int64_t ma
     }
     return fewest;
   };
-  // A batch that keeps the GPU busy for less than ~8 pair latencies is bound by latency
-  // and by the host's launches (~6 API calls per shape in use): there the 16/32-row shapes
-  // would only add a shape (H200: the 10s file 0.080 -> 0.096 ms of kernel time).
-  if (max_steps < 8 * fewest_steps()) tall_lanes = false;
+  // A batch that keeps the GPU busy for less than ~0.5 ms (4,000 steps of ~135 ns) is
+  // bound by latency and by the host's launches (~6 API calls per shape in use): there
+  // the 16/32-row shapes would only add a shape (H200: the 10s file, ~240 steps, 0.080 ->
+  // 0.096 ms of kernel time with them).
+  if (max_steps < 4000) tall_lanes = false;
   max_steps = std::max(max_steps, fewest_steps());
   int best = 0;
   double best_cost = HUGE_VAL;
