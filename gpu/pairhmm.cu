@@ -37,9 +37,6 @@ struct Config {
 // base (pairhmm_kernels.cuh, run_band).
 bool needs_uniform_gap(Config cfg) { return cfg.RPL >= 16; }
 int block_threads(Config cfg) { return cfg.block ? kThreads : warp_kernel_threads(cfg.RPL); }
-// Blocks per SM of the float pass, as its registers allow (kMinBlocks in
-// pairhmm_kernels.cuh; 4-row shapes counted as 4 as calibrated).
-double float_blocks_per_sm(Config cfg) { return cfg.RPL >= 32 ? 4 : cfg.RPL >= 16 ? 6 : 4; }
 constexpr std::array<Config, 16> kConfigs{{{4, 4},
                                            {8, 4},
                                            {16, 4},
@@ -120,13 +117,16 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   if (bands > 1) {
     const bool shared = boundary_in_shared(cfg, H, sizeof(float), shared_limit);
     per_step += shared ? 12.0 : 40.0;
-    const size_t block_bytes = prior_bytes(cfg, sizeof(float)) + boundary_bytes(cfg, H, sizeof(float));
-    const double most = float_blocks_per_sm(cfg);
-    const double blocks_per_sm = shared ? std::clamp(std::floor(228.0 * 1024 / block_bytes), 1.0, most) : most;
-    // The 16/32-row shapes hardly lose to the occupancy their boundaries leave (a warp
-    // has 16-32 independent rows to issue): H200 full-size sweep, 1024 x 1024 on G32xR16
-    // and 2048 x 2048 on G32xR32, ~5% per pair over one band, not 44% and 140%.
-    factor = cfg.RPL >= 16 ? 1.0 + 0.03 * bands : (1.0 + 0.1 * bands) * most / blocks_per_sm;
+    if (cfg.RPL >= 16) {
+      // These hardly lose to the occupancy their boundaries leave (a warp has 16-32
+      // independent rows to issue): H200 full-size sweep, 1024 x 1024 on G32xR16 and
+      // 2048 x 2048 on G32xR32, ~5% per pair over one band.
+      factor = 1.0 + 0.03 * bands;
+    } else {
+      const size_t block_bytes = prior_bytes(cfg, sizeof(float)) + boundary_bytes(cfg, H, sizeof(float));
+      const double blocks_per_sm = shared ? std::clamp(std::floor(228.0 * 1024 / block_bytes), 1.0, 4.0) : 4.0;
+      factor = (1.0 + 0.1 * bands) * 4.0 / blocks_per_sm;
+    }
   }
   return static_cast<double>(config_steps(cfg, R, H)) * cfg.G * per_step * factor;
 }
@@ -166,25 +166,21 @@ int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env, int64_t ma
       only_rescaling |= rescales(cfg) && boundary_in_shared(cfg, H, sizeof(float), env.shared_limit);
     }
   }
-  bool tall_lanes = uniform_gap;
+  // A batch that keeps the GPU busy for less than ~0.5 ms (4,000 steps of ~135 ns) is
+  // bound by latency and by the host's launches (~6 API calls per shape in use): there
+  // the 16/32-row shapes would only add a shape (H200: the 10s file, ~240 steps, 0.080 ->
+  // 0.096 ms of kernel time with them).
+  const bool tall_lanes = uniform_gap && max_steps >= 4000;
   auto cost_of = [&](int k) {
     if (only_rescaling && !rescales(kConfigs[k])) return HUGE_VAL;
     if (!tall_lanes && needs_uniform_gap(kConfigs[k])) return HUGE_VAL;
     return config_cost(kConfigs[k], R, H, env.shared_limit);
   };
-  auto fewest_steps = [&] {
-    int64_t fewest = INT64_MAX;
-    for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
-      if (cost_of(k) < HUGE_VAL) fewest = std::min(fewest, config_latency(kConfigs[k], R, H));
-    }
-    return fewest;
-  };
-  // A batch that keeps the GPU busy for less than ~0.5 ms (4,000 steps of ~135 ns) is
-  // bound by latency and by the host's launches (~6 API calls per shape in use): there
-  // the 16/32-row shapes would only add a shape (H200: the 10s file, ~240 steps, 0.080 ->
-  // 0.096 ms of kernel time with them).
-  if (max_steps < 4000) tall_lanes = false;
-  max_steps = std::max(max_steps, fewest_steps());
+  int64_t fewest = INT64_MAX;
+  for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
+    if (cost_of(k) < HUGE_VAL) fewest = std::min(fewest, config_latency(kConfigs[k], R, H));
+  }
+  max_steps = std::max(max_steps, fewest);
   int best = 0;
   double best_cost = HUGE_VAL;
   for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
