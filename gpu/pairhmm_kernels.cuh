@@ -150,6 +150,7 @@ struct PairLane {
   const uint8_t* hap_padded;  // column j's code at [j - 1 + kHapPad], the index at most code_last
   unsigned code_last;
   uint32_t read0;  // the read's first base in the chunk
+  bool scale_lanes = false;  // this band scales its lanes (run_band)
 };
 
 // Band b of a pair on this lane's group: rows b * G * RPL - pad + lane * RPL + (0..RPL-1).
@@ -390,7 +391,7 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   // here (without that bound, 5 of 10,000 random pairs of up to 4,096 bases came out
   // wrong by up to 12%).
   auto rescale_lane = [&] {
-    if (!band_on) return;  // a group past its last band keeps its result as it is
+    if (!band_on || !p.scale_lanes) return;  // a group past its last band keeps its result
     T f1, f2;
     pow2_pair(lane_exp - exp_in, f1, f2);
     T top = x_in * f1 * f2;
@@ -619,11 +620,17 @@ __global__ void __launch_bounds__(warp_kernel_threads(RPL), kMinBlocks<RPL, T>)
     int shift = 0;
     for (int b = 0; b < bands_warp; ++b) {
       const bool any_store = __any_sync(0xffffffffu, b < p.n_bands - 1);
-      // Lane scaling where every group of the warp is in its last band and some read is
-      // long enough to leave float's range within one band.
+      // Lane scaling in a group's last band for reads long enough to leave float's range
+      // within one band, on haplotypes at most twice as long: on longer ones the read has
+      // many places to align, a lane's values at one column mix paths whose later fates
+      // differ by more than float's range, and a per-column scale can lose the one that
+      // counts (H200 accuracy check: a 942-base read on a 6,359-base haplotype came out
+      // 2% off, 9.2e-5 relative in log10). The warp takes the scaling variant when every
+      // group is in its last band; groups that do not scale keep their lanes at scale 0.
       bool scale_lanes = false;
       if constexpr (sizeof(T) == sizeof(float) && RPL >= 16) {
-        scale_lanes = !any_store && __any_sync(0xffffffffu, b == p.n_bands - 1 && R >= kLaneScaleRows);
+        p.scale_lanes = b == p.n_bands - 1 && R >= kLaneScaleRows && H <= 2 * R;
+        scale_lanes = !any_store && __any_sync(0xffffffffu, p.scale_lanes);
       }
       int lane_shift = 0;
       run_band<G, RPL, T>(c, tristate, priors, p, b, H_warp + G - 1, b > 0, any_store, scale_lanes, io, sum,
