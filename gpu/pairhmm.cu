@@ -35,7 +35,7 @@ struct Config {
 };
 // Shapes of 16 and 32 rows per lane take only reads with one gap continuation at every
 // base (pairhmm_kernels.cuh, run_band).
-bool needs_uniform_gap(Config cfg) { return cfg.RPL >= 16; }
+bool needs_uniform_gap(Config cfg) { return tall_lanes(cfg.RPL); }
 int block_threads(Config cfg) { return cfg.block ? kThreads : warp_kernel_threads(cfg.RPL); }
 constexpr std::array<Config, 16> kConfigs{{{4, 4},
                                            {8, 4},
@@ -95,8 +95,9 @@ int64_t config_latency(Config cfg, int R, int H) {
 
 // Relative cost of a pair in a kernel shape: issue slots per lane, steps x (cells of a
 // step + per-step overhead), with penalties for several bands calibrated on an H100
-// (bench pairhmm --sweep, docs/BENCHMARKS.md; the 16- and 32-row shapes on an H200): boundary traffic, the occupancy the
-// boundary's shared memory leaves, and a per-band setup.
+// (bench pairhmm --sweep, docs/BENCHMARKS.md; the 16- and 32-row shapes on an H200):
+// boundary traffic, the occupancy the boundary's shared memory leaves, and a per-band
+// setup.
 double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   const int band = cfg.G * cfg.RPL;
   const int bands = (R + band - 1) / band;
@@ -117,7 +118,7 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
   if (bands > 1) {
     const bool shared = boundary_in_shared(cfg, H, sizeof(float), shared_limit);
     per_step += shared ? 12.0 : 40.0;
-    if (cfg.RPL >= 16) {
+    if (tall_lanes(cfg.RPL)) {
       // These hardly lose to the occupancy their boundaries leave (a warp has 16-32
       // independent rows to issue): H200 full-size sweep, 1024 x 1024 on G32xR16 and
       // 2048 x 2048 on G32xR32, ~5% per pair over one band.

@@ -37,10 +37,16 @@ __constant__ double c_ph2pr[256];
 
 constexpr int kThreads = 128;  // threads per block
 constexpr int kBlockWarps = kThreads / 32;
-// Threads per block of the warp kernel: 64 for 16 and 32 rows per lane, so that blocks
+// The tall-lane shapes: 16 and 32 rows per lane, for reads with one gap continuation
+// at every base (run_band, kUniformGap; the dispatcher checks the reads).
+__host__ __device__ constexpr bool tall_lanes(int rpl) { return rpl >= 16; }
+// Threads per block of the warp kernel: 64 for the tall-lane shapes, so that blocks
 // whose band boundaries fill shared memory still fit several to an SM (16 rows: 5 of
 // the 6 the registers allow, where blocks of 4 warps would fit 2).
-__host__ __device__ constexpr int warp_kernel_threads(int rpl) { return rpl >= 16 ? 64 : kThreads; }
+__host__ __device__ constexpr int warp_kernel_threads(int rpl) { return tall_lanes(rpl) ? 64 : kThreads; }
+// The float pass of a tall-lane shape (its double pass takes other shapes).
+template <int RPL, typename T>
+constexpr bool kTallFloat = sizeof(T) == sizeof(float) && tall_lanes(RPL);
 constexpr int kRingCells = 128;  // columns a ring between two bands holds (a power of two)
 
 // One chunk on the device: pointers into its input buffer.
@@ -204,7 +210,7 @@ __device__ __forceinline__ void run_band(const DeviceChunk& c, bool tristate, ty
   // holds prior 1, X = 0 and Yh = T0 / (1 - g), a fixed point where M = T0 and the
   // diagonal term handed down is T0 = gm K / H, what row 1 needs from row 0. Rows past
   // the read take the read's gm, so the last row's X' is gm X.
-  constexpr bool kUniformGap = sizeof(T) == sizeof(float) && RPL >= 16;
+  constexpr bool kUniformGap = kTallFloat<RPL, T>;
   // The fold measured +5% on 16 and 32 lanes and -5% on 4 (H100), so only there.
   constexpr bool kFold = sizeof(T) == sizeof(float) && (G >= 16 || kUniformGap);
   constexpr int kParamRows = kFold && !kUniformGap ? RPL + 2 : RPL + 1;  // this lane's rows and the ones below
@@ -628,14 +634,14 @@ __global__ void __launch_bounds__(warp_kernel_threads(RPL), kMinBlocks<RPL, T>)
       // 2% off, 9.2e-5 relative in log10). The warp takes the scaling variant when every
       // group is in its last band; groups that do not scale keep their lanes at scale 0.
       bool scale_lanes = false;
-      if constexpr (sizeof(T) == sizeof(float) && RPL >= 16) {
+      if constexpr (kTallFloat<RPL, T>) {
         p.scale_lanes = b == p.n_bands - 1 && R >= kLaneScaleRows && H <= 2 * R;
         scale_lanes = !any_store && __any_sync(0xffffffffu, p.scale_lanes);
       }
       int lane_shift = 0;
       run_band<G, RPL, T>(c, tristate, priors, p, b, H_warp + G - 1, b > 0, any_store, scale_lanes, io, sum,
                           lane_shift);
-      if constexpr (sizeof(T) == sizeof(float) && RPL >= 16) {
+      if constexpr (kTallFloat<RPL, T>) {
         if (b == p.n_bands - 1) shift += lane_shift;
       }
       if constexpr (sizeof(T) == sizeof(float)) {
