@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/gatekeeper.hpp"
+#include "mapper/affine.hpp"
 #include "mapper/detail.hpp"
 #include "mapper/myers.hpp"
 #include "mapper/sam_record.hpp"
@@ -46,6 +47,11 @@ int clipped_mapq_cap(const Alignment& aln, const ReadWork& w) {
   const double m = static_cast<double>(std::max<size_t>(1, w.codes[0].size()));
   const double aligned = (m - aln.clipped) / m;
   return std::clamp(static_cast<int>(std::lround(60 * (aligned - 0.3) / 0.4)), 0, 60);
+}
+
+// One best hit (ties share the best edits).
+bool unique(const std::vector<Hit>& hits) {
+  return hits.size() == 1 || (hits.size() > 1 && hits[1].edits > hits[0].edits);
 }
 
 struct Finished {
@@ -210,20 +216,21 @@ struct Mapper::Impl {
   }
 
   // Looks for `lost` near each of `found`'s best hits, on the opposite strand, in a band
-  // of 3 insert-size sd, soft clips allowed as in the fallback. Returns
-  // whether a hit was added.
-  bool rescue(const ReadWork& found, ReadWork& lost, RefWindow& win, std::vector<int>& scratch) const {
+  // of 3 insert-size sd, soft clips allowed as in the fallback, at a cost of at most
+  // max_cost. Returns the number of hits added.
+  int rescue(const ReadWork& found, ReadWork& lost, int max_cost, RefWindow& win, std::vector<int>& scratch) const {
     const int64_t m = static_cast<int64_t>(lost.codes[0].size());
-    if (m < 2) return false;
+    if (m < 2 || found.hits.empty()) return 0;
     const int band = std::max(lost.e, static_cast<int>(std::ceil(3 * insert_sd)));
     const int best = found.hits[0].edits;
+    int added = 0;
     for (size_t i = 0; i < found.hits.size() && i < 4 && found.hits[i].edits == best; ++i) {
       const Hit& h = found.hits[i];
       Candidate c{static_cast<uint8_t>(1 - h.strand), h.contig, 0, 0};
       // Forward mate at diag: the reverse mate ends near diag + insert; and vice versa.
       c.diag = h.strand == 0 ? h.diag + static_cast<int64_t>(insert_mean) - m
                              : h.ref_end - static_cast<int64_t>(insert_mean);
-      const Hit r = verify_one(lost, c, win, scratch, band, c.diag, fallback_max_cost(lost), kClipPenalty);
+      const Hit r = verify_one(lost, c, win, scratch, band, c.diag, max_cost, kClipPenalty);
       if (r.edits < 0) continue;
       const int64_t cb = contig_begin[c.contig], ce = contig_end[c.contig];
       const Alignment a = banded_align(lost.codes[c.strand].data(), static_cast<int>(m), win, cb, ce, c.diag, band,
@@ -234,10 +241,10 @@ struct Mapper::Impl {
       add.diag = a.ref_begin - bam_cigar_oplen_if_clip(a);
       add.clipped = true;
       lost.hits.push_back(add);
+      ++added;
     }
-    if (lost.hits.empty()) return false;
-    dedupe_hits(lost.hits, lost.e);
-    return true;
+    if (added) dedupe_hits(lost.hits, lost.e);
+    return added;
   }
 
   static int64_t bam_cigar_oplen_if_clip(const Alignment& a) {
@@ -289,6 +296,24 @@ struct Mapper::Impl {
     }
     return banded_align(w.codes[h.strand].data(), m, win, cb, ce, h.diag, band, scratch,
                         h.clipped ? kClipPenalty : 0);
+  }
+
+  // The alignment a record reports: the hit's path drawn again with affine gaps
+  // (mapper/affine.hpp) when it holds an indel, a clip or two edits; a clipped one in a
+  // band of kWideBand (bwa-mem's -w), where a long indel fits that no edit band holds.
+  Alignment reported_alignment(const ReadWork& w, const Hit& h, std::vector<int>& scratch) const {
+    Alignment a = align(w, h, scratch);
+    const bool gapped = std::any_of(a.cigar.begin(), a.cigar.end(), [](uint32_t c) {
+      return bam_cigar_op(c) == BAM_CINS || bam_cigar_op(c) == BAM_CDEL;
+    });
+    if (!gapped && a.clipped == 0 && a.edits < 2) return a;
+    const int m = static_cast<int>(w.codes[0].size());
+    const int band = a.clipped ? std::max(kWideBand, fallback_band(w)) : (h.clipped ? fallback_band(w) : w.e);
+    const int64_t cb = contig_begin[h.contig], ce = contig_end[h.contig];
+    thread_local RefWindow win;
+    fetch_window(idx, std::max(cb, h.diag - band), std::min(ce, h.diag + m + band), win);
+    Alignment b = affine_align(w.codes[h.strand].data(), m, win, cb, ce, h.diag, band, a.score);
+    return b.clipped < m ? b : a;
   }
 };
 
@@ -497,7 +522,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
     if (!opt.all_hits || !aln) return;
     for (const Hit& h : w.hits) {
       if (&h == f.hit) continue;
-      const Alignment sa = im.align(w, h, scratch);
+      const Alignment sa = im.reported_alignment(w, h, scratch);
       RecordFields sf = rf;
       sf.flag = static_cast<uint16_t>((flags & ~BAM_FPROPER_PAIR) | BAM_FSECONDARY | (h.strand ? BAM_FREVERSE : 0));
       sf.aln = &sa;
@@ -519,7 +544,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
         Finished f = finish_single(r);
         Alignment aln;
         if (f.hit) {
-          aln = im.align(work[r], *f.hit, scratch);
+          aln = im.reported_alignment(work[r], *f.hit, scratch);
           f.mapq = std::min(f.mapq, clipped_mapq_cap(aln, work[r]));
         }
         emit(r, f, f.hit ? &aln : nullptr, 0, MateInfo{}, scratch);
@@ -539,26 +564,48 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
         for (int m = 0; m < 2; ++m) {
           const auto& lost = work[r[m]].hits;
           const auto& found = work[r[1 - m]].hits;
-          const bool unique_partner = found.size() == 1 || (found.size() > 1 && found[1].edits > found[0].edits);
-          if ((lost.empty() || (lost[0].clipped && unique_partner)) && !found.empty()) {
-            rescued += im.rescue(work[r[1 - m]], work[r[m]], win, scratch);
+          if ((lost.empty() || (lost[0].clipped && unique(found))) && !found.empty()) {
+            rescued += im.rescue(work[r[1 - m]], work[r[m]], Impl::fallback_max_cost(work[r[m]]), win, scratch) > 0;
+          }
+        }
+        const uint64_t tie = name_hash(batch.reads[r[0]].name);
+        PairChoice pc = im.choose_pair(work[r[0]], work[r[1]], tie);
+        // No proper pair though both mates have hits (a mate with a few more edits than
+        // e at home, or a paralog closer than its true place): look for it next to its
+        // uniquely placed partner, as bwa does, at up to kUnpairedPenalty more edits than
+        // its own best hit (the price of leaving the pair unpaired).
+        if (!pc.h[0] && !work[r[0]].hits.empty() && !work[r[1]].hits.empty()) {
+          int added = 0;
+          for (int m = 0; m < 2; ++m) {
+            const ReadWork& found = work[r[1 - m]];
+            if (!unique(found.hits) || found.hits[0].clipped) continue;
+            added += im.rescue(found, work[r[m]], work[r[m]].hits[0].edits + kUnpairedPenalty, win, scratch);
+          }
+          if (added) {
+            ++rescued;
+            pc = im.choose_pair(work[r[0]], work[r[1]], tie);
           }
         }
         Finished f[2] = {finish_single(r[0]), finish_single(r[1])};
-        const PairChoice pc = im.choose_pair(work[r[0]], work[r[1]], name_hash(batch.reads[r[0]].name));
         if (pc.h[0]) {
           ++proper;
           const int q_pair = mapq_from(pc.best, pc.second, pc.n_best, work[r[0]].capped || work[r[1]].capped);
           for (int m = 0; m < 2; ++m) {
-            const int q_own = (pc.h[m] == f[m].hit) ? f[m].mapq : 0;
+            int q;
+            if (pc.h[m] == f[m].hit) {
+              q = std::max(q_pair, f[m].mapq);
+            } else {  // the mate's own best lies elsewhere: leaving the pair unpaired is the alternative
+              const int extra = pc.h[m]->edits - work[r[m]].hits[0].edits;
+              q = std::max(0, std::min(q_pair, kUnpairedPhred - 20 * extra));
+            }
             f[m].hit = pc.h[m];
-            f[m].mapq = std::min(60, std::max(q_pair, q_own));
+            f[m].mapq = std::min(60, q);
           }
         }
         Alignment aln[2];
         for (int m = 0; m < 2; ++m) {
           if (!f[m].hit) continue;
-          aln[m] = im.align(work[r[m]], *f[m].hit, scratch);
+          aln[m] = im.reported_alignment(work[r[m]], *f[m].hit, scratch);
           if (!pc.h[0]) f[m].mapq = std::min(f[m].mapq, clipped_mapq_cap(aln[m], work[r[m]]));
         }
         MateInfo info[2];

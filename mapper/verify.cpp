@@ -229,7 +229,7 @@ Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int6
 
 Alignment alignment_from_path(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
                               int64_t contig_end, std::vector<char>& ops, int start_row, int end_row,
-                              int64_t ref_begin, int score) {
+                              int64_t ref_begin, int score, bool local_ends) {
   const Band b = make_band(read, m, window, contig_begin, contig_end, ref_begin, 0, 0);
   Alignment aln;
   aln.score = score;
@@ -250,7 +250,7 @@ Alignment alignment_from_path(const uint8_t* read, int m, const RefWindow& windo
     }
   }
   size_t first = 0, last = ops.size();
-  clip_ends(ops, start_row > 0, end_row < m, first, last);
+  if (local_ends) clip_ends(ops, start_row > 0, end_row < m, first, last);
   int head = start_row;
   for (size_t k = 0; k < first; ++k) {
     if (ops[k] != 'D') ++head;

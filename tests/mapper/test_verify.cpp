@@ -1,100 +1,18 @@
 // Verification against a brute-force DP, and every alignment's CIGAR/NM/MD replayed
 // against the read and the reference.
 #include <gtest/gtest.h>
-#include <htslib/sam.h>
 
 #include <random>
 
-#include "common/dna.hpp"
 #include "mapper/verify.hpp"
+#include "alignment_check.hpp"
 #include "../gpu/gatekeeper_oracles.hpp"
 #include "../test_util.hpp"
 
 using namespace gatemap;
-
-namespace {
-
-std::vector<uint8_t> codes_of(const std::string& s) {
-  std::vector<uint8_t> c(s.size());
-  for (size_t i = 0; i < s.size(); ++i) c[i] = base_code(s[i]);
-  return c;
-}
-
-mapper::RefWindow window_of(const std::string& text, int64_t begin, int64_t end) {
-  mapper::RefWindow w;
-  w.begin = begin;
-  for (int64_t p = begin; p < end; ++p) w.codes.push_back(base_code(text[p]));
-  return w;
-}
-
-// Replays the CIGAR: recomputes NM and the reference implied by MD, and checks both.
-void check_alignment(const mapper::Alignment& a, const std::string& read, const std::string& text) {
-  int64_t g = a.ref_begin;
-  size_t r = 0;
-  int nm = 0;
-  std::string ref_from_md_side;  // reference bases the alignment covers, read off the text
-  for (uint32_t c : a.cigar) {
-    const int op = bam_cigar_op(c);
-    const uint32_t n = bam_cigar_oplen(c);
-    for (uint32_t k = 0; k < n; ++k) {
-      if (op == BAM_CMATCH) {
-        nm += !(read[r] == text[g] && base_code(read[r]) < 4);
-        ref_from_md_side += text[g];
-        ++r;
-        ++g;
-      } else if (op == BAM_CINS) {
-        ++nm;
-        ++r;
-      } else if (op == BAM_CDEL) {
-        ++nm;
-        ref_from_md_side += text[g];
-        ++g;
-      } else if (op == BAM_CSOFT_CLIP) {
-        ++r;
-      }
-    }
-  }
-  ASSERT_EQ(r, read.size()) << "CIGAR does not cover the read";
-  EXPECT_EQ(nm, a.edits);
-  EXPECT_EQ(g, a.ref_end);
-  // MD rebuilds the reference from the read's aligned bases.
-  std::string rebuilt;
-  size_t md = 0, ri = 0;
-  int run = 0;
-  const auto read_number = [&] {
-    while (md < a.md.size() && std::isdigit(static_cast<unsigned char>(a.md[md]))) run = run * 10 + (a.md[md++] - '0');
-  };
-  read_number();
-  for (uint32_t c : a.cigar) {
-    const int op = bam_cigar_op(c);
-    for (uint32_t k = 0; k < bam_cigar_oplen(c); ++k) {
-      if (op == BAM_CMATCH) {
-        if (run > 0) {
-          rebuilt += read[ri];
-          --run;
-        } else {
-          ASSERT_LT(md, a.md.size()) << a.md;
-          rebuilt += a.md[md++];
-          read_number();
-        }
-        ++ri;
-      } else if (op == BAM_CDEL) {
-        if (k == 0) {
-          ASSERT_EQ(a.md[md], '^') << a.md;
-          ++md;
-        }
-        rebuilt += a.md[md++];
-        if (k + 1 == bam_cigar_oplen(c)) read_number();
-      } else {
-        ++ri;
-      }
-    }
-  }
-  EXPECT_EQ(run, 0) << a.md;
-  EXPECT_EQ(rebuilt, ref_from_md_side) << "MD " << a.md;
-}
-
-}  // namespace
+using test::check_alignment;
+using test::codes_of;
+using test::window_of;
 
 TEST(Verify, DistanceEqualsBruteForceDp) {
   std::mt19937_64 rng(11);
