@@ -53,6 +53,12 @@ constexpr int kSeedOffsetBits = 22;
 constexpr int kMaxSeedReadLen = 1 << kSeedOffsetBits;
 void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, int max_candidates);
 
+// Mate rescue's seeds: the best-supported diagonals (global position of the read's first
+// base) of k-mers the read shares with a reference window, clusters of hits within
+// `merge`, at least two hits each, at most max_diagonals.
+constexpr int kWindowSeedK = 11;
+std::vector<int64_t> window_diagonals(const uint8_t* read, int m, const RefWindow& win, int max_diagonals, int merge);
+
 // Reference codes of [begin, end) clipped to the index, N runs as 4.
 void fetch_window(const index::Index& idx, int64_t begin, int64_t end, RefWindow& out);
 

@@ -215,40 +215,36 @@ struct Mapper::Impl {
     return pc;
   }
 
-  // Looks for `lost` near each of `found`'s best hits, on the opposite strand, in a band
-  // of 3 insert-size sd, soft clips allowed as in the fallback, at a cost of at most
-  // max_cost. Returns the number of hits added.
+  // Looks for `lost` near each of `found`'s best hits, on the opposite strand, within 3
+  // insert-size sd of where the insert puts it: on the window's best k-mer diagonals, in
+  // the fallback's band, soft clips allowed, at a cost of at most max_cost. Returns the
+  // number of hits added.
   int rescue(const ReadWork& found, ReadWork& lost, int max_cost, RefWindow& win, std::vector<int>& scratch) const {
-    const int64_t m = static_cast<int64_t>(lost.codes[0].size());
-    if (m < 2 || found.hits.empty()) return 0;
-    const int band = std::max(lost.e, static_cast<int>(std::ceil(3 * insert_sd)));
+    const int m = static_cast<int>(lost.codes[0].size());
+    if (m < kWindowSeedK || found.hits.empty()) return 0;
+    const int64_t spread = std::max(lost.e, static_cast<int>(std::ceil(3 * insert_sd)));
+    const int band = fallback_band(lost);
     const int best = found.hits[0].edits;
     int added = 0;
     for (size_t i = 0; i < found.hits.size() && i < 4 && found.hits[i].edits == best; ++i) {
       const Hit& h = found.hits[i];
-      Candidate c{static_cast<uint8_t>(1 - h.strand), h.contig, 0, 0};
+      const uint8_t strand = static_cast<uint8_t>(1 - h.strand);
       // Forward mate at diag: the reverse mate ends near diag + insert; and vice versa.
-      c.diag = h.strand == 0 ? h.diag + static_cast<int64_t>(insert_mean) - m
-                             : h.ref_end - static_cast<int64_t>(insert_mean);
-      const Hit r = verify_one(lost, c, win, scratch, band, c.diag, max_cost, kClipPenalty);
-      if (r.edits < 0) continue;
-      const int64_t cb = contig_begin[c.contig], ce = contig_end[c.contig];
-      const Alignment a = banded_align(lost.codes[c.strand].data(), static_cast<int>(m), win, cb, ce, c.diag, band,
-                                       scratch, kClipPenalty);
-      if (10 * (m - a.clipped) < 3 * m) continue;
-      // Recentre on the aligned part's diagonal so that align() finds it in its usual band.
-      Hit add = r;
-      add.diag = a.ref_begin - bam_cigar_oplen_if_clip(a);
-      add.clipped = true;
-      lost.hits.push_back(add);
-      ++added;
+      const int64_t expected = h.strand == 0 ? h.diag + static_cast<int64_t>(insert_mean) - m
+                                             : h.ref_end - static_cast<int64_t>(insert_mean);
+      const int64_t cb = contig_begin[h.contig], ce = contig_end[h.contig];
+      fetch_window(idx, std::max(cb, expected - spread), std::min(ce, expected + m + spread), win);
+      for (int64_t diag : window_diagonals(lost.codes[strand].data(), m, win, 2, band)) {
+        const Candidate c{strand, h.contig, diag, 0};
+        Hit r = verify_one(lost, c, win, scratch, band, diag, max_cost, kClipPenalty);
+        if (r.edits < 0) continue;
+        if (10 * (m - align(lost, r, scratch).clipped) < 3 * m) continue;
+        lost.hits.push_back(r);
+        ++added;
+      }
     }
     if (added) dedupe_hits(lost.hits, lost.e);
     return added;
-  }
-
-  static int64_t bam_cigar_oplen_if_clip(const Alignment& a) {
-    return (!a.cigar.empty() && bam_cigar_op(a.cigar[0]) == BAM_CSOFT_CLIP) ? bam_cigar_oplen(a.cigar[0]) : 0;
   }
 
   // Insert size from fragments whose mates each have exactly one hit (median, MAD).
