@@ -71,6 +71,7 @@ struct Mapper::Impl {
   std::unique_ptr<gpu::GateKeeperGpu> engine;
   bool insert_known = false;
   double insert_mean = 0, insert_sd = 0;
+  int64_t insert_low = 0, insert_high = 0;  // proper pairs' inserts (bwa-mem's bounds)
   // A batch between begin_batch and finish_batch. Two exist, so that the next batch is
   // seeded while the GPU filters the current one; their buffers are reused (unified
   // memory in particular is slow to touch fresh).
@@ -117,6 +118,7 @@ struct Mapper::Impl {
       insert_known = true;
       insert_mean = opt.insert_mean;
       insert_sd = opt.insert_sd > 0 ? opt.insert_sd : 0.1 * opt.insert_mean;
+      set_insert_bounds(insert_mean - 4 * insert_sd, insert_mean + 4 * insert_sd);
     }
     if (opt.filter == FilterMode::gpu) engine = std::make_unique<gpu::GateKeeperGpu>(fref, opt.device);
   }
@@ -181,7 +183,7 @@ struct Mapper::Impl {
     const Hit& fwd = a.strand == 0 ? a : b;
     const Hit& rev = a.strand == 0 ? b : a;
     const int64_t insert = rev.ref_end - fwd.diag;
-    return insert > 0 && std::abs(static_cast<double>(insert) - insert_mean) <= 4 * insert_sd;
+    return insert > 0 && insert >= insert_low && insert <= insert_high;
   }
 
   PairChoice choose_pair(const ReadWork& w1, const ReadWork& w2, uint64_t tie_hash) const {
@@ -222,18 +224,17 @@ struct Mapper::Impl {
   int rescue(const ReadWork& found, ReadWork& lost, int max_cost, RefWindow& win, std::vector<int>& scratch) const {
     const int m = static_cast<int>(lost.codes[0].size());
     if (m < kWindowSeedK || found.hits.empty()) return 0;
-    const int64_t spread = std::max(lost.e, static_cast<int>(std::ceil(3 * insert_sd)));
     const int band = fallback_band(lost);
     const int best = found.hits[0].edits;
     int added = 0;
     for (size_t i = 0; i < found.hits.size() && i < 4 && found.hits[i].edits == best; ++i) {
       const Hit& h = found.hits[i];
       const uint8_t strand = static_cast<uint8_t>(1 - h.strand);
-      // Forward mate at diag: the reverse mate ends near diag + insert; and vice versa.
-      const int64_t expected = h.strand == 0 ? h.diag + static_cast<int64_t>(insert_mean) - m
-                                             : h.ref_end - static_cast<int64_t>(insert_mean);
+      // Forward mate at diag: the reverse mate ends at diag + insert; and vice versa.
+      const int64_t begin = h.strand == 0 ? h.diag + insert_low - m : h.ref_end - insert_high;
+      const int64_t end = h.strand == 0 ? h.diag + insert_high : h.ref_end - insert_low + m;
       const int64_t cb = contig_begin[h.contig], ce = contig_end[h.contig];
-      fetch_window(idx, std::max(cb, expected - spread), std::min(ce, expected + m + spread), win);
+      fetch_window(idx, std::max(cb, begin - band), std::min(ce, end + band), win);
       for (int64_t diag : window_diagonals(lost.codes[strand].data(), m, win, 2, band)) {
         const Candidate c{strand, h.contig, diag, 0};
         Hit r = verify_one(lost, c, win, scratch, band, diag, max_cost, kClipPenalty);
@@ -247,7 +248,7 @@ struct Mapper::Impl {
     return added;
   }
 
-  // Insert size from fragments whose mates each have exactly one hit (median, MAD).
+  // Insert size from fragments whose mates each have exactly one hit.
   void estimate_insert(const std::vector<ReadWork>& work, int64_t fragments) {
     std::vector<double> inserts;
     for (int64_t f = 0; f < fragments; ++f) {
@@ -265,19 +266,35 @@ struct Mapper::Impl {
     if (inserts.size() < 30) {  // too few this batch: be tolerant, try again next batch
       insert_mean = 500;
       insert_sd = 250;
+      set_insert_bounds(0, 1500);
       return;
     }
+    // As bwa-mem: mean and sd of the inserts within 2 IQR of the quartiles; proper pairs
+    // within 3 IQR of the quartiles or 4 sd of the mean, whichever is wider.
     std::sort(inserts.begin(), inserts.end());
-    const double median = inserts[inserts.size() / 2];
-    std::vector<double> dev;
-    for (double v : inserts) dev.push_back(std::abs(v - median));
-    std::sort(dev.begin(), dev.end());
-    insert_mean = median;
-    insert_sd = std::max(1.0, 1.4826 * dev[dev.size() / 2]);
+    const double p25 = inserts[inserts.size() / 4], p75 = inserts[inserts.size() * 3 / 4], iqr = p75 - p25;
+    double sum = 0, sum2 = 0;
+    int64_t kept = 0;
+    for (double v : inserts) {
+      if (v < p25 - 2 * iqr || v > p75 + 2 * iqr) continue;
+      sum += v;
+      sum2 += v * v;
+      ++kept;
+    }
+    insert_mean = sum / static_cast<double>(kept);
+    insert_sd = std::max(1.0, std::sqrt(std::max(0.0, sum2 / static_cast<double>(kept) - insert_mean * insert_mean)));
+    set_insert_bounds(std::min(p25 - 3 * iqr, insert_mean - 4 * insert_sd),
+                      std::max(p75 + 3 * iqr, insert_mean + 4 * insert_sd));
     insert_known = true;
-    log::info("map", "insert size: median " + std::to_string(static_cast<int>(median)) + ", sd " +
-                         std::to_string(static_cast<int>(insert_sd)) + " from " + std::to_string(inserts.size()) +
-                         " pairs");
+    log::info("map", "insert size: mean " + std::to_string(static_cast<int>(insert_mean)) + ", sd " +
+                         std::to_string(static_cast<int>(insert_sd)) + ", proper pairs within [" +
+                         std::to_string(insert_low) + ", " + std::to_string(insert_high) + "], from " +
+                         std::to_string(inserts.size()) + " pairs");
+  }
+
+  void set_insert_bounds(double low, double high) {
+    insert_low = std::max<int64_t>(1, std::llround(low));
+    insert_high = std::max<int64_t>(insert_low, std::llround(high));
   }
 
   // The alignment of a hit, in the band it was found in.
