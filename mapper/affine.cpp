@@ -61,79 +61,79 @@ Alignment affine_align(const uint8_t* read, int m, const RefWindow& window, int6
   const int64_t lo = std::max(contig_begin, window.begin);
   const int64_t hi = std::min<int64_t>(contig_end, window.begin + static_cast<int64_t>(window.codes.size()));
   const auto g_of = [&](int i, int t) { return diag - band + i + t; };
-  const auto ref = [&](int64_t g) { return window.codes[static_cast<size_t>(g - window.begin)]; };
   const int open = sc.gap_open + sc.gap_extend, extend = sc.gap_extend;
 
-  thread_local std::vector<int> h_prev, h_cur, f_prev, f_cur;
-  thread_local std::vector<uint8_t> moves;
-  h_prev.assign(w, kNeg);
-  f_prev.assign(w, kNeg);
-  h_cur.assign(w, kNeg);
-  f_cur.assign(w, kNeg);
-  moves.assign(static_cast<size_t>(m + 1) * w, kFromStart);
+  // Rows of H and F (previous, current) with a spare cell either side of the band (the
+  // sources of the edge cells' gaps), and the moves of every cell. Plain pointers into
+  // the thread's buffers: thread_local lookups stay out of the loop.
+  thread_local std::vector<int> rows;
+  thread_local std::vector<uint8_t> move_buf;
+  rows.assign(4 * static_cast<size_t>(w + 2), kNeg);
+  move_buf.assign(static_cast<size_t>(m + 1) * w, kFromStart);
+  int* h_prev = rows.data() + 1;
+  int* h_cur = h_prev + (w + 2);
+  int* f_prev = h_cur + (w + 2);
+  int* f_cur = f_prev + (w + 2);
+  uint8_t* moves = move_buf.data();
 
+  // Best end: highest score (an end before the read's last base pays the clip), then the
+  // longest alignment, then nearest the band centre.
   int best = kNeg, best_i = 0, best_t = -1;
-  const auto consider_end = [&](int i, int t, int h) {
-    const int s = h - (i < m ? sc.clip : 0);
-    const bool better = s > best || (s == best && (i > best_i || (i == best_i && std::abs(t - band) < std::abs(best_t - band))));
-    if (better) {
-      best = s;
-      best_i = i;
-      best_t = t;
-    }
-  };
   for (int t = 0; t < w; ++t) {
     const int64_t g = g_of(0, t);
     if (g >= lo && g <= hi) h_prev[t] = 0;  // the alignment may start anywhere in the band
   }
   for (int i = 1; i <= m; ++i) {
     const uint8_t rc = read[i - 1];
+    int score_of[5];  // read base i-1 against each reference code
+    for (int c = 0; c < 5; ++c) score_of[c] = (rc > 3 || c > 3) ? -sc.n : (rc == c ? sc.match : -sc.mismatch);
+    // Cells of this row inside [lo, hi], and those with a reference base to their left.
+    const int64_t g0 = g_of(i, 0);
+    const int t_begin = static_cast<int>(std::clamp<int64_t>(lo - g0, 0, w));
+    const int t_end = static_cast<int>(std::clamp<int64_t>(hi - g0 + 1, 0, w));
+    const int t_diag = static_cast<int>(std::clamp<int64_t>(lo + 1 - g0, 0, w));
+    const uint8_t* ref_left = window.codes.data() + (g0 - 1 - window.begin);  // ref_left[t]: base g-1
+    std::fill(h_cur - 1, h_cur + t_begin, kNeg);
+    std::fill(f_cur - 1, f_cur + t_begin, kNeg);
+    uint8_t* mv = moves + static_cast<size_t>(i) * w;
     int e = kNeg;  // deletion state of the cell to the left
-    uint8_t* mv = &moves[static_cast<size_t>(i) * w];
-    for (int t = 0; t < w; ++t) {
-      const int64_t g = g_of(i, t);
-      if (g < lo || g > hi) {
-        h_cur[t] = f_cur[t] = e = kNeg;
-        continue;
-      }
-      uint8_t flags = 0;
-      // Insertion: read base i-1 against no reference, from the cell above (same g).
-      int f = kNeg;
-      if (t + 1 < w) {
-        const int f_open = h_prev[t + 1] - open, f_ext = f_prev[t + 1] - extend;
-        f = std::max(f_open, f_ext);
-        if (f_ext >= f_open && f_ext > kNeg / 2) flags |= kInsExtends;
-      }
-      // Deletion: reference base g-1 against no read base, from the cell to the left.
-      int d = kNeg;
-      if (t > 0 && g - 1 >= lo) {
-        const int d_open = h_cur[t - 1] - open, d_ext = e - extend;
-        d = std::max(d_open, d_ext);
-        if (d_ext >= d_open && d_ext > kNeg / 2) flags |= kDelExtends;
-      }
+    int row_best = kNeg, row_t = -1;
+    // Out-of-band neighbours hold kNeg, whose gaps and diagonals never beat a fresh start.
+    for (int t = t_begin; t < t_end; ++t) {
+      const int f_open = h_prev[t + 1] - open, f_ext = f_prev[t + 1] - extend;
+      const int d_open = h_cur[t - 1] - open, d_ext = e - extend;
+      const bool f_extends = f_ext >= f_open, d_extends = d_ext >= d_open;
+      const int f = f_extends ? f_ext : f_open, d = d_extends ? d_ext : d_open;
+      // At lo there is no reference base to the left: no diagonal.
+      const int diagonal = t >= t_diag ? h_prev[t] + score_of[ref_left[t]] : kNeg;
       int h = -sc.clip;  // start here: read bases [0, i) clipped
-      uint8_t from = kFromStart;
-      if (f > h) {
-        h = f;
-        from = kFromIns;
-      }
-      if (d >= h) {
-        h = d;
-        from = kFromDel;
-      }
-      if (g - 1 >= lo && h_prev[t] > kNeg / 2) {
-        const uint8_t fc = ref(g - 1);
-        const int s = (rc > 3 || fc > 3) ? -sc.n : (rc == fc ? sc.match : -sc.mismatch);
-        if (h_prev[t] + s >= h) {  // diagonal first among equals: gaps go left
-          h = h_prev[t] + s;
-          from = kFromDiag;
-        }
-      }
+      int from = kFromStart;
+      from = f > h ? kFromIns : from;
+      h = f > h ? f : h;
+      from = d >= h ? kFromDel : from;
+      h = d >= h ? d : h;
+      from = diagonal >= h ? kFromDiag : from;  // diagonal first among equals: gaps go left
+      h = diagonal >= h ? diagonal : h;
       h_cur[t] = h;
       f_cur[t] = f;
       e = d;
-      mv[t] = static_cast<uint8_t>(from | flags);
-      consider_end(i, t, h);
+      mv[t] = static_cast<uint8_t>(from | (f_extends ? kInsExtends : 0) | (d_extends ? kDelExtends : 0));
+      if (h > row_best) {  // ties: nearest the band centre, checked below
+        row_best = h;
+        row_t = t;
+      } else if (h == row_best && std::abs(t - band) < std::abs(row_t - band)) {
+        row_t = t;
+      }
+    }
+    std::fill(h_cur + t_end, h_cur + w + 1, kNeg);
+    std::fill(f_cur + t_end, f_cur + w + 1, kNeg);
+    if (row_t >= 0) {
+      const int end_score = row_best - (i < m ? sc.clip : 0);
+      if (end_score >= best) {  // a later row is a longer alignment
+        best = end_score;
+        best_i = i;
+        best_t = row_t;
+      }
     }
     std::swap(h_prev, h_cur);
     std::swap(f_prev, f_cur);

@@ -312,16 +312,17 @@ struct Mapper::Impl {
   }
 
   // The alignment a record reports: the hit's path drawn again with affine gaps
-  // (mapper/affine.hpp) when it holds an indel, a clip or two edits; a clipped one in a
-  // band of kWideBand (bwa-mem's -w), where a long indel fits that no edit band holds.
+  // (mapper/affine.hpp) when it holds two indels or a clip, in the band it was
+  // found in; a clipped one of the fallback or rescue in a band of kWideBand (bwa-mem's
+  // -w), where a long indel fits that no edit band holds.
   Alignment reported_alignment(const ReadWork& w, const Hit& h, std::vector<int>& scratch) const {
     Alignment a = align(w, h, scratch);
-    const bool gapped = std::any_of(a.cigar.begin(), a.cigar.end(), [](uint32_t c) {
+    const auto gaps = std::count_if(a.cigar.begin(), a.cigar.end(), [](uint32_t c) {
       return bam_cigar_op(c) == BAM_CINS || bam_cigar_op(c) == BAM_CDEL;
     });
-    if (!gapped && a.clipped == 0 && a.edits < 2) return a;
+    if (gaps < 2 && a.clipped == 0) return a;  // one gap is drawn as affine gaps would draw it
     const int m = static_cast<int>(w.codes[0].size());
-    const int band = a.clipped ? std::max(kWideBand, fallback_band(w)) : (h.clipped ? fallback_band(w) : w.e);
+    const int band = !h.clipped ? w.e : (a.clipped ? std::max(kWideBand, fallback_band(w)) : fallback_band(w));
     const int64_t cb = contig_begin[h.contig], ce = contig_end[h.contig];
     thread_local RefWindow win;
     fetch_window(idx, std::max(cb, h.diag - band), std::min(ce, h.diag + m + band), win);
@@ -535,7 +536,9 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
     if (!opt.all_hits || !aln) return;
     for (const Hit& h : w.hits) {
       if (&h == f.hit) continue;
-      const Alignment sa = im.reported_alignment(w, h, scratch);
+      // Secondary hits keep their edit-distance path: with -a at high e they are many,
+      // and the affine redraw (serial along each band row) would double the finish stage.
+      const Alignment sa = im.align(w, h, scratch);
       RecordFields sf = rf;
       sf.flag = static_cast<uint16_t>((flags & ~BAM_FPROPER_PAIR) | BAM_FSECONDARY | (h.strand ? BAM_FREVERSE : 0));
       sf.aln = &sa;

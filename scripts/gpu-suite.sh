@@ -5,6 +5,8 @@
 #   filter  GateKeeper accuracy and throughput      -> filter.tsv bench.log
 #   map     end-to-end mapping, filter gpu/cpu/off  -> demo.txt map.log ncu.txt
 #   mapfilter  GateKeeper on vs off end to end, e = 2/5/8, best and -a (after map) -> mapfilter.tsv
+#   real    real reads (NA12878, HG002 chr20 slices, x REAL_COPIES) on all of chr20: filter
+#           gpu/cpu/off at e = 2/5/8, best and -a, records compared -> real.tsv real.log
 #   index   a GRCh37-sized (3.1 Gbp) synthetic build -> index.log
 #   correct corrector tests, throughput vs CPU twin and Lighter -> correct_tests.log correct.tsv correct.log
 #   call    caller tests, gatemap call with the GPU vs the CPU pair-HMM -> call_tests.log call.tsv call.log
@@ -72,6 +74,41 @@ for stage in "$@"; do
           done
           cmp -s <(grep -v '^@PG' /tmp/mf_gpu.sam) <(grep -v '^@PG' /tmp/mf_off.sam) \
             || echo "# e=$e $mode: RECORDS DIFFER" >> "$OUT/mapfilter.tsv"
+        done
+      done
+      ;;
+    real)
+      R=$PWD/.gpu-bundle/data/real D=/tmp/gm_real
+      mkdir -p $D
+      if [ ! -s $D/20.gmi ]; then
+        for i in 1 2 3 4 5 6; do zcat $R/20.part$i-of-6.fa.gz; done > $D/20.fa
+        $B gatemap index -t "$T" -o $D/20.gmi $D/20.fa > "$OUT/real.log" 2>&1
+        for s in NA12878 HG002; do  # the slices repeated: long enough runs to time
+          for i in $(seq "${REAL_COPIES:-10}"); do zcat $R/$s.r1.fq.gz; done > $D/$s.r1.fq
+          for i in $(seq "${REAL_COPIES:-10}"); do zcat $R/$s.r2.fq.gz; done > $D/$s.r2.fq
+        done
+      fi
+      printf "reads\tmode\te\tfilter\twall_s\tseed_s\tfilter_s\tverify_s\tfallback_s\tfinish_s\tcandidates_verified\tmapped\tproper_pairs\n" \
+        > "$OUT/real.tsv"
+      for s in NA12878 HG002; do
+        for mode in best all; do
+          for e in ${REAL_EDITS:-2 5 8}; do
+            flag=; [ $mode = all ] && flag=-a
+            for f in gpu cpu off; do
+              st=$(date +%s%N)
+              $B gatemap map -t "$T" $flag -e $e --filter $f --stats /tmp/real.json -o /tmp/real_$f.sam $D/20.gmi \
+                $D/$s.r1.fq $D/$s.r2.fq 2>> "$OUT/real.log"
+              w=$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+              get() { grep -o "\"$1\": [0-9.e+-]*" /tmp/real.json | head -1 | cut -d' ' -f2; }
+              printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" $s $mode $e $f "$w" "$(get seed)" \
+                "$(get filter)" "$(get verify)" "$(get fallback)" "$(get finish)" "$(get verified)" "$(get mapped)" \
+                "$(get proper_pairs)" >> "$OUT/real.tsv"
+            done
+            for f in cpu off; do
+              cmp -s <(grep -v '^@PG' /tmp/real_gpu.sam) <(grep -v '^@PG' /tmp/real_$f.sam) \
+                || echo "# $s e=$e $mode: RECORDS gpu != $f" >> "$OUT/real.tsv"
+            done
+          done
         done
       done
       ;;
