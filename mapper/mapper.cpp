@@ -176,6 +176,11 @@ struct Mapper::Impl {
   static int fallback_max_cost(const ReadWork& w) {
     return w.e + kClipPenalty + static_cast<int>(7 * w.codes[0].size() / 40);
   }
+  // Next to a placed mate, where a short aligned part is no chance match: e, one clip,
+  // and a quarter of at most 80% of the read clipped.
+  static int rescue_max_cost(const ReadWork& w) {
+    return w.e + kClipPenalty + static_cast<int>(w.codes[0].size() / 5);
+  }
 
   // FR pairs on one contig with an insert within 4 sd of the mean.
   bool proper(const Hit& a, const Hit& b) const {
@@ -217,10 +222,10 @@ struct Mapper::Impl {
     return pc;
   }
 
-  // Looks for `lost` near each of `found`'s best hits, on the opposite strand, within 3
-  // insert-size sd of where the insert puts it: on the window's best k-mer diagonals, in
-  // the fallback's band, soft clips allowed, at a cost of at most max_cost. Returns the
-  // number of hits added.
+  // Looks for `lost` near each of `found`'s best hits, on the opposite strand, where a
+  // proper pair's insert puts it: on the window's best k-mer diagonals, in the fallback's
+  // band, soft clips allowed, at a cost of at most max_cost, with a fifth of the read (and
+  // kMinRescuedBases) aligned, as bwa-mem's local mate rescue. Returns the number of hits added.
   int rescue(const ReadWork& found, ReadWork& lost, int max_cost, RefWindow& win, std::vector<int>& scratch) const {
     const int m = static_cast<int>(lost.codes[0].size());
     if (m < kWindowSeedK || found.hits.empty()) return 0;
@@ -239,7 +244,7 @@ struct Mapper::Impl {
         const Candidate c{strand, h.contig, diag, 0};
         Hit r = verify_one(lost, c, win, scratch, band, diag, max_cost, kClipPenalty);
         if (r.edits < 0) continue;
-        if (10 * (m - align(lost, r, scratch).clipped) < 3 * m) continue;
+        if (m - align(lost, r, scratch).clipped < std::max(kMinRescuedBases, m / 5)) continue;
         lost.hits.push_back(r);
         ++added;
       }
@@ -581,7 +586,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
           const auto& lost = work[r[m]].hits;
           const auto& found = work[r[1 - m]].hits;
           if ((lost.empty() || (lost[0].clipped && unique(found))) && !found.empty()) {
-            rescued += im.rescue(work[r[1 - m]], work[r[m]], Impl::fallback_max_cost(work[r[m]]), win, scratch) > 0;
+            rescued += im.rescue(work[r[1 - m]], work[r[m]], Impl::rescue_max_cost(work[r[m]]), win, scratch) > 0;
           }
         }
         const uint64_t tie = name_hash(batch.reads[r[0]].name);
