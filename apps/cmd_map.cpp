@@ -16,8 +16,9 @@ void register_map(CLI::App& app, AppContext& ctx) {
   auto* sub = app.add_subcommand("map", "Map single or paired reads to an index (SAM to stdout or -o)");
   auto o = std::make_shared<mapper::RunOptions>();
   sub->add_option("index", o->index_path, "Index from 'gatemap index'")->required();
-  sub->add_option("reads1", o->reads1, "FASTQ (plain or gzip)")->required();
+  sub->add_option("reads1", o->reads1, "FASTQ or FASTA (plain or gzip; '-' is stdin)")->required();
   sub->add_option("reads2", o->reads2, "Mate FASTQ for paired reads");
+  sub->add_flag("-p,--interleaved", o->interleaved, "reads1 holds pairs, each mate 1 followed by its mate 2");
   sub->add_option("-o,--output", o->output, "SAM, or BAM with a .bam suffix")->capture_default_str();
   sub->add_option("-t,--threads", o->map.threads, "Threads")->capture_default_str();
   sub->add_option("-e,--max-edits", o->map.max_edits, "Edit threshold (-1: 4% of the read length)")->capture_default_str();

@@ -179,6 +179,10 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
       }
       sum.uncorrectable += st == gpu::CorrectStatus::uncorrectable;
       sum.too_long += st == gpu::CorrectStatus::too_long;
+      if (r.qual.size() != r.seq.size()) {  // FASTA input: nothing to write qualities from
+        throw FormatError("gatemap correct writes FASTQ and needs FASTQ input: read '" + r.name +
+                          "' has no qualities");
+      }
       io::FastqWriter& w = (batch.paired && i % 2 == 1) ? *out2 : out1;
       w.write(r.name, r.seq, r.qual);
     }

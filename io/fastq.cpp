@@ -39,20 +39,31 @@ bool FastqReader::next(Read& read) {
            (name.empty() ? std::string() : " ('" + name + "')") + " line " +
            std::to_string(in_->line_number());
   };
-  if (line[0] != '@') throw FormatError(where("") + ": expected '@' at the start of a record");
+  if (line[0] != '@' && line[0] != '>') throw FormatError(where("") + ": expected '@' or '>' at the start of a record");
+  const bool fasta = line[0] == '>';
   read.name = first_word_without_mate_suffix(line);
   if (read.name.empty()) throw FormatError(where("") + ": record has no name");
-
-  if (!in_->next(line)) throw FormatError(where(read.name) + ": truncated record (no sequence line)");
-  read.seq.resize(line.size());
-  for (size_t i = 0; i < line.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(line[i]);
-    if (!std::isalpha(c) && c != '.') {
-      throw FormatError(where(read.name) + ": invalid base '" + std::string(1, line[i]) + "' at position " +
-                        std::to_string(i + 1));
+  read.seq.clear();
+  const auto append_bases = [&](std::string_view bases) {
+    for (size_t i = 0; i < bases.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(bases[i]);
+      if (!std::isalpha(c) && c != '.') {
+        throw FormatError(where(read.name) + ": invalid base '" + std::string(1, bases[i]) + "' at position " +
+                          std::to_string(read.seq.size() + 1));
+      }
+      read.seq += kCodeToAscii[base_code(bases[i])];
     }
-    read.seq[i] = kCodeToAscii[base_code(line[i])];
+  };
+  if (fasta) {  // sequence lines up to the next record ('>' or '@': never a base)
+    read.qual.clear();
+    while (in_->peek(line) && (line.empty() || (line[0] != '>' && line[0] != '@'))) {
+      in_->next(line);
+      append_bases(line);
+    }
+    return true;
   }
+  if (!in_->next(line)) throw FormatError(where(read.name) + ": truncated record (no sequence line)");
+  append_bases(line);
   if (!in_->next(line)) throw FormatError(where(read.name) + ": truncated record (no '+' line)");
   if (line.empty() || line[0] != '+') throw FormatError(where(read.name) + ": missing '+' separator line");
   if (!in_->next(line)) throw FormatError(where(read.name) + ": truncated record (no quality line)");
@@ -71,8 +82,9 @@ bool FastqReader::next(Read& read) {
   return true;
 }
 
-FastqSource::FastqSource(const std::string& path1, const std::string& path2, int threads)
-    : mate1_(std::make_unique<FastqReader>(path1, threads)) {
+FastqSource::FastqSource(const std::string& path1, const std::string& path2, int threads, bool interleaved)
+    : mate1_(std::make_unique<FastqReader>(path1, threads)), interleaved_(interleaved) {
+  if (interleaved && !path2.empty()) throw UsageError("interleaved pairs come in one file, not two");
   if (!path2.empty()) mate2_ = std::make_unique<FastqReader>(path2, threads);
 }
 
@@ -93,7 +105,15 @@ bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_ba
       continue;
     }
     Read r2;
-    const bool got2 = mate2_->next(r2);
+    FastqReader& second = interleaved_ ? *mate1_ : *mate2_;
+    if (interleaved_) {
+      if (!got1) break;
+      if (!second.next(r2)) {
+        throw FormatError("interleaved FASTQ '" + second.path() + "' ends with an unpaired record " +
+                          std::to_string(second.records_read()) + " ('" + r1.name + "')");
+      }
+    }
+    const bool got2 = interleaved_ || mate2_->next(r2);
     if (!got1 && !got2) break;
     if (got1 != got2) {
       const auto& longer = got1 ? *mate1_ : *mate2_;
@@ -102,9 +122,9 @@ bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_ba
                         " records but its mate file '" + longer.path() + "' has more");
     }
     if (r1.name != r2.name) {
-      throw FormatError("FASTQ '" + mate2_->path() + "' record " + std::to_string(mate2_->records_read()) +
+      throw FormatError("FASTQ '" + second.path() + "' record " + std::to_string(second.records_read()) +
                         ": mate name '" + r2.name + "' does not match '" + r1.name + "' in '" +
-                        mate1_->path() + "'");
+                        mate1_->path() + "'" + (interleaved_ ? " (interleaved pairs)" : ""));
     }
     bases += r1.seq.size() + r2.seq.size();
     batch.reads.push_back(std::move(r1));

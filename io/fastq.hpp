@@ -1,7 +1,9 @@
 #pragma once
-// Streaming FASTQ reading (plain, gzip, bgzip; "-" is stdin) in chunks, single or
-// paired files. Records are validated as they are read; every error names the file,
-// the record number (1-based), the read name and the line.
+// Streaming FASTQ reading (plain, gzip, bgzip; "-" is stdin) in chunks: single files,
+// paired files, or pairs interleaved in one file. FASTA records ('>', one or more
+// sequence lines) are read too, without qualities, as bwa and minimap2 accept them.
+// Records are validated as they are read; every error names the file, the record
+// number (1-based), the read name and the line.
 // Sequences come back uppercase ACGTN (IUPAC codes become N); qualities stay Phred+33.
 #include <cstdint>
 #include <memory>
@@ -15,7 +17,7 @@ class LineReader;
 struct Read {
   std::string name;  // first word of the '@' line, a trailing "/1" or "/2" removed
   std::string seq;   // uppercase A, C, G, T, N
-  std::string qual;  // Phred+33, same length as seq
+  std::string qual;  // Phred+33, same length as seq; empty for FASTA records
 };
 
 struct ReadBatch {
@@ -42,21 +44,23 @@ class FastqReader {
   int64_t records_ = 0;
 };
 
-// One or two FASTQ files read in lockstep. For pairs the mates' names must agree
-// (after "/1" "/2" removal) and both files must end together.
+// One or two FASTQ files read in lockstep, or one file of interleaved pairs (mate 1,
+// mate 2, ...). For pairs the mates' names must agree (after "/1" "/2" removal) and
+// both files must end together (an interleaved file: after a mate 2).
 class FastqSource {
  public:
   // threads: decompression threads per BGZF file (see LineReader).
-  FastqSource(const std::string& path1, const std::string& path2 = "", int threads = 1);
+  FastqSource(const std::string& path1, const std::string& path2 = "", int threads = 1, bool interleaved = false);
   // Fills `batch` with up to max_records reads (pairs count as two) or until
   // max_bases; returns false when nothing was left. Not thread-safe.
   bool next_batch(ReadBatch& batch, size_t max_records, size_t max_bases);
-  bool paired() const { return static_cast<bool>(mate2_); }
+  bool paired() const { return mate2_ || interleaved_; }
   int64_t fragments_read() const { return fragments_; }
 
  private:
   std::unique_ptr<FastqReader> mate1_;
   std::unique_ptr<FastqReader> mate2_;
+  bool interleaved_ = false;
   int64_t fragments_ = 0;
 };
 

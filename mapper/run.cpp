@@ -58,7 +58,7 @@ MapStats run_mapping(RunOptions opt) {
   opt.map.read_group_id = out.read_group_id();
 
   // BGZF-compressed reads decompress on a few threads of their own (a quarter of -t).
-  io::FastqSource source(opt.reads1, opt.reads2, std::max(1, opt.map.threads / 4));
+  io::FastqSource source(opt.reads1, opt.reads2, std::max(1, opt.map.threads / 4), opt.interleaved);
   std::unique_ptr<Mapper> mapper;
   try {
     mapper = std::make_unique<Mapper>(*idx, opt.map);

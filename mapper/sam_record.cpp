@@ -19,7 +19,7 @@ bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::stri
   const size_t n_cigar = f.aln ? f.aln->cigar.size() : 0;
   const int ret = bam_set1(b, read.name.size(), read.name.c_str(), f.flag, f.tid, f.pos, static_cast<uint8_t>(f.mapq),
                            n_cigar, cigar, f.mate.tid, f.mate.pos, f.mate.tlen, seq.size(), seq.c_str(),
-                           seq.empty() ? nullptr : qual.c_str(), 64);
+                           qual.empty() ? nullptr : qual.c_str(), 64);  // FASTA reads: QUAL '*'
   if (ret < 0) {
     bam_destroy1(b);
     throw Error("cannot build the SAM record of read '" + read.name + "'");

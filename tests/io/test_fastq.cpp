@@ -73,7 +73,7 @@ TEST(Fastq, RejectsEachMalformedCase) {
   expect_fastq_error(good + "@r2\nACGT\nIIII\nIIII\n", "record 2 ('r2') line 7: missing '+' separator line");
   expect_fastq_error(good + "@r2\nACGT\n+\nIII\n", "record 2 ('r2') line 8: quality length 3 != sequence length 4");
   expect_fastq_error(good + "@r2\nACGT\n+\nII I\n", "quality character (code 32) at position 3 is outside Phred+33");
-  expect_fastq_error(good + "r2\nACGT\n+\nIIII\n", "record 2 line 5: expected '@'");
+  expect_fastq_error(good + "r2\nACGT\n+\nIIII\n", "record 2 line 5: expected '@' or '>'");
   expect_fastq_error("@r1\nAC-T\n+\nIIII\n", "invalid base '-' at position 3");
 }
 
@@ -113,4 +113,51 @@ TEST(Fastq, TruncatedGzipIsAnError) {
   io::FastqReader r(dir.file("t.fq.gz"));
   io::Read read;
   EXPECT_THROW({ while (r.next(read)) {} }, Error);
+}
+
+TEST(Fastq, FastaRecordsHaveNoQualities) {
+  test::TempDir dir;
+  // One-line and wrapped sequences, an empty one, and a FASTQ record after them.
+  const auto path = test::write_file(dir.file("a.fa"), ">a/1 x\nACGTn\n>b\nAC\nGT\n\nTT\n>c\n>d\nGG\n@e\nCC\n+\nII\n");
+  io::FastqReader r(path);
+  io::Read read;
+  const std::vector<std::pair<std::string, std::string>> want = {{"a", "ACGTN"}, {"b", "ACGTTT"}, {"c", ""}, {"d", "GG"}};
+  for (const auto& [name, seq] : want) {
+    ASSERT_TRUE(r.next(read));
+    EXPECT_EQ(read.name, name);
+    EXPECT_EQ(read.seq, seq);
+    EXPECT_TRUE(read.qual.empty());
+  }
+  ASSERT_TRUE(r.next(read));
+  EXPECT_EQ(read.qual, "II");
+  EXPECT_FALSE(r.next(read));
+  expect_fastq_error(">r1\nAC-T\n", "record 1 ('r1') line 2: invalid base '-' at position 3");
+}
+
+TEST(Fastq, InterleavedPairsFromOneFile) {
+  test::TempDir dir;
+  const auto path = test::write_file(dir.file("i.fq"), "@a/1\nAC\n+\nII\n@a/2\nTT\n+\nII\n@b/1\nGG\n+\nII\n@b/2\nCC\n+\nII\n");
+  io::FastqSource src(path, "", 1, true);
+  io::ReadBatch batch;
+  ASSERT_TRUE(src.next_batch(batch, 3, 1 << 20));  // whole pairs only
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_TRUE(batch.paired);
+  EXPECT_EQ(batch.reads[1].seq, "TT");
+  ASSERT_TRUE(src.next_batch(batch, 100, 1 << 20));
+  EXPECT_EQ(batch.reads[0].name, "b");
+  EXPECT_EQ(src.fragments_read(), 2);
+  EXPECT_FALSE(src.next_batch(batch, 100, 1 << 20));
+  const auto expect_error = [&](const std::string& text, const std::string& needle) {
+    io::FastqSource bad(test::write_file(dir.file("bad.fq"), text), "", 1, true);
+    try {
+      while (bad.next_batch(batch, 100, 1 << 20)) {
+      }
+      FAIL() << "no error for: " << text;
+    } catch (const FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error("@a/1\nAC\n+\nII\n@a/2\nTT\n+\nII\n@b/1\nGG\n+\nII\n", "ends with an unpaired record 3 ('b')");
+  expect_error("@a/1\nAC\n+\nII\n@b/2\nTT\n+\nII\n", "record 2: mate name 'b' does not match 'a'");
+  EXPECT_THROW(io::FastqSource(path, path, 1, true), UsageError);
 }

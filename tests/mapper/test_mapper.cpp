@@ -2,6 +2,8 @@
 // identical records whatever the filter, thread count or batch size, and bad input.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "common/error.hpp"
 #include "eval/eval.hpp"
 #include "sim_fixture.hpp"
@@ -139,4 +141,66 @@ TEST(MapperE2E, NmAndMdAgreeWithSamtoolsCalmd) {
       << log;
   EXPECT_EQ(log.find("different NM"), std::string::npos) << log.substr(0, 2000);
   EXPECT_EQ(log.find("different MD"), std::string::npos) << log.substr(0, 2000);
+}
+
+// bwa mem -p and FASTA reads: the same records as two FASTQ files (FASTA: QUAL '*').
+TEST(MapperInput, InterleavedPairsAndFastaReadsMapAsFastq) {
+  const auto& d = data();
+  const std::string fq1 = test::read_file(d.pe1), fq2 = test::read_file(d.pe2);
+  std::string interleaved;
+  for (size_t a = 0, b = 0; a < fq1.size();) {  // four lines of each mate in turn
+    for (auto [text, at] : {std::pair{&fq1, &a}, std::pair{&fq2, &b}}) {
+      size_t end = *at;
+      for (int line = 0; line < 4; ++line) end = text->find('\n', end) + 1;
+      interleaved += text->substr(*at, end - *at);
+      *at = end;
+    }
+  }
+  const auto inter = test::write_file(d.dir.file("inter.fq"), interleaved);
+  mapper::RunOptions o;
+  o.index_path = d.gmi;
+  o.reads1 = inter;
+  o.interleaved = true;
+  o.output = d.dir.file("inter.sam");
+  o.filter = "cpu";
+  o.map.threads = 2;
+  o.command_line = "test";
+  mapper::run_mapping(o);
+  const auto body = [](const std::string& path) {
+    std::string out, line;
+    std::istringstream in(test::read_file(path));
+    while (std::getline(in, line)) {
+      if (line.rfind("@PG", 0) != 0) out += line + "\n";
+    }
+    return out;
+  };
+  EXPECT_EQ(body(o.output), d.map(d.pe1, d.pe2, "cpu"));
+
+  // FASTA: every record as from FASTQ, but for QUAL.
+  std::string fasta, line;
+  std::istringstream se(test::read_file(d.se));
+  for (int n = 0; std::getline(se, line); ++n) {
+    if (n % 4 == 0) fasta += ">" + line.substr(1) + "\n";
+    if (n % 4 == 1) fasta += line + "\n";
+  }
+  const std::string from_fasta = d.map(test::write_file(d.dir.file("se.fa"), fasta), "", "cpu");
+  const std::string from_fastq = d.map(d.se, "", "cpu");
+  std::istringstream a(from_fasta), b(from_fastq);
+  std::string la, lb;
+  int records = 0;
+  while (std::getline(a, la) && std::getline(b, lb)) {
+    if (la[0] == '@') continue;
+    std::vector<std::string> fa, fb;
+    for (auto* p : {&la, &lb}) {
+      std::vector<std::string>& f = p == &la ? fa : fb;
+      std::istringstream fields(*p);
+      for (std::string x; std::getline(fields, x, '\t');) f.push_back(x);
+    }
+    ASSERT_GE(fa.size(), 11u);
+    EXPECT_EQ(fa[10], "*");
+    fa[10] = fb[10];
+    EXPECT_EQ(fa, fb);
+    ++records;
+  }
+  EXPECT_EQ(records, 3000);
 }
