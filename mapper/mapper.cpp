@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -69,6 +70,9 @@ struct Mapper::Impl {
   gpu::FilterReference fref;
   PlaneRef planes;
   std::unique_ptr<gpu::GateKeeperGpu> engine;
+  // The GPU engine (CUDA context, the reference on the device) is made on a thread of its
+  // own while the first batch is read and seeded; the first submit waits for it.
+  std::future<std::unique_ptr<gpu::GateKeeperGpu>> engine_pending;
   bool insert_known = false;
   double insert_mean = 0, insert_sd = 0;
   int64_t insert_low = 0, insert_high = 0;  // proper pairs' inserts (bwa-mem's bounds)
@@ -120,7 +124,27 @@ struct Mapper::Impl {
       insert_sd = opt.insert_sd > 0 ? opt.insert_sd : 0.1 * opt.insert_mean;
       set_insert_bounds(insert_mean - 4 * insert_sd, insert_mean + 4 * insert_sd);
     }
-    if (opt.filter == FilterMode::gpu) engine = std::make_unique<gpu::GateKeeperGpu>(fref, opt.device);
+    if (opt.filter == FilterMode::gpu) {
+      engine_pending = std::async(std::launch::async, [this] {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto made = std::make_unique<gpu::GateKeeperGpu>(fref, opt.device);
+        log::info("map", "GPU filter ready (reference on device " + std::to_string(opt.device) + ") in " +
+                             std::to_string(seconds_since(t0)) + " s");
+        return made;
+      });
+    }
+  }
+
+  // Waits for the GPU engine; without one (no memory, no usable device) the CPU twin
+  // filters every batch.
+  void await_engine() {
+    if (!engine_pending.valid()) return;
+    try {
+      engine = engine_pending.get();
+    } catch (const CudaError& e) {
+      log::warn("map", std::string("GPU filter unavailable (") + e.what() + "); using the CPU twin");
+      opt.filter = FilterMode::cpu;
+    }
   }
 
   // The bit-vector verifier needs the whole band inside the contig, free of N.
@@ -388,6 +412,7 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   bs.e_max = e_max;
   auto& codes = bs.codes;
   bs.ticket = -1;
+  if (opt.filter == FilterMode::gpu) im.await_engine();
   if (opt.filter == FilterMode::off) {
     codes.assign(static_cast<size_t>(ncand), 0);
   } else {

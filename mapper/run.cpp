@@ -59,14 +59,7 @@ MapStats run_mapping(RunOptions opt) {
 
   // BGZF-compressed reads decompress on a few threads of their own (a quarter of -t).
   io::FastqSource source(opt.reads1, opt.reads2, std::max(1, opt.map.threads / 4), opt.interleaved);
-  std::unique_ptr<Mapper> mapper;
-  try {
-    mapper = std::make_unique<Mapper>(*idx, opt.map);
-  } catch (const CudaError& e) {
-    log::warn("map", std::string("GPU filter unavailable (") + e.what() + "); using the CPU twin");
-    opt.map.filter = FilterMode::cpu;
-    mapper = std::make_unique<Mapper>(*idx, opt.map);
-  }
+  auto mapper = std::make_unique<Mapper>(*idx, opt.map);  // a GPU engine gets ready meanwhile
   // Stages overlap: while a batch is verified and turned into records, the next batch
   // has been seeded and is being filtered on the GPU, the one after it is read, and the
   // previous batch's records are written (as bwa mem's pipeline overlaps I/O).
