@@ -34,21 +34,17 @@ std::string MapStats::to_json() const {
 MapStats run_mapping(RunOptions opt) {
   if (opt.map.threads > 0) omp_set_num_threads(opt.map.threads);
   if (opt.batch_reads < 2) throw UsageError("-K must be at least 2");
+  // Whether a GPU filters: probed on a thread of its own (CUDA's start-up takes a few
+  // tenths of a second) while the index loads and the first batch is read.
+  std::future<gpu::Backend> probe;
+  if (opt.filter != "off") {
+    probe = std::async(std::launch::async, [f = opt.filter] { return gpu::choose_backend(f); });
+  }
   const double t_load = log::wall_seconds();
   auto idx = index::load_index(opt.index_path);
   log::info("map", "loaded index '" + opt.index_path + "' (" + std::to_string(idx->contigs().size()) + " contigs, " +
                        std::to_string(idx->length()) + " bp, k=" + std::to_string(idx->k()) + ") in " +
                        std::to_string(log::wall_seconds() - t_load) + " s");
-  // The filter backend: GPU when asked or (auto) when present; otherwise the CPU twin.
-  if (opt.filter == "off") {
-    opt.map.filter = FilterMode::off;
-  } else {
-    const gpu::Backend b = gpu::choose_backend(opt.filter == "auto" ? "auto" : opt.filter);
-    opt.map.filter = b == gpu::Backend::gpu ? FilterMode::gpu : FilterMode::cpu;
-  }
-  log::info("map", std::string("GateKeeper filter: ") +
-                       (opt.map.filter == FilterMode::off ? "off" : opt.map.filter == FilterMode::gpu ? "GPU" : "CPU"));
-
   io::SamHeaderInfo info;
   for (const auto& c : idx->contigs()) info.contigs.emplace_back(c.name, c.length);
   info.read_group = opt.read_group;
@@ -59,7 +55,15 @@ MapStats run_mapping(RunOptions opt) {
 
   // BGZF-compressed reads decompress on a few threads of their own (a quarter of -t).
   io::FastqSource source(opt.reads1, opt.reads2, std::max(1, opt.map.threads / 4), opt.interleaved);
-  auto mapper = std::make_unique<Mapper>(*idx, opt.map);  // a GPU engine gets ready meanwhile
+  // The filter backend: GPU when asked or (auto) when present; otherwise the CPU twin.
+  const auto make_mapper = [&] {
+    opt.map.filter = FilterMode::off;
+    if (probe.valid()) opt.map.filter = probe.get() == gpu::Backend::gpu ? FilterMode::gpu : FilterMode::cpu;
+    log::info("map", std::string("GateKeeper filter: ") +
+                         (opt.map.filter == FilterMode::off ? "off" : opt.map.filter == FilterMode::gpu ? "GPU" : "CPU"));
+    return std::make_unique<Mapper>(*idx, opt.map);  // a GPU engine gets ready while batch 1 is seeded
+  };
+  std::unique_ptr<Mapper> mapper;
   // Stages overlap: while a batch is verified and turned into records, the next batch
   // has been seeded and is being filtered on the GPU, the one after it is read, and the
   // previous batch's records are written (as bwa mem's pipeline overlaps I/O).
@@ -82,6 +86,7 @@ MapStats run_mapping(RunOptions opt) {
   try {
     int cur = 0;
     bool have = read_into(&slots[0]);
+    mapper = make_mapper();
     if (have) {
       mapper->begin_batch(slots[0]);
       reading = std::async(std::launch::async, read_into, &slots[1]);
