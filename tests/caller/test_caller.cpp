@@ -7,9 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <set>
 
 #include "caller/caller.hpp"
 #include "caller/detail.hpp"
@@ -19,6 +17,7 @@
 #include "sim/rng.hpp"
 #include "sim/sim.hpp"
 #include "tests/test_util.hpp"
+#include "tests/vcf_check.hpp"
 
 namespace gatemap {
 namespace {
@@ -229,43 +228,9 @@ TEST(CallerRealData, Na12878Chr20AgreesWithGiabInConfidentRegions) {
   co.output = dir.file("calls.vcf");
   co.backend = "cpu";
   caller::run_call(co);
-  // BED intervals (0-based, half-open) -> "pos ref>alt gt" sets inside them.
-  std::vector<std::pair<int64_t, int64_t>> bed;
-  {
-    std::ifstream in(d + "test_nist.b37_chr20_100kbp_at_10mb.bed");
-    std::string c;
-    int64_t b, e;
-    while (in >> c >> b >> e) bed.emplace_back(b, e);
-  }
-  auto load = [&](const std::string& path) {
-    std::set<std::string> out;
-    htsFile* fp = hts_open(path.c_str(), "r");
-    EXPECT_NE(fp, nullptr) << path;
-    if (!fp) return out;
-    bcf_hdr_t* hdr = bcf_hdr_read(fp);
-    bcf1_t* rec = bcf_init();
-    while (bcf_read(fp, hdr, rec) == 0) {
-      bcf_unpack(rec, BCF_UN_ALL);
-      bool inside = false;
-      for (auto [b, e] : bed) inside = inside || (rec->pos >= b && rec->pos < e);
-      if (!inside) continue;
-      int32_t* gt = nullptr;
-      int n = 0;
-      bcf_get_genotypes(hdr, rec, &gt, &n);
-      int a = bcf_gt_allele(gt[0]), b = bcf_gt_allele(gt[1]);
-      free(gt);
-      if (a > b) std::swap(a, b);
-      std::string s = std::to_string(rec->pos + 1) + " " + rec->d.allele[0] + ">" + rec->d.allele[1] + " " +
-                      std::to_string(a) + "/" + std::to_string(b);
-      out.insert(s);
-    }
-    bcf_destroy(rec);
-    bcf_hdr_destroy(hdr);
-    hts_close(fp);
-    return out;
-  };
-  const auto truth = load(d + "test_nist.b37_chr20_100kbp_at_10mb.vcf.gz");
-  const auto calls = load(co.output);
+  const auto bed = test::read_bed(d + "test_nist.b37_chr20_100kbp_at_10mb.bed");
+  const auto truth = test::variants_inside(d + "test_nist.b37_chr20_100kbp_at_10mb.vcf.gz", bed);
+  const auto calls = test::variants_inside(co.output, bed);
   EXPECT_GE(truth.size(), 40u);
   EXPECT_EQ(calls, truth);  // every confident variant with its genotype, nothing else
 }

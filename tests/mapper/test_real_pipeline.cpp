@@ -4,7 +4,6 @@
 // calls must be the GIAB HG001 truth, genotypes included. Skips when ../shared is absent.
 #include <gtest/gtest.h>
 #include <htslib/sam.h>
-#include <htslib/vcf.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 
 #include "common/dna.hpp"
 #include "../test_util.hpp"
+#include "../vcf_check.hpp"
 
 using namespace gatemap;
 
@@ -72,33 +72,6 @@ int64_t bam_to_fastq_pairs(const std::string& bam, const std::string& fq1, const
   return pairs;
 }
 
-// "pos ref>alt a/b" of every record inside the BED intervals.
-std::set<std::string> variants_inside(const std::string& vcf, const std::vector<std::pair<int64_t, int64_t>>& bed) {
-  std::set<std::string> out;
-  htsFile* fp = hts_open(vcf.c_str(), "r");
-  EXPECT_NE(fp, nullptr) << vcf;
-  if (!fp) return out;
-  bcf_hdr_t* hdr = bcf_hdr_read(fp);
-  bcf1_t* rec = bcf_init();
-  while (bcf_read(fp, hdr, rec) == 0) {
-    bcf_unpack(rec, BCF_UN_ALL);
-    const bool inside = std::any_of(bed.begin(), bed.end(), [&](auto iv) { return rec->pos >= iv.first && rec->pos < iv.second; });
-    if (!inside) continue;
-    int32_t* gt = nullptr;
-    int n = 0;
-    bcf_get_genotypes(hdr, rec, &gt, &n);
-    int a = bcf_gt_allele(gt[0]), c = bcf_gt_allele(gt[1]);
-    free(gt);
-    if (a > c) std::swap(a, c);
-    out.insert(std::to_string(rec->pos + 1) + " " + rec->d.allele[0] + ">" + rec->d.allele[1] + " " + std::to_string(a) +
-               "/" + std::to_string(c));
-  }
-  bcf_destroy(rec);
-  bcf_hdr_destroy(hdr);
-  hts_close(fp);
-  return out;
-}
-
 }  // namespace
 
 TEST(RealPipeline, Na12878Chr20FastqToCallsMatchesGiabInConfidentRegions) {
@@ -130,29 +103,25 @@ TEST(RealPipeline, Na12878Chr20FastqToCallsMatchesGiabInConfidentRegions) {
   EXPECT_GE(field("mapped"), 2 * pairs * 995 / 1000);
   EXPECT_GE(field("proper_pairs"), pairs * 985 / 1000);
   // Calling: the GIAB truth inside its confident intervals, every genotype right.
-  std::vector<std::pair<int64_t, int64_t>> bed;
-  std::ifstream in(d + "test_giab.b37_chr20_100kbp_at_10mb.bed");
-  std::string contig;
-  int64_t b, e;
-  while (in >> contig >> b >> e) bed.emplace_back(b, e);
+  const auto bed = test::read_bed(d + "test_giab.b37_chr20_100kbp_at_10mb.bed");
   ASSERT_EQ(bed.size(), 11u);
   const std::string giab =
       d + "HG001_chr20_GRCh37_GIAB_highconf_CG-IllFB-IllGATKHC-Ion-10X-SOLID_CHROM1-X_v.3.3.2_highconf_PGandRTGphasetransfer.vcf.gz";
-  const auto truth = variants_inside(giab, bed);
+  const auto truth = test::variants_inside(giab, bed);
   EXPECT_EQ(truth.size(), 49u);
-  const auto calls = variants_inside(tmp.file("calls.vcf"), bed);
+  const auto calls = test::variants_inside(tmp.file("calls.vcf"), bed);
   EXPECT_EQ(calls, truth);
   // Over the whole slice, where the truth is less complete: its SNPs found (with bwa-mem's
   // BAM, 187 of 188; reads of a 6-SNP haplotype placed next to their mates matter here).
-  const std::vector<std::pair<int64_t, int64_t>> slice = {{10000000, 10100000}};
+  const test::Intervals slice = {{10000000, 10100000}};
   const auto snp_of = [](const std::string& v) {  // "pos A>C a/b" -> "pos A>C" for one-base alleles
     const size_t gt = v.rfind(' ');
     const std::string allele = v.substr(v.find(' ') + 1, gt - v.find(' ') - 1);
     return allele.size() == 3 ? v.substr(0, gt) : std::string();
   };
   std::set<std::string> truth_snps, called_snps;
-  for (const auto& v : variants_inside(giab, slice)) truth_snps.insert(snp_of(v));
-  for (const auto& v : variants_inside(tmp.file("calls.vcf"), slice)) called_snps.insert(snp_of(v));
+  for (const auto& v : test::variants_inside(giab, slice)) truth_snps.insert(snp_of(v));
+  for (const auto& v : test::variants_inside(tmp.file("calls.vcf"), slice)) called_snps.insert(snp_of(v));
   truth_snps.erase("");
   int found = 0;
   for (const auto& v : truth_snps) found += called_snps.count(v) > 0;
