@@ -341,9 +341,11 @@ struct Mapper::Impl {
   }
 
   // The alignment a record reports: the hit's path drawn again with affine gaps
-  // (mapper/affine.hpp) when it holds two indels or a clip, in the band it was
-  // found in; a clipped one of the fallback or rescue in a band of kWideBand (bwa-mem's
-  // -w), where a long indel fits that no edit band holds.
+  // (mapper/affine.hpp) when it holds two indels or a clip, in the band it was found in,
+  // widened for a clip of c bases to 2c (up to kWideBand, bwa-mem's -w): bases that come
+  // back from a clip pay for their gap (6 + its length) with their matches, so a gap
+  // next to a clip is shorter than the bases it brings back, which are the clip and a
+  // few aligned by chance before it (real reads: a 20-base deletion behind an 18S).
   Alignment reported_alignment(const ReadWork& w, const Hit& h, std::vector<int>& scratch) const {
     Alignment a = align(w, h, scratch);
     const auto gaps = std::count_if(a.cigar.begin(), a.cigar.end(), [](uint32_t c) {
@@ -351,7 +353,12 @@ struct Mapper::Impl {
     });
     if (gaps < 2 && a.clipped == 0) return a;  // one gap is drawn as affine gaps would draw it
     const int m = static_cast<int>(w.codes[0].size());
-    const int band = !h.clipped ? w.e : (a.clipped ? std::max(kWideBand, fallback_band(w)) : fallback_band(w));
+    int longest_clip = 0;
+    for (uint32_t c : {a.cigar.front(), a.cigar.back()}) {
+      if (bam_cigar_op(c) == BAM_CSOFT_CLIP) longest_clip = std::max<int>(longest_clip, bam_cigar_oplen(c));
+    }
+    const int found_in = h.clipped ? fallback_band(w) : w.e;
+    const int band = std::max(found_in, std::min(kWideBand, 2 * longest_clip));
     const int64_t cb = contig_begin[h.contig], ce = contig_end[h.contig];
     thread_local RefWindow win;
     fetch_window(idx, std::max(cb, h.diag - band), std::min(ce, h.diag + m + band), win);
