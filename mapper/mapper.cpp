@@ -206,7 +206,7 @@ struct Mapper::Impl {
     return w.e + kClipPenalty + static_cast<int>(w.codes[0].size() / 5);
   }
 
-  // FR pairs on one contig with an insert within 4 sd of the mean.
+  // FR pairs on one contig with an insert within the proper-pair bounds.
   bool proper(const Hit& a, const Hit& b) const {
     if (a.contig != b.contig || a.strand == b.strand) return false;
     const Hit& fwd = a.strand == 0 ? a : b;
