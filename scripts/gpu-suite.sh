@@ -8,6 +8,7 @@
 #   real    real reads (NA12878, HG002 chr20 slices, x REAL_COPIES) on all of chr20: filter
 #           gpu/cpu/off at e = 2/5/8, best and -a, records compared -> real.tsv real.log
 #   index   a GRCh37-sized (3.1 Gbp) synthetic build -> index.log
+#   bigmap  (after index, same machine) 500 k pairs mapped on it, filter gpu/cpu/off -> bigmap.log
 #   correct corrector tests, throughput vs CPU twin and Lighter -> correct_tests.log correct.tsv correct.log
 #   call    caller tests, gatemap call with the GPU vs the CPU pair-HMM -> call_tests.log call.tsv call.log
 #   pairhmm pair-HMM tests, GCUPS, 10s file, accuracy -> pairhmm_tests.log pairhmm.tsv pairhmm_bench.log
@@ -111,6 +112,24 @@ for stage in "$@"; do
           done
         done
       done
+      ;;
+    bigmap)
+      G=/tmp/gm_grch37
+      st=$(date +%s)
+      $B gatemap sim reads $G/ref.fa -n "${BIGMAP_PAIRS:-500000}" -l 150 -t "$T" -o $G/pe > "$OUT/bigmap.log" 2>&1
+      echo "sim reads: $(( $(date +%s) - st )) s" >> "$OUT/bigmap.log"
+      for f in gpu cpu off; do
+        st=$(date +%s%N)
+        $B gatemap map -t "$T" --filter $f --stats /tmp/big_$f.json -o /tmp/big_$f.sam $G/ref.gmi $G/pe_1.fq \
+          $G/pe_2.fq 2>> "$OUT/bigmap.log"
+        echo "filter $f: wall $(( ($(date +%s%N) - st) / 1000000 )) ms" >> "$OUT/bigmap.log"
+        cat /tmp/big_$f.json >> "$OUT/bigmap.log"
+      done
+      for f in cpu off; do
+        cmp -s <(grep -v '^@PG' /tmp/big_gpu.sam) <(grep -v '^@PG' /tmp/big_$f.sam) \
+          && echo "records gpu == $f: identical" >> "$OUT/bigmap.log" || echo "records gpu != $f: DIFFER" >> "$OUT/bigmap.log"
+      done
+      $B gatemap eval map /tmp/big_gpu.sam >> "$OUT/bigmap.log" 2>&1
       ;;
     pairhmm)
       export GATEMAP_SHARED_DATA=$PWD/.gpu-bundle/data
