@@ -8,7 +8,8 @@
 #   real    real reads (NA12878, HG002 chr20 slices, x REAL_COPIES) on all of chr20: filter
 #           gpu/cpu/off at e = 2/5/8, best and -a, records compared -> real.tsv real.log
 #   index   a GRCh37-sized (3.1 Gbp) synthetic build -> index.log
-#   bigmap  (after index, same machine) 500 k pairs mapped on it, filter gpu/cpu/off -> bigmap.log
+#   bigmap  (after index, same machine) 500 k pairs mapped on it, filter gpu/cpu/off, then
+#           on vs off at e = 2/5/8, best and -a -> bigmap.log bigfilter.tsv
 #   correct corrector tests, throughput vs CPU twin and Lighter -> correct_tests.log correct.tsv correct.log
 #   call    caller tests, gatemap call with the GPU vs the CPU pair-HMM -> call_tests.log call.tsv call.log
 #   pairhmm pair-HMM tests, GCUPS, 10s file, accuracy -> pairhmm_tests.log pairhmm.tsv pairhmm_bench.log
@@ -130,6 +131,25 @@ for stage in "$@"; do
           && echo "records gpu == $f: identical" >> "$OUT/bigmap.log" || echo "records gpu != $f: DIFFER" >> "$OUT/bigmap.log"
       done
       $B gatemap eval map /tmp/big_gpu.sam >> "$OUT/bigmap.log" 2>&1
+      # Filter on vs off at e = 2/5/8, best and -a (as the mapfilter stage) -> bigfilter.tsv
+      printf "mode\te\tfilter\twall_s\tseed_s\tfilter_s\tverify_s\tfallback_s\tfinish_s\tcandidates_verified\trecords\n" \
+        > "$OUT/bigfilter.tsv"
+      for mode in best all; do
+        for e in ${BIGMAP_EDITS:-2 5 8}; do
+          flag=; [ $mode = all ] && flag=-a
+          for f in gpu off; do
+            st=$(date +%s%N)
+            $B gatemap map -t "$T" $flag -e $e --filter $f --stats /tmp/bf.json -o /tmp/bf_$f.sam $G/ref.gmi \
+              $G/pe_1.fq $G/pe_2.fq 2> /dev/null
+            w=$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+            get() { grep -o "\"$1\": [0-9.e+-]*" /tmp/bf.json | head -1 | cut -d' ' -f2; }
+            printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" $mode $e $f "$w" "$(get seed)" "$(get filter)" \
+              "$(get verify)" "$(get fallback)" "$(get finish)" "$(get verified)" "$(get records)" >> "$OUT/bigfilter.tsv"
+          done
+          cmp -s <(grep -v '^@PG' /tmp/bf_gpu.sam) <(grep -v '^@PG' /tmp/bf_off.sam) \
+            || echo "# e=$e $mode: RECORDS DIFFER" >> "$OUT/bigfilter.tsv"
+        done
+      done
       ;;
     pairhmm)
       export GATEMAP_SHARED_DATA=$PWD/.gpu-bundle/data
