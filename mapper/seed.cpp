@@ -13,6 +13,20 @@ namespace gatemap::mapper::detail {
 
 namespace {
 
+// std::merge without its data-dependent branch (which the hits of repeats mispredict
+// about half the time): the smaller head is picked with conditional moves.
+void merge_two(const uint64_t* a, const uint64_t* a_end, const uint64_t* b, const uint64_t* b_end, uint64_t* out) {
+  while (a != a_end && b != b_end) {
+    const uint64_t x = *a, y = *b;
+    const bool take_b = y < x;
+    *out++ = take_b ? y : x;
+    a += !take_b;
+    b += take_b;
+  }
+  out = std::copy(a, a_end, out);
+  std::copy(b, b_end, out);
+}
+
 // Merges the sorted runs hits[runs[i], runs[i+1]) into one sorted array, pairwise
 // (log2(runs) passes; cheaper than sorting hits from scratch).
 void merge_runs(std::vector<uint64_t>& hits, std::vector<size_t>& runs, std::vector<uint64_t>& buf) {
@@ -23,7 +37,7 @@ void merge_runs(std::vector<uint64_t>& hits, std::vector<size_t>& runs, std::vec
     size_t out = 0;
     for (size_t r = 0; r + 1 < runs.size(); r += 2) {
       const size_t a = runs[r], b = runs[r + 1], c = r + 2 < runs.size() ? runs[r + 2] : b;
-      std::merge(hits.begin() + a, hits.begin() + b, hits.begin() + b, hits.begin() + c, buf.begin() + a);
+      merge_two(hits.data() + a, hits.data() + b, hits.data() + b, hits.data() + c, buf.data() + a);
       runs[out++] = a;
     }
     runs[out++] = hits.size();
