@@ -33,8 +33,9 @@ void left_align_gaps(std::vector<char>& ops, const uint8_t* read, int start_row,
       while (b < ops.size() && ops[b] == type) ++b;
       const int len = static_cast<int>(b - a);
       // Moving the aligned base before the gap to after it keeps every comparison when
-      // the gap's last base equals the base before it (the gap's sequence rotates).
-      while (a > 0 && ops[a - 1] == 'M') {
+      // the gap's last base equals the base before it (the gap's sequence rotates). The
+      // path keeps its first aligned base: no CIGAR starts with a gap.
+      while (a > 1 && ops[a - 1] == 'M') {
         const bool same = type == 'D' ? ref(g - 1) == ref(g + len - 1) : read[r - 1] == read[r + len - 1];
         if (!same) break;
         ops[a - 1] = type;

@@ -25,7 +25,8 @@ Alignment affine_align(const uint8_t* read, int m, const RefWindow& window, int6
                        int64_t diag, int band, int score, const AffineScores& scores = {});
 
 // Shifts every insertion and deletion of a path (ops 'M', 'I', 'D' over read rows from
-// start_row, reference from ref_begin) left while the alignment stays the same.
+// start_row, reference from ref_begin) left while the alignment stays the same, never
+// in front of the path's first aligned base.
 void left_align_gaps(std::vector<char>& ops, const uint8_t* read, int start_row, const RefWindow& window,
                      int64_t ref_begin);
 

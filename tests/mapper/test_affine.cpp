@@ -191,4 +191,8 @@ TEST(Affine, GapsShiftLeftThroughRepeats) {
   ops.insert(ops.end(), {'I', 'I', 'M', 'M'});
   mapper::left_align_gaps(ops, codes_of(read_ins).data(), 0, win, 0);
   EXPECT_EQ(std::string(ops.begin(), ops.end()), "MMMMMMMMMIIMMMMMMMM");
+  // A gap stops behind the first aligned base, whatever the bases say.
+  ops = {'M', 'M', 'D', 'M'};
+  mapper::left_align_gaps(ops, codes_of("AAA").data(), 0, window_of("AAAA", 0, 4), 0);
+  EXPECT_EQ(std::string(ops.begin(), ops.end()), "MDMM");
 }
