@@ -668,6 +668,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
           info[m].tid = static_cast<int32_t>(f[m].hit->contig);
           info[m].pos = aln[m].ref_begin - im.contig_begin[f[m].hit->contig];
           info[m].reverse = f[m].hit->strand == 1;
+          info[m].aln = &aln[m];
         }
         int64_t tlen = 0;
         if (f[0].hit && f[1].hit && info[0].tid == info[1].tid) {

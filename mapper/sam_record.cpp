@@ -36,6 +36,11 @@ bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::stri
       bam_aux_append(b, "XS", 'i', 4, reinterpret_cast<const uint8_t*>(&xs));
     }
   }
+  if (f.mate.aln && !f.mate.unmapped && !f.mate.aln->cigar.empty()) {
+    std::string mc;
+    for (uint32_t c : f.mate.aln->cigar) mc += std::to_string(bam_cigar_oplen(c)) + BAM_CIGAR_STR[bam_cigar_op(c)];
+    bam_aux_append(b, "MC", 'Z', static_cast<int>(mc.size() + 1), reinterpret_cast<const uint8_t*>(mc.c_str()));
+  }
   if (!read_group.empty()) {
     bam_aux_append(b, "RG", 'Z', static_cast<int>(read_group.size() + 1),
                    reinterpret_cast<const uint8_t*>(read_group.c_str()));

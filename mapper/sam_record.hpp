@@ -15,6 +15,7 @@ struct MateInfo {
   bool reverse = false;
   bool unmapped = true;
   int64_t tlen = 0;
+  const Alignment* aln = nullptr;  // the mate's primary alignment: MC:Z, as bwa mem writes
 };
 
 struct RecordFields {

@@ -2,6 +2,9 @@
 // identical records whatever the filter, thread count or batch size, and bad input.
 #include <gtest/gtest.h>
 
+#include <htslib/sam.h>
+
+#include <map>
 #include <sstream>
 
 #include "common/error.hpp"
@@ -203,4 +206,38 @@ TEST(MapperInput, InterleavedPairsAndFastaReadsMapAsFastq) {
     ++records;
   }
   EXPECT_EQ(records, 3000);
+}
+
+// MC:Z (the mate's CIGAR, as bwa mem writes it) on every record whose mate is mapped.
+TEST(MapperE2E, MateCigarTagMatchesTheMate) {
+  const auto& d = data();
+  std::istringstream sam(d.map(d.pe1, d.pe2, "cpu"));
+  std::map<std::string, std::vector<std::vector<std::string>>> primaries;  // name -> [mate 1, mate 2]
+  for (std::string line; std::getline(sam, line);) {
+    if (line.empty() || line[0] == '@') continue;
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string x; std::getline(fields, x, '\t');) f.push_back(x);
+    if (std::stoi(f[1]) & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
+    primaries[f[0]].push_back(f);
+  }
+  int checked = 0;
+  for (const auto& [name, mates] : primaries) {
+    ASSERT_EQ(mates.size(), 2u) << name;
+    for (int m = 0; m < 2; ++m) {
+      const auto& self = mates[m];
+      const auto& mate = mates[1 - m];
+      std::string mc;
+      for (size_t i = 11; i < self.size(); ++i) {
+        if (self[i].rfind("MC:Z:", 0) == 0) mc = self[i].substr(5);
+      }
+      if (std::stoi(self[1]) & BAM_FMUNMAP) {
+        EXPECT_TRUE(mc.empty()) << name;
+      } else {
+        EXPECT_EQ(mc, mate[5]) << name;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 5900);
 }
