@@ -33,6 +33,7 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_option("--insert", o->map.insert_mean, "Mean insert size (-1: estimate)")->capture_default_str();
   sub->add_option("--insert-sd", o->map.insert_sd, "Insert size standard deviation")->capture_default_str();
   sub->add_option("-R", o->read_group, "Read group line, e.g. '@RG\\tID:x\\tSM:y'");
+  sub->add_flag("-C", o->map.copy_comment, "Copy FASTQ comments (SAM tags such as BX:Z:...) to the records");
   sub->add_option("-K,--batch", o->batch_reads, "Reads per batch")->capture_default_str();
   sub->add_option("--stats", o->stats_path, "Write the run's counts and stage times as JSON");
   auto sort = std::make_shared<bool>(false);

@@ -20,6 +20,14 @@ std::string first_word_without_mate_suffix(std::string_view header) {
   return name;
 }
 
+// What follows the name and its separating whitespace.
+std::string comment_of(std::string_view header) {
+  size_t at = 1;
+  while (at < header.size() && !std::isspace(static_cast<unsigned char>(header[at]))) ++at;
+  while (at < header.size() && std::isspace(static_cast<unsigned char>(header[at]))) ++at;
+  return std::string(header.substr(at));
+}
+
 }  // namespace
 
 FastqReader::FastqReader(const std::string& path, int threads)
@@ -42,7 +50,9 @@ bool FastqReader::next(Read& read) {
   if (line[0] != '@' && line[0] != '>') throw FormatError(where("") + ": expected '@' or '>' at the start of a record");
   const bool fasta = line[0] == '>';
   read.name = first_word_without_mate_suffix(line);
+  read.comment = comment_of(line);
   if (read.name.empty()) throw FormatError(where("") + ": record has no name");
+  if (read.name.size() > 254) throw FormatError(where("") + ": read name longer than 254 characters (SAM's limit)");
   read.seq.clear();
   const auto append_bases = [&](std::string_view bases) {
     for (size_t i = 0; i < bases.size(); ++i) {

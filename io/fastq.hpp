@@ -18,6 +18,7 @@ struct Read {
   std::string name;  // first word of the '@' line, a trailing "/1" or "/2" removed
   std::string seq;   // uppercase A, C, G, T, N
   std::string qual;  // Phred+33, same length as seq; empty for FASTA records
+  std::string comment;  // the header line after the name (bwa mem -C copies it to SAM)
 };
 
 struct ReadBatch {

@@ -385,6 +385,9 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   const int64_t n = static_cast<int64_t>(batch.size());
   auto& work = bs.work;
   work.resize(static_cast<size_t>(n));
+  if (opt.copy_comment) {  // here, not inside the parallel record building, which cannot throw
+    for (const io::Read& read : batch.reads) check_comment_tags(read);
+  }
 
   // 1. Seeds and candidates.
   auto t0 = std::chrono::steady_clock::now();
@@ -569,7 +572,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
       rf.has_second = f.second >= 0;
       rf.second = -f.second;
     }
-    recs[r].push_back(make_record(batch.reads[r], rf, opt.read_group_id));
+    recs[r].push_back(make_record(batch.reads[r], rf, opt.read_group_id, opt.copy_comment));
     if (!opt.all_hits || !aln) return;
     for (const Hit& h : w.hits) {
       if (&h == f.hit) continue;
@@ -584,7 +587,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
       sf.pos = sa.ref_begin - im.contig_begin[h.contig];
       sf.mapq = 0;
       sf.score = -h.edits;
-      recs[r].push_back(make_record(batch.reads[r], sf, opt.read_group_id));
+      recs[r].push_back(make_record(batch.reads[r], sf, opt.read_group_id, opt.copy_comment));
     }
   };
 

@@ -28,6 +28,7 @@ struct MapOptions {
   double insert_mean = -1;       // --insert: -1 = estimate from confident pairs
   double insert_sd = -1;         // --insert-sd
   std::string read_group_id;     // from -R, tags every record with RG:Z
+  bool copy_comment = false;     // -C: FASTQ comments (SAM tags) onto the records
 };
 
 // Counts and per-stage times of a run (also written as JSON by --stats).

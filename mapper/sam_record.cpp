@@ -1,13 +1,67 @@
 #include "mapper/sam_record.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <sstream>
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
 
 namespace gatemap::mapper::detail {
 
-bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::string& read_group) {
+namespace {
+
+// One "TAG:TYPE:VALUE" of a FASTQ comment added to the record; false if it is no SAM tag
+// (types A i f Z H).
+bool append_comment_tag(bam1_t* b, const std::string& tag) {
+  const bool shaped = tag.size() >= 5 && std::isalpha(static_cast<unsigned char>(tag[0])) &&
+                      std::isalnum(static_cast<unsigned char>(tag[1])) && tag[2] == ':' && tag[4] == ':';
+  if (!shaped) return false;
+  const std::string name = tag.substr(0, 2), value = tag.substr(5);
+  switch (tag[3]) {
+    case 'Z':
+    case 'H':
+      return bam_aux_append(b, name.c_str(), tag[3], static_cast<int>(value.size() + 1),
+                            reinterpret_cast<const uint8_t*>(value.c_str())) == 0;
+    case 'A':
+      return value.size() == 1 &&
+             bam_aux_append(b, name.c_str(), 'A', 1, reinterpret_cast<const uint8_t*>(value.c_str())) == 0;
+    case 'i':
+    case 'f': {
+      char* end = nullptr;
+      const double v = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0') return false;
+      return (tag[3] == 'i' ? bam_aux_update_int(b, name.c_str(), static_cast<int64_t>(v))
+                            : bam_aux_update_float(b, name.c_str(), static_cast<float>(v))) == 0;
+    }
+    default:
+      return false;
+  }
+}
+
+// Adds the comment's tags; returns the first field that is no SAM tag ("" when all are).
+std::string append_comment_tags(bam1_t* b, const std::string& comment) {
+  std::istringstream words(comment);
+  for (std::string tag; words >> tag;) {
+    if (!append_comment_tag(b, tag)) return tag;
+  }
+  return "";
+}
+
+}  // namespace
+
+void check_comment_tags(const io::Read& read) {
+  bam1_t* scratch = bam_init1();
+  const std::string bad = append_comment_tags(scratch, read.comment);
+  bam_destroy1(scratch);
+  if (!bad.empty()) {
+    throw FormatError("read '" + read.name + "': FASTQ comment field '" + bad +
+                      "' is not a SAM tag (TAG:TYPE:VALUE); -C copies only comments made of SAM tags");
+  }
+}
+
+bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::string& read_group, bool copy_comment) {
   std::string seq = read.seq, qual = read.qual;
   if (f.reverse) {
     seq = reverse_complement(seq);
@@ -41,6 +95,7 @@ bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::stri
     for (uint32_t c : f.mate.aln->cigar) mc += std::to_string(bam_cigar_oplen(c)) + BAM_CIGAR_STR[bam_cigar_op(c)];
     bam_aux_append(b, "MC", 'Z', static_cast<int>(mc.size() + 1), reinterpret_cast<const uint8_t*>(mc.c_str()));
   }
+  if (copy_comment) append_comment_tags(b, read.comment);  // checked by check_comment_tags
   if (!read_group.empty()) {
     bam_aux_append(b, "RG", 'Z', static_cast<int>(read_group.size() + 1),
                    reinterpret_cast<const uint8_t*>(read_group.c_str()));

@@ -31,7 +31,13 @@ struct RecordFields {
   MateInfo mate;
 };
 
-// A new record (caller owns it) from the read in its original orientation.
-bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::string& read_group);
+// A new record (caller owns it) from the read in its original orientation. With
+// copy_comment the read's FASTQ comment, whitespace-separated SAM tags (TAG:TYPE:VALUE,
+// types A i f Z H), is added to it as bwa mem -C does; check_comment_tags first.
+bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::string& read_group,
+                    bool copy_comment = false);
+
+// Throws FormatError, naming the read and the field, if its comment is not all SAM tags.
+void check_comment_tags(const io::Read& read);
 
 }  // namespace gatemap::mapper::detail

@@ -44,7 +44,7 @@ inline CorrectionSet make_correction_set(int genome_len, int read_len, double co
         }
       }
     }
-    set.reads.push_back({"r" + std::to_string(r), s, std::string(read_len, 'I')});
+    set.reads.push_back({"r" + std::to_string(r), s, std::string(read_len, 'I'), ""});
   }
   return set;
 }

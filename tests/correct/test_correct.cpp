@@ -35,7 +35,7 @@ TEST(KmerCounter, MatchesBruteForce) {
   for (int r = 0; r < 300; ++r) {
     std::string s(20 + rng.below(60), 'A');
     for (char& c : s) c = rng.uniform() < 0.02 ? 'N' : "ACGT"[rng.below(3)];  // low complexity: repeats
-    reads.push_back({"r", s, std::string(s.size(), 'I')});
+    reads.push_back({"r", s, std::string(s.size(), 'I'), ""});
   }
   for (int k : {9, 15, 31}) {
     correct::KmerCounter counter(k);

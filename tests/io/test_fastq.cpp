@@ -75,6 +75,7 @@ TEST(Fastq, RejectsEachMalformedCase) {
   expect_fastq_error(good + "@r2\nACGT\n+\nII I\n", "quality character (code 32) at position 3 is outside Phred+33");
   expect_fastq_error(good + "r2\nACGT\n+\nIIII\n", "record 2 line 5: expected '@' or '>'");
   expect_fastq_error("@r1\nAC-T\n+\nIIII\n", "invalid base '-' at position 3");
+  expect_fastq_error("@" + std::string(255, 'n') + "\nACGT\n+\nIIII\n", "record 1 line 1: read name longer than 254");
 }
 
 TEST(Fastq, RejectsMatesThatDoNotPair) {
@@ -160,4 +161,15 @@ TEST(Fastq, InterleavedPairsFromOneFile) {
   expect_error("@a/1\nAC\n+\nII\n@a/2\nTT\n+\nII\n@b/1\nGG\n+\nII\n", "ends with an unpaired record 3 ('b')");
   expect_error("@a/1\nAC\n+\nII\n@b/2\nTT\n+\nII\n", "record 2: mate name 'b' does not match 'a'");
   EXPECT_THROW(io::FastqSource(path, path, 1, true), UsageError);
+}
+
+TEST(Fastq, KeepsTheHeaderCommentAfterTheName) {
+  test::TempDir dir;
+  const auto path = test::write_file(dir.file("c.fq"), "@r1/1  BX:Z:A-1\tRX:Z:C\nAC\n+\nII\n@r2\nAC\n+\nII\n>r3 x y\nAC\n");
+  io::FastqReader r(path);
+  io::Read read;
+  for (const char* want : {"BX:Z:A-1\tRX:Z:C", "", "x y"}) {
+    ASSERT_TRUE(r.next(read));
+    EXPECT_EQ(read.comment, want);
+  }
 }

@@ -241,3 +241,37 @@ TEST(MapperE2E, MateCigarTagMatchesTheMate) {
   }
   EXPECT_GT(checked, 5900);
 }
+
+// bwa mem -C: FASTQ comments made of SAM tags go onto the records; others are an error.
+TEST(MapperInput, CommentsCopiedAsSamTagsWithC) {
+  const auto& d = data();
+  std::istringstream se(test::read_file(d.se));
+  std::string fq, line;
+  for (int n = 0; std::getline(se, line) && n < 40; ++n) {
+    fq += n % 4 == 0 ? line + " BX:Z:ACGT-1\tXN:i:" + std::to_string(n) + " XF:f:0.5 XC:A:q\n" : line + "\n";
+  }
+  const auto path = test::write_file(d.dir.file("comments.fq"), fq);
+  mapper::RunOptions o;
+  o.index_path = d.gmi;
+  o.reads1 = path;
+  o.output = d.dir.file("comments.sam");
+  o.filter = "cpu";
+  o.command_line = "test";
+  o.map.copy_comment = true;
+  mapper::run_mapping(o);
+  const std::string with = test::read_file(o.output);
+  EXPECT_NE(with.find("\tBX:Z:ACGT-1\tXN:i:0\tXF:f:0.5\tXC:A:q"), std::string::npos) << with.substr(0, 2000);
+  EXPECT_NE(with.find("\tXN:i:36"), std::string::npos);
+  o.map.copy_comment = false;
+  mapper::run_mapping(o);
+  EXPECT_EQ(test::read_file(o.output).find("BX:Z:"), std::string::npos);
+  // Illumina's "1:N:0:ATCACG" is no SAM tag.
+  o.map.copy_comment = true;
+  o.reads1 = test::write_file(d.dir.file("illumina.fq"), "@r1 1:N:0:ATCACG\nACGTACGTACGTACGTACGT\n+\nIIIIIIIIIIIIIIIIIIII\n");
+  try {
+    mapper::run_mapping(o);
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("'1:N:0:ATCACG' is not a SAM tag"), std::string::npos) << e.what();
+  }
+}
