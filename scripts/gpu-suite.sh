@@ -18,6 +18,30 @@ OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 B=.gpu-bundle/run
 T=$(nproc)
+json_get() { grep -o "\"$1\": [0-9.e+-]*" "$2" | head -1 | cut -d' ' -f2; }
+# GateKeeper on vs off: EDITS thresholds, best and -a, one TSV line per run (stage times
+# from --stats), records of gpu and off compared.   filter_table INDEX READS1 READS2 TSV EDITS
+filter_table() {
+  local idx=$1 r1=$2 r2=$3 tsv=$4 edits=$5 mode e f flag st w j=/tmp/filter_table.json
+  printf "mode\te\tfilter\twall_s\tseed_s\tfilter_s\tverify_s\tfallback_s\tfinish_s\toutput_s\tcandidates_verified\trecords\n" \
+    > "$tsv"
+  for mode in best all; do
+    for e in $edits; do
+      flag=; [ $mode = all ] && flag=-a
+      for f in gpu off; do
+        st=$(date +%s%N)
+        $B gatemap map -t "$T" $flag -e "$e" --filter $f --stats $j -o /tmp/filter_table_$f.sam "$idx" "$r1" "$r2" \
+          2> /dev/null
+        w=$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+        printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" $mode "$e" $f "$w" "$(json_get seed $j)" \
+          "$(json_get filter $j)" "$(json_get verify $j)" "$(json_get fallback $j)" "$(json_get finish $j)" \
+          "$(json_get output $j)" "$(json_get verified $j)" "$(json_get records $j)" >> "$tsv"
+      done
+      cmp -s <(grep -v '^@PG' /tmp/filter_table_gpu.sam) <(grep -v '^@PG' /tmp/filter_table_off.sam) \
+        || echo "# e=$e $mode: RECORDS DIFFER" >> "$tsv"
+    done
+  done
+}
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,memory.free --format=csv; $B gatemap version; } \
   >> "$OUT/gpu.txt" 2>&1
 for stage in "$@"; do
@@ -60,24 +84,7 @@ for stage in "$@"; do
     mapfilter)
       D=/tmp/gm_demo
       [ -s $D/ref.gmi ] || $B gatemap demo -t "$T" --scale 0.03 -n 500000 --dir $D > /dev/null 2>&1
-      printf "mode\te\tfilter\twall_s\tseed_s\tfilter_s\tverify_s\tfinish_s\toutput_s\tcandidates_verified\trecords\n" \
-        > "$OUT/mapfilter.tsv"
-      for mode in best all; do
-        for e in 2 5 8; do
-          flag=; [ $mode = all ] && flag=-a
-          for f in gpu off; do
-            s=$(date +%s%N)
-            $B gatemap map -t "$T" $flag -e $e --filter $f --stats /tmp/mf.json -o /tmp/mf_$f.sam $D/ref.gmi \
-              $D/reads_1.fq.gz $D/reads_2.fq.gz 2> /dev/null
-            w=$(awk -v a="$s" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
-            get() { grep -o "\"$1\": [0-9.e+-]*" /tmp/mf.json | head -1 | cut -d' ' -f2; }
-            printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" $mode $e $f "$w" "$(get seed)" "$(get filter)" \
-              "$(get verify)" "$(get finish)" "$(get output)" "$(get verified)" "$(get records)" >> "$OUT/mapfilter.tsv"
-          done
-          cmp -s <(grep -v '^@PG' /tmp/mf_gpu.sam) <(grep -v '^@PG' /tmp/mf_off.sam) \
-            || echo "# e=$e $mode: RECORDS DIFFER" >> "$OUT/mapfilter.tsv"
-        done
-      done
+      filter_table $D/ref.gmi $D/reads_1.fq.gz $D/reads_2.fq.gz "$OUT/mapfilter.tsv" "2 5 8"
       ;;
     real)
       R=$PWD/.gpu-bundle/data/real D=/tmp/gm_real
@@ -101,10 +108,10 @@ for stage in "$@"; do
               $B gatemap map -t "$T" $flag -e $e --filter $f --stats /tmp/real.json -o /tmp/real_$f.sam $D/20.gmi \
                 $D/$s.r1.fq $D/$s.r2.fq 2>> "$OUT/real.log"
               w=$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
-              get() { grep -o "\"$1\": [0-9.e+-]*" /tmp/real.json | head -1 | cut -d' ' -f2; }
-              printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" $s $mode $e $f "$w" "$(get seed)" \
-                "$(get filter)" "$(get verify)" "$(get fallback)" "$(get finish)" "$(get verified)" "$(get mapped)" \
-                "$(get proper_pairs)" >> "$OUT/real.tsv"
+              j=/tmp/real.json
+              printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" $s $mode $e $f "$w" "$(json_get seed $j)" \
+                "$(json_get filter $j)" "$(json_get verify $j)" "$(json_get fallback $j)" "$(json_get finish $j)" \
+                "$(json_get verified $j)" "$(json_get mapped $j)" "$(json_get proper_pairs $j)" >> "$OUT/real.tsv"
             done
             for f in cpu off; do
               cmp -s <(grep -v '^@PG' /tmp/real_gpu.sam) <(grep -v '^@PG' /tmp/real_$f.sam) \
@@ -131,25 +138,7 @@ for stage in "$@"; do
           && echo "records gpu == $f: identical" >> "$OUT/bigmap.log" || echo "records gpu != $f: DIFFER" >> "$OUT/bigmap.log"
       done
       $B gatemap eval map /tmp/big_gpu.sam >> "$OUT/bigmap.log" 2>&1
-      # Filter on vs off at e = 2/5/8, best and -a (as the mapfilter stage) -> bigfilter.tsv
-      printf "mode\te\tfilter\twall_s\tseed_s\tfilter_s\tverify_s\tfallback_s\tfinish_s\tcandidates_verified\trecords\n" \
-        > "$OUT/bigfilter.tsv"
-      for mode in best all; do
-        for e in ${BIGMAP_EDITS:-2 5 8}; do
-          flag=; [ $mode = all ] && flag=-a
-          for f in gpu off; do
-            st=$(date +%s%N)
-            $B gatemap map -t "$T" $flag -e $e --filter $f --stats /tmp/bf.json -o /tmp/bf_$f.sam $G/ref.gmi \
-              $G/pe_1.fq $G/pe_2.fq 2> /dev/null
-            w=$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
-            get() { grep -o "\"$1\": [0-9.e+-]*" /tmp/bf.json | head -1 | cut -d' ' -f2; }
-            printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" $mode $e $f "$w" "$(get seed)" "$(get filter)" \
-              "$(get verify)" "$(get fallback)" "$(get finish)" "$(get verified)" "$(get records)" >> "$OUT/bigfilter.tsv"
-          done
-          cmp -s <(grep -v '^@PG' /tmp/bf_gpu.sam) <(grep -v '^@PG' /tmp/bf_off.sam) \
-            || echo "# e=$e $mode: RECORDS DIFFER" >> "$OUT/bigfilter.tsv"
-        done
-      done
+      filter_table $G/ref.gmi $G/pe_1.fq $G/pe_2.fq "$OUT/bigfilter.tsv" "${BIGMAP_EDITS:-2 5 8}"
       ;;
     pairhmm)
       export GATEMAP_SHARED_DATA=$PWD/.gpu-bundle/data
