@@ -77,8 +77,8 @@ Alignment affine_align(const uint8_t* read, int m, const RefWindow& window, int6
   int* f_cur = f_prev + (w + 2);
   uint8_t* moves = move_buf.data();
 
-  // Best end: highest score (an end before the read's last base pays the clip), then the
-  // longest alignment, then nearest the band centre.
+  // Best end: highest score (an end before the read's last base pays the clip; the
+  // clipped end wins a tie), then the longest alignment, then nearest the band centre.
   int best = kNeg, best_i = 0, best_t = -1;
   for (int t = 0; t < w; ++t) {
     const int64_t g = g_of(0, t);
@@ -107,14 +107,13 @@ Alignment affine_align(const uint8_t* read, int m, const RefWindow& window, int6
       const int f = f_extends ? f_ext : f_open, d = d_extends ? d_ext : d_open;
       // At lo there is no reference base to the left: no diagonal.
       const int diagonal = t >= t_diag ? h_prev[t] + score_of[ref_left[t]] : kNeg;
-      int h = -sc.clip;  // start here: read bases [0, i) clipped
-      int from = kFromStart;
-      from = f > h ? kFromIns : from;
-      h = f > h ? f : h;
+      int h = f, from = kFromIns;
       from = d >= h ? kFromDel : from;
       h = d >= h ? d : h;
       from = diagonal >= h ? kFromDiag : from;  // diagonal first among equals: gaps go left
       h = diagonal >= h ? diagonal : h;
+      from = -sc.clip >= h ? kFromStart : from;  // start here, read bases [0, i) clipped: on a
+      h = -sc.clip >= h ? -sc.clip : h;          // tie too, as bwa mem clips
       h_cur[t] = h;
       f_cur[t] = f;
       e = d;
@@ -129,8 +128,10 @@ Alignment affine_align(const uint8_t* read, int m, const RefWindow& window, int6
     std::fill(h_cur + t_end, h_cur + w + 1, kNeg);
     std::fill(f_cur + t_end, f_cur + w + 1, kNeg);
     if (row_t >= 0) {
+      // A later row is a longer alignment; the read's end, unclipped, must do better
+      // than a clipped one (bwa mem clips on a tie).
       const int end_score = row_best - (i < m ? sc.clip : 0);
-      if (end_score >= best) {  // a later row is a longer alignment
+      if (i < m ? end_score >= best : end_score > best) {
         best = end_score;
         best_i = i;
         best_t = row_t;

@@ -3,8 +3,9 @@
 // edit-distance path may split one indel into several (65M1I4M1I6M6I18M for an 8-base
 // insertion in a repeat) or clip a read at a long deletion, and variant callers read
 // the CIGAR. So a hit's alignment is drawn again with affine gaps and bwa-mem's scores
-// (match +1, mismatch -4, gap -(6 + length), soft clip of either end -5), in a band
-// around the hit's diagonal, and every gap is shifted as far left as it goes.
+// (match +1, mismatch -4, gap -(6 + length), soft clip of either end -5, clipped on a
+// tie as bwa mem does), in a band around the hit's diagonal, and every gap is shifted as
+// far left as it goes.
 #include <cstdint>
 #include <vector>
 

@@ -130,8 +130,8 @@ void best_end(const Band& b, const std::vector<int>& D, const std::vector<int>* 
 }
 
 // Soft-clips alignment ends the way a local aligner would: with bwa's scores (match +1,
-// mismatch -4, gap open -6, extension -1) an end whose score falls below -kEndClip is
-// cheaper clipped. Leaves [first, last) as the ops kept; the kept part starts and ends
+// mismatch -4, gap open -6, extension -1) an end whose score falls to -kEndClip or below
+// is clipped (on a tie too, as bwa mem does). Leaves [first, last) as the ops kept; the kept part starts and ends
 // with a match or mismatch. Insertions at the very ends (bases past a contig end)
 // are always clipped.
 constexpr int kEndClip = 5;
@@ -160,7 +160,7 @@ void clip_ends(const std::vector<char>& ops, bool head_clipped, bool tail_clippe
     }
     if (score > kEndClip * 4) break;  // far enough in: nothing later is worth clipping from here
   }
-  if (best < (head_clipped ? 1 : -kEndClip)) first = cut;  // a clipped end moves for free
+  if (best <= (head_clipped ? 0 : -kEndClip)) first = cut;  // a clipped end moves for free
   while (first < ops.size() && ops[first] != 'M' && ops[first] != 'X') ++first;  // end insertions/deletions
   // Suffix, mirrored.
   score = 0;
@@ -175,7 +175,7 @@ void clip_ends(const std::vector<char>& ops, bool head_clipped, bool tail_clippe
     }
     if (score > kEndClip * 4) break;
   }
-  if (best < (tail_clipped ? 1 : -kEndClip)) last = cut;
+  if (best <= (tail_clipped ? 0 : -kEndClip)) last = cut;
   while (last > first && ops[last - 1] != 'M' && ops[last - 1] != 'X') --last;
 }
 
