@@ -10,22 +10,17 @@
 namespace gatemap::io {
 namespace {
 
-std::string first_word_without_mate_suffix(std::string_view header) {
+// The header line's first word, a trailing "/1" or "/2" removed, and what follows it
+// after the separating whitespace (the comment).
+void split_header(std::string_view header, std::string& name, std::string& comment) {
   size_t end = 1;
   while (end < header.size() && !std::isspace(static_cast<unsigned char>(header[end]))) ++end;
-  std::string name(header.substr(1, end - 1));
+  name.assign(header.substr(1, end - 1));
   if (name.size() > 2 && name[name.size() - 2] == '/' && (name.back() == '1' || name.back() == '2')) {
     name.resize(name.size() - 2);
   }
-  return name;
-}
-
-// What follows the name and its separating whitespace.
-std::string comment_of(std::string_view header) {
-  size_t at = 1;
-  while (at < header.size() && !std::isspace(static_cast<unsigned char>(header[at]))) ++at;
-  while (at < header.size() && std::isspace(static_cast<unsigned char>(header[at]))) ++at;
-  return std::string(header.substr(at));
+  while (end < header.size() && std::isspace(static_cast<unsigned char>(header[end]))) ++end;
+  comment.assign(header.substr(end));
 }
 
 }  // namespace
@@ -49,8 +44,7 @@ bool FastqReader::next(Read& read) {
   };
   if (line[0] != '@' && line[0] != '>') throw FormatError(where("") + ": expected '@' or '>' at the start of a record");
   const bool fasta = line[0] == '>';
-  read.name = first_word_without_mate_suffix(line);
-  read.comment = comment_of(line);
+  split_header(line, read.name, read.comment);
   if (read.name.empty()) throw FormatError(where("") + ": record has no name");
   if (read.name.size() > 254) throw FormatError(where("") + ": read name longer than 254 characters (SAM's limit)");
   read.seq.clear();
@@ -114,16 +108,14 @@ bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_ba
       ++fragments_;
       continue;
     }
+    if (interleaved_ && !got1) break;
     Read r2;
     FastqReader& second = interleaved_ ? *mate1_ : *mate2_;
-    if (interleaved_) {
-      if (!got1) break;
-      if (!second.next(r2)) {
-        throw FormatError("interleaved FASTQ '" + second.path() + "' ends with an unpaired record " +
-                          std::to_string(second.records_read()) + " ('" + r1.name + "')");
-      }
+    const bool got2 = second.next(r2);
+    if (interleaved_ && !got2) {
+      throw FormatError("interleaved FASTQ '" + second.path() + "' ends with an unpaired record " +
+                        std::to_string(second.records_read()) + " ('" + r1.name + "')");
     }
-    const bool got2 = interleaved_ || mate2_->next(r2);
     if (!got1 && !got2) break;
     if (got1 != got2) {
       const auto& longer = got1 ? *mate1_ : *mate2_;

@@ -212,7 +212,7 @@ struct Mapper::Impl {
     const Hit& fwd = a.strand == 0 ? a : b;
     const Hit& rev = a.strand == 0 ? b : a;
     const int64_t insert = rev.ref_end - fwd.diag;
-    return insert > 0 && insert >= insert_low && insert <= insert_high;
+    return insert >= insert_low && insert <= insert_high;  // insert_low >= 1
   }
 
   PairChoice choose_pair(const ReadWork& w1, const ReadWork& w2, uint64_t tie_hash) const {

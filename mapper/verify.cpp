@@ -131,9 +131,9 @@ void best_end(const Band& b, const std::vector<int>& D, const std::vector<int>* 
 
 // Soft-clips alignment ends the way a local aligner would: with bwa's scores (match +1,
 // mismatch -4, gap open -6, extension -1) an end whose score falls to -kEndClip or below
-// is clipped (on a tie too, as bwa mem does). Leaves [first, last) as the ops kept; the kept part starts and ends
-// with a match or mismatch. Insertions at the very ends (bases past a contig end)
-// are always clipped.
+// is clipped (on a tie too, as bwa mem does). Leaves [first, last) as the ops kept; the
+// kept part starts and ends with a match or mismatch. Insertions at the very ends (bases
+// past a contig end) are always clipped.
 constexpr int kEndClip = 5;
 
 int op_score(const std::vector<char>& ops, size_t k, bool extends) {

@@ -48,10 +48,10 @@ Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int6
 
 // The alignment along a path: ops 'M' (match or mismatch), 'I', 'D' in read order,
 // covering read rows [start_row, end_row) from reference position ref_begin. Marks
-// mismatches, clips the ends as a local aligner would (unless clip_ends is false: the
+// mismatches, clips the ends as a local aligner would (unless local_ends is false: the
 // path's ends are final), and builds CIGAR, NM and MD. window must cover the path.
 Alignment alignment_from_path(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
                               int64_t contig_end, std::vector<char>& ops, int start_row, int end_row,
-                              int64_t ref_begin, int score, bool clip_ends = true);
+                              int64_t ref_begin, int score, bool local_ends = true);
 
 }  // namespace gatemap::mapper

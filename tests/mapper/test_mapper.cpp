@@ -169,15 +169,7 @@ TEST(MapperInput, InterleavedPairsAndFastaReadsMapAsFastq) {
   o.map.threads = 2;
   o.command_line = "test";
   mapper::run_mapping(o);
-  const auto body = [](const std::string& path) {
-    std::string out, line;
-    std::istringstream in(test::read_file(path));
-    while (std::getline(in, line)) {
-      if (line.rfind("@PG", 0) != 0) out += line + "\n";
-    }
-    return out;
-  };
-  EXPECT_EQ(body(o.output), d.map(d.pe1, d.pe2, "cpu"));
+  EXPECT_EQ(test::without_pg(test::read_file(o.output)), d.map(d.pe1, d.pe2, "cpu"));
 
   // FASTA: every record as from FASTQ, but for QUAL.
   std::string fasta, line;
@@ -193,12 +185,7 @@ TEST(MapperInput, InterleavedPairsAndFastaReadsMapAsFastq) {
   int records = 0;
   while (std::getline(a, la) && std::getline(b, lb)) {
     if (la[0] == '@') continue;
-    std::vector<std::string> fa, fb;
-    for (auto* p : {&la, &lb}) {
-      std::vector<std::string>& f = p == &la ? fa : fb;
-      std::istringstream fields(*p);
-      for (std::string x; std::getline(fields, x, '\t');) f.push_back(x);
-    }
+    std::vector<std::string> fa = test::sam_fields(la), fb = test::sam_fields(lb);
     ASSERT_GE(fa.size(), 11u);
     EXPECT_EQ(fa[10], "*");
     fa[10] = fb[10];
@@ -215,9 +202,7 @@ TEST(MapperE2E, MateCigarTagMatchesTheMate) {
   std::map<std::string, std::vector<std::vector<std::string>>> primaries;  // name -> [mate 1, mate 2]
   for (std::string line; std::getline(sam, line);) {
     if (line.empty() || line[0] == '@') continue;
-    std::vector<std::string> f;
-    std::istringstream fields(line);
-    for (std::string x; std::getline(fields, x, '\t');) f.push_back(x);
+    const std::vector<std::string> f = test::sam_fields(line);
     if (std::stoi(f[1]) & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
     primaries[f[0]].push_back(f);
   }
