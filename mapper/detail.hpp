@@ -34,6 +34,8 @@ constexpr int kMinRescuedBases = 20;  // aligned bases of a mate rescued next to
 // 3.4 of its mismatches).
 constexpr int kUnpairedPenalty = 3;
 constexpr int kUnpairedPhred = 70;
+// Most an insert size may cost a pair (pair_score), below one edit's 20: edits decide first.
+constexpr int kMaxInsertPhred = 19;
 
 // Per-read working state for one batch.
 struct ReadWork {

@@ -1,6 +1,7 @@
 // Ranking verified hits and turning the margin between best and second best into MAPQ.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "mapper/detail.hpp"
 
@@ -22,6 +23,22 @@ void dedupe_hits(std::vector<Hit>& hits, int e) {
     }
     kept.push_back(h);
   }
+  // A long indel splits a read into two clipped hits (one per side) a few dozen diagonals
+  // apart: one locus, which the affine redraw joins (band up to kWideBand), not a repeat.
+  std::vector<Hit> joined;
+  for (const Hit& h : kept) {
+    const auto same_locus = [&](const Hit& k) {
+      return k.clipped && h.clipped && k.strand == h.strand && k.contig == h.contig &&
+             std::llabs(k.diag - h.diag) <= kWideBand;
+    };
+    const auto it = std::find_if(joined.begin(), joined.end(), same_locus);
+    if (it == joined.end()) {
+      joined.push_back(h);
+    } else if (h.edits < it->edits) {
+      *it = h;
+    }
+  }
+  kept.swap(joined);
   std::stable_sort(kept.begin(), kept.end(), [](const Hit& a, const Hit& b) { return a.edits < b.edits; });
   hits.swap(kept);
 }

@@ -1,0 +1,132 @@
+// Where the mapper places reads that several loci could explain, and how sure it says it
+// is: a long indel is one locus, not two; mates in a tandem repeat go where their insert
+// is likeliest, with a MAPQ that shares the doubt among the copies.
+#include <gtest/gtest.h>
+
+#include <htslib/sam.h>
+
+#include <random>
+
+#include "index/index.hpp"
+#include "io/fasta.hpp"
+#include "mapper/mapper.hpp"
+#include "../test_util.hpp"
+
+using namespace gatemap;
+
+namespace {
+
+std::string revcomp(const std::string& s) {
+  std::string r(s.rbegin(), s.rend());
+  for (char& c : r) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
+  return r;
+}
+
+struct Genome {
+  test::TempDir dir;
+  std::string seq;
+  std::unique_ptr<index::Index> idx;
+  explicit Genome(std::string s) : seq(std::move(s)) {
+    const std::string fa = dir.file("ref.fa");
+    io::write_fasta(fa, {{"chr", seq}});
+    idx = index::build_index(fa, {});
+  }
+};
+
+std::vector<bam1_t*> map_reads(const Genome& g, const io::ReadBatch& batch, mapper::MapOptions opt) {
+  mapper::Mapper mapper(*g.idx, opt);
+  std::vector<bam1_t*> out;
+  mapper.map_batch(batch, out);
+  return out;
+}
+
+void free_records(std::vector<bam1_t*>& recs) {
+  for (bam1_t* b : recs) bam_destroy1(b);
+  recs.clear();
+}
+
+std::string cigar_of(const bam1_t* b) {
+  std::string s;
+  const uint32_t* c = bam_get_cigar(b);
+  for (uint32_t i = 0; i < b->core.n_cigar; ++i) {
+    s += std::to_string(bam_cigar_oplen(c[i])) + bam_cigar_opchr(c[i]);
+  }
+  return s;
+}
+
+}  // namespace
+
+// A read with a 22-base insertion (too long for the edit band) is found by the clipped
+// fallback twice, once from each side; both halves are one locus, so the read is unique.
+TEST(Placement, LongIndelIsOneLocusNotTwo) {
+  std::mt19937_64 rng(21);
+  const Genome g(test::random_dna(rng, 200000));
+  io::ReadBatch batch;
+  std::vector<int64_t> at;
+  for (int i = 0; i < 40; ++i) {
+    const int64_t pos = 1000 + 4000 * i;
+    const bool insertion = i % 2 == 0;
+    const int len = 14 + static_cast<int>(rng() % 20);
+    std::string seq = insertion ? g.seq.substr(pos, 70) + test::random_dna(rng, len) + g.seq.substr(pos + 70, 150 - 70 - len)
+                                : g.seq.substr(pos, 75) + g.seq.substr(pos + 75 + len, 75);
+    batch.reads.push_back({"r" + std::to_string(i), seq, std::string(seq.size(), 'I'), ""});
+    at.push_back(pos);
+  }
+  mapper::MapOptions opt;
+  opt.threads = 2;
+  auto recs = map_reads(g, batch, opt);
+  ASSERT_EQ(recs.size(), batch.size());
+  for (size_t i = 0; i < recs.size(); ++i) {
+    SCOPED_TRACE(bam_get_qname(recs[i]) + std::string(" ") + cigar_of(recs[i]));
+    EXPECT_EQ(recs[i]->core.pos, at[i]);
+    EXPECT_NE(cigar_of(recs[i]).find(i % 2 == 0 ? 'I' : 'D'), std::string::npos);
+    EXPECT_EQ(recs[i]->core.qual, 60);
+  }
+  free_records(recs);
+}
+
+// Mate 2 lies in a tandem repeat of period 60 whose copies all fit it equally; mate 1 is
+// unique. The pair whose insert is nearest the library's mean is the likeliest, and the
+// copies 60 bases off (2 sd) leave that placement some doubt: 0 < MAPQ < 60.
+TEST(Placement, TandemCopyChosenByInsertSize) {
+  std::mt19937_64 rng(22);
+  std::string seq = test::random_dna(rng, 30000);
+  const std::string unit = test::random_dna(rng, 60);
+  std::string repeat;
+  for (int i = 0; i < 20; ++i) repeat += unit;
+  seq.replace(15000, repeat.size(), repeat);
+  const Genome g(seq);
+  io::ReadBatch batch;
+  batch.paired = true;
+  std::vector<int64_t> mate2_at;
+  for (int i = 0; i < 30; ++i) {
+    // Mate 1 (forward) in the unique sequence before the repeat, mate 2 (reverse) inside
+    // it, insert 700: copies of mate 2's place lie 60 and 120 bases either side.
+    const int64_t begin1 = 14800 + 3 * i;
+    const int64_t end2 = begin1 + 700;
+    const std::string m1 = seq.substr(begin1, 100);
+    const std::string m2 = revcomp(seq.substr(end2 - 100, 100));
+    const std::string name = "p" + std::to_string(i);
+    batch.reads.push_back({name, m1, std::string(100, 'I'), ""});
+    batch.reads.push_back({name, m2, std::string(100, 'I'), ""});
+    mate2_at.push_back(end2 - 100);
+  }
+  mapper::MapOptions opt;
+  opt.threads = 2;
+  opt.insert_mean = 700;
+  opt.insert_sd = 30;
+  auto recs = map_reads(g, batch, opt);
+  ASSERT_EQ(recs.size(), batch.size());
+  int placed = 0;
+  for (size_t i = 0; i < recs.size(); i += 2) {
+    const bam1_t* m2 = recs[i + 1];
+    SCOPED_TRACE(bam_get_qname(m2));
+    EXPECT_TRUE(m2->core.flag & BAM_FPROPER_PAIR);
+    placed += m2->core.pos == mate2_at[i / 2];
+    EXPECT_GT(m2->core.qual, 0);
+    EXPECT_LT(m2->core.qual, 60);
+    EXPECT_EQ(recs[i]->core.qual, 60);
+  }
+  EXPECT_EQ(placed, 30);
+  free_records(recs);
+}
