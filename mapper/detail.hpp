@@ -68,7 +68,10 @@ void fetch_window(const index::Index& idx, int64_t begin, int64_t end, RefWindow
 // Sorts hits best first (edits, then position, strand) and merges hits of the same locus.
 void dedupe_hits(std::vector<Hit>& hits, int e);
 
-// MAPQ from the best and second-best edit counts (second < 0: none within the threshold).
-int mapq_from(int best, int second, int n_best, bool capped);
+// Price of one edit in the phred-scaled scores that rank placements.
+constexpr int kEditPhred = 20;
+// MAPQ of the best placement (score `best`, `best_edits` edits) among all placements'
+// phred-scaled scores (lower is better; the best one included).
+int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, bool capped);
 
 }  // namespace gatemap::mapper::detail

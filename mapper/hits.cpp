@@ -43,14 +43,23 @@ void dedupe_hits(std::vector<Hit>& hits, int e) {
   hits.swap(kept);
 }
 
-// Calibrated on simulated human-like data (docs/BENCHMARKS.md): each edit of margin
-// between the best and second-best hit is worth 20; a unique hit gets 60. Reads whose
-// seeds were partly skipped as repetitive showed no more errors there, so `capped` only
-// matters when the best hit is poor (more than 4 edits).
-int mapq_from(int best, int second, int n_best, bool capped) {
-  if (n_best > 1) return 0;
-  int q = second < 0 ? 60 : std::min(60, 20 * (second - best));
-  if (capped && best > 4) q -= 10;
+// Each placement's odds against the best are 10^(-score difference / 10): -10 log10 of
+// their sum is the margin to the next placement less 10 log10 of how many lie near it
+// (bwa-mem's n_sub), so that copies of a repeat share the doubt. An edit is worth 20
+// (calibrated on simulated human-like data, docs/BENCHMARKS.md): one placement an edit
+// behind gives 20, none 60. Reads whose seeds were partly skipped as repetitive showed
+// no more errors there, so `capped` only matters when the best hit is poor (more than
+// 4 edits).
+int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, bool capped) {
+  double others = -1;  // the best placement itself is among the scores
+  for (int s : scores) others += std::pow(10.0, -(s - best) / 10.0);
+  int q = 60;
+  if (others > 0.5) {
+    q = 0;  // not twice as likely as all the others together: ambiguous, as a tie
+  } else if (others > 1e-6) {
+    q = std::min(60, static_cast<int>(std::lround(-10 * std::log10(others))));
+  }
+  if (capped && best_edits > 4) q -= 10;
   return std::max(0, q);
 }
 

@@ -39,8 +39,6 @@ int edit_threshold(const MapOptions& opt, int m) {
 
 struct PairChoice {
   const Hit* h[2] = {nullptr, nullptr};  // the chosen proper pair, if any
-  int edits = 0;                         // its summed edits
-  int n_best = 0;                        // pairs tied on the best pair_score
   int mapq = 0;
 };
 
@@ -217,19 +215,20 @@ struct Mapper::Impl {
     return insert >= insert_low && insert <= insert_high;  // insert_low >= 1
   }
 
-  // A pair's score in phred units: 20 per edit (mapq_from's price of an edit) plus how
-  // improbable its insert is under a normal insert model (-10 log10 of the density
-  // ratio to the mean, capped below one edit), so that pairs tied on edits, as in a
-  // tandem repeat, are told apart by their insert size as bwa-mem tells them apart.
+  // A pair's score in phred units: kEditPhred per edit plus how improbable its insert is
+  // under a normal insert model (-10 log10 of the density ratio to the mean, capped below
+  // one edit), so that pairs tied on edits, as in a tandem repeat, are told apart by
+  // their insert size as bwa-mem tells them apart.
   int pair_score(const Hit& a, const Hit& b) const {
     const Hit& fwd = a.strand == 0 ? a : b;
     const Hit& rev = a.strand == 0 ? b : a;
     const double z = (static_cast<double>(rev.ref_end - fwd.diag) - insert_mean) / insert_sd;
     const int insert_phred = std::min(kMaxInsertPhred, static_cast<int>(std::lround(10 * z * z / (2 * std::log(10.0)))));
-    return 20 * (a.edits + b.edits) + insert_phred;
+    return kEditPhred * (a.edits + b.edits) + insert_phred;
   }
 
   PairChoice choose_pair(const ReadWork& w1, const ReadWork& w2, uint64_t tie_hash) const {
+    const bool capped = w1.capped || w2.capped;
     PairChoice pc;
     std::vector<std::pair<const Hit*, const Hit*>> pairs;
     std::vector<int> scores;
@@ -243,34 +242,14 @@ struct Mapper::Impl {
     if (pairs.empty()) return pc;
     const int best = *std::min_element(scores.begin(), scores.end());
     std::vector<size_t> best_pairs;
-    double others = 0;  // odds of the other pairs against the best one
     for (size_t i = 0; i < pairs.size(); ++i) {
       if (scores[i] == best) best_pairs.push_back(i);
-      others += std::pow(10.0, -(scores[i] - best) / 10.0);
     }
     const size_t chosen = best_pairs[tie_hash % best_pairs.size()];
-    others -= 1;
     pc.h[0] = pairs[chosen].first;
     pc.h[1] = pairs[chosen].second;
-    pc.edits = pc.h[0]->edits + pc.h[1]->edits;
-    pc.n_best = static_cast<int>(best_pairs.size());
-    // MAPQ: -10 log10 of those odds, the margin to the next pair less 10 log10 of the
-    // number of pairs near it (bwa-mem's n_sub): tandem copies share the doubt. A pair
-    // not at least twice as likely as all others together is ambiguous: 0, as ties are.
-    if (others < 1e-6) {
-      pc.mapq = 60;
-    } else if (others <= 0.5) {
-      pc.mapq = std::min(60, static_cast<int>(std::lround(-10 * std::log10(others))));
-    }
+    pc.mapq = mapq_from_scores(scores, best, pc.h[0]->edits + pc.h[1]->edits, capped);
     return pc;
-  }
-
-  // MAPQ of a chosen pair.
-  static int pair_mapq(const PairChoice& pc, bool capped) {
-    if (pc.n_best > 1) return 0;
-    int q = pc.mapq;
-    if (capped && pc.edits > 4) q -= 10;  // as mapq_from
-    return std::max(0, q);
   }
 
   // Looks for `lost` near each of `found`'s best hits, on the opposite strand, where a
@@ -571,7 +550,9 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
     while (nb < static_cast<int>(w.hits.size()) && w.hits[nb].edits == best) ++nb;
     f.second = nb > 1 ? best : (nb < static_cast<int>(w.hits.size()) ? w.hits[nb].edits : -1);
     f.hit = &w.hits[name_hash(batch.reads[r].name) % static_cast<uint64_t>(nb)];
-    f.mapq = mapq_from(best, f.second, nb, w.capped);
+    std::vector<int> scores;
+    for (const Hit& h : w.hits) scores.push_back(kEditPhred * h.edits);
+    f.mapq = mapq_from_scores(scores, kEditPhred * best, best, w.capped);
     return f;
   };
   // Records of read r: primary (aln null = unmapped) and, with -a, its other hits.
@@ -672,7 +653,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
         Finished f[2] = {finish_single(r[0]), finish_single(r[1])};
         if (pc.h[0]) {
           ++proper;
-          const int q_pair = Impl::pair_mapq(pc, work[r[0]].capped || work[r[1]].capped);
+          const int q_pair = pc.mapq;
           for (int m = 0; m < 2; ++m) {
             int q;
             if (pc.h[m] == f[m].hit) {
