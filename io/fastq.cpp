@@ -1,7 +1,10 @@
 #include "io/fastq.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <future>
+#include <iterator>
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
@@ -22,6 +25,16 @@ void split_header(std::string_view header, std::string& name, std::string& comme
   while (end < header.size() && std::isspace(static_cast<unsigned char>(header[end]))) ++end;
   comment.assign(header.substr(end));
 }
+
+// What a read's base character becomes: A, C, G, T, or N for any other letter or '.';
+// 0 for characters that are no base.
+const auto kReadBase = [] {
+  std::array<char, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    if (std::isalpha(c) || c == '.') t[c] = kCodeToAscii[base_code(static_cast<char>(c))];
+  }
+  return t;
+}();
 
 }  // namespace
 
@@ -49,13 +62,15 @@ bool FastqReader::next(Read& read) {
   if (read.name.size() > 254) throw FormatError(where("") + ": read name longer than 254 characters (SAM's limit)");
   read.seq.clear();
   const auto append_bases = [&](std::string_view bases) {
+    const size_t at = read.seq.size();
+    read.seq.resize(at + bases.size());
     for (size_t i = 0; i < bases.size(); ++i) {
-      const unsigned char c = static_cast<unsigned char>(bases[i]);
-      if (!std::isalpha(c) && c != '.') {
+      const char b = kReadBase[static_cast<unsigned char>(bases[i])];
+      if (!b) {
         throw FormatError(where(read.name) + ": invalid base '" + std::string(1, bases[i]) + "' at position " +
-                          std::to_string(read.seq.size() + 1));
+                          std::to_string(at + i + 1));
       }
-      read.seq += kCodeToAscii[base_code(bases[i])];
+      read.seq[at + i] = b;
     }
   };
   if (fasta) {  // sequence lines up to the next record ('>' or '@': never a base)
@@ -93,40 +108,83 @@ FastqSource::FastqSource(const std::string& path1, const std::string& path2, int
 }
 
 bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_bases) {
+  if (!mate2_) return next_batch_serial(batch, max_records, max_bases);
+  // Mate 2's file is parsed on a thread of its own while this one parses mate 1's.
+  const size_t want = std::max<size_t>(max_records, 2) / 2 - ahead_.size() / 2;
+  const auto read_up_to = [want](FastqReader& in, std::vector<Read>& out) {
+    out.resize(want);
+    size_t n = 0;
+    while (n < want && in.next(out[n])) ++n;
+    out.resize(n);
+  };
+  std::vector<Read> first, second;
+  auto other = std::async(std::launch::async, read_up_to, std::ref(*mate2_), std::ref(second));
+  try {
+    read_up_to(*mate1_, first);
+  } catch (...) {
+    other.wait();
+    throw;
+  }
+  other.get();
+  for (size_t i = 0; i < std::min(first.size(), second.size()); ++i) {
+    if (first[i].name != second[i].name) {
+      throw FormatError("FASTQ '" + mate2_->path() + "' record " +
+                        std::to_string(mate2_->records_read() - static_cast<int64_t>(second.size() - i) + 1) +
+                        ": mate name '" + second[i].name + "' does not match '" + first[i].name + "' in '" +
+                        mate1_->path() + "'");
+    }
+  }
+  if (first.size() != second.size()) {
+    const bool longer1 = first.size() > second.size();
+    const auto& longer = longer1 ? *mate1_ : *mate2_;
+    const auto& shorter = longer1 ? *mate2_ : *mate1_;
+    throw FormatError("FASTQ '" + shorter.path() + "' ends after " + std::to_string(shorter.records_read()) +
+                      " records but its mate file '" + longer.path() + "' has more");
+  }
+  for (size_t i = 0; i < first.size(); ++i) {
+    ahead_.push_back(std::move(first[i]));
+    ahead_.push_back(std::move(second[i]));
+  }
+  // The batch: as the serial reader would cut it (records, then bases).
   batch.reads.clear();
   batch.first_id = fragments_;
-  batch.paired = paired();
+  batch.paired = true;
+  size_t taken = 0, bases = 0;
+  while (taken + 2 <= ahead_.size() && taken + 2 <= std::max<size_t>(max_records, 2) && bases < max_bases) {
+    bases += ahead_[taken].seq.size() + ahead_[taken + 1].seq.size();
+    taken += 2;
+  }
+  batch.reads.assign(std::make_move_iterator(ahead_.begin()), std::make_move_iterator(ahead_.begin() + taken));
+  ahead_.erase(ahead_.begin(), ahead_.begin() + taken);
+  fragments_ += static_cast<int64_t>(taken / 2);
+  return !batch.reads.empty();
+}
+
+// One file: single reads, or interleaved pairs (mate 1, mate 2, ...).
+bool FastqSource::next_batch_serial(ReadBatch& batch, size_t max_records, size_t max_bases) {
+  batch.reads.clear();
+  batch.first_id = fragments_;
+  batch.paired = interleaved_;
   size_t bases = 0;
-  const size_t step = paired() ? 2 : 1;
+  const size_t step = interleaved_ ? 2 : 1;
   while (batch.reads.size() + step <= std::max(max_records, step) && bases < max_bases) {
     Read r1;
-    const bool got1 = mate1_->next(r1);
-    if (!paired()) {
-      if (!got1) break;
+    if (!mate1_->next(r1)) break;
+    if (!interleaved_) {
       bases += r1.seq.size();
       batch.reads.push_back(std::move(r1));
       ++fragments_;
       continue;
     }
-    if (interleaved_ && !got1) break;
     Read r2;
-    FastqReader& second = interleaved_ ? *mate1_ : *mate2_;
-    const bool got2 = second.next(r2);
-    if (interleaved_ && !got2) {
-      throw FormatError("interleaved FASTQ '" + second.path() + "' ends with an unpaired record " +
-                        std::to_string(second.records_read()) + " ('" + r1.name + "')");
-    }
-    if (!got1 && !got2) break;
-    if (got1 != got2) {
-      const auto& longer = got1 ? *mate1_ : *mate2_;
-      const auto& shorter = got1 ? *mate2_ : *mate1_;
-      throw FormatError("FASTQ '" + shorter.path() + "' ends after " + std::to_string(shorter.records_read()) +
-                        " records but its mate file '" + longer.path() + "' has more");
+    if (!mate1_->next(r2)) {
+      throw FormatError("interleaved FASTQ '" + mate1_->path() + "' ends with an unpaired record " +
+                        std::to_string(mate1_->records_read()) + " ('" + r1.name + "')");
     }
     if (r1.name != r2.name) {
-      throw FormatError("FASTQ '" + second.path() + "' record " + std::to_string(second.records_read()) +
-                        ": mate name '" + r2.name + "' does not match '" + r1.name + "' in '" +
-                        mate1_->path() + "'" + (interleaved_ ? " (interleaved pairs)" : ""));
+      throw FormatError("FASTQ '" + mate1_->path() + "' record " + std::to_string(mate1_->records_read()) +
+                        ": mate name '" + r2.name + "' does not match '" + r1.name + "' in '" + mate1_->path() +
+                        "' (interleaved pairs)");
     }
     bases += r1.seq.size() + r2.seq.size();
     batch.reads.push_back(std::move(r1));

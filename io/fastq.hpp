@@ -54,15 +54,19 @@ class FastqSource {
   FastqSource(const std::string& path1, const std::string& path2 = "", int threads = 1, bool interleaved = false);
   // Fills `batch` with up to max_records reads (pairs count as two) or until
   // max_bases; returns false when nothing was left. Not thread-safe.
+  // Two files are parsed on two threads.
   bool next_batch(ReadBatch& batch, size_t max_records, size_t max_bases);
   bool paired() const { return mate2_ || interleaved_; }
   int64_t fragments_read() const { return fragments_; }
 
  private:
+  bool next_batch_serial(ReadBatch& batch, size_t max_records, size_t max_bases);
   std::unique_ptr<FastqReader> mate1_;
   std::unique_ptr<FastqReader> mate2_;
   bool interleaved_ = false;
   int64_t fragments_ = 0;
+  // Two files: pairs read (and checked) but left out of the last batch by max_bases.
+  std::vector<Read> ahead_;
 };
 
 }  // namespace gatemap::io

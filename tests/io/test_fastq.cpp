@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <tuple>
+#include <vector>
+
 #include "common/error.hpp"
 #include "io/fastq.hpp"
 #include "../test_util.hpp"
@@ -48,6 +51,48 @@ TEST(Fastq, PairedFilesInLockstep) {
   EXPECT_EQ(batch.reads[1].seq, "TT");
   EXPECT_EQ(batch.reads[2].name, "b");
   EXPECT_FALSE(src.next_batch(batch, 100, 1 << 20));
+}
+
+// Two files are parsed on two threads; batches are cut as one reader would cut them:
+// by records, and by bases (pairs read past the cut open the next batch).
+TEST(Fastq, PairedBatchesCutByRecordsAndBases) {
+  test::TempDir dir;
+  std::string t1, t2;
+  for (int i = 0; i < 10; ++i) {
+    const std::string bases(100 + i, "ACGT"[i % 4]), qual(100 + i, 'I');
+    t1 += "@p" + std::to_string(i) + "/1\n" + bases + "\n+\n" + qual + "\n";
+    t2 += "@p" + std::to_string(i) + "/2\n" + bases + "\n+\n" + qual + "\n";
+  }
+  const auto p1 = test::write_file(dir.file("r1.fq"), t1);
+  const auto p2 = test::write_file(dir.file("r2.fq"), t2);
+  for (const auto& [records, bases, sizes] : std::vector<std::tuple<size_t, size_t, std::vector<size_t>>>{
+           {8, 1 << 20, {8, 8, 4}}, {100, 450, {6, 6, 6, 2}}, {4, 450, {4, 4, 4, 4, 4}}}) {
+    io::FastqSource src(p1, p2);
+    io::ReadBatch batch;
+    std::vector<size_t> got;
+    int next = 0;
+    while (src.next_batch(batch, records, bases)) {
+      EXPECT_EQ(batch.first_id, next);
+      for (size_t r = 0; r < batch.size(); ++r) {
+        EXPECT_EQ(batch.reads[r].name, "p" + std::to_string(next + static_cast<int>(r / 2)));
+      }
+      next += static_cast<int>(batch.size() / 2);
+      got.push_back(batch.size());
+    }
+    EXPECT_EQ(got, sizes) << records << " records, " << bases << " bases";
+  }
+  // A mate name that does not match, in a later batch, is named by its record number.
+  const auto p3 = test::write_file(dir.file("r3.fq"), t2.substr(0, t2.find("@p2/2")) + "@x/2\nAC\n+\nII\n");
+  io::FastqSource src(p1, p3);
+  io::ReadBatch batch;
+  ASSERT_TRUE(src.next_batch(batch, 4, 1 << 20));
+  try {
+    src.next_batch(batch, 4, 1 << 20);
+    FAIL();
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("r3.fq' record 3: mate name 'x' does not match 'p2'"), std::string::npos)
+        << e.what();
+  }
 }
 
 void expect_fastq_error(const std::string& text, const std::string& needle) {
