@@ -55,6 +55,16 @@ bool unique(const std::vector<Hit>& hits) {
   return hits.size() == 1 || (hits.size() > 1 && hits[1].edits > hits[0].edits);
 }
 
+// A part of a chimeric read: a long soft clip of its primary alignment, mapped by itself.
+struct SplitPart {
+  uint8_t strand = 0;
+  uint32_t contig = 0;
+  int read_begin = 0, read_end = 0;  // the part's bases, in the read's own orientation
+  Alignment aln;                     // of those bases alone, on `strand`
+  int mapq = 0;
+  int second = -1;                   // second-best edits, -1 = none
+};
+
 struct Finished {
   const Hit* hit = nullptr;  // primary hit, null = unmapped
   int mapq = 0;
@@ -281,6 +291,56 @@ struct Mapper::Impl {
     }
     if (added) dedupe_hits(lost.hits, lost.e);
     return added;
+  }
+
+  // The parts of a chimeric read, as bwa-mem's supplementary alignments: each soft clip of
+  // the primary alignment of at least kMinSplitPart bases is seeded and verified by
+  // itself (within the threshold for its length, whatever the filter said) and kept
+  // where it maps away from the primary's reference span.
+  std::vector<SplitPart> split_parts(const ReadWork& w, const Hit& primary, const Alignment& aln, uint64_t tie,
+                                     std::vector<int>& scratch) const {
+    std::vector<SplitPart> parts;
+    const int m = static_cast<int>(w.codes[0].size());
+    thread_local ReadWork part;
+    RefWindow win;
+    for (const bool front : {true, false}) {
+      const uint32_t c = front ? aln.cigar.front() : aln.cigar.back();
+      const int len = static_cast<int>(bam_cigar_oplen(c));
+      if (bam_cigar_op(c) != BAM_CSOFT_CLIP || len < kMinSplitPart) continue;
+      // [a, b) on the primary's strand, then in the read's own orientation.
+      int a = front ? 0 : m - len;
+      if (primary.strand == 1) a = m - (a + len);
+      const int b = a + len;
+      part.codes[0].assign(w.codes[0].begin() + a, w.codes[0].begin() + b);
+      part.codes[1].assign(w.codes[1].begin() + (m - b), w.codes[1].begin() + (m - a));
+      part.e = edit_threshold(opt, len);
+      part.hits.clear();
+      collect_candidates(idx, part, opt.max_occ, opt.max_candidates);
+      for (const Candidate& cand : part.cand) {
+        const Hit h = verify_one(part, cand, win, scratch, part.e, cand.diag);
+        const bool on_primary = h.contig == primary.contig && h.diag < aln.ref_end && h.ref_end > aln.ref_begin;
+        if (h.edits >= 0 && !on_primary) part.hits.push_back(h);
+      }
+      if (part.hits.empty()) continue;
+      dedupe_hits(part.hits, part.e);
+      std::vector<int> scores;
+      int nb = 0;
+      for (const Hit& h : part.hits) {
+        scores.push_back(kEditPhred * h.edits);
+        nb += h.edits == part.hits[0].edits;
+      }
+      const Hit& best = part.hits[tie % static_cast<uint64_t>(nb)];
+      SplitPart sp;
+      sp.strand = best.strand;
+      sp.contig = best.contig;
+      sp.read_begin = a;
+      sp.read_end = b;
+      sp.aln = align(part, best, scratch);
+      sp.mapq = mapq_from_scores(scores, scores[0], best.edits, part.capped);
+      sp.second = nb > 1 ? best.edits : (static_cast<size_t>(nb) < part.hits.size() ? part.hits[nb].edits : -1);
+      parts.push_back(std::move(sp));
+    }
+    return parts;
   }
 
   // Insert size from fragments whose mates each have exactly one hit.
@@ -556,6 +616,59 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
     return f;
   };
   // Records of read r: primary (aln null = unmapped) and, with -a, its other hits.
+  // A chimeric read's primary record and its parts' records (supplementary, or secondary
+  // with -M; hard-clipped unless -Y), each with SA:Z naming the others, as bwa mem writes.
+  const auto emit_parts = [&](int64_t r, RecordFields& primary, const std::vector<SplitPart>& parts) {
+    const io::Read& read = batch.reads[r];
+    const int m = static_cast<int>(read.seq.size());
+    const auto contig_name = [&](uint32_t c) { return im.idx.contigs()[c].name; };
+    const auto part_cigar = [&](const SplitPart& p, int op) {  // clips in the part's strand's orientation
+      const int before = p.read_begin, after = m - p.read_end;
+      return p.strand == 0 ? with_clips(p.aln.cigar, before, after, op) : with_clips(p.aln.cigar, after, before, op);
+    };
+    std::vector<std::string> entries;
+    for (const SplitPart& p : parts) {
+      entries.push_back(sa_entry(contig_name(p.contig), p.aln.ref_begin - im.contig_begin[p.contig], p.strand == 1,
+                                 part_cigar(p, BAM_CSOFT_CLIP), p.mapq, p.aln.edits));
+    }
+    const std::string primary_entry = sa_entry(contig_name(static_cast<uint32_t>(primary.tid)), primary.pos,
+                                               primary.reverse, primary.aln->cigar, primary.mapq, primary.aln->edits);
+    for (const auto& e : entries) primary.sa += e;
+    recs[r].push_back(make_record(read, primary, opt.read_group_id, opt.copy_comment));
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const SplitPart& p = parts[i];
+      RecordFields pf = primary;
+      pf.flag = static_cast<uint16_t>((primary.flag & ~BAM_FREVERSE) | (p.strand ? BAM_FREVERSE : 0) |
+                                      (opt.split_as_secondary ? BAM_FSECONDARY : BAM_FSUPPLEMENTARY));
+      pf.reverse = p.strand == 1;
+      pf.tid = static_cast<int32_t>(p.contig);
+      pf.pos = p.aln.ref_begin - im.contig_begin[p.contig];
+      pf.mapq = p.mapq;
+      pf.score = -p.aln.score;
+      pf.has_second = p.second >= 0;
+      pf.second = -p.second;
+      pf.mate.tlen = 0;
+      if (!pf.mate.unmapped && pf.mate.aln && pf.mate.tid == pf.tid) {  // as for the primary
+        const int64_t begin = p.aln.ref_begin, mate_begin = pf.mate.aln->ref_begin;
+        const int64_t span = std::max(p.aln.ref_end, pf.mate.aln->ref_end) - std::min(begin, mate_begin);
+        const bool leftmost = begin < mate_begin || (begin == mate_begin && (primary.flag & BAM_FREAD1));
+        pf.mate.tlen = leftmost ? span : -span;
+      }
+      pf.sa = primary_entry;
+      for (size_t j = 0; j < parts.size(); ++j) {
+        if (j != i) pf.sa += entries[j];
+      }
+      Alignment pa = p.aln;
+      pa.cigar = part_cigar(p, opt.split_soft_clip ? BAM_CSOFT_CLIP : BAM_CHARD_CLIP);
+      pf.aln = &pa;
+      io::Read shown = read;  // hard clips leave only the part's bases in SEQ and QUAL
+      if (!opt.split_soft_clip) {
+        shown.seq = read.seq.substr(p.read_begin, p.read_end - p.read_begin);
+        if (!read.qual.empty()) shown.qual = read.qual.substr(p.read_begin, p.read_end - p.read_begin);
+      }
+      recs[r].push_back(make_record(shown, pf, opt.read_group_id, opt.copy_comment));
+    }
+  };
   const auto emit = [&](int64_t r, const Finished& f, const Alignment* aln, uint16_t flags, const MateInfo& mate,
                         std::vector<int>& scratch) {
     const ReadWork& w = work[r];
@@ -580,7 +693,15 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
       rf.has_second = f.second >= 0;
       rf.second = -f.second;
     }
-    recs[r].push_back(make_record(batch.reads[r], rf, opt.read_group_id, opt.copy_comment));
+    std::vector<SplitPart> parts;
+    if (aln && aln->clipped >= kMinSplitPart) {
+      parts = im.split_parts(w, *f.hit, *aln, name_hash(batch.reads[r].name), scratch);
+    }
+    if (parts.empty()) {
+      recs[r].push_back(make_record(batch.reads[r], rf, opt.read_group_id, opt.copy_comment));
+    } else {
+      emit_parts(r, rf, parts);
+    }
     if (!opt.all_hits || !aln) return;
     for (const Hit& h : w.hits) {
       if (&h == f.hit) continue;
@@ -712,10 +833,12 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
     stats_.proper_pairs += proper;
     stats_.rescued += rescued;
   }
-  int64_t records = 0, mapped = 0, secondary = 0;
+  int64_t records = 0, mapped = 0, secondary = 0, supplementary = 0;
   for (int64_t r = 0; r < n; ++r) {
     for (bam1_t* b : recs[r]) {
-      if (b->core.flag & BAM_FSECONDARY) {
+      if (b->core.flag & BAM_FSUPPLEMENTARY) {
+        ++supplementary;
+      } else if (b->core.flag & BAM_FSECONDARY) {
         ++secondary;
       } else {
         mapped += !(b->core.flag & BAM_FUNMAP);
@@ -727,6 +850,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   stats_.reads += n;
   stats_.records += records;
   stats_.secondary += secondary;
+  stats_.supplementary += supplementary;
   stats_.mapped += mapped;
   stats_.unmapped += n - mapped;
   stats_.pair_s += seconds_since(t0);

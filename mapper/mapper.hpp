@@ -29,12 +29,14 @@ struct MapOptions {
   double insert_sd = -1;         // --insert-sd
   std::string read_group_id;     // from -R, tags every record with RG:Z
   bool copy_comment = false;     // -C: FASTQ comments (SAM tags) onto the records
+  bool split_as_secondary = false;  // -M: flag the parts of chimeric reads secondary, not supplementary
+  bool split_soft_clip = false;     // -Y: soft-clip (not hard-clip) the parts of chimeric reads
 };
 
 // Counts and per-stage times of a run (also written as JSON by --stats).
 struct MapStats {
   int64_t reads = 0, candidates = 0, filter_rejected = 0, filter_unfiltered = 0, verified = 0;
-  int64_t mapped = 0, unmapped = 0, records = 0, secondary = 0, proper_pairs = 0, rescued = 0;
+  int64_t mapped = 0, unmapped = 0, records = 0, secondary = 0, supplementary = 0, proper_pairs = 0, rescued = 0;
   int64_t capped_reads = 0, candidate_cap_hits = 0, filter_cpu_fallbacks = 0;
   double seed_s = 0, filter_s = 0, filter_kernel_s = 0, verify_s = 0, pair_s = 0, output_s = 0;
   double fallback_s = 0;  // clipped re-alignment of reads with no hit within e (filter or not)

@@ -17,8 +17,8 @@ namespace gatemap::mapper {
 std::string MapStats::to_json() const {
   std::ostringstream o;
   o << "{\n  \"reads\": " << reads << ",\n  \"records\": " << records << ",\n  \"mapped\": " << mapped
-    << ",\n  \"unmapped\": " << unmapped << ",\n  \"secondary\": " << secondary << ",\n  \"proper_pairs\": "
-    << proper_pairs << ",\n  \"rescued\": " << rescued << ",\n  \"candidates\": " << candidates
+    << ",\n  \"unmapped\": " << unmapped << ",\n  \"secondary\": " << secondary
+    << ",\n  \"supplementary\": " << supplementary << ",\n  \"proper_pairs\": " << proper_pairs << ",\n  \"rescued\": " << rescued << ",\n  \"candidates\": " << candidates
     << ",\n  \"filter_rejected\": " << filter_rejected << ",\n  \"filter_unfiltered\": " << filter_unfiltered
     << ",\n  \"verified\": " << verified << ",\n  \"reads_with_capped_seeds\": " << capped_reads
     << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits
@@ -128,7 +128,8 @@ MapStats run_mapping(RunOptions opt) {
   st.input_wait_s = input_wait_s;
   const double wall = log::wall_seconds();
   log::info("map", "reads " + std::to_string(st.reads) + ", records " + std::to_string(st.records) + ", mapped " +
-                       std::to_string(st.mapped) + ", unmapped " + std::to_string(st.unmapped) + ", proper pairs " +
+                       std::to_string(st.mapped) + ", unmapped " + std::to_string(st.unmapped) + ", supplementary " +
+                       std::to_string(st.supplementary) + ", proper pairs " +
                        std::to_string(st.proper_pairs) + ", rescued " + std::to_string(st.rescued));
   log::info("map", "candidates " + std::to_string(st.candidates) + ", rejected by filter " +
                        std::to_string(st.filter_rejected) + ", unfiltered (N) " + std::to_string(st.filter_unfiltered) +
@@ -149,7 +150,7 @@ MapStats run_mapping(RunOptions opt) {
   }
   log::info("main", "Real time: " + std::to_string(wall) + " sec; CPU: " + std::to_string(log::cpu_seconds()) +
                         " sec; Peak RSS: " + std::to_string(log::peak_rss_bytes() / 1048576) + " MiB");
-  if (st.reads * 1 + st.secondary != st.records) throw Error("internal: records do not match reads");
+  if (st.reads + st.secondary + st.supplementary != st.records) throw Error("internal: records do not match reads");
   return st;
 }
 

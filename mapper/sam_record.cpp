@@ -61,6 +61,32 @@ void check_comment_tags(const io::Read& read) {
   }
 }
 
+std::string sa_entry(const std::string& contig, int64_t pos, bool reverse, const std::vector<uint32_t>& cigar,
+                     int mapq, int nm) {
+  std::string s = contig + "," + std::to_string(pos + 1) + "," + (reverse ? "-" : "+") + ",";
+  for (uint32_t c : cigar) s += std::to_string(bam_cigar_oplen(c)) + BAM_CIGAR_STR[bam_cigar_op(c)];
+  return s + "," + std::to_string(mapq) + "," + std::to_string(nm) + ";";
+}
+
+std::vector<uint32_t> with_clips(const std::vector<uint32_t>& cigar, int left, int right, int op) {
+  const auto clip = [op](int n) { return bam_cigar_gen(n, op); };
+  std::vector<uint32_t> out, body = cigar;
+  if (op == BAM_CSOFT_CLIP) {  // merge with soft clips already at the ends
+    if (!body.empty() && bam_cigar_op(body.front()) == BAM_CSOFT_CLIP) {
+      left += static_cast<int>(bam_cigar_oplen(body.front()));
+      body.erase(body.begin());
+    }
+    if (!body.empty() && bam_cigar_op(body.back()) == BAM_CSOFT_CLIP) {
+      right += static_cast<int>(bam_cigar_oplen(body.back()));
+      body.pop_back();
+    }
+  }
+  if (left > 0) out.push_back(clip(left));
+  out.insert(out.end(), body.begin(), body.end());
+  if (right > 0) out.push_back(clip(right));
+  return out;
+}
+
 bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::string& read_group, bool copy_comment) {
   std::string seq = read.seq, qual = read.qual;
   if (f.reverse) {
@@ -94,6 +120,9 @@ bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::stri
     std::string mc;
     for (uint32_t c : f.mate.aln->cigar) mc += std::to_string(bam_cigar_oplen(c)) + BAM_CIGAR_STR[bam_cigar_op(c)];
     bam_aux_append(b, "MC", 'Z', static_cast<int>(mc.size() + 1), reinterpret_cast<const uint8_t*>(mc.c_str()));
+  }
+  if (!f.sa.empty()) {
+    bam_aux_append(b, "SA", 'Z', static_cast<int>(f.sa.size() + 1), reinterpret_cast<const uint8_t*>(f.sa.c_str()));
   }
   if (copy_comment) append_comment_tags(b, read.comment);  // checked by check_comment_tags
   if (!read_group.empty()) {

@@ -3,6 +3,7 @@
 #include <htslib/sam.h>
 
 #include <string>
+#include <vector>
 
 #include "io/fastq.hpp"
 #include "mapper/verify.hpp"
@@ -29,7 +30,17 @@ struct RecordFields {
   bool has_second = false;         // XS present
   int second = 0;                  // XS: minus the second-best edits
   MateInfo mate;
+  std::string sa;                  // SA:Z (the other parts of a chimeric read), "" for none
 };
+
+// One SA:Z entry: "contig,pos,strand,CIGAR,MAPQ,NM;" (pos 0-based here, 1-based in the
+// entry; the CIGAR's clips soft, as bwa mem writes them).
+std::string sa_entry(const std::string& contig, int64_t pos, bool reverse, const std::vector<uint32_t>& cigar,
+                     int mapq, int nm);
+
+// The CIGAR with `left` and `right` more read bases clipped by `op` (BAM_CSOFT_CLIP
+// merges into soft clips already there; BAM_CHARD_CLIP goes outside them).
+std::vector<uint32_t> with_clips(const std::vector<uint32_t>& cigar, int left, int right, int op);
 
 // A new record (caller owns it) from the read in its original orientation. With
 // copy_comment the read's FASTQ comment, whitespace-separated SAM tags (TAG:TYPE:VALUE,

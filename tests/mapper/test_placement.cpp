@@ -130,3 +130,54 @@ TEST(Placement, TandemCopyChosenByInsertSize) {
   EXPECT_EQ(placed, 30);
   free_records(recs);
 }
+
+namespace {
+
+std::string aux_string(const bam1_t* b, const char* tag) {
+  const uint8_t* a = bam_aux_get(b, tag);
+  return a ? std::string(bam_aux2Z(a)) : std::string();
+}
+
+std::string seq_of(const bam1_t* b) {
+  std::string s(b->core.l_qseq, 'N');
+  for (int i = 0; i < b->core.l_qseq; ++i) s[i] = seq_nt16_str[bam_seqi(bam_get_seq(b), i)];
+  return s;
+}
+
+}  // namespace
+
+// A chimeric read: 90 bases from one place, then 60 from another, the second piece
+// forward or reverse-complemented (an inversion). The primary record keeps the longer
+// piece with the rest soft-clipped; the other piece is a supplementary record, hard-
+// clipped (soft with -Y; flagged secondary with -M), and SA:Z links the two.
+TEST(Placement, ChimericReadGetsASupplementaryPart) {
+  std::mt19937_64 rng(23);
+  const Genome g(test::random_dna(rng, 200000));
+  for (const bool inverted : {false, true}) {
+    for (const int style : {0, 1, 2}) {  // default, -Y, -M
+      SCOPED_TRACE(std::string(inverted ? "inverted" : "forward") + " style " + std::to_string(style));
+      const std::string piece = g.seq.substr(120000, 60);
+      const std::string seq = g.seq.substr(30000, 90) + (inverted ? revcomp(piece) : piece);
+      io::ReadBatch batch;
+      batch.reads.push_back({"chimera", seq, std::string(150, 'I'), ""});
+      mapper::MapOptions opt;
+      opt.split_soft_clip = style == 1;
+      opt.split_as_secondary = style == 2;
+      auto recs = map_reads(g, batch, opt);
+      ASSERT_EQ(recs.size(), 2u);
+      const bam1_t* primary = recs[0];
+      const bam1_t* part = recs[1];
+      EXPECT_EQ(primary->core.flag, 0);
+      EXPECT_EQ(primary->core.pos, 30000);
+      EXPECT_EQ(cigar_of(primary), "90M60S");
+      EXPECT_EQ(part->core.flag, (style == 2 ? BAM_FSECONDARY : BAM_FSUPPLEMENTARY) | (inverted ? BAM_FREVERSE : 0));
+      EXPECT_EQ(part->core.pos, 120000);
+      const std::string clip = style == 1 ? "90S" : "90H";
+      EXPECT_EQ(cigar_of(part), inverted ? "60M" + clip : clip + "60M");
+      EXPECT_EQ(seq_of(part), style == 1 ? (inverted ? revcomp(seq) : seq) : piece);
+      EXPECT_EQ(aux_string(primary, "SA"), std::string("chr,120001,") + (inverted ? "-,60M90S" : "+,90S60M") + ",60,0;");
+      EXPECT_EQ(aux_string(part, "SA"), "chr,30001,+,90M60S," + std::to_string(primary->core.qual) + ",0;");
+      free_records(recs);
+    }
+  }
+}
