@@ -2,10 +2,12 @@
 #include <htslib/sam.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"
+#include "common/log.hpp"
 #include "io/sam_sort.hpp"
 #include "common/build_info.hpp"
 #include "mapper/run.hpp"
@@ -15,7 +17,8 @@ namespace gatemap::apps {
 void register_map(CLI::App& app, AppContext& ctx) {
   auto* sub = app.add_subcommand("map", "Map single or paired reads to an index (SAM to stdout or -o)");
   auto o = std::make_shared<mapper::RunOptions>();
-  sub->add_option("index", o->index_path, "Index from 'gatemap index'")->required();
+  sub->add_option("index", o->index_path, "Index from 'gatemap index', or its FASTA (REF: REF.gmi is used)")
+      ->required();
   sub->add_option("reads1", o->reads1, "FASTQ or FASTA (plain or gzip; '-' is stdin)")->required();
   sub->add_option("reads2", o->reads2, "Mate FASTQ for paired reads");
   sub->add_flag("-p,--interleaved", o->interleaved, "reads1 holds pairs, each mate 1 followed by its mate 2");
@@ -38,12 +41,21 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_flag("-Y", o->map.split_soft_clip, "Soft-clip the parts of chimeric reads (hard clips by default)");
   sub->add_option("-K,--batch", o->batch_reads, "Reads per batch")->capture_default_str();
   sub->add_option("--stats", o->stats_path, "Write the run's counts and stage times as JSON");
+  auto verbosity = std::make_shared<int>(3);
+  sub->add_option("-v", *verbosity, "Verbosity as bwa mem's: 1 errors, 2 warnings, 3 progress, 4 debug")
+      ->capture_default_str();
   auto sort = std::make_shared<bool>(false);
   sub->add_flag("--sort", *sort,
                 "Write a coordinate-sorted, indexed BAM (-o x.bam), sorted in memory: for large outputs pipe to "
                 "'samtools sort' instead");
-  on_run(sub, ctx, [o, sort, &ctx] {
+  on_run(sub, ctx, [o, sort, verbosity, &ctx] {
     o->command_line = ctx.command_line;
+    log::set_verbosity(*verbosity - 1);
+    // As bwa mem takes the reference's path for its index: REF.gmi next to REF.
+    const std::string& path = o->index_path;
+    if ((path.size() < 4 || path.compare(path.size() - 4, 4, ".gmi") != 0) && std::filesystem::exists(path + ".gmi")) {
+      o->index_path = path + ".gmi";
+    }
     o->version = GATEMAP_VERSION;
     if (!*sort) {
       mapper::run_mapping(*o);

@@ -1,6 +1,8 @@
 // The gatemap binary as users meet it: help, version, usage errors, missing files.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "../test_util.hpp"
 
 using gatemap::test::run_command;
@@ -33,4 +35,24 @@ TEST(Cli, MissingFileIsStatus1WithItsName) {
   std::string out;
   EXPECT_EQ(run_command(kBin + " index -o /tmp/x.gmi /nonexistent/ref.fa", &out), 1);
   EXPECT_NE(out.find("/nonexistent/ref.fa"), std::string::npos) << out;
+}
+
+// A bwa mem command line works as it is: the reference's path stands for its index
+// (REF.gmi, what 'gatemap index REF' writes), -v 1 keeps stderr quiet, -M and -Y are taken.
+TEST(Cli, MapTakesBwaMemCommandLines) {
+  gatemap::test::TempDir dir;
+  std::mt19937_64 rng(5);
+  const std::string genome = gatemap::test::random_dna(rng, 5000);
+  const auto ref = gatemap::test::write_file(dir.file("ref.fa"), ">chr1\n" + genome + "\n");
+  const auto reads = gatemap::test::write_file(dir.file("r.fq"), "@r1\n" + genome.substr(1000, 100) + "\n+\n" +
+                                                                      std::string(100, 'I') + "\n");
+  std::string out;
+  ASSERT_EQ(run_command(kBin + " index " + ref, &out), 0) << out;
+  ASSERT_EQ(run_command(kBin + " map -v 1 -M -Y -t 2 " + ref + " " + reads + " 2>" + dir.file("err.txt"), &out), 0)
+      << out;
+  EXPECT_NE(out.find("r1\t0\tchr1\t1001\t60\t100M"), std::string::npos) << out;
+  EXPECT_EQ(gatemap::test::read_file(dir.file("err.txt")), "");
+  const auto plain = gatemap::test::write_file(dir.file("plain.fa"), ">chr1\n" + genome + "\n");
+  ASSERT_EQ(run_command(kBin + " map " + plain + " " + reads, &out), 1);
+  EXPECT_NE(out.find("not a gatemap index"), std::string::npos) << out;
 }
