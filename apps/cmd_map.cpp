@@ -39,7 +39,9 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_flag("-C", o->map.copy_comment, "Copy FASTQ comments (SAM tags such as BX:Z:...) to the records");
   sub->add_flag("-M", o->map.split_as_secondary, "Flag the parts of chimeric reads secondary, not supplementary (Picard)");
   sub->add_flag("-Y", o->map.split_soft_clip, "Soft-clip the parts of chimeric reads (hard clips by default)");
-  sub->add_option("-K,--batch", o->batch_reads, "Reads per batch")->capture_default_str();
+  sub->add_option("--batch", o->batch_reads, "Reads per batch")->capture_default_str();
+  sub->add_option("-K", o->batch_bases, "Bases per batch at most, as bwa mem -K (0: 1000 per read)")
+      ->capture_default_str();
   sub->add_option("--stats", o->stats_path, "Write the run's counts and stage times as JSON");
   auto verbosity = std::make_shared<int>(3);
   sub->add_option("-v", *verbosity, "Verbosity as bwa mem's: 1 errors, 2 warnings, 3 progress, 4 debug")

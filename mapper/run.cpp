@@ -33,7 +33,8 @@ std::string MapStats::to_json() const {
 
 MapStats run_mapping(RunOptions opt) {
   if (opt.map.threads > 0) omp_set_num_threads(opt.map.threads);
-  if (opt.batch_reads < 2) throw UsageError("-K must be at least 2");
+  if (opt.batch_reads < 2) throw UsageError("--batch must be at least 2");
+  const size_t batch_bases = opt.batch_bases ? opt.batch_bases : opt.batch_reads * 1000;
   // Whether a GPU filters: probed on a thread of its own (CUDA's start-up takes a few
   // tenths of a second) while the index loads and the first batch is read.
   std::future<gpu::Backend> probe;
@@ -73,7 +74,7 @@ MapStats run_mapping(RunOptions opt) {
     for (bam1_t* b : recs) bam_destroy1(b);
     recs.clear();
   };
-  const auto read_into = [&](io::ReadBatch* b) { return source.next_batch(*b, opt.batch_reads, opt.batch_reads * 1000); };
+  const auto read_into = [&](io::ReadBatch* b) { return source.next_batch(*b, opt.batch_reads, batch_bases); };
   const auto write_all = [&] {
     const double t = log::wall_seconds();
     for (bam1_t* b : written) out.write(b);

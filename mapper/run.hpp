@@ -14,7 +14,8 @@ struct RunOptions {
   std::string read_group;         // -R
   std::string stats_path;         // --stats
   std::string command_line, version;
-  size_t batch_reads = 100000;    // -K: reads per batch (pairs count twice)
+  size_t batch_reads = 100000;    // --batch: reads per batch (pairs count twice)
+  size_t batch_bases = 0;         // -K: at most this many bases per batch, as bwa mem's -K (0: 1000 per read)
   std::string filter = "auto";    // --filter gpu|cpu|off|auto
   MapOptions map;
 };

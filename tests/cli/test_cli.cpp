@@ -38,7 +38,8 @@ TEST(Cli, MissingFileIsStatus1WithItsName) {
 }
 
 // A bwa mem command line works as it is: the reference's path stands for its index
-// (REF.gmi, what 'gatemap index REF' writes), -v 1 keeps stderr quiet, -M and -Y are taken.
+// (REF.gmi, what 'gatemap index REF' writes), -v 1 keeps stderr quiet, -K (bases per
+// batch), -M and -Y are taken.
 TEST(Cli, MapTakesBwaMemCommandLines) {
   gatemap::test::TempDir dir;
   std::mt19937_64 rng(5);
@@ -48,7 +49,7 @@ TEST(Cli, MapTakesBwaMemCommandLines) {
                                                                       std::string(100, 'I') + "\n");
   std::string out;
   ASSERT_EQ(run_command(kBin + " index " + ref, &out), 0) << out;
-  ASSERT_EQ(run_command(kBin + " map -v 1 -M -Y -t 2 " + ref + " " + reads + " 2>" + dir.file("err.txt"), &out), 0)
+  ASSERT_EQ(run_command(kBin + " map -K 100000000 -v 1 -M -Y -t 2 " + ref + " " + reads + " 2>" + dir.file("err.txt"), &out), 0)
       << out;
   EXPECT_NE(out.find("r1\t0\tchr1\t1001\t60\t100M"), std::string::npos) << out;
   EXPECT_EQ(gatemap::test::read_file(dir.file("err.txt")), "");
