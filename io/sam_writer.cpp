@@ -1,5 +1,6 @@
 #include "io/sam_writer.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -38,14 +39,18 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     text += "@SQ\tSN:" + name + "\tLN:" + std::to_string(len) + "\n";
   }
   if (!info.read_group.empty()) text += parse_read_group(info.read_group, rg_id_) + "\n";
+  // @PG without empty tags (Picard rejects "VN:" with no value).
+  text += "@PG\tID:gatemap\tPN:gatemap";
+  if (!info.version.empty()) text += "\tVN:" + info.version;
+  if (!info.command_line.empty()) {  // a tab (e.g. in a -R given as $'@RG\t...') would end the field
+    std::string cl = info.command_line;
+    std::replace(cl.begin(), cl.end(), '\t', ' ');
+    text += "\tCL:" + cl;
+  }
+  text += "\n";
   if (sam_hdr_add_lines(hdr_, text.c_str(), text.size()) != 0) {
     sam_hdr_destroy(hdr_);
     throw Error("cannot build the SAM header (bad read group?)");
-  }
-  if (sam_hdr_add_pg(hdr_, "gatemap", "PN", "gatemap", "VN", info.version.c_str(), "CL",
-                     info.command_line.c_str(), nullptr) != 0) {
-    sam_hdr_destroy(hdr_);
-    throw Error("cannot add @PG to the SAM header");
   }
   fp_ = hts_open(path_.c_str(), bam ? "wb" : "w");
   if (!fp_) {

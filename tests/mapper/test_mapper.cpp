@@ -8,7 +8,10 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/dna.hpp"
 #include "eval/eval.hpp"
+#include "io/fasta.hpp"
+#include "io/sam_sort.hpp"
 #include "sim_fixture.hpp"
 
 using namespace gatemap;
@@ -100,6 +103,45 @@ TEST(MapperE2E, SamtoolsAcceptsTheOutput) {
                               &diff),
             0)
       << diff.substr(0, 2000);
+}
+
+// Picard's ValidateSamFile (what GATK users run) accepts the output, NM and MD checked
+// against the reference, secondary (-a) and supplementary records included: the
+// simulated pairs plus one pair whose mate 2 is chimeric.
+TEST(MapperE2E, PicardValidatesTheOutput) {
+  const auto& d = data();
+  if (test::run_command("command -v PicardCommandLine") != 0) GTEST_SKIP() << "Picard (picard-tools) not installed";
+  io::FastaReader fasta(d.ref);
+  io::FastaRecord c0, c1;
+  ASSERT_TRUE(fasta.next(c0));
+  ASSERT_TRUE(fasta.next(c1));
+  const std::string mate1 = c0.seq.substr(100000, 150);
+  const std::string mate2 = reverse_complement(c0.seq.substr(100300, 90)) + c1.seq.substr(5000, 60);
+  const std::string qual(150, 'I');
+  const auto r1 = test::write_file(d.dir.file("picard_1.fq"),
+                                   test::read_file(d.pe1) + "@chimera/1\n" + mate1 + "\n+\n" + qual + "\n");
+  const auto r2 = test::write_file(d.dir.file("picard_2.fq"),
+                                   test::read_file(d.pe2) + "@chimera/2\n" + mate2 + "\n+\n" + qual + "\n");
+  mapper::RunOptions o;
+  o.index_path = d.gmi;
+  o.reads1 = r1;
+  o.reads2 = r2;
+  o.output = d.dir.file("picard.bam");
+  o.filter = "cpu";
+  o.read_group = "@RG\\tID:x\\tSM:y\\tPL:ILLUMINA";
+  o.map.all_hits = true;
+  o.map.threads = 2;
+  const auto st = mapper::run_mapping(o);
+  EXPECT_GE(st.supplementary, 1);
+  EXPECT_GT(st.secondary, 0);
+  const std::string sorted = d.dir.file("picard.sorted.bam");  // reference checks want coordinate order
+  io::sort_sam_in_memory(o.output, sorted);
+  const std::string dict = d.ref.substr(0, d.ref.size() - 3) + ".dict";  // ref.fa -> ref.dict
+  std::string out;
+  ASSERT_EQ(test::run_command("PicardCommandLine CreateSequenceDictionary R=" + d.ref + " O=" + dict, &out), 0) << out;
+  EXPECT_EQ(test::run_command("PicardCommandLine ValidateSamFile I=" + sorted + " R=" + d.ref + " MODE=SUMMARY", &out), 0)
+      << out.substr(out.size() > 3000 ? out.size() - 3000 : 0);
+  EXPECT_NE(out.find("No errors found"), std::string::npos);
 }
 
 TEST(MapperEdgeCases, ShortAllNEmptyReadsAreUnmappedRecords) {
