@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ make pkg-config zlib1g-dev libhts-dev libcli11-dev
-          libgtest-dev googletest libedlib-dev samtools gzip)
+          libgtest-dev googletest libedlib-dev samtools gzip
+          picard-tools)  # picard-tools: ValidateSamFile checks the mapper's output in a test
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(bwa minimap2 time bc lighter bcftools freebayes)  # tools compared side by side in benchmarks
 fi
