@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Installs what a fresh Debian 12 machine lacks to build and test gatemap. Idempotent:
+# Installs what a fresh Debian 12 machine lacks to build and test gatemap (--test: and the
+# test-only oracles; --bench: and the tools benchmarked side by side). Idempotent:
 # packages already present are not reinstalled, apt-get update runs only when needed.
 # CUDA is used when present at /usr/local/cuda (it is not installed here).
 set -euo pipefail
 
 packages=(cmake ninja-build g++ make pkg-config zlib1g-dev libhts-dev libcli11-dev
-          libgtest-dev googletest libedlib-dev samtools gzip
-          picard-tools)  # picard-tools: ValidateSamFile checks the mapper's output in a test
+          libgtest-dev googletest libedlib-dev samtools gzip)
+if [[ "${1:-}" == "--test" || "${1:-}" == "--bench" ]]; then
+  packages+=(picard-tools)  # its ValidateSamFile checks the mapper's output in a test
+fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(bwa minimap2 time bc lighter bcftools freebayes)  # tools compared side by side in benchmarks
 fi

@@ -3,6 +3,6 @@
 # GPU tests skip themselves where no device is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+scripts/deps.sh --test
 scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90
 ctest --test-dir build -j "$(nproc)" --output-on-failure
