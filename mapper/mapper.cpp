@@ -412,6 +412,9 @@ struct Mapper::Impl {
   // back from a clip pay for their gap (6 + its length) with their matches, so a gap
   // next to a clip is shorter than the bases it brings back, which are the clip and a
   // few aligned by chance before it (real reads: a 20-base deletion behind an 18S).
+  // Hits of the clipped fallback (no hit within e) take the whole kWideBand: their edit
+  // path may have crossed a long deletion with mismatches and short gaps, unclipped
+  // (45M1D5M3I5M9I83M for a read with a 41-base deletion, bwa's 68M41D82M).
   Alignment reported_alignment(const ReadWork& w, const Hit& h, std::vector<int>& scratch) const {
     Alignment a = align(w, h, scratch);
     const auto gaps = std::count_if(a.cigar.begin(), a.cigar.end(), [](uint32_t c) {
@@ -423,8 +426,7 @@ struct Mapper::Impl {
     for (uint32_t c : {a.cigar.front(), a.cigar.back()}) {
       if (bam_cigar_op(c) == BAM_CSOFT_CLIP) longest_clip = std::max<int>(longest_clip, bam_cigar_oplen(c));
     }
-    const int found_in = h.clipped ? fallback_band(w) : w.e;
-    const int band = std::max(found_in, std::min(kWideBand, 2 * longest_clip));
+    const int band = h.clipped ? kWideBand : std::max(w.e, std::min(kWideBand, 2 * longest_clip));
     const int64_t cb = contig_begin[h.contig], ce = contig_end[h.contig];
     thread_local RefWindow win;
     fetch_window(idx, std::max(cb, h.diag - band), std::min(ce, h.diag + m + band), win);
@@ -610,9 +612,17 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
     while (nb < static_cast<int>(w.hits.size()) && w.hits[nb].edits == best) ++nb;
     f.second = nb > 1 ? best : (nb < static_cast<int>(w.hits.size()) ? w.hits[nb].edits : -1);
     f.hit = &w.hits[name_hash(batch.reads[r].name) % static_cast<uint64_t>(nb)];
+    // The clipped fallback's costs (edits, clip penalties, a quarter per clipped base)
+    // are a coarser measure than edits, and it tries only a few candidates: a unit of its
+    // margin is worth half an edit's.
+    const bool clipped = w.hits[0].clipped;
+    const int price = clipped ? kEditPhred / 2 : kEditPhred;
     std::vector<int> scores;
-    for (const Hit& h : w.hits) scores.push_back(kEditPhred * h.edits);
-    f.mapq = mapq_from_scores(scores, kEditPhred * best, best, w.capped);
+    for (const Hit& h : w.hits) scores.push_back(price * h.edits);
+    f.mapq = mapq_from_scores(scores, price * best, best, w.capped);
+    // A repetitive read (candidates cut at --max-cand) placed only by the fallback: its
+    // full-length home may be among the candidates the fallback did not try.
+    if (w.cand_cap_hit && clipped) f.mapq = std::min(f.mapq, kTruncatedClippedMapq);
     return f;
   };
   // Records of read r: primary (aln null = unmapped) and, with -a, its other hits.
