@@ -1,5 +1,6 @@
 // Ranking verified hits and turning the margin between best and second best into MAPQ.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 
@@ -28,10 +29,9 @@ void dedupe_hits(std::vector<Hit>& hits, int e) {
   std::vector<Hit> joined;
   for (const Hit& h : kept) {
     const auto same_locus = [&](const Hit& k) {
-      return k.clipped && h.clipped && k.strand == h.strand && k.contig == h.contig &&
-             std::llabs(k.diag - h.diag) <= kWideBand;
+      return k.clipped && k.strand == h.strand && k.contig == h.contig && std::llabs(k.diag - h.diag) <= kWideBand;
     };
-    const auto it = std::find_if(joined.begin(), joined.end(), same_locus);
+    const auto it = h.clipped ? std::find_if(joined.begin(), joined.end(), same_locus) : joined.end();
     if (it == joined.end()) {
       joined.push_back(h);
     } else if (h.edits < it->edits) {
@@ -53,8 +53,18 @@ void dedupe_hits(std::vector<Hit>& hits, int e) {
 // gets 0, as a tie does: MAPQ 1 and up mean "more likely right than not, clearly"
 // (simulated pairs: the placements just above that line were 27% wrong, MAPQ 2-3).
 int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, bool capped) {
+  // 10^(-d/10) for the differences that can count (beyond kFar, under 1e-12 each: even
+  // hundreds of them move no MAPQ, which only sees odds above 1e-6).
+  constexpr int kFar = 120;
+  static const auto odds = [] {
+    std::array<double, kFar + 1> t{};
+    for (int d = 0; d <= kFar; ++d) t[d] = std::pow(10.0, -d / 10.0);
+    return t;
+  }();
   double others = -1;  // the best placement itself is among the scores
-  for (int s : scores) others += std::pow(10.0, -(s - best) / 10.0);
+  for (int s : scores) {
+    if (s - best <= kFar) others += odds[s - best];
+  }
   int q = 60;
   if (others > 1 / 1.5) {
     q = 0;
