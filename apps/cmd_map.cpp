@@ -37,7 +37,8 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_option("--insert-sd", o->map.insert_sd, "Insert size standard deviation")->capture_default_str();
   sub->add_option("-R", o->read_group, "Read group line, e.g. '@RG\\tID:x\\tSM:y'");
   sub->add_flag("-C", o->map.copy_comment, "Copy FASTQ comments (SAM tags such as BX:Z:...) to the records");
-  sub->add_flag("-M", o->map.split_as_secondary, "Flag the parts of chimeric reads secondary, not supplementary (Picard)");
+  sub->add_flag("-M", o->map.split_as_secondary,
+                "Flag the parts of chimeric reads secondary, not supplementary (Picard)");
   sub->add_flag("-Y", o->map.split_soft_clip, "Soft-clip the parts of chimeric reads (hard clips by default)");
   sub->add_option("--batch", o->batch_reads, "Reads per batch")->capture_default_str();
   sub->add_option("-K", o->batch_bases, "Bases per batch at most, as bwa mem -K (0: 1000 per read)")

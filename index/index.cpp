@@ -245,7 +245,9 @@ std::unique_ptr<Index> load_index(const std::string& path) {
   const auto* base = static_cast<const unsigned char*>(map);
   FileHeader h;
   std::memcpy(&h, base, sizeof(h));
-  if (std::memcmp(h.magic, kMagic, 8) != 0) throw bad("not a gatemap index (bad magic); build one with 'gatemap index REF.fa'");
+  if (std::memcmp(h.magic, kMagic, 8) != 0) {
+    throw bad("not a gatemap index (bad magic); build one with 'gatemap index REF.fa'");
+  }
   if (h.version != kVersion) {
     throw bad("format version " + std::to_string(h.version) + ", this gatemap reads version " +
               std::to_string(kVersion) + ": rebuild it with 'gatemap index'");

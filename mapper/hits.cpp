@@ -1,4 +1,4 @@
-// Ranking verified hits and turning the margin between best and second best into MAPQ.
+// Ranking verified hits and turning the other placements' odds against the best into MAPQ.
 #include <algorithm>
 #include <array>
 #include <cmath>

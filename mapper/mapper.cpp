@@ -233,7 +233,7 @@ struct Mapper::Impl {
     const Hit& fwd = a.strand == 0 ? a : b;
     const Hit& rev = a.strand == 0 ? b : a;
     const double z = (static_cast<double>(rev.ref_end - fwd.diag) - insert_mean) / insert_sd;
-    const int insert_phred = std::min(kMaxInsertPhred, static_cast<int>(std::lround(10 * z * z / (2 * std::log(10.0)))));
+    const int insert_phred = std::min(kMaxInsertPhred, static_cast<int>(std::lround(5 * z * z / std::log(10.0))));
     return kEditPhred * (a.edits + b.edits) + insert_phred;
   }
 

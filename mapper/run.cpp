@@ -18,7 +18,8 @@ std::string MapStats::to_json() const {
   std::ostringstream o;
   o << "{\n  \"reads\": " << reads << ",\n  \"records\": " << records << ",\n  \"mapped\": " << mapped
     << ",\n  \"unmapped\": " << unmapped << ",\n  \"secondary\": " << secondary
-    << ",\n  \"supplementary\": " << supplementary << ",\n  \"proper_pairs\": " << proper_pairs << ",\n  \"rescued\": " << rescued << ",\n  \"candidates\": " << candidates
+    << ",\n  \"supplementary\": " << supplementary << ",\n  \"proper_pairs\": " << proper_pairs
+    << ",\n  \"rescued\": " << rescued << ",\n  \"candidates\": " << candidates
     << ",\n  \"filter_rejected\": " << filter_rejected << ",\n  \"filter_unfiltered\": " << filter_unfiltered
     << ",\n  \"verified\": " << verified << ",\n  \"reads_with_capped_seeds\": " << capped_reads
     << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits

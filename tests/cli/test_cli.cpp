@@ -49,7 +49,8 @@ TEST(Cli, MapTakesBwaMemCommandLines) {
                                                                       std::string(100, 'I') + "\n");
   std::string out;
   ASSERT_EQ(run_command(kBin + " index " + ref, &out), 0) << out;
-  ASSERT_EQ(run_command(kBin + " map -K 100000000 -v 1 -M -Y -t 2 " + ref + " " + reads + " 2>" + dir.file("err.txt"), &out), 0)
+  const std::string bwa_like = " map -K 100000000 -v 1 -M -Y -t 2 " + ref + " " + reads;
+  ASSERT_EQ(run_command(kBin + bwa_like + " 2>" + dir.file("err.txt"), &out), 0)
       << out;
   EXPECT_NE(out.find("r1\t0\tchr1\t1001\t60\t100M"), std::string::npos) << out;
   EXPECT_EQ(gatemap::test::read_file(dir.file("err.txt")), "");

@@ -67,8 +67,9 @@ TEST(Placement, LongIndelIsOneLocusNotTwo) {
     const int64_t pos = 1000 + 4000 * i;
     const bool insertion = i % 2 == 0;
     const int len = 14 + static_cast<int>(rng() % 20);
-    std::string seq = insertion ? g.seq.substr(pos, 70) + test::random_dna(rng, len) + g.seq.substr(pos + 70, 150 - 70 - len)
-                                : g.seq.substr(pos, 75) + g.seq.substr(pos + 75 + len, 75);
+    std::string seq = insertion
+                          ? g.seq.substr(pos, 70) + test::random_dna(rng, len) + g.seq.substr(pos + 70, 150 - 70 - len)
+                          : g.seq.substr(pos, 75) + g.seq.substr(pos + 75 + len, 75);
     batch.reads.push_back({"r" + std::to_string(i), seq, std::string(seq.size(), 'I'), ""});
     at.push_back(pos);
   }
@@ -175,7 +176,8 @@ TEST(Placement, ChimericReadGetsASupplementaryPart) {
       const std::string clip = style == 1 ? "90S" : "90H";
       EXPECT_EQ(cigar_of(part), inverted ? "60M" + clip : clip + "60M");
       EXPECT_EQ(seq_of(part), style == 1 ? (inverted ? revcomp(seq) : seq) : piece);
-      EXPECT_EQ(aux_string(primary, "SA"), std::string("chr,120001,") + (inverted ? "-,60M90S" : "+,90S60M") + ",60,0;");
+      EXPECT_EQ(aux_string(primary, "SA"),
+                std::string("chr,120001,") + (inverted ? "-,60M90S" : "+,90S60M") + ",60,0;");
       EXPECT_EQ(aux_string(part, "SA"), "chr,30001,+,90M60S," + std::to_string(primary->core.qual) + ",0;");
       free_records(recs);
     }
