@@ -77,18 +77,26 @@ struct SimData {
     }
   }
 
-  // Maps and returns the SAM text without @PG (the command line differs between runs).
-  std::string map(const std::string& r1, const std::string& r2, const std::string& filter, int threads = 2,
-                  size_t batch = 100000, mapper::MapStats* stats = nullptr, const std::string& extra_out = "") const {
+  // A mapping job of this index: reads to `output`, the CPU filter on two threads.
+  mapper::RunOptions options(const std::string& r1, const std::string& r2, const std::string& output) const {
     mapper::RunOptions o;
     o.index_path = gmi;
     o.reads1 = r1;
     o.reads2 = r2;
-    o.output = extra_out.empty() ? dir.file("out_" + filter + ".sam") : extra_out;
+    o.output = output;
+    o.filter = "cpu";
+    o.map.threads = 2;
+    o.command_line = "test";
+    return o;
+  }
+
+  // Maps and returns the SAM text without @PG (the command line differs between runs).
+  std::string map(const std::string& r1, const std::string& r2, const std::string& filter, int threads = 2,
+                  size_t batch = 100000, mapper::MapStats* stats = nullptr, const std::string& extra_out = "") const {
+    mapper::RunOptions o = options(r1, r2, extra_out.empty() ? dir.file("out_" + filter + ".sam") : extra_out);
     o.filter = filter;
     o.batch_reads = batch;
     o.map.threads = threads;
-    o.command_line = "test";
     const auto st = mapper::run_mapping(o);
     if (stats) *stats = st;
     return without_pg(read_file(o.output));

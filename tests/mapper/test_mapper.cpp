@@ -122,15 +122,9 @@ TEST(MapperE2E, PicardValidatesTheOutput) {
                                    test::read_file(d.pe1) + "@chimera/1\n" + mate1 + "\n+\n" + qual + "\n");
   const auto r2 = test::write_file(d.dir.file("picard_2.fq"),
                                    test::read_file(d.pe2) + "@chimera/2\n" + mate2 + "\n+\n" + qual + "\n");
-  mapper::RunOptions o;
-  o.index_path = d.gmi;
-  o.reads1 = r1;
-  o.reads2 = r2;
-  o.output = d.dir.file("picard.bam");
-  o.filter = "cpu";
+  mapper::RunOptions o = d.options(r1, r2, d.dir.file("picard.bam"));
   o.read_group = "@RG\\tID:x\\tSM:y\\tPL:ILLUMINA";
   o.map.all_hits = true;
-  o.map.threads = 2;
   const auto st = mapper::run_mapping(o);
   EXPECT_GE(st.supplementary, 1);
   EXPECT_GT(st.secondary, 0);
@@ -203,14 +197,8 @@ TEST(MapperInput, InterleavedPairsAndFastaReadsMapAsFastq) {
     }
   }
   const auto inter = test::write_file(d.dir.file("inter.fq"), interleaved);
-  mapper::RunOptions o;
-  o.index_path = d.gmi;
-  o.reads1 = inter;
+  mapper::RunOptions o = d.options(inter, "", d.dir.file("inter.sam"));
   o.interleaved = true;
-  o.output = d.dir.file("inter.sam");
-  o.filter = "cpu";
-  o.map.threads = 2;
-  o.command_line = "test";
   mapper::run_mapping(o);
   EXPECT_EQ(test::without_pg(test::read_file(o.output)), d.map(d.pe1, d.pe2, "cpu"));
 
@@ -279,12 +267,7 @@ TEST(MapperInput, CommentsCopiedAsSamTagsWithC) {
     fq += n % 4 == 0 ? line + " BX:Z:ACGT-1\tXN:i:" + std::to_string(n) + " XF:f:0.5 XC:A:q\n" : line + "\n";
   }
   const auto path = test::write_file(d.dir.file("comments.fq"), fq);
-  mapper::RunOptions o;
-  o.index_path = d.gmi;
-  o.reads1 = path;
-  o.output = d.dir.file("comments.sam");
-  o.filter = "cpu";
-  o.command_line = "test";
+  mapper::RunOptions o = d.options(path, "", d.dir.file("comments.sam"));
   o.map.copy_comment = true;
   mapper::run_mapping(o);
   const std::string with = test::read_file(o.output);
