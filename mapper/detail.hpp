@@ -30,6 +30,7 @@ constexpr int kWideBand = 100;     // band of the affine redraw of clipped align
 constexpr int kClipCandidates = 8;  // best-supported candidates tried by the fallback
 constexpr int kMinRescuedBases = 20;  // aligned bases of a mate rescued next to its partner
 constexpr int kMinSplitPart = 30;     // soft-clipped bases mapped as a part of a chimeric read
+constexpr size_t kMaxXaHits = 5;      // other placements listed in XA:Z at most (bwa mem -h 5)
 constexpr int kTruncatedClippedMapq = 10;  // most MAPQ of a clipped hit of a read at --max-cand
 // Edits a mate may take beyond its own best hit to be placed next to its partner, and
 // the MAPQ that price is worth at 20 per edit (bwa-mem's unpaired penalty of 17 is about

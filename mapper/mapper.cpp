@@ -658,6 +658,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
       pf.has_second = p.second >= 0;
       pf.second = -p.second;
       pf.mate.tlen = 0;
+      pf.xa.clear();  // the primary's other placements are not the part's
       if (!pf.mate.unmapped && pf.mate.aln && pf.mate.tid == pf.tid) {  // as for the primary
         const int64_t begin = p.aln.ref_begin, mate_begin = pf.mate.aln->ref_begin;
         const int64_t span = std::max(p.aln.ref_end, pf.mate.aln->ref_end) - std::min(begin, mate_begin);
@@ -702,6 +703,16 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
       rf.score = -aln->score;
       rf.has_second = f.second >= 0;
       rf.second = -f.second;
+    }
+    // XA:Z, as bwa mem: the read's other placements when there are at most kMaxXaHits
+    // (more say only "repeat"; -a writes them as records instead).
+    if (aln && !opt.all_hits && w.hits.size() > 1 && w.hits.size() <= kMaxXaHits + 1) {
+      for (const Hit& h : w.hits) {
+        if (&h == f.hit) continue;
+        const Alignment xa = im.align(w, h, scratch);
+        rf.xa += xa_entry(im.idx.contigs()[h.contig].name, xa.ref_begin - im.contig_begin[h.contig], h.strand == 1,
+                          xa.cigar, xa.edits);
+      }
     }
     std::vector<SplitPart> parts;
     if (aln && aln->clipped >= kMinSplitPart) {

@@ -68,6 +68,13 @@ std::string sa_entry(const std::string& contig, int64_t pos, bool reverse, const
   return s + "," + std::to_string(mapq) + "," + std::to_string(nm) + ";";
 }
 
+std::string xa_entry(const std::string& contig, int64_t pos, bool reverse, const std::vector<uint32_t>& cigar,
+                     int nm) {
+  std::string s = contig + "," + (reverse ? "-" : "+") + std::to_string(pos + 1) + ",";
+  for (uint32_t c : cigar) s += std::to_string(bam_cigar_oplen(c)) + BAM_CIGAR_STR[bam_cigar_op(c)];
+  return s + "," + std::to_string(nm) + ";";
+}
+
 std::vector<uint32_t> with_clips(const std::vector<uint32_t>& cigar, int left, int right, int op) {
   const auto clip = [op](int n) { return bam_cigar_gen(n, op); };
   std::vector<uint32_t> out, body = cigar;
@@ -123,6 +130,9 @@ bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::stri
   }
   if (!f.sa.empty()) {
     bam_aux_append(b, "SA", 'Z', static_cast<int>(f.sa.size() + 1), reinterpret_cast<const uint8_t*>(f.sa.c_str()));
+  }
+  if (!f.xa.empty()) {
+    bam_aux_append(b, "XA", 'Z', static_cast<int>(f.xa.size() + 1), reinterpret_cast<const uint8_t*>(f.xa.c_str()));
   }
   if (copy_comment) append_comment_tags(b, read.comment);  // checked by check_comment_tags
   if (!read_group.empty()) {

@@ -31,12 +31,17 @@ struct RecordFields {
   int second = 0;                  // XS: minus the second-best edits
   MateInfo mate;
   std::string sa;                  // SA:Z (the other parts of a chimeric read), "" for none
+  std::string xa;                  // XA:Z (the read's other placements), "" for none
 };
 
 // One SA:Z entry: "contig,pos,strand,CIGAR,MAPQ,NM;" (pos 0-based here, 1-based in the
 // entry; the CIGAR's clips soft, as bwa mem writes them).
 std::string sa_entry(const std::string& contig, int64_t pos, bool reverse, const std::vector<uint32_t>& cigar,
                      int mapq, int nm);
+
+// One XA:Z entry: "contig,+pos,CIGAR,NM;" (strand as the sign of the 1-based pos), as bwa mem.
+std::string xa_entry(const std::string& contig, int64_t pos, bool reverse, const std::vector<uint32_t>& cigar,
+                     int nm);
 
 // The CIGAR with `left` and `right` more read bases clipped by `op` (BAM_CSOFT_CLIP
 // merges into soft clips already there; BAM_CHARD_CLIP goes outside them).

@@ -183,3 +183,34 @@ TEST(Placement, ChimericReadGetsASupplementaryPart) {
     }
   }
 }
+
+// A read from one copy of a duplication that differs from the other by one base: placed
+// on its own copy, with the other in XA:Z (position 1-based with the strand as its sign,
+// CIGAR, NM), as bwa mem writes it; a unique read has none, and -a writes records instead.
+TEST(Placement, OtherPlacementsInXa) {
+  std::mt19937_64 rng(24);
+  std::string seq = test::random_dna(rng, 100000);
+  std::string copy = seq.substr(10000, 500);
+  copy[250] = copy[250] == 'A' ? 'C' : 'A';
+  seq.replace(60000, 500, copy);
+  const Genome g(seq);
+  io::ReadBatch batch;
+  const std::string read = seq.substr(10200, 150);
+  batch.reads.push_back({"fwd", read, std::string(150, 'I'), ""});
+  batch.reads.push_back({"rev", revcomp(read), std::string(150, 'I'), ""});
+  batch.reads.push_back({"unique", seq.substr(30000, 150), std::string(150, 'I'), ""});
+  mapper::MapOptions opt;
+  auto recs = map_reads(g, batch, opt);
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[0]->core.pos, 10200);
+  EXPECT_EQ(aux_string(recs[0], "XA"), "chr,+60201,150M,1;");
+  EXPECT_EQ(recs[1]->core.pos, 10200);
+  EXPECT_EQ(aux_string(recs[1], "XA"), "chr,-60201,150M,1;");
+  EXPECT_EQ(aux_string(recs[2], "XA"), "");
+  free_records(recs);
+  opt.all_hits = true;
+  recs = map_reads(g, batch, opt);
+  ASSERT_EQ(recs.size(), 5u);  // two secondary records
+  for (const bam1_t* b : recs) EXPECT_EQ(aux_string(b, "XA"), "");
+  free_records(recs);
+}
