@@ -7,7 +7,6 @@
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"
-#include "common/log.hpp"
 #include "io/sam_sort.hpp"
 #include "common/build_info.hpp"
 #include "mapper/run.hpp"
@@ -44,16 +43,12 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_option("-K", o->batch_bases, "Bases per batch at most, as bwa mem -K (0: 1000 per read)")
       ->capture_default_str();
   sub->add_option("--stats", o->stats_path, "Write the run's counts and stage times as JSON");
-  auto verbosity = std::make_shared<int>(3);
-  sub->add_option("-v", *verbosity, "Verbosity as bwa mem's: 1 errors, 2 warnings, 3 progress, 4 debug")
-      ->capture_default_str();
   auto sort = std::make_shared<bool>(false);
   sub->add_flag("--sort", *sort,
                 "Write a coordinate-sorted, indexed BAM (-o x.bam), sorted in memory: for large outputs pipe to "
                 "'samtools sort' instead");
-  on_run(sub, ctx, [o, sort, verbosity, &ctx] {
+  on_run(sub, ctx, [o, sort, &ctx] {
     o->command_line = ctx.command_line;
-    log::set_verbosity(*verbosity - 1);
     // As bwa mem takes the reference's path for its index: REF.gmi next to REF.
     const std::string& path = o->index_path;
     if ((path.size() < 4 || path.compare(path.size() - 4, 4, ".gmi") != 0) && std::filesystem::exists(path + ".gmi")) {

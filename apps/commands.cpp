@@ -4,10 +4,17 @@ namespace gatemap::apps {
 
 // The one place where subcommands are listed, in the order `--help` shows them.
 void register_all(CLI::App& app, AppContext& ctx) {
-  for (RegisterFn fn : {register_index, register_map, register_call, register_correct, register_sim, register_eval, register_pairhmm, register_bench, register_demo,
-                        register_version}) {
+  for (RegisterFn fn : {register_index, register_map, register_call, register_correct, register_sim, register_eval,
+                        register_pairhmm, register_bench, register_demo, register_version}) {
     fn(app, ctx);
   }
+  // -v means the same in every command (and its subcommands), as in bwa and samtools.
+  std::function<void(CLI::App*)> add_verbosity = [&](CLI::App* sub) {
+    sub->add_option("-v", ctx.verbosity, "Verbosity: 1 errors, 2 warnings, 3 progress, 4 debug")
+        ->capture_default_str();
+    for (CLI::App* nested : sub->get_subcommands({})) add_verbosity(nested);
+  };
+  for (CLI::App* sub : app.get_subcommands({})) add_verbosity(sub);
 }
 
 }  // namespace gatemap::apps

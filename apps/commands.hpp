@@ -12,6 +12,7 @@ struct AppContext {
   std::string command_line;          // argv joined by spaces, for @PG / ##commandline
   std::function<int()> run;          // set by the chosen subcommand's callback
   std::string command = "main";      // name used in [E::...] messages
+  int verbosity = 3;                 // -v, as bwa's: 1 errors, 2 warnings, 3 progress, 4 debug
 };
 
 using RegisterFn = void (*)(CLI::App& app, AppContext& ctx);

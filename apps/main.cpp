@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    log::set_verbosity(ctx.verbosity - 1);
     const int status = ctx.run ? ctx.run() : 2;
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw IoError("writing to standard output failed");
     return status;
