@@ -27,6 +27,8 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_option("--filter", o->filter, "GateKeeper pre-alignment filter")
       ->check(CLI::IsMember({"auto", "gpu", "cpu", "off"}))
       ->capture_default_str();
+  sub->add_option("--backend", o->filter, "Where the filter runs, as in the other commands: gpu, cpu or auto")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   sub->add_flag("--encode-on-device", o->map.encode_on_device, "2-bit encode reads on the GPU");
   sub->add_option("--device", o->map.device, "CUDA device")->capture_default_str();
   sub->add_flag("-a,--all", o->map.all_hits, "Report every hit within -e as secondary records");
