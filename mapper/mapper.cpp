@@ -737,6 +737,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
       sf.pos = sa.ref_begin - im.contig_begin[h.contig];
       sf.mapq = 0;
       sf.score = -h.edits;
+      sf.sa.clear();  // the primary's chimeric parts are not this placement's
       recs[r].push_back(make_record(batch.reads[r], sf, opt.read_group_id, opt.copy_comment));
     }
   };

@@ -214,3 +214,32 @@ TEST(Placement, OtherPlacementsInXa) {
   for (const bam1_t* b : recs) EXPECT_EQ(aux_string(b, "XA"), "");
   free_records(recs);
 }
+
+// With -a a chimeric read whose long piece has two homes: the primary and its part carry
+// SA:Z, the secondary record (the other home) does not.
+TEST(Placement, SecondaryRecordsCarryNoSa) {
+  std::mt19937_64 rng(25);
+  std::string seq = test::random_dna(rng, 200000);
+  seq.replace(80000, 90, seq.substr(30000, 90));  // the long piece's second home
+  const Genome g(seq);
+  const std::string read = seq.substr(30000, 90) + seq.substr(120000, 60);
+  io::ReadBatch batch;
+  batch.reads.push_back({"chimera", read, std::string(150, 'I'), ""});
+  mapper::MapOptions opt;
+  opt.all_hits = true;
+  auto recs = map_reads(g, batch, opt);
+  int primary = 0, supplementary = 0, secondary = 0;
+  for (const bam1_t* b : recs) {
+    if (b->core.flag & BAM_FSECONDARY) {
+      ++secondary;
+      EXPECT_EQ(aux_string(b, "SA"), "");
+    } else {
+      (b->core.flag & BAM_FSUPPLEMENTARY ? supplementary : primary) += 1;
+      EXPECT_NE(aux_string(b, "SA"), "");
+    }
+  }
+  EXPECT_EQ(primary, 1);
+  EXPECT_EQ(supplementary, 1);
+  EXPECT_GE(secondary, 1);
+  free_records(recs);
+}
