@@ -12,6 +12,7 @@
 #include "common/log.hpp"
 #include "gpu/gatekeeper.hpp"
 #include "mapper/affine.hpp"
+#include "mapper/chimeric.hpp"
 #include "mapper/detail.hpp"
 #include "mapper/myers.hpp"
 #include "mapper/sam_record.hpp"
@@ -54,16 +55,6 @@ int clipped_mapq_cap(const Alignment& aln, const ReadWork& w) {
 bool unique(const std::vector<Hit>& hits) {
   return hits.size() == 1 || (hits.size() > 1 && hits[1].edits > hits[0].edits);
 }
-
-// A part of a chimeric read: a long soft clip of its primary alignment, mapped by itself.
-struct SplitPart {
-  uint8_t strand = 0;
-  uint32_t contig = 0;
-  int read_begin = 0, read_end = 0;  // the part's bases, in the read's own orientation
-  Alignment aln;                     // of those bases alone, on `strand`
-  int mapq = 0;
-  int second = -1;                   // second-best edits, -1 = none
-};
 
 struct Finished {
   const Hit* hit = nullptr;  // primary hit, null = unmapped
@@ -626,60 +617,11 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
     return f;
   };
   // Records of read r: primary (aln null = unmapped) and, with -a, its other hits.
-  // A chimeric read's primary record and its parts' records (supplementary, or secondary
-  // with -M; hard-clipped unless -Y), each with SA:Z naming the others, as bwa mem writes.
-  const auto emit_parts = [&](int64_t r, RecordFields& primary, const std::vector<SplitPart>& parts) {
-    const io::Read& read = batch.reads[r];
-    const int m = static_cast<int>(read.seq.size());
-    const auto contig_name = [&](uint32_t c) { return im.idx.contigs()[c].name; };
-    const auto part_cigar = [&](const SplitPart& p, int op) {  // clips in the part's strand's orientation
-      const int before = p.read_begin, after = m - p.read_end;
-      return p.strand == 0 ? with_clips(p.aln.cigar, before, after, op) : with_clips(p.aln.cigar, after, before, op);
-    };
-    std::vector<std::string> entries;
-    for (const SplitPart& p : parts) {
-      entries.push_back(sa_entry(contig_name(p.contig), p.aln.ref_begin - im.contig_begin[p.contig], p.strand == 1,
-                                 part_cigar(p, BAM_CSOFT_CLIP), p.mapq, p.aln.edits));
-    }
-    const std::string primary_entry = sa_entry(contig_name(static_cast<uint32_t>(primary.tid)), primary.pos,
-                                               primary.reverse, primary.aln->cigar, primary.mapq, primary.aln->edits);
-    for (const auto& e : entries) primary.sa += e;
-    recs[r].push_back(make_record(read, primary, opt.read_group_id, opt.copy_comment));
-    for (size_t i = 0; i < parts.size(); ++i) {
-      const SplitPart& p = parts[i];
-      RecordFields pf = primary;
-      pf.flag = static_cast<uint16_t>((primary.flag & ~BAM_FREVERSE) | (p.strand ? BAM_FREVERSE : 0) |
-                                      (opt.split_as_secondary ? BAM_FSECONDARY : BAM_FSUPPLEMENTARY));
-      pf.reverse = p.strand == 1;
-      pf.tid = static_cast<int32_t>(p.contig);
-      pf.pos = p.aln.ref_begin - im.contig_begin[p.contig];
-      pf.mapq = p.mapq;
-      pf.score = -p.aln.score;
-      pf.has_second = p.second >= 0;
-      pf.second = -p.second;
-      pf.mate.tlen = 0;
-      pf.xa.clear();  // the primary's other placements are not the part's
-      if (!pf.mate.unmapped && pf.mate.aln && pf.mate.tid == pf.tid) {  // as for the primary
-        const int64_t begin = p.aln.ref_begin, mate_begin = pf.mate.aln->ref_begin;
-        const int64_t span = std::max(p.aln.ref_end, pf.mate.aln->ref_end) - std::min(begin, mate_begin);
-        const bool leftmost = begin < mate_begin || (begin == mate_begin && (primary.flag & BAM_FREAD1));
-        pf.mate.tlen = leftmost ? span : -span;
-      }
-      pf.sa = primary_entry;
-      for (size_t j = 0; j < parts.size(); ++j) {
-        if (j != i) pf.sa += entries[j];
-      }
-      Alignment pa = p.aln;
-      pa.cigar = part_cigar(p, opt.split_soft_clip ? BAM_CSOFT_CLIP : BAM_CHARD_CLIP);
-      pf.aln = &pa;
-      io::Read shown = read;  // hard clips leave only the part's bases in SEQ and QUAL
-      if (!opt.split_soft_clip) {
-        shown.seq = read.seq.substr(p.read_begin, p.read_end - p.read_begin);
-        if (!read.qual.empty()) shown.qual = read.qual.substr(p.read_begin, p.read_end - p.read_begin);
-      }
-      recs[r].push_back(make_record(shown, pf, opt.read_group_id, opt.copy_comment));
-    }
-  };
+  ChimericStyle chimeric;
+  chimeric.as_secondary = opt.split_as_secondary;
+  chimeric.soft_clip = opt.split_soft_clip;
+  chimeric.read_group = opt.read_group_id;
+  chimeric.copy_comment = opt.copy_comment;
   const auto emit = [&](int64_t r, const Finished& f, const Alignment* aln, uint16_t flags, const MateInfo& mate,
                         std::vector<int>& scratch) {
     const ReadWork& w = work[r];
@@ -721,7 +663,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
     if (parts.empty()) {
       recs[r].push_back(make_record(batch.reads[r], rf, opt.read_group_id, opt.copy_comment));
     } else {
-      emit_parts(r, rf, parts);
+      append_chimeric_records(batch.reads[r], rf, parts, im.idx, chimeric, recs[r]);
     }
     if (!opt.all_hits || !aln) return;
     for (const Hit& h : w.hits) {

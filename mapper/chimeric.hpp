@@ -1,0 +1,39 @@
+#pragma once
+// Records of a chimeric read, as bwa mem writes them: the primary record and one record
+// per part (a long soft clip of the primary alignment mapped by itself elsewhere),
+// supplementary (or secondary with -M), hard-clipped (soft with -Y), each with SA:Z
+// naming the others.
+#include <htslib/sam.h>
+
+#include <string>
+#include <vector>
+
+#include "index/index.hpp"
+#include "io/fastq.hpp"
+#include "mapper/sam_record.hpp"
+#include "mapper/verify.hpp"
+
+namespace gatemap::mapper::detail {
+
+struct SplitPart {
+  uint8_t strand = 0;
+  uint32_t contig = 0;
+  int read_begin = 0, read_end = 0;  // the part's bases, in the read's own orientation
+  Alignment aln;                     // of those bases alone, on `strand` (global coordinates)
+  int mapq = 0;
+  int second = -1;                   // second-best edits, -1 = none
+};
+
+struct ChimericStyle {
+  bool as_secondary = false;  // -M
+  bool soft_clip = false;     // -Y
+  std::string read_group;
+  bool copy_comment = false;
+};
+
+// Appends the primary record (its SA:Z set from the parts) and the parts' records to out.
+// primary: the primary's fields (contig-local position), its mate's included.
+void append_chimeric_records(const io::Read& read, RecordFields& primary, const std::vector<SplitPart>& parts,
+                             const index::Index& idx, const ChimericStyle& style, std::vector<bam1_t*>& out);
+
+}  // namespace gatemap::mapper::detail
