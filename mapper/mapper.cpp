@@ -62,6 +62,25 @@ struct Finished {
   int second = -1;  // second-best edits, -1 = none
 };
 
+// The best of a read's hits (sorted best first; ties broken by `tie`), its second-best
+// edits and its MAPQ. The clipped fallback's costs (edits, clip penalties, a quarter per
+// clipped base) are a coarser measure than edits, and it tries only a few candidates: a
+// unit of its margin is worth half an edit's.
+Finished best_placement(const std::vector<Hit>& hits, uint64_t tie, bool capped) {
+  Finished f;
+  if (hits.empty()) return f;
+  const int best = hits[0].edits;
+  int nb = 0;
+  while (nb < static_cast<int>(hits.size()) && hits[nb].edits == best) ++nb;
+  f.second = nb > 1 ? best : (nb < static_cast<int>(hits.size()) ? hits[nb].edits : -1);
+  f.hit = &hits[tie % static_cast<uint64_t>(nb)];
+  const int price = hits[0].clipped ? kEditPhred / 2 : kEditPhred;
+  std::vector<int> scores;
+  for (const Hit& h : hits) scores.push_back(price * h.edits);
+  f.mapq = mapq_from_scores(scores, price * best, best, capped);
+  return f;
+}
+
 }  // namespace
 
 struct Mapper::Impl {
@@ -207,12 +226,18 @@ struct Mapper::Impl {
     return w.e + kClipPenalty + static_cast<int>(w.codes[0].size() / 5);
   }
 
+  // The insert of two hits on opposite strands: from the forward mate's first base to the
+  // reverse mate's end.
+  static int64_t insert_of(const Hit& a, const Hit& b) {
+    const Hit& fwd = a.strand == 0 ? a : b;
+    const Hit& rev = a.strand == 0 ? b : a;
+    return rev.ref_end - fwd.diag;
+  }
+
   // FR pairs on one contig with an insert within the proper-pair bounds.
   bool proper(const Hit& a, const Hit& b) const {
     if (a.contig != b.contig || a.strand == b.strand) return false;
-    const Hit& fwd = a.strand == 0 ? a : b;
-    const Hit& rev = a.strand == 0 ? b : a;
-    const int64_t insert = rev.ref_end - fwd.diag;
+    const int64_t insert = insert_of(a, b);
     return insert >= insert_low && insert <= insert_high;  // insert_low >= 1
   }
 
@@ -221,9 +246,7 @@ struct Mapper::Impl {
   // one edit), so that pairs tied on edits, as in a tandem repeat, are told apart by
   // their insert size as bwa-mem tells them apart.
   int pair_score(const Hit& a, const Hit& b) const {
-    const Hit& fwd = a.strand == 0 ? a : b;
-    const Hit& rev = a.strand == 0 ? b : a;
-    const double z = (static_cast<double>(rev.ref_end - fwd.diag) - insert_mean) / insert_sd;
+    const double z = (static_cast<double>(insert_of(a, b)) - insert_mean) / insert_sd;
     const int insert_phred = std::min(kMaxInsertPhred, static_cast<int>(std::lround(5 * z * z / std::log(10.0))));
     return kEditPhred * (a.edits + b.edits) + insert_phred;
   }
@@ -314,21 +337,16 @@ struct Mapper::Impl {
       }
       if (part.hits.empty()) continue;
       dedupe_hits(part.hits, part.e);
-      std::vector<int> scores;
-      int nb = 0;
-      for (const Hit& h : part.hits) {
-        scores.push_back(kEditPhred * h.edits);
-        nb += h.edits == part.hits[0].edits;
-      }
-      const Hit& best = part.hits[tie % static_cast<uint64_t>(nb)];
+      const Finished placed = best_placement(part.hits, tie, part.capped);
+      const Hit& best = *placed.hit;
       SplitPart sp;
       sp.strand = best.strand;
       sp.contig = best.contig;
       sp.read_begin = a;
       sp.read_end = b;
       sp.aln = align(part, best, scratch);
-      sp.mapq = mapq_from_scores(scores, scores[0], best.edits, part.capped);
-      sp.second = nb > 1 ? best.edits : (static_cast<size_t>(nb) < part.hits.size() ? part.hits[nb].edits : -1);
+      sp.mapq = placed.mapq;
+      sp.second = placed.second;
       parts.push_back(std::move(sp));
     }
     return parts;
@@ -344,9 +362,7 @@ struct Mapper::Impl {
       const Hit& x = a.hits[0];
       const Hit& y = b.hits[0];
       if (x.contig != y.contig || x.strand == y.strand) continue;
-      const Hit& fwd = x.strand == 0 ? x : y;
-      const Hit& rev = x.strand == 0 ? y : x;
-      const int64_t insert = rev.ref_end - fwd.diag;
+      const int64_t insert = insert_of(x, y);
       if (insert > 0 && insert < 10000) inserts.push_back(static_cast<double>(insert));
     }
     if (inserts.size() < 30) {  // too few this batch: be tolerant, try again next batch
@@ -596,24 +612,10 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   std::vector<std::vector<bam1_t*>> recs(static_cast<size_t>(n));
   const auto finish_single = [&](int64_t r) {
     const ReadWork& w = work[r];
-    Finished f;
-    if (w.hits.empty()) return f;
-    const int best = w.hits[0].edits;
-    int nb = 0;
-    while (nb < static_cast<int>(w.hits.size()) && w.hits[nb].edits == best) ++nb;
-    f.second = nb > 1 ? best : (nb < static_cast<int>(w.hits.size()) ? w.hits[nb].edits : -1);
-    f.hit = &w.hits[name_hash(batch.reads[r].name) % static_cast<uint64_t>(nb)];
-    // The clipped fallback's costs (edits, clip penalties, a quarter per clipped base)
-    // are a coarser measure than edits, and it tries only a few candidates: a unit of its
-    // margin is worth half an edit's.
-    const bool clipped = w.hits[0].clipped;
-    const int price = clipped ? kEditPhred / 2 : kEditPhred;
-    std::vector<int> scores;
-    for (const Hit& h : w.hits) scores.push_back(price * h.edits);
-    f.mapq = mapq_from_scores(scores, price * best, best, w.capped);
+    Finished f = best_placement(w.hits, name_hash(batch.reads[r].name), w.capped);
     // A repetitive read (candidates cut at --max-cand) placed only by the fallback: its
     // full-length home may be among the candidates the fallback did not try.
-    if (w.cand_cap_hit && clipped) f.mapq = std::min(f.mapq, kTruncatedClippedMapq);
+    if (f.hit && w.cand_cap_hit && w.hits[0].clipped) f.mapq = std::min(f.mapq, kTruncatedClippedMapq);
     return f;
   };
   // Records of read r: primary (aln null = unmapped) and, with -a, its other hits.
