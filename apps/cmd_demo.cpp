@@ -124,7 +124,7 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
   mo.index_path = path("ref.gmi");
   mo.reads1 = path("reads_1.fq.gz");
   mo.reads2 = path("reads_2.fq.gz");
-  mo.map.threads = a.threads;
+  mo.hw.threads = a.threads;
   mo.command_line = ctx.command_line;
   mo.version = GATEMAP_VERSION;
   mo.output = path("mapped.sam");

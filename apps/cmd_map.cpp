@@ -22,25 +22,32 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_option("reads2", o->reads2, "Mate FASTQ for paired reads");
   sub->add_flag("-p,--interleaved", o->interleaved, "reads1 holds pairs, each mate 1 followed by its mate 2");
   sub->add_option("-o,--output", o->output, "SAM, or BAM with a .bam suffix")->capture_default_str();
-  sub->add_option("-t,--threads", o->map.threads, "Threads")->capture_default_str();
-  sub->add_option("-e,--max-edits", o->map.max_edits, "Edit threshold (-1: 4% of the read length)")->capture_default_str();
-  sub->add_option("--filter", o->filter, "GateKeeper pre-alignment filter")
+  sub->add_option("-t,--threads", o->hw.threads, "Threads")->capture_default_str();
+  sub->add_option("-e,--max-edits", o->map.verify.max_edits, "Edit threshold, 0-64 (-1: 4% of the read length)")
+      ->check(CLI::Range(-1, mapper::kMaxEditsLimit))
+      ->capture_default_str();
+  sub->add_option("--filter", o->filter,
+                  "GateKeeper pre-alignment filter: auto (on), off (verify every candidate; same records), "
+                  "or gpu/cpu (on, there)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu", "off"}))
       ->capture_default_str();
-  sub->add_option("--backend", o->filter, "Where the filter runs, as in the other commands: gpu, cpu or auto")
-      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
-  sub->add_flag("--encode-on-device", o->map.encode_on_device, "2-bit encode reads on the GPU");
-  sub->add_option("--device", o->map.device, "CUDA device")->capture_default_str();
-  sub->add_flag("-a,--all", o->map.all_hits, "Report every hit within -e as secondary records");
-  sub->add_option("--max-cand", o->map.max_candidates, "Candidates verified per read and strand")->capture_default_str();
-  sub->add_option("--max-occ", o->map.max_occ, "Skip seeds with more hits (0: the index's cap)")->capture_default_str();
-  sub->add_option("--insert", o->map.insert_mean, "Mean insert size (-1: estimate)")->capture_default_str();
-  sub->add_option("--insert-sd", o->map.insert_sd, "Insert size standard deviation")->capture_default_str();
+  sub->add_option("--backend", o->backend, "Where the filter runs, as in the other commands: gpu, cpu or auto")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
+      ->capture_default_str();
+  sub->add_flag("--encode-on-device", o->hw.encode_on_device, "2-bit encode reads on the GPU");
+  sub->add_option("--device", o->hw.device, "CUDA device")->capture_default_str();
+  sub->add_flag("-a,--all", o->map.output.all_hits, "Report every hit within -e as secondary records");
+  sub->add_option("--max-cand", o->map.seed.max_candidates, "Candidates verified per read and strand")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  sub->add_option("--max-occ", o->map.seed.max_occ, "Skip seeds with more hits (0: the index's cap)")->capture_default_str();
+  sub->add_option("--insert", o->map.pair.insert_mean, "Mean insert size (-1: estimate)")->capture_default_str();
+  sub->add_option("--insert-sd", o->map.pair.insert_sd, "Insert size standard deviation")->capture_default_str();
   sub->add_option("-R", o->read_group, "Read group line, e.g. '@RG\\tID:x\\tSM:y'");
-  sub->add_flag("-C", o->map.copy_comment, "Copy FASTQ comments (SAM tags such as BX:Z:...) to the records");
-  sub->add_flag("-M", o->map.split_as_secondary,
+  sub->add_flag("-C", o->map.output.copy_comment, "Copy FASTQ comments (SAM tags such as BX:Z:...) to the records");
+  sub->add_flag("-M", o->map.output.split_as_secondary,
                 "Flag the parts of chimeric reads secondary, not supplementary (Picard)");
-  sub->add_flag("-Y", o->map.split_soft_clip, "Soft-clip the parts of chimeric reads (hard clips by default)");
+  sub->add_flag("-Y", o->map.output.split_soft_clip, "Soft-clip the parts of chimeric reads (hard clips by default)");
   sub->add_option("--batch", o->batch_reads, "Reads per batch")->capture_default_str();
   sub->add_option("-K", o->batch_bases, "Bases per batch at most, as bwa mem -K (0: 1000 per read)")
       ->capture_default_str();

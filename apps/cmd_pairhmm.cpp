@@ -9,7 +9,7 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
-#include "gpu/pairhmm.hpp"
+#include "caller/pairhmm/pairhmm.hpp"
 
 namespace gatemap::apps {
 
@@ -23,21 +23,21 @@ struct PairHmmArgs {
 
 int run_pairhmm(const PairHmmArgs& a) {
   if (a.threads > 0) omp_set_num_threads(a.threads);
-  gpu::PairHmmBatch batch;
-  gpu::read_pairhmm_file(a.in, batch);
+  caller::pairhmm::PairHmmBatch batch;
+  caller::pairhmm::read_pairhmm_file(a.in, batch);
   log::info("pairhmm", "read " + std::to_string(batch.groups.size()) + " test cases, " +
                            std::to_string(batch.pair_count()) + " pairs, " + std::to_string(batch.cell_count()) +
                            " cells from " + a.in);
-  gpu::PairHmmOptions opt;
+  caller::pairhmm::PairHmmOptions opt;
   opt.tristate = !a.no_tristate;
   std::vector<double> lik;
-  gpu::PairHmmStats st;
+  caller::pairhmm::PairHmmStats st;
   std::string used;
   if (a.backend == "ref") {
-    gpu::pairhmm_reference(batch, opt, lik);
+    caller::pairhmm::pairhmm_reference(batch, opt, lik);
     used = "double reference";
   } else {
-    gpu::PairHmmEngine engine(gpu::choose_backend(a.backend));
+    caller::pairhmm::PairHmmEngine engine(gpu::choose_backend(a.backend));
     engine.compute(batch, opt, lik, &st);
     used = gpu::backend_name(engine.backend());
   }

@@ -12,11 +12,12 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
-#include "gpu/gatekeeper.hpp"
+#include "mapper/filter/gatekeeper.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
-#include "mapper/detail.hpp"
-#include "mapper/verify.hpp"
+#include "mapper/reference.hpp"
+#include "mapper/seed.hpp"
+#include "mapper/banded_dp.hpp"
 #include "sim/rng.hpp"
 #include "sim/sim.hpp"
 
@@ -25,14 +26,14 @@ namespace {
 
 struct PairSet {
   std::vector<std::string> reads;
-  gpu::FilterReads packed;
-  gpu::FilterCandidates cand;
+  mapper::filter::FilterReads packed;
+  mapper::filter::FilterCandidates cand;
 };
 
 struct Reference {
   std::unique_ptr<index::Index> idx;
   std::vector<int64_t> contig_begin, contig_end;
-  gpu::FilterReference fref;
+  mapper::filter::FilterReference fref;
 };
 
 double now_s() {
@@ -77,7 +78,7 @@ Reference make_reference(const FilterBenchOptions& opt, const std::string& dir) 
 
 void finish(PairSet& ps) {
   std::vector<std::string_view> views(ps.reads.begin(), ps.reads.end());
-  gpu::pack_reads(views, ps.packed, true);
+  mapper::filter::pack_reads(views, ps.packed, true);
 }
 
 // The mapper's candidates for simulated reads, until `pairs` pairs are collected.
@@ -93,13 +94,19 @@ PairSet candidate_pairs(const Reference& ref, int len, int e, int64_t pairs, uin
   ro.n_fragments = std::clamp<int64_t>(pairs / 20, 1000, 200000);  // larger sets repeat these
   std::vector<sim::SimRead> reads;
   sim::simulate_reads(genome, &donor, ro, reads);
-  std::vector<mapper::detail::ReadWork> work(reads.size());
-#pragma omp parallel for schedule(dynamic, 256)
-  for (int64_t r = 0; r < static_cast<int64_t>(reads.size()); ++r) {
-    auto& w = work[r];
-    mapper::detail::set_read_codes(w, reads[r].seq);
-    w.e = e;
-    mapper::detail::collect_candidates(*ref.idx, w, ref.idx->max_occ(), 100);
+  std::vector<mapper::detail::SeededRead> work(reads.size());
+  mapper::SeedOptions seed_opt;
+  seed_opt.max_candidates = 100;
+#pragma omp parallel
+  {
+    mapper::detail::SeedScratch scratch;
+#pragma omp for schedule(dynamic, 256)
+    for (int64_t r = 0; r < static_cast<int64_t>(reads.size()); ++r) {
+      auto& w = work[r];
+      mapper::detail::set_read_codes(w, reads[r].seq);
+      w.max_edits = e;
+      mapper::detail::collect_candidates(*ref.idx, w, seed_opt, scratch);
+    }
   }
   for (size_t r = 0; r < reads.size() && static_cast<int64_t>(ps.cand.size()) < pairs; ++r) {
     const uint32_t id = static_cast<uint32_t>(ps.reads.size());
@@ -160,12 +167,11 @@ Accuracy measure_accuracy(const Reference& ref, const PairSet& ps, int e, const 
   int64_t unf = 0, within = 0, beyond = 0, fr = 0, fa = 0;
 #pragma omp parallel reduction(+ : unf, within, beyond, fr, fa)
   {
-    std::vector<int> scratch;
+    mapper::DpScratch scratch;
     mapper::RefWindow win;
-    mapper::detail::ReadWork w;
 #pragma omp for schedule(dynamic, 1024)
     for (int64_t i = 0; i < n; ++i) {
-      if (codes[i] & gpu::kFilterUnfiltered) {
+      if (codes[i] & mapper::filter::kFilterUnfiltered) {
         ++unf;
         continue;
       }
@@ -179,9 +185,9 @@ Accuracy measure_accuracy(const Reference& ref, const PairSet& ps, int e, const 
       const int32_t c = ref.idx->contig_of(std::clamp<int64_t>(diag + static_cast<int64_t>(read.size()) / 2, 0,
                                                                 ref.idx->length() - 1));
       const int64_t cb = ref.contig_begin[c], ce = ref.contig_end[c];
-      mapper::detail::fetch_window(*ref.idx, std::max(cb, diag - e), std::min(ce, diag + static_cast<int64_t>(read.size()) + e), win);
+      mapper::fetch_window(*ref.idx, std::max(cb, diag - e), std::min(ce, diag + static_cast<int64_t>(read.size()) + e), win);
       const auto r = mapper::banded_distance(rc.data(), static_cast<int>(rc.size()), win, cb, ce, diag, e, e, scratch);
-      const bool accepted = gpu::filter_accepts(codes[i], e);
+      const bool accepted = mapper::filter::filter_accepts(codes[i], e);
       if (r.edits >= 0) {
         ++within;
         fr += !accepted;
@@ -216,8 +222,8 @@ void run_filter_bench(const FilterBenchOptions& opt) {
   std::fprintf(out, "# gatemap bench filter: %d threads, GPU: %s\n", omp_get_max_threads(), device.c_str());
   log::info("bench", "building the reference (" + std::to_string(opt.genome_bp) + " bp)");
   const Reference ref = make_reference(opt, "/tmp");
-  std::unique_ptr<gpu::GateKeeperGpu> engine;
-  if (have_gpu) engine = std::make_unique<gpu::GateKeeperGpu>(ref.fref);
+  std::unique_ptr<mapper::filter::GateKeeperGpu> engine;
+  if (have_gpu) engine = std::make_unique<mapper::filter::GateKeeperGpu>(ref.fref);
 
   // Accuracy: zero false rejects required; false accept rate = accepted / beyond e.
   if (opt.accuracy_pairs > 0) {
@@ -228,7 +234,7 @@ void run_filter_bench(const FilterBenchOptions& opt) {
           const PairSet ps = set == 0 ? candidate_pairs(ref, len, e, opt.accuracy_pairs, opt.seed + len + e)
                                       : near_miss_pairs(ref, len, e, opt.accuracy_pairs, opt.seed + 7 * len + e);
           std::vector<uint8_t> cpu, gpu_codes;
-          gpu::gatekeeper_cpu(ref.fref, ps.packed, ps.cand, e, cpu);
+          mapper::filter::gatekeeper_cpu(ref.fref, ps.packed, ps.cand, e, cpu);
           std::string identical = "n/a";
           if (engine) {
             engine->filter(ps.packed, ps.cand, e, gpu_codes);
@@ -258,7 +264,7 @@ void run_filter_bench(const FilterBenchOptions& opt) {
         std::vector<double> t;
         for (int r = 0; r < std::max(3, opt.reps / 4) + 1; ++r) {
           const double t0 = now_s();
-          gpu::gatekeeper_cpu(ref.fref, ps.packed, ps.cand, e, codes);
+          mapper::filter::gatekeeper_cpu(ref.fref, ps.packed, ps.cand, e, codes);
           if (r > 0) t.push_back(now_s() - t0);  // first run is the warm-up
         }
         const double ms = 1000 * median(t);
@@ -274,9 +280,9 @@ void run_filter_bench(const FilterBenchOptions& opt) {
         const std::vector<std::string_view> views(ps.reads.begin(), ps.reads.end());
         const std::vector<uint32_t> rs(ps.cand.read_strand.begin(), ps.cand.read_strand.end());
         const std::vector<uint32_t> dg(ps.cand.diagonal.begin(), ps.cand.diagonal.end());
-        gpu::FilterCandidates cand;
+        mapper::filter::FilterCandidates cand;
         cand.resize(rs.size());
-        gpu::FilterReads packed;
+        mapper::filter::FilterReads packed;
         for (bool device_encode : {false, true}) {
           std::vector<double> kernel, total, fill;
           for (int r = 0; r < opt.reps + 3; ++r) {
@@ -285,9 +291,9 @@ void run_filter_bench(const FilterBenchOptions& opt) {
               cand.read_strand[i] = rs[i];
               cand.diagonal[i] = dg[i];
             }
-            gpu::FilterTiming timing;
+            mapper::filter::FilterTiming timing;
             const double t0 = now_s();
-            gpu::pack_reads(views, packed, !device_encode);
+            mapper::filter::pack_reads(views, packed, !device_encode);
             engine->filter(packed, cand, e, codes, device_encode, &timing);
             const double wall_ms = 1000 * (now_s() - t0);
             if (r >= 3) {

@@ -14,7 +14,7 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
-#include "gpu/pairhmm.hpp"
+#include "caller/pairhmm/pairhmm.hpp"
 #include "sim/pairhmm_sim.hpp"
 
 namespace gatemap::bench {
@@ -32,11 +32,11 @@ struct Timed {
 };
 
 // Median over reps after two warm-up runs.
-Timed time_gpu(gpu::PairHmmGpu& engine, const gpu::PairHmmBatch& b, const gpu::PairHmmOptions& opt, int reps) {
+Timed time_gpu(caller::pairhmm::PairHmmGpu& engine, const caller::pairhmm::PairHmmBatch& b, const caller::pairhmm::PairHmmOptions& opt, int reps) {
   std::vector<double> out, k, t, d;
   Timed r;
   for (int i = 0; i < reps + 2; ++i) {
-    gpu::PairHmmStats st;
+    caller::pairhmm::PairHmmStats st;
     engine.compute(b, opt, out, &st);
     if (i < 2) continue;
     k.push_back(st.kernel_ms);
@@ -50,12 +50,12 @@ Timed time_gpu(gpu::PairHmmGpu& engine, const gpu::PairHmmBatch& b, const gpu::P
   return r;
 }
 
-Timed time_cpu(const gpu::PairHmmBatch& b, const gpu::PairHmmOptions& opt, int reps) {
+Timed time_cpu(const caller::pairhmm::PairHmmBatch& b, const caller::pairhmm::PairHmmOptions& opt, int reps) {
   std::vector<double> out, t;
   Timed r;
   for (int i = 0; i < reps + 1; ++i) {
-    gpu::PairHmmStats st;
-    gpu::pairhmm_cpu(b, opt, out, &st);
+    caller::pairhmm::PairHmmStats st;
+    caller::pairhmm::pairhmm_cpu(b, opt, out, &st);
     if (i < 1) continue;
     t.push_back(st.total_ms);
     r.double_pairs = st.double_pairs;
@@ -64,7 +64,7 @@ Timed time_cpu(const gpu::PairHmmBatch& b, const gpu::PairHmmOptions& opt, int r
   return r;
 }
 
-gpu::PairHmmBatch make_groups(int read_len, int hap_len, int64_t target_cells, uint64_t seed) {
+caller::pairhmm::PairHmmBatch make_groups(int read_len, int hap_len, int64_t target_cells, uint64_t seed) {
   sim::PairHmmSimOptions so;
   so.reads_per_group = 32;
   so.haps_per_group = 32;
@@ -73,7 +73,7 @@ gpu::PairHmmBatch make_groups(int read_len, int hap_len, int64_t target_cells, u
   const int64_t per_group = int64_t(32 * 32) * read_len * hap_len;
   so.groups = static_cast<int>(std::max<int64_t>(1, target_cells / per_group));
   so.seed = seed;
-  gpu::PairHmmBatch b;
+  caller::pairhmm::PairHmmBatch b;
   sim::simulate_pairhmm_batch(so, b);
   return b;
 }
@@ -92,13 +92,13 @@ std::vector<std::pair<int, int>> bench_shapes(const PairHmmBenchOptions& o) {
 
 double gcups(int64_t cells, double ms) { return ms > 0 ? cells / (ms * 1e6) : 0; }
 
-void throughput_table(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* engine) {
+void throughput_table(const PairHmmBenchOptions& o, std::FILE* out, caller::pairhmm::PairHmmGpu* engine) {
   std::fprintf(out, "# pair-HMM throughput: 32 reads x 32 haplotypes per group, haplotypes = a random founder with ~2 SNPs each, reads copied from one with substitutions\n");
   std::fprintf(out, "set\tread_len\thap_len\tgpu_pairs\tgpu_cells\tgpu_kernel_gcups\tgpu_total_gcups\tgpu_double_pairs\tgpu_double_ms\tcpu_pairs\tcpu_gcups\tgpu_kernel_over_cpu\n");
   for (auto [rl, hl] : bench_shapes(o)) {
     Timed g, c;
-    gpu::PairHmmBatch gb, cb;
-    const gpu::PairHmmOptions opt;
+    caller::pairhmm::PairHmmBatch gb, cb;
+    const caller::pairhmm::PairHmmOptions opt;
     if (engine) {
       gb = make_groups(rl, hl, o.gpu_cells, o.seed + rl * 7 + hl);
       g = time_gpu(*engine, gb, opt, o.reps);
@@ -117,19 +117,19 @@ void throughput_table(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmm
 }
 
 // Kernel GCUPS of every kernel shape forced on every set (calibrates the dispatcher).
-void shape_sweep(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* engine) {
+void shape_sweep(const PairHmmBenchOptions& o, std::FILE* out, caller::pairhmm::PairHmmGpu* engine) {
   if (!o.sweep || !engine) return;
   std::fprintf(out, "# kernel shape sweep: kernel GCUPS per forced shape (G lanes x R rows per lane)\nset");
-  for (int k = 0; k < gpu::PairHmmGpu::kernel_shapes(); ++k) {
-    std::fprintf(out, "\t%s", gpu::PairHmmGpu::kernel_shape_name(k).c_str());
+  for (int k = 0; k < caller::pairhmm::PairHmmGpu::kernel_shapes(); ++k) {
+    std::fprintf(out, "\t%s", caller::pairhmm::PairHmmGpu::kernel_shape_name(k).c_str());
   }
   std::fprintf(out, "\tdispatcher\n");
   for (auto [rl, hl] : bench_shapes(o)) {
-    const gpu::PairHmmBatch b = make_groups(rl, hl, o.gpu_cells / 4, o.seed + rl);
+    const caller::pairhmm::PairHmmBatch b = make_groups(rl, hl, o.gpu_cells / 4, o.seed + rl);
     std::fprintf(out, "%dx%d", rl, hl);
-    for (int k = 0; k <= gpu::PairHmmGpu::kernel_shapes(); ++k) {
-      engine->force_kernel_shape(k < gpu::PairHmmGpu::kernel_shapes() ? k : -1);
-      const Timed t = time_gpu(*engine, b, gpu::PairHmmOptions{}, std::max(3, o.reps / 2));
+    for (int k = 0; k <= caller::pairhmm::PairHmmGpu::kernel_shapes(); ++k) {
+      engine->force_kernel_shape(k < caller::pairhmm::PairHmmGpu::kernel_shapes() ? k : -1);
+      const Timed t = time_gpu(*engine, b, caller::pairhmm::PairHmmOptions{}, std::max(3, o.reps / 2));
       std::fprintf(out, "\t%.0f", gcups(b.cell_count(), t.kernel_ms));
     }
     std::fprintf(out, "\n");
@@ -138,11 +138,11 @@ void shape_sweep(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* 
   engine->force_kernel_shape(-1);
 }
 
-void file_timing(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* engine) {
+void file_timing(const PairHmmBenchOptions& o, std::FILE* out, caller::pairhmm::PairHmmGpu* engine) {
   if (o.file.empty()) return;
-  gpu::PairHmmBatch b;
-  gpu::read_pairhmm_file(o.file, b);
-  gpu::PairHmmOptions opt;
+  caller::pairhmm::PairHmmBatch b;
+  caller::pairhmm::read_pairhmm_file(o.file, b);
+  caller::pairhmm::PairHmmOptions opt;
   opt.tristate = false;
   std::fprintf(out, "# benchmark file %s: %zu pairs, %lld cells (no tristate)\n", o.file.c_str(), b.pair_count(),
                static_cast<long long>(b.cell_count()));
@@ -152,9 +152,9 @@ void file_timing(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* 
   if (o.cpu) c = time_cpu(b, opt, std::max(1, o.reps / 5));
   if (engine && o.sweep) {
     std::string line = "# kernel ms per forced shape:";
-    for (int k = 0; k < gpu::PairHmmGpu::kernel_shapes(); ++k) {
+    for (int k = 0; k < caller::pairhmm::PairHmmGpu::kernel_shapes(); ++k) {
       engine->force_kernel_shape(k);
-      line += " " + gpu::PairHmmGpu::kernel_shape_name(k) + "=" + std::to_string(time_gpu(*engine, b, opt, o.reps).kernel_ms);
+      line += " " + caller::pairhmm::PairHmmGpu::kernel_shape_name(k) + "=" + std::to_string(time_gpu(*engine, b, opt, o.reps).kernel_ms);
     }
     engine->force_kernel_shape(-1);
     std::fprintf(out, "%s\n", line.c_str());
@@ -169,7 +169,7 @@ void file_timing(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* 
 // float underflows: a bulk set of short pairs (reads 1..512, haplotypes 1..1024) and 1%
 // as many over the full length range (1..4096 x 1..8192), all log-uniform; the long
 // pairs dominate the oracle's time, so they are fewer.
-void accuracy_check(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGpu* engine) {
+void accuracy_check(const PairHmmBenchOptions& o, std::FILE* out, caller::pairhmm::PairHmmGpu* engine) {
   if (o.check_pairs <= 0) return;
   std::fprintf(out, "# accuracy against the double oracle (random pairs, 5%% unrelated reads)\n");
   std::fprintf(out, "set\tengine\tpairs\tcells\tdouble_pairs\tfinite_ref\tmax_rel_err\tover_1e-4\tmismatched_inf\n");
@@ -191,12 +191,12 @@ void accuracy_check(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGp
     so.unrelated_fraction = 0.05;
     so.n_rate = 0.002;
     so.seed = o.seed + 99 + set.max_read;
-    gpu::PairHmmBatch b;
+    caller::pairhmm::PairHmmBatch b;
     sim::simulate_pairhmm_batch(so, b);
     log::info("bench", std::string("accuracy check ") + set.name + ": " + std::to_string(b.pair_count()) +
                            " pairs, " + std::to_string(b.cell_count()) + " cells");
     std::vector<double> ref;
-    gpu::pairhmm_reference(b, gpu::PairHmmOptions{}, ref);
+    caller::pairhmm::pairhmm_reference(b, caller::pairhmm::PairHmmOptions{}, ref);
     auto report = [&](const char* name, const std::vector<double>& got, int64_t dbl) {
       double max_rel = 0;
       size_t worst = 0;
@@ -223,12 +223,12 @@ void accuracy_check(const PairHmmBenchOptions& o, std::FILE* out, gpu::PairHmmGp
       }
     };
     std::vector<double> got;
-    gpu::PairHmmStats cs;
-    gpu::pairhmm_cpu(b, gpu::PairHmmOptions{}, got, &cs);
+    caller::pairhmm::PairHmmStats cs;
+    caller::pairhmm::pairhmm_cpu(b, caller::pairhmm::PairHmmOptions{}, got, &cs);
     report("cpu_float", got, cs.double_pairs);
     if (engine) {
-      gpu::PairHmmStats gs;
-      engine->compute(b, gpu::PairHmmOptions{}, got, &gs);
+      caller::pairhmm::PairHmmStats gs;
+      engine->compute(b, caller::pairhmm::PairHmmOptions{}, got, &gs);
       report("gpu", got, gs.double_pairs);
     }
   }
@@ -240,9 +240,9 @@ void run_pairhmm_bench(const PairHmmBenchOptions& o) {
   if (o.threads > 0) omp_set_num_threads(o.threads);
   std::FILE* out = o.out.empty() ? stdout : std::fopen(o.out.c_str(), "w");
   if (!out) throw IoError("cannot write " + o.out);
-  std::unique_ptr<gpu::PairHmmGpu> engine;
+  std::unique_ptr<caller::pairhmm::PairHmmGpu> engine;
   if (o.gpu && gpu::device_available()) {
-    engine = std::make_unique<gpu::PairHmmGpu>();
+    engine = std::make_unique<caller::pairhmm::PairHmmGpu>();
     const auto dev = gpu::list_devices().front();
     std::fprintf(out, "# GPU: %s; CPU twin on %d threads\n", dev.name.c_str(), omp_get_max_threads());
   } else {

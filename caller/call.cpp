@@ -16,7 +16,7 @@
 #include "caller/input.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "gpu/pairhmm.hpp"
+#include "caller/pairhmm/pairhmm.hpp"
 #include "io/fasta.hpp"
 #include "io/vcf_writer.hpp"
 
@@ -74,7 +74,7 @@ class Caller {
                         "##FORMAT=<ID=AD,Number=R,Type=Integer,Description=\"Informative reads per allele\">",
                         "##FORMAT=<ID=PL,Number=G,Type=Integer,Description=\"Phred-scaled genotype likelihoods\">"};
     vcf_ = std::make_unique<io::VcfWriter>(opt.output, info);
-    engine_ = std::make_unique<gpu::PairHmmEngine>(gpu::choose_backend(opt.backend));
+    engine_ = std::make_unique<caller::pairhmm::PairHmmEngine>(gpu::choose_backend(opt.backend));
     stats_.backend = gpu::backend_name(engine_->backend());
   }
 
@@ -173,7 +173,7 @@ class Caller {
     stats_.assembly_s += since(t0);
     // One pair-HMM batch for the window: reads x haplotypes of every region with an alternative.
     t0 = std::chrono::steady_clock::now();
-    gpu::PairHmmBatch batch;
+    caller::pairhmm::PairHmmBatch batch;
     for (RegionWork& w : work) {
       ++stats_.regions;
       if (!w.assembled) ++stats_.regions_unassembled;
@@ -192,8 +192,8 @@ class Caller {
       batch.add_group(first_read, static_cast<int32_t>(w.slices.size()), first_hap, static_cast<int32_t>(w.haps.size()));
     }
     std::vector<double> lik;
-    gpu::PairHmmStats ps;
-    engine_->compute(batch, gpu::PairHmmOptions{}, lik, &ps);
+    caller::pairhmm::PairHmmStats ps;
+    engine_->compute(batch, caller::pairhmm::PairHmmOptions{}, lik, &ps);
     stats_.pairs += ps.pairs;
     stats_.pairhmm_kernel_ms += ps.kernel_ms;
     stats_.pairhmm_s += since(t0);
@@ -311,7 +311,7 @@ class Caller {
   std::map<std::string, int> ref_index_;
   ReadInput input_;
   std::unique_ptr<io::VcfWriter> vcf_;
-  std::unique_ptr<gpu::PairHmmEngine> engine_;
+  std::unique_ptr<caller::pairhmm::PairHmmEngine> engine_;
   std::vector<AlignedRead> reads_;  // the current window's reads, by position
   int64_t ws_ = 0;                  // the current window's start
   int64_t last_written_ = -1;       // position of the contig's last record

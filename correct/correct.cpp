@@ -9,6 +9,7 @@
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "gpu/fallback.hpp"
 #include "correct/kmer_count.hpp"
 #include "gpu/device.hpp"
 #include "io/fastq.hpp"
@@ -18,7 +19,7 @@ namespace gatemap::correct {
 
 namespace {
 // Reads as 2-bit codes for the corrector, encoded on all cores.
-void encode_batch(const std::vector<io::Read>& reads, gpu::CorrectBatch& cb) {
+void encode_batch(const std::vector<io::Read>& reads, correct::CorrectBatch& cb) {
   const size_t n = reads.size();
   cb.offset.resize(n);
   cb.len.resize(n);
@@ -41,11 +42,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-gpu::KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold, const std::string& kind, double fpr) {
+correct::KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold, const std::string& kind, double fpr) {
   uint64_t n = 0;
   counter.for_each_solid(threshold, [&](uint64_t) { ++n; });
-  gpu::KmerSpectrum s = kind == "exact" ? gpu::KmerSpectrum::make_exact(counter.k(), n)
-                                        : gpu::KmerSpectrum::make_bloom(counter.k(), n, fpr);
+  correct::KmerSpectrum s = kind == "exact" ? correct::KmerSpectrum::make_exact(counter.k(), n)
+                                        : correct::KmerSpectrum::make_bloom(counter.k(), n, fpr);
   counter.for_each_solid(threshold, [&](uint64_t x) { s.insert(x); });
   return s;
 }
@@ -54,7 +55,7 @@ gpu::KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold,
 // spectrum. Reads stay in `kept` for the second pass while they fit the allowance
 // (parsing FASTQ is most of a pass); otherwise all_kept is false and the files are read
 // again. With no threshold (sum.threshold == 0) the spectrum is empty.
-gpu::KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& sum, std::vector<io::ReadBatch>& kept,
+correct::KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& sum, std::vector<io::ReadBatch>& kept,
                              bool& all_kept) {
   auto t0 = std::chrono::steady_clock::now();
   KmerCounter counter(opt.k);
@@ -94,7 +95,7 @@ gpu::KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& sum, 
                            std::to_string(sum.distinct_kmers) + " distinct; histogram" + hist_text);
 
   t0 = std::chrono::steady_clock::now();
-  gpu::KmerSpectrum spectrum =
+  correct::KmerSpectrum spectrum =
       build_spectrum(counter, sum.threshold ? sum.threshold : UINT32_MAX, opt.spectrum, opt.bloom_fpr);
   sum.solid_kmers = spectrum.n_kmers;
   sum.spectrum_bytes = spectrum.bytes();
@@ -107,7 +108,7 @@ gpu::KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& sum, 
 
 CorrectSummary run_correct(const CorrectRunOptions& opt) {
   if (opt.threads > 0) omp_set_num_threads(opt.threads);
-  if (opt.k < 8 || opt.k > gpu::kMaxK) throw UsageError("-k must be between 8 and " + std::to_string(gpu::kMaxK));
+  if (opt.k < 8 || opt.k > correct::kMaxK) throw UsageError("-k must be between 8 and " + std::to_string(correct::kMaxK));
   if (opt.in2.empty() != opt.out2.empty()) throw UsageError("paired input needs both a second FASTQ and -p OUT_2");
   if (opt.spectrum != "bloom" && opt.spectrum != "exact") throw UsageError("--spectrum is bloom or exact");
   CorrectSummary sum;
@@ -117,21 +118,17 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   // Pass 1: count, then the solid spectrum (the counts are freed when it returns).
   std::vector<io::ReadBatch> kept;
   bool all_kept = true;
-  const gpu::KmerSpectrum spectrum = count_pass(opt, sum, kept, all_kept);
+  const correct::KmerSpectrum spectrum = count_pass(opt, sum, kept, all_kept);
   const bool pass_through = sum.threshold == 0;
 
   // Pass 2: correct and write.
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<gpu::KmerCorrectGpu> gpu_engine;
+  std::unique_ptr<correct::KmerCorrectGpu> gpu_engine;  // e.g. the spectrum does not fit: the CPU twin
   if (backend == gpu::Backend::gpu && !pass_through) {
-    try {
-      gpu_engine = std::make_unique<gpu::KmerCorrectGpu>(spectrum);
-    } catch (const CudaError& e) {  // e.g. the spectrum does not fit: the CPU twin gives the same reads
-      log::warn("correct", std::string("GPU unavailable, correcting on the CPU: ") + e.what());
-      sum.backend = "cpu";
-    }
+    gpu_engine = gpu::make_engine_or_null<correct::KmerCorrectGpu>("correct", spectrum);
+    if (!gpu_engine) sum.backend = "cpu";
   }
-  gpu::CorrectOptions copt;
+  correct::CorrectOptions copt;
   copt.max_corrections = opt.max_corrections;
   std::unique_ptr<io::FastqSource> src;
   if (!all_kept) src = std::make_unique<io::FastqSource>(opt.in1, opt.in2);
@@ -150,35 +147,32 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   };
   int64_t done = 0;
   while (next_batch()) {
-    gpu::CorrectBatch cb;
+    correct::CorrectBatch cb;
     encode_batch(batch.reads, cb);
     if (pass_through) {
-      cb.status.assign(cb.size(), static_cast<uint8_t>(gpu::CorrectStatus::clean));
+      cb.status.assign(cb.size(), static_cast<uint8_t>(correct::CorrectStatus::clean));
       cb.changed.assign(cb.size(), 0);
     } else if (gpu_engine) {
-      try {
-        gpu_engine->correct(copt, cb, &sum.correct_kernel_ms);
-      } catch (const CudaError& e) {  // this batch on the CPU twin (identical output)
-        log::warn("correct", std::string("GPU failed, batch corrected on the CPU: ") + e.what());
-        gpu::correct_reads_cpu(spectrum, copt, cb);
-      }
+      gpu::run_or_fall_back("correct", "GPU failed, batch corrected",
+                            [&] { gpu_engine->correct(copt, cb, &sum.correct_kernel_ms); },
+                            [&] { correct::correct_reads_cpu(spectrum, copt, cb); });
     } else {
-      gpu::correct_reads_cpu(spectrum, copt, cb);
+      correct::correct_reads_cpu(spectrum, copt, cb);
     }
     // Corrected sequences back into the reads (in parallel), then written in order.
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < batch.size(); ++i) {
-      if (cb.status[i] == static_cast<uint8_t>(gpu::CorrectStatus::corrected)) batch.reads[i].seq = cb.sequence(i);
+      if (cb.status[i] == static_cast<uint8_t>(correct::CorrectStatus::corrected)) batch.reads[i].seq = cb.sequence(i);
     }
     for (size_t i = 0; i < batch.size(); ++i) {
       const io::Read& r = batch.reads[i];
-      const auto st = static_cast<gpu::CorrectStatus>(cb.status[i]);
-      if (st == gpu::CorrectStatus::corrected) {
+      const auto st = static_cast<correct::CorrectStatus>(cb.status[i]);
+      if (st == correct::CorrectStatus::corrected) {
         ++sum.reads_changed;
         sum.bases_changed += cb.changed[i];
       }
-      sum.uncorrectable += st == gpu::CorrectStatus::uncorrectable;
-      sum.too_long += st == gpu::CorrectStatus::too_long;
+      sum.uncorrectable += st == correct::CorrectStatus::uncorrectable;
+      sum.too_long += st == correct::CorrectStatus::too_long;
       if (r.qual.size() != r.seq.size()) {  // FASTA input: nothing to write qualities from
         throw FormatError("gatemap correct writes FASTQ and needs FASTQ input: read '" + r.name +
                           "' has no qualities");

@@ -57,7 +57,7 @@ void left_align_gaps(std::vector<char>& ops, const uint8_t* read, int start_row,
 }
 
 Alignment affine_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin, int64_t contig_end,
-                       int64_t diag, int band, int score, const AffineScores& sc) {
+                       int64_t diag, int band, int score, AffineScratch& scratch, const AffineScores& sc) {
   const int w = 2 * band + 1;
   const int64_t lo = std::max(contig_begin, window.begin);
   const int64_t hi = std::min<int64_t>(contig_end, window.begin + static_cast<int64_t>(window.codes.size()));
@@ -65,10 +65,9 @@ Alignment affine_align(const uint8_t* read, int m, const RefWindow& window, int6
   const int open = sc.gap_open + sc.gap_extend, extend = sc.gap_extend;
 
   // Rows of H and F (previous, current) with a spare cell either side of the band (the
-  // sources of the edge cells' gaps), and the moves of every cell. Plain pointers into
-  // the thread's buffers: thread_local lookups stay out of the loop.
-  thread_local std::vector<int> rows;
-  thread_local std::vector<uint8_t> move_buf;
+  // sources of the edge cells' gaps), and the moves of every cell, in the caller's buffers.
+  std::vector<int>& rows = scratch.rows;
+  std::vector<uint8_t>& move_buf = scratch.moves;
   rows.assign(4 * static_cast<size_t>(w + 2), kNeg);
   move_buf.assign(static_cast<size_t>(m + 1) * w, kFromStart);
   int* h_prev = rows.data() + 1;

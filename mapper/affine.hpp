@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mapper/verify.hpp"
+#include "mapper/banded_dp.hpp"
 
 namespace gatemap::mapper {
 
@@ -17,13 +17,19 @@ struct AffineScores {
   int match = 1, mismatch = 4, n = 1, gap_open = 6, gap_extend = 1, clip = 5;
 };
 
+// Buffers of affine_align, owned by the caller and reused by one thread.
+struct AffineScratch {
+  std::vector<int> rows;       // H and F rows
+  std::vector<uint8_t> moves;  // traceback
+};
+
 // Best-scoring alignment of the whole read (either end may be soft-clipped at
 // scores.clip) against the diagonal band [diag - band, diag + band] inside the contig.
 // window must cover [diag - band, diag + m + band) ∩ contig. read: codes 0..3, 4 = N.
 // The result's score field is `score` (the caller's ranking cost), its CIGAR, NM and
-// MD describe the affine path. Thread-safe.
+// MD describe the affine path. Thread-safe with one `scratch` per thread.
 Alignment affine_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin, int64_t contig_end,
-                       int64_t diag, int band, int score, const AffineScores& scores = {});
+                       int64_t diag, int band, int score, AffineScratch& scratch, const AffineScores& scores = {});
 
 // Shifts every insertion and deletion of a path (ops 'M', 'I', 'D' over read rows from
 // start_row, reference from ref_begin) left while the alignment stays the same, never

@@ -11,18 +11,9 @@
 #include "index/index.hpp"
 #include "io/fastq.hpp"
 #include "mapper/sam_record.hpp"
-#include "mapper/verify.hpp"
+#include "mapper/placement.hpp"
 
 namespace gatemap::mapper::detail {
-
-struct SplitPart {
-  uint8_t strand = 0;
-  uint32_t contig = 0;
-  int read_begin = 0, read_end = 0;  // the part's bases, in the read's own orientation
-  Alignment aln;                     // of those bases alone, on `strand` (global coordinates)
-  int mapq = 0;
-  int second = -1;                   // second-best edits, -1 = none
-};
 
 struct ChimericStyle {
   bool as_secondary = false;  // -M

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "mapper/detail.hpp"
+#include "mapper/hits.hpp"
 
 namespace gatemap::mapper::detail {
 
-void dedupe_hits(std::vector<Hit>& hits, int e) {
-  // Same locus = same strand and contig with alignment ends within e: keep the best.
+void dedupe_hits(std::vector<Hit>& hits, int max_edits) {
+  // Same locus = same strand and contig with alignment ends within max_edits: keep the best.
   std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
     if (a.strand != b.strand) return a.strand < b.strand;
     if (a.ref_end != b.ref_end) return a.ref_end < b.ref_end;
@@ -18,7 +18,7 @@ void dedupe_hits(std::vector<Hit>& hits, int e) {
   std::vector<Hit> kept;
   for (const Hit& h : hits) {
     if (!kept.empty() && kept.back().strand == h.strand && kept.back().contig == h.contig &&
-        h.ref_end - kept.back().ref_end <= e) {
+        h.ref_end - kept.back().ref_end <= max_edits) {
       if (h.edits < kept.back().edits) kept.back() = h;
       continue;
     }
@@ -73,6 +73,34 @@ int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, b
   }
   if (capped && best_edits > 4) q -= 10;
   return std::max(0, q);
+}
+
+bool unique(const ReadHits& hits) {
+  return hits.size() == 1 || (hits.size() > 1 && hits[1].edits > hits[0].edits);
+}
+
+// The clipped fallback's costs (edits, clip penalties, a quarter per clipped base) are a
+// coarser measure than edits, and it tries only a few candidates: a unit of its margin
+// is worth half an edit's.
+BestPlacement best_placement(const ReadHits& hits, uint64_t tie, bool capped) {
+  BestPlacement f;
+  if (hits.empty()) return f;
+  const int best = hits[0].edits;
+  int nb = 0;
+  while (nb < static_cast<int>(hits.size()) && hits[nb].edits == best) ++nb;
+  f.second = nb > 1 ? best : (nb < static_cast<int>(hits.size()) ? hits[nb].edits : -1);
+  f.hit = &hits[tie % static_cast<uint64_t>(nb)];
+  const int price = hits[0].clipped ? kEditPhred / 2 : kEditPhred;
+  std::vector<int> scores;
+  for (const Hit& h : hits) scores.push_back(price * h.edits);
+  f.mapq = mapq_from_scores(scores, price * best, best, capped);
+  return f;
+}
+
+uint64_t name_hash(const std::string& name) {
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return h ^ 0x5bd1e9955bd1e995ULL;
 }
 
 }  // namespace gatemap::mapper::detail

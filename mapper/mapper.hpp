@@ -1,9 +1,8 @@
 #pragma once
-// mapper/: reads -> seeds -> candidate diagonals -> GateKeeper filter (GPU, CPU or off)
-// -> banded verification -> best hits, MAPQ, pairing -> SAM records in input order.
-// Every input read yields one primary record (unmapped: flag 4).
-#include <htslib/sam.h>
-
+// mapper/: reads -> seeds -> candidates -> GateKeeper filter (GPU, CPU or off) ->
+// banded verification -> placement (MAPQ, pairing, rescue, chimeric parts) -> SAM
+// records in input order. Every input read yields one primary record (unmapped: flag
+// 4). The stages, their types and files: docs/ARCHITECTURE.md.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -11,27 +10,11 @@
 
 #include "index/index.hpp"
 #include "io/fastq.hpp"
+#include "mapper/options.hpp"
+
+struct bam1_t;  // htslib's record: made by the records stage (mapper/records.hpp)
 
 namespace gatemap::mapper {
-
-enum class FilterMode { gpu, cpu, off };
-
-struct MapOptions {
-  int max_edits = -1;            // -e: edit threshold; -1 = 4% of each read's length (at least 2)
-  int max_candidates = 32;       // --max-cand: candidate diagonals verified per read and strand
-  uint32_t max_occ = 0;          // --max-occ: skip seeds with more hits (0 = the index's cap)
-  bool all_hits = false;         // -a: report every location within -e as secondary records
-  FilterMode filter = FilterMode::cpu;  // --filter
-  bool encode_on_device = false;  // --encode-on-device
-  int device = 0;                // --device
-  int threads = 1;               // -t
-  double insert_mean = -1;       // --insert: -1 = estimate from confident pairs
-  double insert_sd = -1;         // --insert-sd
-  std::string read_group_id;     // from -R, tags every record with RG:Z
-  bool copy_comment = false;     // -C: FASTQ comments (SAM tags) onto the records
-  bool split_as_secondary = false;  // -M: flag the parts of chimeric reads secondary, not supplementary
-  bool split_soft_clip = false;     // -Y: soft-clip (not hard-clip) the parts of chimeric reads
-};
 
 // Counts and per-stage times of a run (also written as JSON by --stats).
 struct MapStats {
@@ -52,7 +35,9 @@ struct MapStats {
 // Maps chunks of reads. Not thread-safe itself; uses OpenMP inside each stage.
 class Mapper {
  public:
-  Mapper(const index::Index& idx, const MapOptions& opt);
+  // Throws UsageError for options out of range. With hw.backend gpu the filter's GPU
+  // engine is made on a thread of its own; without one every batch takes the CPU twin.
+  Mapper(const index::Index& idx, const MapOptions& opt, const Hardware& hw = {});
   ~Mapper();
   Mapper(const Mapper&) = delete;
   Mapper& operator=(const Mapper&) = delete;

@@ -27,11 +27,6 @@ inline uint64_t plane_at(const uint64_t* plane, int64_t words, int64_t p) {
 
 // One band row's state: vertical deltas D(i, t) - D(i, t - 1) as +1 (vp) and -1 (vn)
 // bits, and the cost of its first cell D(i, 0).
-struct Row {
-  uint64_t vp = 0, vn = 0;
-  int score = 0;
-};
-
 // Row 0 has a free start anywhere in the band: every cell 0, every delta 0.
 // step() turns row i-1 into row i for read base c at reference p = diag - band + i - 1.
 class BandStepper {
@@ -41,7 +36,7 @@ class BandStepper {
         mask_(w_ == 64 ? ~uint64_t{0} : (uint64_t{1} << w_) - 1), top_(uint64_t{1} << (w_ - 1)) {}
   int width() const { return w_; }
 
-  void step(Row& r, uint8_t c, int64_t p) const {
+  void step(MyersRow& r, uint8_t c, int64_t p) const {
     // Align the previous row to this row's band; the cell past its right edge is +1.
     uint64_t vp = (r.vp >> 1) | top_;
     uint64_t vn = r.vn >> 1;
@@ -63,13 +58,13 @@ class BandStepper {
   }
 
   // D(i, t) of a row.
-  static int cost(const Row& r, int t) {
+  static int cost(const MyersRow& r, int t) {
     const uint64_t upto = (t >= 63 ? ~uint64_t{0} : (uint64_t{2} << t) - 1) & ~uint64_t{1};
     return r.score + __builtin_popcountll(r.vp & upto) - __builtin_popcountll(r.vn & upto);
   }
 
   // The end of the last row: fewest edits, then nearest the band centre, then leftmost.
-  void best_end(const Row& r, int band, int& best, int& best_t) const {
+  void best_end(const MyersRow& r, int band, int& best, int& best_t) const {
     best = -1;
     best_t = -1;
     int d = r.score;
@@ -100,7 +95,7 @@ BandResult myers_banded_distance(const uint8_t* read, int m, const PlaneRef& ref
                                  int max_edits) {
   const BandStepper stepper(ref, band);
   const int w = stepper.width();
-  Row row;
+  MyersRow row;
   for (int i = 1; i <= m; ++i) {
     stepper.step(row, read[i - 1], diag - band + i - 1);
     // Row minima never decrease down the rows (Ukkonen's cut-off); this row's minimum is
@@ -122,12 +117,12 @@ BandResult myers_banded_distance(const uint8_t* read, int m, const PlaneRef& ref
 
 GM_POPCNT_CLONES
 Alignment myers_banded_align(const uint8_t* read, int m, const PlaneRef& ref, const RefWindow& window,
-                             int64_t contig_begin, int64_t contig_end, int64_t diag, int band) {
+                             int64_t contig_begin, int64_t contig_end, int64_t diag, int band,
+                             std::vector<MyersRow>& rows) {
   const BandStepper stepper(ref, band);
   const int w = stepper.width();
-  thread_local std::vector<Row> rows;
   rows.resize(static_cast<size_t>(m) + 1);
-  rows[0] = Row{};
+  rows[0] = MyersRow{};
   for (int i = 1; i <= m; ++i) {
     rows[i] = rows[i - 1];
     stepper.step(rows[i], read[i - 1], diag - band + i - 1);

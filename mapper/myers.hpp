@@ -10,12 +10,20 @@
 // the band's two open edges has the same effect (a move from there never wins), so
 // the edges enter the recurrence as positive deltas.
 #include <cstdint>
+#include <vector>
 
-#include "mapper/verify.hpp"
+#include "mapper/banded_dp.hpp"
 
 namespace gatemap::mapper {
 
 constexpr int kMyersMaxBand = 31;  // 2 * band + 1 cells fit one 64-bit word
+
+// One read row of the band: vertical deltas (+1 in vp, -1 in vn) and the cost of its
+// last cell.
+struct MyersRow {
+  uint64_t vp = 0, vn = 0;
+  int score = 0;
+};
 
 // The reference as two bit-planes (PackedSeq layout), `length` bases.
 struct PlaneRef {
@@ -35,8 +43,9 @@ BandResult myers_banded_distance(const uint8_t* read, int m, const PlaneRef& ref
 // under the same conditions as myers_banded_distance: the forward pass keeps each row's
 // deltas, from which any cell's cost is a popcount away, and the traceback takes the
 // DP's moves (diagonal, then insertion, then deletion, first of equal cost).
-// window must cover [diag - band, diag + m + band).
+// window must cover [diag - band, diag + m + band). `rows`: the caller's buffer.
 Alignment myers_banded_align(const uint8_t* read, int m, const PlaneRef& ref, const RefWindow& window,
-                             int64_t contig_begin, int64_t contig_end, int64_t diag, int band);
+                             int64_t contig_begin, int64_t contig_end, int64_t diag, int band,
+                             std::vector<MyersRow>& rows);
 
 }  // namespace gatemap::mapper

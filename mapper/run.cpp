@@ -32,16 +32,57 @@ std::string MapStats::to_json() const {
   return o.str();
 }
 
+namespace {
+
+// --filter says whether GateKeeper runs (auto|off; gpu|cpu as before: on, and where),
+// --backend where it runs; the two must not disagree.
+std::string filter_backend(const RunOptions& opt) {
+  if (opt.filter == "auto") return opt.backend;
+  if (opt.filter == "off") return "off";
+  if (opt.backend != "auto" && opt.backend != opt.filter) {
+    throw UsageError("--filter " + opt.filter + " and --backend " + opt.backend + " disagree");
+  }
+  return opt.filter;
+}
+
+// The final counts and stage times on stderr, and as JSON with --stats.
+void report(const MapStats& st, const std::string& stats_path) {
+  log::info("map", "reads " + std::to_string(st.reads) + ", records " + std::to_string(st.records) + ", mapped " +
+                       std::to_string(st.mapped) + ", unmapped " + std::to_string(st.unmapped) + ", supplementary " +
+                       std::to_string(st.supplementary) + ", proper pairs " +
+                       std::to_string(st.proper_pairs) + ", rescued " + std::to_string(st.rescued));
+  log::info("map", "candidates " + std::to_string(st.candidates) + ", rejected by filter " +
+                       std::to_string(st.filter_rejected) + ", unfiltered (N) " + std::to_string(st.filter_unfiltered) +
+                       ", verified " + std::to_string(st.verified) + "; reads with capped seeds " +
+                       std::to_string(st.capped_reads) + ", at the candidate cap " +
+                       std::to_string(st.candidate_cap_hits));
+  log::info("map", "time: seed " + std::to_string(st.seed_s) + " s, filter " + std::to_string(st.filter_s) +
+                       " s (kernel " + std::to_string(st.filter_kernel_s) + " s), verify " +
+                       std::to_string(st.verify_s) + " s, fallback " + std::to_string(st.fallback_s) + " s, finish " +
+                       std::to_string(st.pair_s) + " s, output " +
+                       std::to_string(st.output_s) + " s, waiting for input " + std::to_string(st.input_wait_s) + " s");
+  if (!stats_path.empty()) {
+    std::FILE* f = std::fopen(stats_path.c_str(), "w");
+    if (!f) throw IoError("cannot write '" + stats_path + "'");
+    const std::string json = st.to_json();
+    const bool ok = std::fwrite(json.data(), 1, json.size(), f) == json.size();
+    if (std::fclose(f) != 0 || !ok) throw IoError("write to '" + stats_path + "' failed");
+  }
+}
+
+}  // namespace
+
 MapStats run_mapping(RunOptions opt) {
-  if (opt.map.threads > 0) omp_set_num_threads(opt.map.threads);
+  if (opt.hw.threads > 0) omp_set_num_threads(opt.hw.threads);
   if (opt.batch_reads < 2) throw UsageError("--batch must be at least 2");
+  validate(opt.map);
   const size_t batch_bases = opt.batch_bases ? opt.batch_bases : opt.batch_reads * 1000;
+  const std::string where = filter_backend(opt);
+  opt.map.filter = where != "off";
   // Whether a GPU filters: probed on a thread of its own (CUDA's start-up takes a few
   // tenths of a second) while the index loads and the first batch is read.
   std::future<gpu::Backend> probe;
-  if (opt.filter != "off") {
-    probe = std::async(std::launch::async, [f = opt.filter] { return gpu::choose_backend(f); });
-  }
+  if (opt.map.filter) probe = std::async(std::launch::async, [where] { return gpu::choose_backend(where); });
   const double t_load = log::wall_seconds();
   auto idx = index::load_index(opt.index_path);
   log::info("map", "loaded index '" + opt.index_path + "' (" + std::to_string(idx->contigs().size()) + " contigs, " +
@@ -52,18 +93,17 @@ MapStats run_mapping(RunOptions opt) {
   info.read_group = opt.read_group;
   info.command_line = opt.command_line;
   info.version = opt.version;
-  io::SamWriter out(opt.output, info, std::max(1, opt.map.threads));
-  opt.map.read_group_id = out.read_group_id();
+  io::SamWriter out(opt.output, info, std::max(1, opt.hw.threads));
+  opt.map.output.read_group_id = out.read_group_id();
 
   // BGZF-compressed reads decompress on a few threads of their own (a quarter of -t).
-  io::FastqSource source(opt.reads1, opt.reads2, std::max(1, opt.map.threads / 4), opt.interleaved);
+  io::FastqSource source(opt.reads1, opt.reads2, std::max(1, opt.hw.threads / 4), opt.interleaved);
   // The filter backend: GPU when asked or (auto) when present; otherwise the CPU twin.
   const auto make_mapper = [&] {
-    opt.map.filter = FilterMode::off;
-    if (probe.valid()) opt.map.filter = probe.get() == gpu::Backend::gpu ? FilterMode::gpu : FilterMode::cpu;
+    if (probe.valid()) opt.hw.backend = probe.get();
     log::info("map", std::string("GateKeeper filter: ") +
-                         (opt.map.filter == FilterMode::off ? "off" : opt.map.filter == FilterMode::gpu ? "GPU" : "CPU"));
-    return std::make_unique<Mapper>(*idx, opt.map);  // a GPU engine gets ready while batch 1 is seeded
+                         (!opt.map.filter ? "off" : opt.hw.backend == gpu::Backend::gpu ? "GPU" : "CPU"));
+    return std::make_unique<Mapper>(*idx, opt.map, opt.hw);  // a GPU engine gets ready while batch 1 is seeded
   };
   std::unique_ptr<Mapper> mapper;
   // Stages overlap: while a batch is verified and turned into records, the next batch
@@ -129,27 +169,7 @@ MapStats run_mapping(RunOptions opt) {
   st.output_s = output_s;
   st.input_wait_s = input_wait_s;
   const double wall = log::wall_seconds();
-  log::info("map", "reads " + std::to_string(st.reads) + ", records " + std::to_string(st.records) + ", mapped " +
-                       std::to_string(st.mapped) + ", unmapped " + std::to_string(st.unmapped) + ", supplementary " +
-                       std::to_string(st.supplementary) + ", proper pairs " +
-                       std::to_string(st.proper_pairs) + ", rescued " + std::to_string(st.rescued));
-  log::info("map", "candidates " + std::to_string(st.candidates) + ", rejected by filter " +
-                       std::to_string(st.filter_rejected) + ", unfiltered (N) " + std::to_string(st.filter_unfiltered) +
-                       ", verified " + std::to_string(st.verified) + "; reads with capped seeds " +
-                       std::to_string(st.capped_reads) + ", at the candidate cap " +
-                       std::to_string(st.candidate_cap_hits));
-  log::info("map", "time: seed " + std::to_string(st.seed_s) + " s, filter " + std::to_string(st.filter_s) +
-                       " s (kernel " + std::to_string(st.filter_kernel_s) + " s), verify " +
-                       std::to_string(st.verify_s) + " s, fallback " + std::to_string(st.fallback_s) + " s, finish " +
-                       std::to_string(st.pair_s) + " s, output " +
-                       std::to_string(st.output_s) + " s, waiting for input " + std::to_string(st.input_wait_s) + " s");
-  if (!opt.stats_path.empty()) {
-    std::FILE* f = std::fopen(opt.stats_path.c_str(), "w");
-    if (!f) throw IoError("cannot write '" + opt.stats_path + "'");
-    const std::string json = st.to_json();
-    const bool ok = std::fwrite(json.data(), 1, json.size(), f) == json.size();
-    if (std::fclose(f) != 0 || !ok) throw IoError("write to '" + opt.stats_path + "' failed");
-  }
+  report(st, opt.stats_path);
   log::info("main", "Real time: " + std::to_string(wall) + " sec; CPU: " + std::to_string(log::cpu_seconds()) +
                         " sec; Peak RSS: " + std::to_string(log::peak_rss_bytes() / 1048576) + " MiB");
   if (st.reads + st.secondary + st.supplementary != st.records) throw Error("internal: records do not match reads");

@@ -16,8 +16,10 @@ struct RunOptions {
   std::string command_line, version;
   size_t batch_reads = 100000;    // --batch: reads per batch (pairs count twice)
   size_t batch_bases = 0;         // -K: at most this many bases per batch, as bwa mem's -K (0: 1000 per read)
-  std::string filter = "auto";    // --filter gpu|cpu|off|auto
+  std::string filter = "auto";    // --filter auto|off (or gpu|cpu: on, and where it runs)
+  std::string backend = "auto";   // --backend gpu|cpu|auto: where the filter runs
   MapOptions map;
+  Hardware hw;
 };
 
 // Runs the whole job; returns the statistics. Throws on bad input or failed output.

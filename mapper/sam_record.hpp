@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "io/fastq.hpp"
-#include "mapper/verify.hpp"
+#include "mapper/banded_dp.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -7,7 +7,9 @@
 #include <algorithm>
 
 #include "common/dna.hpp"
-#include "mapper/detail.hpp"
+#include "mapper/seed.hpp"
+
+#include <cmath>
 
 namespace gatemap::mapper::detail {
 
@@ -48,7 +50,7 @@ void merge_runs(std::vector<uint64_t>& hits, std::vector<size_t>& runs, std::vec
 
 }  // namespace
 
-void set_read_codes(ReadWork& w, const std::string& seq) {
+void set_read_codes(SeededRead& w, const std::string& seq) {
   const size_t m = seq.size();
   w.codes[0].resize(m);
   w.codes[1].resize(m);
@@ -58,15 +60,22 @@ void set_read_codes(ReadWork& w, const std::string& seq) {
   }
 }
 
-void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, int max_candidates) {
-  // Scratch reused by each thread across reads (no allocation per read).
-  thread_local std::vector<uint64_t> hits;
-  thread_local std::vector<size_t> runs;
-  thread_local std::vector<uint64_t> merged;
-  thread_local std::vector<Candidate> strand_cand;
-  thread_local std::vector<int64_t> seed_pos;
-  thread_local std::vector<uint32_t> order;
-  thread_local std::vector<std::pair<uint64_t, int>> queries;  // (k-mer key, read offset)
+int edit_threshold(const VerifyOptions& opt, int m) {
+  if (opt.max_edits >= 0) return opt.max_edits;
+  return std::min(kMaxEditsLimit, std::max(2, static_cast<int>(std::ceil(0.04 * m))));
+}
+
+void seed_read(const index::Index& idx, const std::string& seq, const MapOptions& opt, SeedScratch& scratch,
+               SeededRead& out) {
+  set_read_codes(out, seq);
+  out.max_edits = edit_threshold(opt.verify, static_cast<int>(seq.size()));
+  collect_candidates(idx, out, opt.seed, scratch);
+}
+
+void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOptions& opt, SeedScratch& scratch) {
+  auto& [hits, merged, runs, strand_cand, seed_pos, order, queries] = scratch;
+  const uint32_t max_occ = opt.max_occ ? opt.max_occ : idx.max_occ();
+  const int max_candidates = opt.max_candidates;
   const int k = idx.k();
   const int m = static_cast<int>(w.codes[0].size());
   w.cand.clear();
@@ -75,7 +84,7 @@ void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, 
   if (m < k || m >= kMaxSeedReadLen) return;
   const uint64_t low = (uint64_t{1} << k) - 1;
   const int s = idx.stride();
-  const int step = std::max(1, m / (w.e + 1) - k - s + 2);
+  const int step = std::max(1, m / (w.max_edits + 1) - k - s + 2);
   for (uint8_t strand = 0; strand < 2; ++strand) {
     const uint8_t* codes = w.codes[strand].data();
     // A hit packed as (diagonal + kMaxSeedReadLen, read offset): integer order is by
@@ -125,7 +134,7 @@ void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, 
     for (size_t a = 0; a < hits.size();) {
       size_t b = a;
       const int64_t first_diag = diag_of(hits[a]);
-      while (b < hits.size() && diag_of(hits[b]) - first_diag <= w.e) ++b;
+      while (b < hits.size() && diag_of(hits[b]) - first_diag <= w.max_edits) ++b;
       // The most supported diagonal of the cluster is its centre.
       int64_t best_diag = first_diag, best_pos = pos_of(hits[a]);
       uint32_t best_n = 0;
@@ -162,19 +171,6 @@ void collect_candidates(const index::Index& idx, ReadWork& w, uint32_t max_occ, 
       Candidate c = strand_cand[i];
       c.contig = static_cast<uint32_t>(idx.contig_of(seed_pos[i]));
       w.cand.push_back(c);
-    }
-  }
-}
-
-void fetch_window(const index::Index& idx, int64_t begin, int64_t end, RefWindow& out) {
-  begin = std::max<int64_t>(begin, 0);
-  end = std::min(end, idx.length());
-  out.begin = begin;
-  out.codes.resize(static_cast<size_t>(std::max<int64_t>(0, end - begin)));
-  for (int64_t p = begin; p < end; ++p) out.codes[p - begin] = idx.base(p);
-  if (idx.has_n(begin, end)) {
-    for (int64_t p = begin; p < end; ++p) {
-      if (idx.has_n(p, p + 1)) out.codes[p - begin] = 4;
     }
   }
 }

@@ -3,311 +3,100 @@
 #include <htslib/sam.h>
 
 #include <algorithm>
-#include <climits>
 
-namespace gatemap::mapper {
-namespace {
+#include "mapper/affine.hpp"
+#include "mapper/myers.hpp"
 
-constexpr int kInf = INT_MAX / 4;
+namespace gatemap::mapper::detail {
 
-// DP over rows i = 0..m (read prefix) and band columns t = 0..2*band, where cell (i, t)
-// ends at global reference position g = diag - band + i + t (exclusive).
-struct Band {
-  const uint8_t* read;
-  int m, w, half;
-  int64_t diag, lo, hi;  // usable reference [lo, hi)
-  const RefWindow* win;
-  int clip;  // cost of clipping a read end (0: end-to-end, no clipping)
-  int64_t g(int i, int t) const { return diag - half + i + t; }
-  bool in_ref(int64_t pos) const { return pos >= lo && pos <= hi; }
-  uint8_t ref_code(int64_t pos) const { return win->codes[static_cast<size_t>(pos - win->begin)]; }
-  // Clipping k read bases costs clip + k/4 (0 when clipping is off or k = 0).
-  int clip_cost(int k) const { return (clip && k > 0) ? clip + k / 4 : 0; }
-  int end_cost(int i) const { return clip_cost(m - i); }
-};
-
-Band make_band(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin, int64_t contig_end,
-               int64_t diag, int band, int clip) {
-  return Band{read, m, 2 * band + 1, band, diag, std::max(contig_begin, window.begin),
-              std::min<int64_t>(contig_end, window.begin + static_cast<int64_t>(window.codes.size())), &window, clip};
+bool Verifier::myers_applies(int m, uint32_t contig, int64_t diag, int band) const {
+  return band <= kMyersMaxBand && diag - band >= ref_.contig_begin(contig) &&
+         diag + m + band <= ref_.contig_end(contig) && !ref_.has_n(diag - band, diag + m + band);
 }
 
-enum Move : uint8_t { kStart, kDiag, kIns, kDel };
-
-// Fills D (costs) and, with clipping, S (row where each cell's alignment starts) and
-// M (the move taken). Among equal costs a later start (a shorter alignment) loses;
-// then diagonal moves win over insertions, deletions and clipped starts, which places
-// gaps leftmost in the traceback.
-void fill(const Band& b, std::vector<int>& D, std::vector<int>* S, std::vector<uint8_t>* M, int cutoff = kInf) {
-  const size_t cells = static_cast<size_t>(b.m + 1) * b.w;
-  D.assign(cells, kInf);
-  if (S) S->assign(cells, 0);
-  if (M) M->assign(cells, kStart);
-  for (int t = 0; t < b.w; ++t) {
-    if (b.in_ref(b.g(0, t))) D[t] = 0;  // free start anywhere in the band
-  }
-  if (!S && !M && !b.clip) {  // the hot path of verification: costs only
-    for (int i = 1; i <= b.m; ++i) {
-      int* row = &D[static_cast<size_t>(i) * b.w];
-      const int* prev = row - b.w;
-      const uint8_t rc = b.read[i - 1];
-      int row_min = kInf;
-      for (int t = 0; t < b.w; ++t) {
-        const int64_t g = b.g(i, t);
-        if (!b.in_ref(g)) continue;
-        int best = kInf;
-        if (g - 1 >= b.lo) {
-          const uint8_t fc = b.ref_code(g - 1);
-          best = prev[t] + ((rc == fc && rc < 4) ? 0 : 1);
-          if (t > 0 && row[t - 1] + 1 < best) best = row[t - 1] + 1;
-        }
-        if (t + 1 < b.w && prev[t + 1] + 1 < best) best = prev[t + 1] + 1;
-        row[t] = best;
-        row_min = std::min(row_min, best);
-      }
-      // Costs never decrease down the rows: once a whole row is above the cutoff, so is
-      // the end (Ukkonen's cut-off). The rows left at kInf make the caller see no hit.
-      if (row_min > cutoff) return;
-    }
-    return;
-  }
-  for (int i = 1; i <= b.m; ++i) {
-    const size_t row = static_cast<size_t>(i) * b.w, prev = row - b.w;
-    const uint8_t rc = b.read[i - 1];
-    for (int t = 0; t < b.w; ++t) {
-      const int64_t g = b.g(i, t);
-      if (!b.in_ref(g)) continue;
-      int best = kInf, start = i;
-      uint8_t move = kStart;
-      const auto consider = [&](int cost, size_t from, uint8_t mv) {
-        const int s = S ? (*S)[from] : 0;
-        if (cost < best || (cost == best && s < start)) {
-          best = cost;
-          start = s;
-          move = mv;
-        }
-      };
-      if (g - 1 >= b.lo) {  // diagonal: read base i-1 against reference base g-1
-        const uint8_t fc = b.ref_code(g - 1);
-        consider(D[prev + t] + ((rc == fc && rc < 4) ? 0 : 1), prev + t, kDiag);
-      }
-      if (t + 1 < b.w) consider(D[prev + t + 1] + 1, prev + t + 1, kIns);        // read base inserted
-      if (g - 1 >= b.lo && t > 0) consider(D[row + t - 1] + 1, row + t - 1, kDel);  // reference base deleted
-      if (b.clip && b.clip_cost(i) < best) {  // start here, the first i bases clipped
-        best = b.clip_cost(i);
-        start = i;
-        move = kStart;
-      }
-      D[row + t] = best;
-      if (S) (*S)[row + t] = start;
-      if (M) (*M)[row + t] = move;
-    }
-  }
-}
-
-// Best end cell: lowest cost (with the end clip), then the longest alignment, then
-// nearest the band centre, then the leftmost column.
-void best_end(const Band& b, const std::vector<int>& D, const std::vector<int>* S, int& row, int& col, int& cost) {
-  row = b.m;
-  col = -1;
-  cost = kInf;
-  int best_len = -1;
-  const int first_row = b.clip ? 1 : b.m;
-  for (int i = b.m; i >= first_row; --i) {
-    const size_t r = static_cast<size_t>(i) * b.w;
-    for (int t = 0; t < b.w; ++t) {
-      if (D[r + t] >= kInf) continue;
-      const int c = D[r + t] + b.end_cost(i);
-      const int len = i - (S ? (*S)[r + t] : 0);
-      if (c < cost || (c == cost && (len > best_len || (len == best_len && std::abs(t - b.half) < std::abs(col - b.half))))) {
-        cost = c;
-        row = i;
-        col = t;
-        best_len = len;
-      }
-    }
-  }
-}
-
-// Soft-clips alignment ends the way a local aligner would: with bwa's scores (match +1,
-// mismatch -4, gap open -6, extension -1) an end whose score falls to -kEndClip or below
-// is clipped (on a tie too, as bwa mem does). Leaves [first, last) as the ops kept; the
-// kept part starts and ends with a match or mismatch. Insertions at the very ends (bases
-// past a contig end) are always clipped.
-constexpr int kEndClip = 5;
-
-int op_score(const std::vector<char>& ops, size_t k, bool extends) {
-  switch (ops[k]) {
-    case 'M': return 1;
-    case 'X': return -4;
-    default: return extends ? -1 : -7;
-  }
-}
-
-void clip_ends(const std::vector<char>& ops, bool head_clipped, bool tail_clipped, size_t& first, size_t& last) {
-  first = 0;
-  last = ops.size();
-  // Prefix: the lowest running score at a point followed by an aligned base (for an end
-  // that is clipped already, the last such point at that score: no worse, fewer edits).
-  int score = 0, best = 0;
-  size_t cut = 0;
-  for (size_t k = 0; k < ops.size(); ++k) {
-    score += op_score(ops, k, k > 0 && ops[k - 1] == ops[k]);
-    const bool next_aligned = k + 1 < ops.size() && (ops[k + 1] == 'M' || ops[k + 1] == 'X');
-    if (next_aligned && (score < best || (head_clipped && score == best))) {
-      best = score;
-      cut = k + 1;
-    }
-    if (score > kEndClip * 4) break;  // far enough in: nothing later is worth clipping from here
-  }
-  if (best <= (head_clipped ? 0 : -kEndClip)) first = cut;  // a clipped end moves for free
-  while (first < ops.size() && ops[first] != 'M' && ops[first] != 'X') ++first;  // end insertions/deletions
-  // Suffix, mirrored.
-  score = 0;
-  best = 0;
-  cut = ops.size();
-  for (size_t k = ops.size(); k-- > first;) {
-    score += op_score(ops, k, k + 1 < ops.size() && ops[k + 1] == ops[k]);
-    const bool prev_aligned = k > first && (ops[k - 1] == 'M' || ops[k - 1] == 'X');
-    if (prev_aligned && (score < best || (tail_clipped && score == best))) {
-      best = score;
-      cut = k;
-    }
-    if (score > kEndClip * 4) break;
-  }
-  if (best <= (tail_clipped ? 0 : -kEndClip)) last = cut;
-  while (last > first && ops[last - 1] != 'M' && ops[last - 1] != 'X') --last;
-}
-
-}  // namespace
-
-BandResult banded_distance(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
-                           int64_t contig_end, int64_t diag, int band, int max_edits, std::vector<int>& scratch,
-                           int clip_penalty) {
-  const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
-  thread_local std::vector<int> starts;  // reused across calls: no allocation per candidate
-  fill(b, scratch, b.clip ? &starts : nullptr, nullptr, max_edits);
-  int row = 0, col = -1, cost = kInf;
-  best_end(b, scratch, b.clip ? &starts : nullptr, row, col, cost);
+Hit Verifier::verify_one(const SeededRead& w, const Candidate& c, int band, int64_t diag, Workspace& ws,
+                         int max_cost, int clip) const {
+  const int m = w.length();
+  const int max_edits = max_cost < 0 ? w.max_edits : max_cost;
   BandResult r;
-  if (col >= 0 && cost <= max_edits) {
-    r.edits = cost;
-    r.ref_end = b.g(row, col);
+  if (clip == 0 && myers_applies(m, c.contig, diag, band)) {
+    r = myers_banded_distance(w.codes[c.strand].data(), m, ref_.planes(), diag, band, max_edits);
+  } else {  // contig ends, N, wide bands and clipping take the DP
+    ref_.window(c.contig, diag - band, diag + m + band, ws.window);
+    r = banded_distance(w.codes[c.strand].data(), m, ws.window, ref_.contig_begin(c.contig),
+                        ref_.contig_end(c.contig), diag, band, max_edits, ws.dp, clip);
   }
-  return r;
+  Hit h;
+  h.strand = c.strand;
+  h.contig = c.contig;
+  h.diag = diag;
+  h.edits = r.edits;
+  h.ref_end = r.ref_end;
+  h.clipped = clip > 0;
+  return h;
 }
 
-Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
-                       int64_t contig_end, int64_t diag, int band, std::vector<int>& scratch, int clip_penalty) {
-  const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
-  thread_local std::vector<int> starts;
-  thread_local std::vector<uint8_t> moves;
-  fill(b, scratch, &starts, &moves);
-  int i = 0, t = -1, cost = kInf;
-  best_end(b, scratch, &starts, i, t, cost);
-  const int end_row = i;
-  std::vector<char> ops;  // reversed: M (match or mismatch), I, D
-  while (i > 0) {
-    const uint8_t mv = moves[static_cast<size_t>(i) * b.w + t];
-    if (mv == kDiag) {
-      ops.push_back('M');
-      --i;
-    } else if (mv == kIns) {
-      ops.push_back('I');
-      --i;
-      ++t;
-    } else if (mv == kDel) {
-      ops.push_back('D');
-      --t;
-    } else {
-      break;  // clipped start: read bases [0, i) are not aligned
-    }
+void Verifier::clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws) const {
+  std::vector<const Candidate*> order;
+  for (const Candidate& c : w.cand) order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Candidate* a, const Candidate* b) { return a->support > b->support; });
+  const int m = w.length();
+  for (size_t i = 0; i < order.size() && i < static_cast<size_t>(kClipCandidates); ++i) {
+    const Hit h = verify_one(w, *order[i], fallback_band(w), order[i]->diag, ws, fallback_max_cost(w), kClipPenalty);
+    if (h.edits < 0) continue;
+    const Alignment a = align(w, h, ws);
+    if (10 * (m - a.clipped) >= 3 * m) hits.push_back(h);
   }
-  std::reverse(ops.begin(), ops.end());
-  return alignment_from_path(read, m, window, contig_begin, contig_end, ops, i, end_row, b.g(i, t), cost);
 }
 
-Alignment alignment_from_path(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
-                              int64_t contig_end, std::vector<char>& ops, int start_row, int end_row,
-                              int64_t ref_begin, int score, bool local_ends) {
-  const Band b = make_band(read, m, window, contig_begin, contig_end, ref_begin, 0, 0);
-  Alignment aln;
-  aln.score = score;
-  aln.ref_begin = ref_begin;
-  // Per base: 'M' match, 'X' mismatch, 'I', 'D'.
-  int64_t g = aln.ref_begin;
-  int r = start_row;
-  for (char& op : ops) {
-    if (op == 'M') {
-      const uint8_t fc = b.ref_code(g);
-      if (!(read[r] == fc && fc < 4)) op = 'X';
-      ++g;
-      ++r;
-    } else if (op == 'I') {
-      ++r;
-    } else {
-      ++g;
-    }
-  }
-  size_t first = 0, last = ops.size();
-  if (local_ends) clip_ends(ops, start_row > 0, end_row < m, first, last);
-  int head = start_row;
-  for (size_t k = 0; k < first; ++k) {
-    if (ops[k] != 'D') ++head;
-    if (ops[k] != 'I') ++aln.ref_begin;
-  }
-  const int tail = (m - end_row) + static_cast<int>(std::count_if(ops.begin() + last, ops.end(),
-                                                                  [](char op) { return op != 'D'; }));
-  const auto push = [&](int op, uint32_t n) {
-    if (n == 0) return;
-    if (!aln.cigar.empty() && bam_cigar_op(aln.cigar.back()) == static_cast<uint32_t>(op)) {
-      aln.cigar.back() = bam_cigar_gen(bam_cigar_oplen(aln.cigar.back()) + n, op);
-    } else {
-      aln.cigar.push_back(bam_cigar_gen(n, op));
-    }
-  };
-  push(BAM_CSOFT_CLIP, static_cast<uint32_t>(head));
-  // MD: matches counted, mismatched reference bases written, deletions as ^bases.
-  g = aln.ref_begin;
-  int run = 0, edits = 0;
-  bool in_deletion = false;
-  for (size_t k = first; k < last; ++k) {
-    const char op = ops[k];
-    if (op == 'M' || op == 'X') {
-      push(BAM_CMATCH, 1);
-      if (op == 'M') {
-        ++run;
-      } else {
-        aln.md += std::to_string(run);
-        aln.md += "ACGTN"[b.ref_code(g)];
-        run = 0;
-        ++edits;
-      }
-      ++g;
-      in_deletion = false;
-    } else if (op == 'I') {
-      push(BAM_CINS, 1);
-      ++edits;
-      in_deletion = false;
-    } else {
-      push(BAM_CDEL, 1);
-      if (!in_deletion) {
-        aln.md += std::to_string(run);
-        aln.md += '^';
-        run = 0;
-      }
-      aln.md += "ACGTN"[b.ref_code(g)];
-      ++g;
-      ++edits;
-      in_deletion = true;
-    }
-  }
-  aln.md += std::to_string(run);
-  push(BAM_CSOFT_CLIP, static_cast<uint32_t>(tail));
-  aln.edits = edits;
-  aln.ref_end = g;
-  aln.clipped = head + tail;
-  return aln;
+int Verifier::fallback_band(const SeededRead& w) { return std::min(filter::kMaxEdits, 2 * w.max_edits); }
+
+int Verifier::fallback_max_cost(const SeededRead& w) {
+  return w.max_edits + kClipPenalty + static_cast<int>(7 * w.codes[0].size() / 40);
 }
 
-}  // namespace gatemap::mapper
+int Verifier::rescue_max_cost(const SeededRead& w) {
+  return w.max_edits + kClipPenalty + static_cast<int>(w.codes[0].size() / 5);
+}
+
+Alignment Verifier::align(const SeededRead& w, const Hit& h, Workspace& ws) const {
+  const int band = h.clipped ? fallback_band(w) : w.max_edits;
+  const int m = w.length();
+  const int64_t cb = ref_.contig_begin(h.contig), ce = ref_.contig_end(h.contig);
+  ref_.window(h.contig, h.diag - band, h.diag + m + band, ws.align_window);
+  if (!h.clipped && myers_applies(m, h.contig, h.diag, band)) {
+    return myers_banded_align(w.codes[h.strand].data(), m, ref_.planes(), ws.align_window, cb, ce, h.diag, band,
+                              ws.myers_rows);
+  }
+  return banded_align(w.codes[h.strand].data(), m, ws.align_window, cb, ce, h.diag, band, ws.dp,
+                      h.clipped ? kClipPenalty : 0);
+}
+
+// In the band the hit was found in, widened for a clip of c bases to 2c (up to
+// kWideBand, bwa-mem's -w): bases that come back from a clip pay for their gap (6 + its
+// length) with their matches, so a gap next to a clip is shorter than the bases it
+// brings back, which are the clip and a few aligned by chance before it (real reads: a
+// 20-base deletion behind an 18S). Hits of the clipped fallback (no hit within
+// max_edits) take the whole kWideBand: their edit path may have crossed a long deletion
+// with mismatches and short gaps, unclipped (45M1D5M3I5M9I83M for a read with a 41-base
+// deletion, bwa's 68M41D82M).
+Alignment Verifier::reported_alignment(const SeededRead& w, const Hit& h, Workspace& ws) const {
+  Alignment a = align(w, h, ws);
+  const auto gaps = std::count_if(a.cigar.begin(), a.cigar.end(), [](uint32_t c) {
+    return bam_cigar_op(c) == BAM_CINS || bam_cigar_op(c) == BAM_CDEL;
+  });
+  if (gaps < 2 && a.clipped == 0) return a;  // one gap is drawn as affine gaps would draw it
+  const int m = w.length();
+  int longest_clip = 0;
+  for (uint32_t c : {a.cigar.front(), a.cigar.back()}) {
+    if (bam_cigar_op(c) == BAM_CSOFT_CLIP) longest_clip = std::max<int>(longest_clip, bam_cigar_oplen(c));
+  }
+  const int band = h.clipped ? kWideBand : std::max(w.max_edits, std::min(kWideBand, 2 * longest_clip));
+  ref_.window(h.contig, h.diag - band, h.diag + m + band, ws.align_window);
+  Alignment b = affine_align(w.codes[h.strand].data(), m, ws.align_window, ref_.contig_begin(h.contig),
+                             ref_.contig_end(h.contig), h.diag, band, a.score, ws.affine);
+  return b.clipped < m ? b : a;
+}
+
+}  // namespace gatemap::mapper::detail

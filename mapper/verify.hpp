@@ -1,57 +1,55 @@
 #pragma once
-// Verification of candidates: the exact edit distance of the whole read against the
-// reference, restricted to the diagonal band [diag-e, diag+e] (the band GateKeeper
-// filters) and to its contig (bases past a contig end can only be insertions, which
-// become soft clips). Ukkonen-banded DP, O(m*(2e+1)); the traceback prefers diagonal
-// moves, so indels come out left-aligned. With clip_penalty > 0 either read end may be
-// left unaligned (soft-clipped) at clip_penalty + (clipped bases)/4: the fallback for reads with no hit within
-// e (long indels, adapters), like bwa's clipping penalty.
+// Verification (mapper stage 4): a candidate that passed the filter is aligned in the
+// diagonal band of its read's edit threshold, by the Myers bit-vector verifier where the
+// band lies inside the contig and free of N, else by the banded DP (same edits and ends).
+// Reads with no hit within their threshold take the clipped fallback. Also the alignment
+// of a hit (CIGAR, NM, MD) and the one a record reports (affine redraw).
 #include <cstdint>
-#include <string>
 #include <vector>
 
-namespace gatemap::mapper {
+#include "mapper/banded_dp.hpp"
+#include "mapper/reference.hpp"
+#include "mapper/types.hpp"
+#include "mapper/workspace.hpp"
 
-// A reference window as codes 0..3, with 4 for N; position 0 is global `begin`.
-struct RefWindow {
-  int64_t begin = 0;
-  std::vector<uint8_t> codes;
+namespace gatemap::mapper::detail {
+
+class Verifier {
+ public:
+  explicit Verifier(const Reference& ref) : ref_(ref) {}
+
+  // The hit of read w on candidate c, aligned at `diag` in `band`, within max_cost
+  // (-1: the read's threshold); clip > 0 lets either read end be soft-clipped at that
+  // penalty. hit.edits is -1 when above max_cost. Thread-safe with one ws per thread.
+  Hit verify_one(const SeededRead& w, const Candidate& c, int band, int64_t diag, Workspace& ws, int max_cost = -1,
+                 int clip = 0) const;
+
+  // Reads with no hit within their threshold (long indels, adapters, contig ends): the
+  // best-supported candidates, whatever the filter said, aligned again in a band of
+  // 2 * max_edits where either end may be soft-clipped; appended to hits when 30% of the
+  // read aligns. It sees all candidates so that every filter setting gives the same records.
+  void clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws) const;
+
+  // The alignment of a hit, in the band it was found in.
+  Alignment align(const SeededRead& w, const Hit& h, Workspace& ws) const;
+  // The alignment a record reports: align()'s path drawn again with affine gaps when it
+  // holds two indels or a clip (mapper/affine.hpp).
+  Alignment reported_alignment(const SeededRead& w, const Hit& h, Workspace& ws) const;
+
+  // The fallback's band and costs (a quarter per clipped base: long alignments win, as
+  // under bwa's scoring).
+  static int fallback_band(const SeededRead& w);
+  // max_edits, one clip, and a quarter of at most 70% of the read clipped.
+  static int fallback_max_cost(const SeededRead& w);
+  // Next to a placed mate, where a short aligned part is no chance match: max_edits, one
+  // clip, and a quarter of at most 80% of the read clipped.
+  static int rescue_max_cost(const SeededRead& w);
+
+ private:
+  // The bit-vector verifier needs the whole band inside the contig, free of N.
+  bool myers_applies(int m, uint32_t contig, int64_t diag, int band) const;
+
+  const Reference& ref_;
 };
 
-struct BandResult {
-  int edits = -1;        // -1 when above max_edits
-  int64_t ref_end = 0;   // global end (exclusive) of the best alignment
-};
-
-struct Alignment {
-  int edits = 0;           // NM: edits in the aligned part
-  int score = 0;           // the DP's cost (edits, plus clip penalties)
-  int clipped = 0;         // soft-clipped read bases
-  int64_t ref_begin = 0;   // global, first reference base of the alignment
-  int64_t ref_end = 0;
-  std::vector<uint32_t> cigar;  // BAM-encoded; leading/trailing insertions as soft clips
-  std::string md;               // MD:Z
-};
-
-// Distance only. read: codes (0..3, 4 = N). window must cover [diag-e, diag+m+e) ∩ contig,
-// with window.begin >= contig_begin. Ties: fewest edits, then end nearest the band centre,
-// then the leftmost end. Thread-safe; `scratch` is the caller's.
-// `band` is the half-width of the diagonal band (= e for verification, wider for mate
-// rescue); alignments above max_edits are not reported.
-BandResult banded_distance(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
-                           int64_t contig_end, int64_t diag, int band, int max_edits, std::vector<int>& scratch,
-                           int clip_penalty = 0);
-
-// Full alignment ending at the result of banded_distance (same inputs).
-Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
-                       int64_t contig_end, int64_t diag, int band, std::vector<int>& scratch, int clip_penalty = 0);
-
-// The alignment along a path: ops 'M' (match or mismatch), 'I', 'D' in read order,
-// covering read rows [start_row, end_row) from reference position ref_begin. Marks
-// mismatches, clips the ends as a local aligner would (unless local_ends is false: the
-// path's ends are final), and builds CIGAR, NM and MD. window must cover the path.
-Alignment alignment_from_path(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
-                              int64_t contig_end, std::vector<char>& ops, int start_row, int end_row,
-                              int64_t ref_begin, int score, bool local_ends = true);
-
-}  // namespace gatemap::mapper
+}  // namespace gatemap::mapper::detail

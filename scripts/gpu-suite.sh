@@ -47,7 +47,7 @@ filter_table() {
 for stage in "$@"; do
   case $stage in
     tests)
-      for t in test_gpu_device test_mapper_gpu test_gpu_cpu; do $B $t; echo "$t exit $?"; done > "$OUT/tests.log" 2>&1
+      for t in test_gpu_device test_filter_gpu test_mapper_gpu test_filter; do $B $t; echo "$t exit $?"; done > "$OUT/tests.log" 2>&1
       ;;
     filter)
       $B gatemap bench filter -t "$T" ${FILTER_BENCH_ARGS:-} -o "$OUT/filter.tsv" > "$OUT/bench.log" 2>&1

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90
-../shared/tools/gpu-bundle.sh build gatemap test_gpu_device test_gpu_cpu test_mapper_gpu test_pairhmm test_pairhmm_gpu test_correct test_correct_gpu test_caller
+../shared/tools/gpu-bundle.sh build gatemap test_gpu_device test_filter_gpu test_filter test_mapper_gpu test_pairhmm test_pairhmm_gpu test_correct test_correct_gpu test_caller
 # The pair-HMM benchmark files travel with the bundle (the GPU machine has no ../shared).
 mkdir -p .gpu-bundle/data
 cp -r ../shared/data/pairhmm-carneiro .gpu-bundle/data/

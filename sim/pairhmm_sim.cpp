@@ -21,7 +21,7 @@ char random_base(Rng& rng) { return "ACGT"[rng.below(4)]; }
 
 }  // namespace
 
-void simulate_pairhmm_batch(const PairHmmSimOptions& opt, gpu::PairHmmBatch& batch) {
+void simulate_pairhmm_batch(const PairHmmSimOptions& opt, caller::pairhmm::PairHmmBatch& batch) {
   Rng rng(opt.seed);
   for (int g = 0; g < opt.groups; ++g) {
     const int group_read_len = log_uniform(rng, opt.min_read_len, opt.max_read_len);

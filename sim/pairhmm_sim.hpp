@@ -5,7 +5,7 @@
 // likelihoods fall below float range), with GATK-like qualities.
 #include <cstdint>
 
-#include "gpu/pairhmm.hpp"
+#include "caller/pairhmm/pairhmm.hpp"
 
 namespace gatemap::sim {
 
@@ -23,6 +23,6 @@ struct PairHmmSimOptions {
   uint64_t seed = 1;
 };
 
-void simulate_pairhmm_batch(const PairHmmSimOptions& opt, gpu::PairHmmBatch& batch);
+void simulate_pairhmm_batch(const PairHmmSimOptions& opt, caller::pairhmm::PairHmmBatch& batch);
 
 }  // namespace gatemap::sim

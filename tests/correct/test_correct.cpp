@@ -7,8 +7,8 @@
 
 #include "correct/correct.hpp"
 #include "correct/kmer_count.hpp"
-#include "gpu/kmer_correct.hpp"
-#include "gpu/kmer_correct_core.hpp"
+#include "correct/kmer_correct.hpp"
+#include "correct/kmer_correct_core.hpp"
 #include "io/fastq.hpp"
 #include "tests/correct/correct_fixture.hpp"
 #include "tests/test_util.hpp"
@@ -92,20 +92,20 @@ TEST(Correct, LowCoveragePassesReadsThrough) {
 TEST(KmerSpectrum, BloomHasNoFalseNegativesAndItsRate) {
   const uint64_t n = 200000;
   for (double fpr : {1e-2, 1e-4}) {
-    auto s = gpu::KmerSpectrum::make_bloom(21, n, fpr);
-    for (uint64_t i = 0; i < n; ++i) s.insert(gpu::detail::mix64(i) >> 22);
-    for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(s.contains(gpu::detail::mix64(i) >> 22));
+    auto s = correct::KmerSpectrum::make_bloom(21, n, fpr);
+    for (uint64_t i = 0; i < n; ++i) s.insert(correct::detail::mix64(i) >> 22);
+    for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(s.contains(correct::detail::mix64(i) >> 22));
     uint64_t fp = 0;
     const uint64_t probes = 1000000;
-    for (uint64_t i = 0; i < probes; ++i) fp += s.contains(gpu::detail::mix64(i + (1ULL << 40)) >> 22);
+    for (uint64_t i = 0; i < probes; ++i) fp += s.contains(correct::detail::mix64(i + (1ULL << 40)) >> 22);
     EXPECT_LT(static_cast<double>(fp) / probes, 2 * fpr) << fpr;
   }
-  auto e = gpu::KmerSpectrum::make_exact(21, n);
+  auto e = correct::KmerSpectrum::make_exact(21, n);
   for (uint64_t i = 0; i < n; ++i) e.insert(i * 7);
   for (uint64_t i = 0; i < 3 * n; ++i) ASSERT_EQ(e.contains(i), i % 7 == 0 && i / 7 < n) << i;
 }
 
-gpu::KmerSpectrum spectrum_of(const std::vector<io::Read>& reads, const std::string& kind, uint32_t* threshold = nullptr) {
+correct::KmerSpectrum spectrum_of(const std::vector<io::Read>& reads, const std::string& kind, uint32_t* threshold = nullptr) {
   correct::KmerCounter counter(21);
   counter.add(reads);
   const uint32_t t = correct::first_valley(counter.histogram());
@@ -121,9 +121,9 @@ TEST(Correct, FixesPlantedErrorsAndLeavesCleanReads) {
       uint32_t threshold = 0;
       const auto spectrum = spectrum_of(set.reads, kind, &threshold);
       EXPECT_GE(threshold, 2u);
-      gpu::CorrectBatch b;
+      correct::CorrectBatch b;
       for (const auto& r : set.reads) b.add(r.seq);
-      gpu::correct_reads_cpu(spectrum, gpu::CorrectOptions{}, b);
+      correct::correct_reads_cpu(spectrum, correct::CorrectOptions{}, b);
       size_t erroneous = 0, fixed = 0, wrong_changes = 0;
       for (size_t i = 0; i < set.reads.size(); ++i) {
         const std::string out = b.sequence(i);
@@ -147,7 +147,7 @@ TEST(Correct, FixesPlantedErrorsAndLeavesCleanReads) {
 TEST(Correct, FixesErrorsAtTheEndsAndNs) {
   auto set = test::make_correction_set(20000, 100, 30, 0, 0, 3);
   const auto spectrum = spectrum_of(set.reads, "exact");
-  gpu::CorrectBatch b;
+  correct::CorrectBatch b;
   std::vector<std::string> want;
   for (int i = 0; i < 50; ++i) {
     std::string s = set.truth[i];
@@ -156,10 +156,10 @@ TEST(Correct, FixesErrorsAtTheEndsAndNs) {
     s[p] = i % 3 == 2 ? 'N' : (s[p] == 'A' ? 'C' : 'A');
     b.add(s);
   }
-  gpu::correct_reads_cpu(spectrum, gpu::CorrectOptions{}, b);
+  correct::correct_reads_cpu(spectrum, correct::CorrectOptions{}, b);
   for (int i = 0; i < 50; ++i) {
     EXPECT_EQ(b.sequence(i), want[i]) << i;
-    EXPECT_EQ(b.status[i], static_cast<uint8_t>(gpu::CorrectStatus::corrected));
+    EXPECT_EQ(b.status[i], static_cast<uint8_t>(correct::CorrectStatus::corrected));
     EXPECT_EQ(b.changed[i], 1);
   }
 }

@@ -3,7 +3,7 @@
 
 #include "correct/correct.hpp"
 #include "correct/kmer_count.hpp"
-#include "gpu/kmer_correct.hpp"
+#include "correct/kmer_correct.hpp"
 #include "tests/correct/correct_fixture.hpp"
 #include "tests/gpu/gpu_test.hpp"
 
@@ -18,14 +18,14 @@ TEST(CorrectGpu, IdenticalToCpuTwin) {
       correct::KmerCounter counter(21);
       counter.add(set.reads);
       const auto spectrum = correct::build_spectrum(counter, correct::first_valley(counter.histogram()), kind, 1e-3);
-      gpu::CorrectBatch cpu, dev;
+      correct::CorrectBatch cpu, dev;
       for (const auto& r : set.reads) cpu.add(r.seq), dev.add(r.seq);
       dev.add(std::string(1500, 'A'));  // too long for the device: passes unchanged, as on the CPU
       cpu.add(std::string(1500, 'A'));
-      gpu::correct_reads_cpu(spectrum, gpu::CorrectOptions{}, cpu);
-      gpu::KmerCorrectGpu engine(spectrum);
+      correct::correct_reads_cpu(spectrum, correct::CorrectOptions{}, cpu);
+      correct::KmerCorrectGpu engine(spectrum);
       double ms = 0;
-      engine.correct(gpu::CorrectOptions{}, dev, &ms);
+      engine.correct(correct::CorrectOptions{}, dev, &ms);
       ASSERT_EQ(cpu.codes, dev.codes) << kind << " " << read_len;
       ASSERT_EQ(cpu.status, dev.status);
       ASSERT_EQ(cpu.changed, dev.changed);

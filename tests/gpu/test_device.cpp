@@ -1,4 +1,4 @@
-#include "gpu_test.hpp"
+#include "tests/gpu/gpu_test.hpp"
 
 #include "common/error.hpp"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/dna.hpp"
-#include "mapper/verify.hpp"
+#include "mapper/banded_dp.hpp"
 
 namespace gatemap::test {
 

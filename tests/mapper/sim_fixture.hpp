@@ -85,7 +85,7 @@ struct SimData {
     o.reads2 = r2;
     o.output = output;
     o.filter = "cpu";
-    o.map.threads = 2;
+    o.hw.threads = 2;
     o.command_line = "test";
     return o;
   }
@@ -96,7 +96,7 @@ struct SimData {
     mapper::RunOptions o = options(r1, r2, extra_out.empty() ? dir.file("out_" + filter + ".sam") : extra_out);
     o.filter = filter;
     o.batch_reads = batch;
-    o.map.threads = threads;
+    o.hw.threads = threads;
     const auto st = mapper::run_mapping(o);
     if (stats) *stats = st;
     return without_pg(read_file(o.output));

@@ -98,7 +98,8 @@ Case align(const std::string& text, const std::string& read, int64_t diag, int b
   if (margin < 0) margin = band;
   const int64_t lo = std::max<int64_t>(0, diag - margin), hi = std::min<int64_t>(len, diag + m + margin);
   const auto codes = codes_of(read);
-  return {mapper::affine_align(codes.data(), m, window_of(text, lo, hi), 0, len, diag, band, 0), lo, hi};
+  mapper::AffineScratch scratch;
+  return {mapper::affine_align(codes.data(), m, window_of(text, lo, hi), 0, len, diag, band, 0, scratch), lo, hi};
 }
 
 std::string cigar_string(const mapper::Alignment& a) {

@@ -124,7 +124,7 @@ TEST(MapperE2E, PicardValidatesTheOutput) {
                                    test::read_file(d.pe2) + "@chimera/2\n" + mate2 + "\n+\n" + qual + "\n");
   mapper::RunOptions o = d.options(r1, r2, d.dir.file("picard.bam"));
   o.read_group = "@RG\\tID:x\\tSM:y\\tPL:ILLUMINA";
-  o.map.all_hits = true;
+  o.map.output.all_hits = true;
   const auto st = mapper::run_mapping(o);
   EXPECT_GE(st.supplementary, 1);
   EXPECT_GT(st.secondary, 0);
@@ -268,16 +268,16 @@ TEST(MapperInput, CommentsCopiedAsSamTagsWithC) {
   }
   const auto path = test::write_file(d.dir.file("comments.fq"), fq);
   mapper::RunOptions o = d.options(path, "", d.dir.file("comments.sam"));
-  o.map.copy_comment = true;
+  o.map.output.copy_comment = true;
   mapper::run_mapping(o);
   const std::string with = test::read_file(o.output);
   EXPECT_NE(with.find("\tBX:Z:ACGT-1\tXN:i:0\tXF:f:0.5\tXC:A:q"), std::string::npos) << with.substr(0, 2000);
   EXPECT_NE(with.find("\tXN:i:36"), std::string::npos);
-  o.map.copy_comment = false;
+  o.map.output.copy_comment = false;
   mapper::run_mapping(o);
   EXPECT_EQ(test::read_file(o.output).find("BX:Z:"), std::string::npos);
   // Illumina's "1:N:0:ATCACG" is no SAM tag.
-  o.map.copy_comment = true;
+  o.map.output.copy_comment = true;
   o.reads1 = test::write_file(d.dir.file("illumina.fq"), "@r1 1:N:0:ATCACG\nACGTACGTACGTACGTACGT\n+\nIIIIIIIIIIIIIIIIIIII\n");
   try {
     mapper::run_mapping(o);

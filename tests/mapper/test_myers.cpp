@@ -7,8 +7,8 @@
 #include "common/dna.hpp"
 #include "common/packed_seq.hpp"
 #include "mapper/myers.hpp"
-#include "mapper/verify.hpp"
-#include "../gpu/gatekeeper_oracles.hpp"
+#include "mapper/banded_dp.hpp"
+#include "tests/mapper/filter/gatekeeper_oracles.hpp"
 #include "../test_util.hpp"
 
 using namespace gatemap;
@@ -49,7 +49,8 @@ int compare(const Text& text, const std::string& read, int64_t diag, int band, i
   mapper::RefWindow win;
   win.begin = diag - band;
   for (int64_t p = diag - band; p < diag + m + band; ++p) win.codes.push_back(base_code(text.seq[p]));
-  std::vector<int> scratch;
+  mapper::DpScratch scratch;
+  std::vector<mapper::MyersRow> rows;
   const int64_t len = static_cast<int64_t>(text.seq.size());
   const auto dp = mapper::banded_distance(codes.data(), m, win, 0, len, diag, band, max_edits, scratch);
   const auto bv = mapper::myers_banded_distance(codes.data(), m, text.planes(), diag, band, max_edits);
@@ -59,7 +60,7 @@ int compare(const Text& text, const std::string& read, int64_t diag, int band, i
   }
   if (dp.edits >= 0) {  // the alignment too, field by field
     const auto a = mapper::banded_align(codes.data(), m, win, 0, len, diag, band, scratch);
-    const auto b = mapper::myers_banded_align(codes.data(), m, text.planes(), win, 0, len, diag, band);
+    const auto b = mapper::myers_banded_align(codes.data(), m, text.planes(), win, 0, len, diag, band, rows);
     EXPECT_EQ(b.cigar, a.cigar) << what;
     EXPECT_EQ(b.md, a.md) << what;
     EXPECT_EQ(b.ref_begin, a.ref_begin) << what;

@@ -74,7 +74,6 @@ TEST(Placement, LongIndelIsOneLocusNotTwo) {
     at.push_back(pos);
   }
   mapper::MapOptions opt;
-  opt.threads = 2;
   auto recs = map_reads(g, batch, opt);
   ASSERT_EQ(recs.size(), batch.size());
   for (size_t i = 0; i < recs.size(); ++i) {
@@ -113,9 +112,8 @@ TEST(Placement, TandemCopyChosenByInsertSize) {
     mate2_at.push_back(end2 - 100);
   }
   mapper::MapOptions opt;
-  opt.threads = 2;
-  opt.insert_mean = 700;
-  opt.insert_sd = 30;
+  opt.pair.insert_mean = 700;
+  opt.pair.insert_sd = 30;
   auto recs = map_reads(g, batch, opt);
   ASSERT_EQ(recs.size(), batch.size());
   int placed = 0;
@@ -162,8 +160,8 @@ TEST(Placement, ChimericReadGetsASupplementaryPart) {
       io::ReadBatch batch;
       batch.reads.push_back({"chimera", seq, std::string(150, 'I'), ""});
       mapper::MapOptions opt;
-      opt.split_soft_clip = style == 1;
-      opt.split_as_secondary = style == 2;
+      opt.output.split_soft_clip = style == 1;
+      opt.output.split_as_secondary = style == 2;
       auto recs = map_reads(g, batch, opt);
       ASSERT_EQ(recs.size(), 2u);
       const bam1_t* primary = recs[0];
@@ -208,7 +206,7 @@ TEST(Placement, OtherPlacementsInXa) {
   EXPECT_EQ(aux_string(recs[1], "XA"), "chr,-60201,150M,1;");
   EXPECT_EQ(aux_string(recs[2], "XA"), "");
   free_records(recs);
-  opt.all_hits = true;
+  opt.output.all_hits = true;
   recs = map_reads(g, batch, opt);
   ASSERT_EQ(recs.size(), 5u);  // two secondary records
   for (const bam1_t* b : recs) EXPECT_EQ(aux_string(b, "XA"), "");
@@ -226,7 +224,7 @@ TEST(Placement, SecondaryRecordsCarryNoSa) {
   io::ReadBatch batch;
   batch.reads.push_back({"chimera", read, std::string(150, 'I'), ""});
   mapper::MapOptions opt;
-  opt.all_hits = true;
+  opt.output.all_hits = true;
   auto recs = map_reads(g, batch, opt);
   int primary = 0, supplementary = 0, secondary = 0;
   for (const bam1_t* b : recs) {

@@ -22,7 +22,7 @@ TEST(RealData, Chr22ReadsAgreeWithBwaMem) {
   o.command_line = "test";
   o.output = tmp.file("q.bam");
   o.filter = "cpu";
-  o.map.threads = 2;
+  o.hw.threads = 2;
   const auto st = mapper::run_mapping(o);
   EXPECT_EQ(st.reads, 3333);
   // The FASTQ holds both mates under one name each with /1 and /2: key by name + strand-free

@@ -4,9 +4,9 @@
 
 #include <random>
 
-#include "mapper/verify.hpp"
+#include "mapper/banded_dp.hpp"
 #include "alignment_check.hpp"
-#include "../gpu/gatekeeper_oracles.hpp"
+#include "tests/mapper/filter/gatekeeper_oracles.hpp"
 #include "../test_util.hpp"
 
 using namespace gatemap;
@@ -17,7 +17,7 @@ using test::window_of;
 TEST(Verify, DistanceEqualsBruteForceDp) {
   std::mt19937_64 rng(11);
   const std::string text = test::random_dna(rng, 50000);
-  std::vector<int> scratch;
+  mapper::DpScratch scratch;
   int checked = 0;
   for (int trial = 0; trial < 3000; ++trial) {
     const int m = 50 + static_cast<int>(rng() % 200);
@@ -50,7 +50,7 @@ TEST(Verify, DistanceEqualsBruteForceDp) {
 }
 
 TEST(Verify, AdversarialRepeatsAndHomopolymers) {
-  std::vector<int> scratch;
+  mapper::DpScratch scratch;
   const std::string text = std::string(200, 'A') + "ACACACACACACACACACACGTGTGTGTGT" + std::string(200, 'C') +
                            "TTTTTTTTTTGATTACAGATTACAGATTACA" + std::string(200, 'G');
   for (int64_t pos = 150; pos < 500; pos += 7) {
@@ -72,7 +72,7 @@ TEST(Verify, AdversarialRepeatsAndHomopolymers) {
 }
 
 TEST(Verify, IndelsAreLeftAligned) {
-  std::vector<int> scratch;
+  mapper::DpScratch scratch;
   const std::string text = "ACGTTGCAAGGGGCATCATCATCATTTTTGGGGGCCCCCAGTCAGTTGAC";
   const std::string read = "ACGTTGCAAGGGGCATCATCATTTTTGGGGGCCCCCAGTCAGTTGAC";  // one CAT deleted in the repeat
   const auto codes = codes_of(read);
@@ -86,7 +86,7 @@ TEST(Verify, IndelsAreLeftAligned) {
 }
 
 TEST(Verify, ContigEndsBecomeSoftClips) {
-  std::vector<int> scratch;
+  mapper::DpScratch scratch;
   std::mt19937_64 rng(2);
   const std::string text = test::random_dna(rng, 1000);
   // The read runs 5 bases past the start of the contig at 500.
@@ -101,7 +101,7 @@ TEST(Verify, ContigEndsBecomeSoftClips) {
 }
 
 TEST(Verify, ClippingFallbackKeepsTheLongSideOfALongDeletion) {
-  std::vector<int> scratch;
+  mapper::DpScratch scratch;
   std::mt19937_64 rng(3);
   const std::string text = test::random_dna(rng, 2000);
   const std::string read = text.substr(1000, 100) + text.substr(1140, 50);  // 40 bp deleted

@@ -1,0 +1,659 @@
+// GPU pair-HMM engine: the host side of the kernels in pairhmm_kernels.cuh. The
+// dispatcher picks a kernel shape per pair from a cost model (G lanes x RPL rows per
+// lane, or a block of warps for long reads); tasks are sorted by shape and haplotype
+// length; each shape runs on its own stream, so a small batch's shapes overlap; a
+// shape's underflowed pairs are recomputed in double after its float pass.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "common/error.hpp"
+#include "gpu/buffers.cuh"
+#include "gpu/cuda_check.cuh"
+#include "caller/pairhmm/pairhmm.hpp"
+#include "caller/pairhmm/pairhmm_core.hpp"
+#include "caller/pairhmm/pairhmm_kernels.cuh"
+
+namespace gatemap::caller::pairhmm {
+using gpu::DeviceBuffer;
+using gpu::Event;
+using gpu::ManagedBuffer;
+using gpu::PinnedBuffer;
+using gpu::Stream;
+using gpu::device_location;
+using gpu::host_location;
+using gpu::mem_info;
+namespace detail {
+const double* ph2pr_table();  // pairhmm_cpu.cpp
+}
+
+namespace {
+
+constexpr size_t kSharedWanted = 184 * 1024;  // prior tables and band boundaries in shared memory, up to the card's opt-in limit
+constexpr size_t kScratchBytes = size_t(256) << 20;  // global band boundaries, per engine slot (split among shapes)
+
+// ---- dispatch ---------------------------------------------------------------------
+
+struct Config {
+  int G, RPL;
+  bool block = false;  // pairhmm_block_kernel: the warps of a block share one long pair
+};
+// Shapes of 16 and 32 rows per lane take only reads with one gap continuation at every
+// base (pairhmm_kernels.cuh, run_band).
+bool needs_uniform_gap(Config cfg) { return tall_lanes(cfg.RPL); }
+int block_threads(Config cfg) { return cfg.block ? kThreads : warp_kernel_threads(cfg.RPL); }
+constexpr std::array<Config, 16> kConfigs{{{4, 4},
+                                           {8, 4},
+                                           {16, 4},
+                                           {32, 4},
+                                           {4, 8},
+                                           {8, 8},
+                                           {16, 8},
+                                           {32, 8},
+                                           {32, 8, true},
+                                           {4, 16},
+                                           {8, 16},
+                                           {16, 16},
+                                           {32, 16},
+                                           {8, 32},
+                                           {16, 32},
+                                           {32, 32}}};
+
+struct LaunchEnv {
+  int sm_count = 1;
+  int forced_config = -1;  // benchmarks: every pair takes this shape
+  size_t shared_limit = 48 * 1024;  // dynamic shared memory one block may use (prior tables + boundaries)
+};
+
+// Bytes of band boundary (two values per column, BoundaryCell) for one block: a row
+// per group (one buffer is enough: lane 0 reads column j before the last lane, whose
+// value depends on it, writes it), or the block kernel's rings and row.
+size_t boundary_bytes(Config cfg, int H, size_t elem) {
+  if (cfg.block) return elem == sizeof(float) ? block_ring_bytes<float>(H) : block_ring_bytes<double>(H);
+  return static_cast<size_t>(block_threads(cfg) / cfg.G) * 2 * static_cast<size_t>(H + 1) * elem;
+}
+
+size_t prior_bytes(Config cfg, size_t elem) { return block_threads(cfg) / 32 * prior_table_bytes(cfg.RPL, elem); }
+
+// Whether a block's boundaries fit in shared memory next to its prior tables.
+bool boundary_in_shared(Config cfg, int H, size_t elem, size_t shared_limit) {
+  return prior_bytes(cfg, elem) + boundary_bytes(cfg, H, elem) <= shared_limit;
+}
+
+// Steps one pair takes from start to end in a shape: its latency.
+int64_t config_steps(Config cfg, int R, int H) {
+  const int bands = (R + cfg.G * cfg.RPL - 1) / (cfg.G * cfg.RPL);
+  if (cfg.block) {
+    const int rounds = (bands + kBlockWarps - 1) / kBlockWarps;
+    return static_cast<int64_t>(rounds) * (H + cfg.G - 1 + 48 * (std::min(bands, kBlockWarps) - 1));
+  }
+  return static_cast<int64_t>(bands) * (H + cfg.G - 1);
+}
+
+// A pair's time alone on the GPU, in steps of 8 rows: a step of 16 or 32 rows takes
+// about 1.5 or 2 times as long (H200: a 32-row step 1.6x an 8-row one at a few warps per
+// SM, 2048 x 2048 sweep); 4 rows count as 8.
+int64_t config_latency(Config cfg, int R, int H) {
+  const int64_t steps = config_steps(cfg, R, H);
+  return cfg.RPL >= 32 ? 2 * steps : cfg.RPL >= 16 ? steps * 3 / 2 : steps;
+}
+
+// Relative cost of a pair in a kernel shape: issue slots per lane, steps x (cells of a
+// step + per-step overhead), with penalties for several bands calibrated on an H100
+// (bench pairhmm --sweep, docs/BENCHMARKS.md; the 16- and 32-row shapes on an H200):
+// boundary traffic, the occupancy the boundary's shared memory leaves, and a per-band
+// setup.
+double config_cost(Config cfg, int R, int H, size_t shared_limit) {
+  const int band = cfg.G * cfg.RPL;
+  const int bands = (R + band - 1) / band;
+  // Issue slots of a step at the shape's occupancy (16 rows: 12 warps per SM, 32 rows:
+  // 8, not 16). H200, full-size sets: 16 rows win at 64..256, 32 rows at 512 and 1024
+  // (2 pairs per warp at 512: fewer waves left half empty at the end).
+  double per_step = cfg.RPL >= 32 ? 320.0 : cfg.RPL >= 16 ? 165.0 : 8.5 * cfg.RPL + 16.0;
+  if (cfg.block) {
+    // All warps of the block for the pair's time: about one band's steps plus a lag of
+    // 48 steps per band below the first, per round of kBlockWarps bands; rings, progress
+    // flags and the double pass of pairs it cannot rescale cost ~45% per step (H200
+    // sweep at 4e9 cells: 1.30-1.58 from 512 to 2048). Its strength is latency: small
+    // batches take it through the step budget (pick_config).
+    if (bands < 2 || !boundary_in_shared(cfg, H, sizeof(float), shared_limit)) return HUGE_VAL;
+    return static_cast<double>(config_steps(cfg, R, H)) * kBlockWarps * cfg.G * per_step * 1.45;
+  }
+  double factor = 1.0;
+  if (bands > 1) {
+    const bool shared = boundary_in_shared(cfg, H, sizeof(float), shared_limit);
+    per_step += shared ? 12.0 : 40.0;
+    if (tall_lanes(cfg.RPL)) {
+      // These hardly lose to the occupancy their boundaries leave (a warp has 16-32
+      // independent rows to issue): H200 full-size sweep, 1024 x 1024 on G32xR16 and
+      // 2048 x 2048 on G32xR32, ~5% per pair over one band.
+      factor = 1.0 + 0.03 * bands;
+    } else {
+      const size_t block_bytes = prior_bytes(cfg, sizeof(float)) + boundary_bytes(cfg, H, sizeof(float));
+      const double blocks_per_sm = shared ? std::clamp(std::floor(228.0 * 1024 / block_bytes), 1.0, 4.0) : 4.0;
+      factor = (1.0 + 0.1 * bands) * 4.0 / blocks_per_sm;
+    }
+  }
+  return static_cast<double>(config_steps(cfg, R, H)) * cfg.G * per_step * factor;
+}
+
+// Long reads: a read longer than its haplotype by more than kDirectDoubleExcess bases
+// aligns with at least that many insertions, each at most the larger of the insertion
+// gap-open and gap-continuation probabilities (0.1 at the usual Q10 continuation), so
+// its likelihood lies far below float's range. Bands of at most kRescaleRows rows keep
+// each band within range (the float pass rescales boundary rows, pairhmm_kernels.cuh),
+// so the dispatcher gives such pairs those shapes while their boundary rows fit shared
+// memory (haplotypes up to ~1,300 bases; beyond, many short bands through global memory
+// would cost more than double). In any other shape they skip the float pass, which would
+// only queue them for double. Either way the result is the exact one; only the time
+// differs.
+constexpr int kDirectDoubleExcess = 80;
+using detail::kRescaleRows;
+bool long_read(int R, int H) { return R - H > kDirectDoubleExcess; }
+bool rescales(Config cfg) { return !cfg.block && cfg.G * cfg.RPL <= kRescaleRows; }
+bool direct_double(int R, int H, int cfg) { return long_read(R, H) && !rescales(kConfigs[cfg]); }
+
+// The cheapest shape for a pair among those that finish within `max_steps` (or the
+// fastest, when none does). A batch too small to fill the GPU takes about as long as
+// its slowest pair, so there a shape that saves work but adds steps costs time.
+// `uniform_gap`: the read has one gap continuation (> Q0) at every base. A forced
+// shape that needs it falls back to the same lanes with 8 rows.
+int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env, int64_t max_steps) {
+  if (env.forced_config >= 0) {
+    const Config f = kConfigs[env.forced_config];
+    if (uniform_gap || !needs_uniform_gap(f)) return env.forced_config;
+    for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
+      if (kConfigs[k].G == f.G && kConfigs[k].RPL == 8 && !kConfigs[k].block) return k;
+    }
+  }
+  bool only_rescaling = false;
+  if (long_read(R, H)) {
+    for (const Config& cfg : kConfigs) {
+      only_rescaling |= rescales(cfg) && boundary_in_shared(cfg, H, sizeof(float), env.shared_limit);
+    }
+  }
+  // A batch that keeps the GPU busy for less than ~0.5 ms (4,000 steps of ~135 ns) is
+  // bound by latency and by the host's launches (~6 API calls per shape in use): there
+  // the 16/32-row shapes would only add a shape (H200: the 10s file, ~240 steps, 0.080 ->
+  // 0.096 ms of kernel time with them).
+  const bool tall_lanes = uniform_gap && max_steps >= 4000;
+  auto cost_of = [&](int k) {
+    if (only_rescaling && !rescales(kConfigs[k])) return HUGE_VAL;
+    if (!tall_lanes && needs_uniform_gap(kConfigs[k])) return HUGE_VAL;
+    return config_cost(kConfigs[k], R, H, env.shared_limit);
+  };
+  int64_t fewest = INT64_MAX;
+  for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
+    if (cost_of(k) < HUGE_VAL) fewest = std::min(fewest, config_latency(kConfigs[k], R, H));
+  }
+  max_steps = std::max(max_steps, fewest);
+  int best = 0;
+  double best_cost = HUGE_VAL;
+  for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
+    const double cost = cost_of(k);
+    if (cost < best_cost && config_latency(kConfigs[k], R, H) <= max_steps) best = k, best_cost = cost;
+  }
+  return best;
+}
+
+// The steps a batch of `cells` keeps the whole GPU busy for. Measured on an H200
+// (docs/BENCHMARKS.md): ~2,000 GCUPS on 132 SMs, and a lone warp's step takes ~135 ns
+// (the 10s file's kernels under ncu), so a batch lasts about cells / (2,000 x SMs) steps
+// of one warp. Pairs of a smaller batch should not take more steps than this.
+int64_t busy_steps(int64_t cells, const LaunchEnv& env) { return cells / (2000 * static_cast<int64_t>(env.sm_count)); }
+
+// Lets a kernel use more than 48 KB of dynamic shared memory: once per kernel (the
+// limit is the device's, and the call costs host time on every launch otherwise).
+template <auto Kernel>
+void allow_shared(size_t limit) {
+  static const bool done = [&] {
+    GATEMAP_CUDA_CHECK(
+        cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)));
+    return true;
+  }();
+  (void)done;
+}
+
+template <int G, int RPL, typename T>
+void launch(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
+            DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
+  if (tl.count == 0) return;
+  constexpr int kGroups = warp_kernel_threads(RPL) / G;
+  constexpr Config cfg{G, RPL};
+  const bool multi_band = max_read > G * RPL;
+  const int64_t slot = multi_band ? static_cast<int64_t>(max_hap + 1) : 0;
+  const size_t boundary = boundary_bytes(cfg, max_hap, sizeof(T));
+  int blocks = (tl.count + kGroups - 1) / kGroups;
+  Boundary<T> bnd{nullptr, slot};
+  size_t dyn_shared = prior_bytes(cfg, sizeof(T));
+  if (multi_band && boundary_in_shared(cfg, max_hap, sizeof(T), env.shared_limit)) {
+    dyn_shared += boundary;
+  } else if (multi_band) {
+    // Global boundaries: a persistent grid, its size bounded by the scratch buffer
+    // (allocated once per engine slot: resizing here could free memory in use).
+    const size_t fit = scratch.size() / boundary;
+    if (fit == 0) {
+      throw Error("pair-HMM haplotype of " + std::to_string(max_hap) + " bases needs more boundary memory than reserved");
+    }
+    blocks = static_cast<int>(std::min<int64_t>(blocks, static_cast<int64_t>(std::min<size_t>(fit, 64 * env.sm_count))));
+    bnd.global = reinterpret_cast<BoundaryCell<T>*>(scratch.data());
+  }
+  if (dyn_shared > 48 * 1024) allow_shared<pairhmm_kernel<G, RPL, T>>(env.shared_limit);
+  if (tl.count_d) blocks = std::max(1, std::min(blocks, 2 * env.sm_count));  // the count is on the device; usually 0
+  pairhmm_kernel<G, RPL, T><<<blocks, warp_kernel_threads(RPL), dyn_shared, stream>>>(c, tl, tristate, bnd, out);
+  GATEMAP_CUDA_CHECK(cudaGetLastError());
+}
+
+// One pair per block of warps, its bands side by side; pairs whose haplotype does not
+// fit the block's shared memory take the warp kernel (global boundaries).
+template <int RPL, typename T>
+void launch_block(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
+                  DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
+  if (tl.count == 0) return;
+  constexpr Config cfg{32, RPL, true};
+  const size_t dyn_shared = prior_bytes(cfg, sizeof(T)) + boundary_bytes(cfg, max_hap, sizeof(T));
+  if (dyn_shared > env.shared_limit) {
+    launch<32, RPL, T>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
+    return;
+  }
+  if (dyn_shared > 48 * 1024) allow_shared<pairhmm_block_kernel<RPL, T>>(env.shared_limit);
+  int blocks = tl.count;
+  if (tl.count_d) blocks = std::max(1, std::min(blocks, 4 * env.sm_count));  // the count is on the device
+  pairhmm_block_kernel<RPL, T><<<blocks, kThreads, dyn_shared, stream>>>(c, tl, tristate, max_hap, out);
+  GATEMAP_CUDA_CHECK(cudaGetLastError());
+}
+
+using Launcher = void (*)(const DeviceChunk&, TaskList, int, int, bool, KernelOut, DeviceBuffer<unsigned char>&,
+                          const LaunchEnv&, cudaStream_t);
+
+// The block kernel in double for a few long pairs: 4 rows per lane while the read fits
+// its 4 warps in one round (a step of 4 double rows is shorter), 8 beyond.
+void launch_block_double(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
+                         DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
+  if (max_read <= kBlockWarps * 32 * 4) {
+    launch_block<4, double>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
+  } else {
+    launch_block<8, double>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
+  }
+}
+
+// The double pass of the tall shapes: a few underflowed pairs (all resident at once)
+// take the block kernel, whose time is about one band's steps; many take the warp
+// kernel, which keeps every warp busy. The count is on the device: both are launched,
+// one returns at once.
+template <int G, int RPL>
+void launch_double_tall(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
+                        DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
+  const int few = 2 * env.sm_count;  // double block kernels resident at once (2 per SM)
+  if (!tl.count_d) {  // a range: the host knows its size
+    if (tl.count <= few) {
+      launch_block_double(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
+    } else {
+      launch<G, RPL, double>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
+    }
+    return;
+  }
+  TaskList block = tl, warp = tl;
+  block.run_max = few;
+  warp.run_min = few + 1;
+  launch_block_double(c, block, max_hap, max_read, tristate, out, scratch, env, stream);
+  launch<G, RPL, double>(c, warp, max_hap, max_read, tristate, out, scratch, env, stream);
+}
+
+constexpr std::array<Launcher, kConfigs.size()> kFloatLaunchers{
+    launch<4, 4, float>,  launch<8, 4, float>,  launch<16, 4, float>, launch<32, 4, float>,   launch<4, 8, float>,
+    launch<8, 8, float>, launch<16, 8, float>, launch<32, 8, float>, launch_block<8, float>, launch<4, 16, float>,
+    launch<8, 16, float>, launch<16, 16, float>, launch<32, 16, float>, launch<8, 32, float>,
+    launch<16, 32, float>, launch<32, 32, float>};
+// The double pass of a shape's underflowed pairs: the same lanes, 4 rows per lane
+// (doubles take twice the registers), and for the tall shapes 8, where the pairs that
+// underflow are long and, when few, their time is the serial steps of their bands. The
+// 16- and 32-row shapes take the choice of the 8-row shape with their lanes.
+constexpr std::array<Launcher, kConfigs.size()> kDoubleLaunchers{
+    launch<4, 4, double>,  launch<8, 4, double>,  launch<16, 4, double>,
+    launch<32, 4, double>, launch<4, 4, double>,  launch<8, 4, double>,
+    launch_double_tall<16, 8>, launch_double_tall<32, 8>, launch_double_tall<32, 8>, launch<4, 4, double>,
+    launch<8, 4, double>,  launch_double_tall<16, 8>, launch_double_tall<32, 8>, launch<8, 4, double>,
+    launch_double_tall<16, 8>, launch_double_tall<32, 8>};
+
+size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
+
+}  // namespace
+
+// ---- the engine -------------------------------------------------------------------
+
+struct PairHmmGpu::Impl {
+  struct Slot {
+    Stream stream;
+    Event start, stop, done, inputs_ready;
+    // One stream per kernel shape, so that the shapes of a chunk run side by side
+    // (small batches would otherwise wait for each shape's slowest warp in turn), each
+    // with its own scratch for global band boundaries.
+    std::array<Stream, kConfigs.size()> shape_stream;
+    std::array<Event, kConfigs.size()> shape_mid, shape_done;
+    std::array<DeviceBuffer<unsigned char>, kConfigs.size()> shape_scratch;
+    std::array<bool, kConfigs.size()> shape_used{};
+    PinnedBuffer<unsigned char> in_h;
+    DeviceBuffer<unsigned char> in_d;
+    PinnedBuffer<double> out_h;
+    DeviceBuffer<double> out_d;
+    DeviceBuffer<int> redo_d;  // one count per shape, then task ids (each shape's at its task range)
+    bool busy = false;
+    size_t first_pair = 0, n_pairs = 0;  // where this chunk's results go
+  };
+  std::array<Slot, 2> slots;
+  LaunchEnv env;
+};
+
+PairHmmGpu::PairHmmGpu() : impl_(new Impl) {
+  int dev = 0;
+  GATEMAP_CUDA_CHECK(cudaGetDevice(&dev));
+  GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&impl_->env.sm_count, cudaDevAttrMultiProcessorCount, dev));
+  int optin = 0;
+  GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  impl_->env.shared_limit = std::min<size_t>(kSharedWanted, static_cast<size_t>(optin));
+  GATEMAP_CUDA_CHECK(cudaMemcpyToSymbol(c_ph2pr, detail::ph2pr_table(), 256 * sizeof(double)));
+}
+
+PairHmmGpu::~PairHmmGpu() { delete impl_; }
+
+int PairHmmGpu::kernel_shapes() { return static_cast<int>(kConfigs.size()); }
+std::string PairHmmGpu::kernel_shape_name(int k) {
+  return (kConfigs[k].block ? "B" : "G") + std::to_string(kConfigs[k].G) + "xR" + std::to_string(kConfigs[k].RPL);
+}
+void PairHmmGpu::force_kernel_shape(int k) { impl_->env.forced_config = k < kernel_shapes() ? k : -1; }
+
+namespace {
+
+// Groups [g0, g1) of the batch as one chunk: the host image of its input buffer.
+struct ChunkPlan {
+  size_t first_pair = 0, n_pairs = 0;
+  int32_t read0 = 0, read1 = 0, hap0 = 0, hap1 = 0;
+  std::array<int, kConfigs.size() + 1> config_begin{};  // task ranges per config
+  std::array<int, kConfigs.size()> float_end{};         // ... of which those from here on skip the float pass
+  std::array<int, kConfigs.size()> max_read{};
+  std::vector<int32_t> task_hap_len;  // haplotype length of each task (sorted order)
+  size_t off_tasks = 0, off_rbegin = 0, off_rlen = 0, off_hbegin = 0, off_hlen = 0, off_rq = 0, off_rowf = 0, off_rcode = 0,
+         off_hcode = 0, bytes = 0;
+};
+
+void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, ChunkPlan& plan) {
+  plan.first_pair = first_pair;
+  plan.read0 = plan.hap0 = INT32_MAX;
+  plan.read1 = plan.hap1 = 0;
+  plan.n_pairs = 0;
+  for (size_t g = g0; g < g1; ++g) {
+    const auto& gr = b.groups[g];
+    if (gr.n_reads == 0 || gr.n_haps == 0) continue;
+    plan.read0 = std::min(plan.read0, gr.first_read);
+    plan.read1 = std::max(plan.read1, gr.first_read + gr.n_reads);
+    plan.hap0 = std::min(plan.hap0, gr.first_hap);
+    plan.hap1 = std::max(plan.hap1, gr.first_hap + gr.n_haps);
+    plan.n_pairs += static_cast<size_t>(gr.n_reads) * gr.n_haps;
+  }
+  if (plan.n_pairs == 0) plan.read0 = plan.read1 = plan.hap0 = plan.hap1 = 0;
+  const size_t n_reads = plan.read1 - plan.read0, n_haps = plan.hap1 - plan.hap0;
+  const size_t read_bases = n_reads ? b.read_begin[plan.read1 - 1] + b.read_len[plan.read1 - 1] - b.read_begin[plan.read0] : 0;
+  const size_t hap_bases = n_haps ? b.hap_begin[plan.hap1 - 1] + b.hap_len[plan.hap1 - 1] - b.hap_begin[plan.hap0] : 0;
+  size_t o = 0;
+  plan.off_tasks = o, o = align16(o + plan.n_pairs * sizeof(int4));
+  plan.off_rbegin = o, o = align16(o + n_reads * 4);
+  plan.off_rlen = o, o = align16(o + n_reads * 4);
+  plan.off_hbegin = o, o = align16(o + n_haps * 4);
+  plan.off_hlen = o, o = align16(o + n_haps * 4);
+  plan.off_rq = o, o = align16(o + read_bases * 4);
+  plan.off_rowf = o, o = align16(o + read_bases * 2 * sizeof(float4));
+  plan.off_rcode = o, o = align16(o + read_bases);
+  plan.off_hcode = o, o = align16(o + hap_bases + (n_haps + 1) * kHapPad + 16);
+  plan.bytes = o;
+}
+
+// Writes the chunk's input image (tasks sorted by kernel configuration, then by
+// haplotype and read length so that the groups of a warp take equal steps).
+void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, const LaunchEnv& env, ChunkPlan& plan,
+                unsigned char* h) {
+  const int64_t rbase = plan.n_pairs ? b.read_begin[plan.read0] : 0;
+  const int64_t hbase = plan.n_pairs ? b.hap_begin[plan.hap0] : 0;
+  auto* rbegin = reinterpret_cast<uint32_t*>(h + plan.off_rbegin);
+  auto* rlen = reinterpret_cast<int32_t*>(h + plan.off_rlen);
+  auto* hbegin = reinterpret_cast<uint32_t*>(h + plan.off_hbegin);
+  auto* hlen = reinterpret_cast<int32_t*>(h + plan.off_hlen);
+  auto* rq = reinterpret_cast<uchar4*>(h + plan.off_rq);
+  auto* rowf = reinterpret_cast<float4*>(h + plan.off_rowf);
+  auto* rcode = h + plan.off_rcode;
+  auto* hcode = h + plan.off_hcode;
+  // Per-base row parameters are most of the host's work: spread over the cores.
+  std::vector<uint8_t> uniform_gap(static_cast<size_t>(plan.read1 - plan.read0));  // per read (pick_config)
+#pragma omp parallel for schedule(dynamic, 64)
+  for (int32_t r = plan.read0; r < plan.read1; ++r) {
+    const int64_t at = b.read_begin[r];
+    const int64_t local = at - rbase;
+    const uint8_t* gcp = b.gcp_q.data() + at;
+    uniform_gap[r - plan.read0] =
+        b.read_len[r] > 0 && gcp[0] > 0 && std::all_of(gcp, gcp + b.read_len[r], [&](uint8_t q) { return q == gcp[0]; });
+    rbegin[r - plan.read0] = static_cast<uint32_t>(local);
+    rlen[r - plan.read0] = b.read_len[r];
+    for (int32_t i = 0; i < b.read_len[r]; ++i) {
+      rq[local + i] = make_uchar4(b.base_q[at + i], b.ins_q[at + i], b.del_q[at + i], b.gcp_q[at + i]);
+      const uint8_t code = detail::base_code(b.read_bases[at + i]);
+      rcode[local + i] = code;
+      const RowParams<float> p = detail::row_params<float>(detail::ph2pr_table(), b.base_q[at + i], b.ins_q[at + i],
+                                                           b.del_q[at + i], b.gcp_q[at + i], code == kCodeN, tristate);
+      int code_bits = code;
+      float code_f;
+      std::memcpy(&code_f, &code_bits, sizeof(float));
+      rowf[2 * (local + i)] = make_float4(p.mm, p.gm, p.mx, p.my);
+      rowf[2 * (local + i) + 1] = make_float4(p.g, p.p_match, p.p_mismatch, code_f);
+    }
+  }
+  // Each haplotype's codes follow kHapPad padding codes, and padding follows the last.
+#pragma omp parallel for schedule(dynamic, 64)
+  for (int32_t k = plan.hap0; k < plan.hap1; ++k) {
+    const int64_t local = b.hap_begin[k] - hbase + static_cast<int64_t>(k - plan.hap0 + 1) * kHapPad;
+    hbegin[k - plan.hap0] = static_cast<uint32_t>(local);
+    hlen[k - plan.hap0] = b.hap_len[k];
+    std::memset(hcode + local - kHapPad, kCodeOutside, kHapPad);
+    for (int32_t i = 0; i < b.hap_len[k]; ++i) hcode[local + i] = detail::base_code(b.hap_bases[b.hap_begin[k] + i]);
+  }
+  const size_t hap_end = plan.hap1 > plan.hap0 ? hbegin[plan.hap1 - 1 - plan.hap0] + b.hap_len[plan.hap1 - 1] : 0;
+  std::memset(hcode + hap_end, kCodeOutside, kHapPad);
+  // Tasks ordered by kernel shape, then longest haplotype first, so that the groups of
+  // a warp take equal steps and long ones can take their own launch: a counting sort
+  // in two passes over the pairs (shape choices cached, since lengths repeat).
+  int max_hap = 0;
+  plan.max_read.fill(0);
+  for (size_t g = g0; g < g1; ++g) {
+    const auto& gr = b.groups[g];
+    for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps && gr.n_reads; ++k) {
+      max_hap = std::max(max_hap, b.hap_len[k]);
+    }
+  }
+  // key = (shape * 2 + direct_double) * n_keys + (max_hap - H)
+  const size_t n_keys = static_cast<size_t>(max_hap) + 1;
+  std::vector<int64_t> start(2 * kConfigs.size() * n_keys + 1, 0);
+  auto key = [&](int R, int H, int cfg) { return (2 * cfg + (direct_double(R, H, cfg) ? 1 : 0)) * n_keys + (max_hap - H); };
+  auto for_each_pair = [&](auto&& fn) {
+    for (size_t g = g0; g < g1; ++g) {
+      const auto& gr = b.groups[g];
+      for (int32_t r = gr.first_read; r < gr.first_read + gr.n_reads; ++r) {
+        for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps; ++k) fn(r, k);
+      }
+    }
+  };
+  int64_t cells = 0;
+  for_each_pair([&](int32_t r, int32_t k) { cells += static_cast<int64_t>(b.read_len[r]) * b.hap_len[k]; });
+  const int64_t max_steps = busy_steps(cells, env);
+  int last_r = -1, last_h = -1, last_u = -1, last_cfg = 0;
+  auto shape_of = [&](int32_t r, int H) {
+    const int R = b.read_len[r], u = uniform_gap[r - plan.read0];
+    if (R != last_r || H != last_h || u != last_u) {
+      last_cfg = pick_config(R, H, u != 0, env, max_steps), last_r = R, last_h = H, last_u = u;
+    }
+    return last_cfg;
+  };
+  for_each_pair([&](int32_t r, int32_t k) {
+    const int R = b.read_len[r], H = b.hap_len[k], cfg = shape_of(r, H);
+    ++start[key(R, H, cfg) + 1];
+    plan.max_read[cfg] = std::max(plan.max_read[cfg], R);
+  });
+  for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+  auto* tasks = reinterpret_cast<int4*>(h + plan.off_tasks);
+  plan.task_hap_len.resize(plan.n_pairs);
+  int out = 0;
+  for_each_pair([&](int32_t r, int32_t k) {
+    const int R = b.read_len[r], H = b.hap_len[k], cfg = shape_of(r, H);
+    const int64_t pos = start[key(R, H, cfg)]++;
+    tasks[pos] = make_int4(r - plan.read0, k - plan.hap0, out++, 0);
+    plan.task_hap_len[pos] = H;
+  });
+  // After the second pass start[segment * n_keys + max_hap] is where a segment ends.
+  size_t at = 0;
+  for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
+    plan.config_begin[cfg] = static_cast<int>(at);
+    plan.float_end[cfg] = static_cast<int>(start[2 * cfg * n_keys + max_hap]);
+    at = static_cast<size_t>(start[(2 * cfg + 1) * n_keys + max_hap]);
+  }
+  plan.config_begin[kConfigs.size()] = static_cast<int>(at);
+}
+
+}  // namespace
+
+void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
+                         PairHmmStats* stats) {
+  const auto t0 = std::chrono::steady_clock::now();
+  log10_lik.assign(batch.pair_count(), 0.0);
+  Impl& im = *impl_;
+  // Chunks bounded in pairs and cells, so two fit on the card and copies overlap kernels.
+  const auto [free_b, total_b] = mem_info();
+  (void)total_b;
+  const size_t max_pairs = std::min<size_t>(size_t(1) << 22, free_b / 8 / 64);
+  const int64_t max_cells = int64_t(1) << 32;
+  double kernel_ms = 0, double_ms = 0;
+  int64_t n_double = 0, direct_double = 0;
+  int next_slot = 0;
+
+  auto finish = [&](Impl::Slot& s) {
+    if (!s.busy) return;
+    s.done.sync();
+    kernel_ms += Event::elapsed_ms(s.start, s.stop);
+    for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
+      if (s.shape_used[cfg]) double_ms += Event::elapsed_ms(s.shape_mid[cfg], s.shape_done[cfg]);
+    }
+    std::copy(s.out_h.data(), s.out_h.data() + s.n_pairs, log10_lik.begin() + s.first_pair);
+    int redo[kConfigs.size()];
+    std::memcpy(redo, s.out_h.data() + s.n_pairs, sizeof(redo));
+    for (int r : redo) n_double += r;
+    s.busy = false;
+  };
+
+  size_t g = 0, first_pair = 0;
+  while (g < batch.groups.size()) {
+    // Take groups until the chunk is full (at least one group per chunk).
+    size_t g1 = g, pairs = 0;
+    int64_t cells = 0;
+    while (g1 < batch.groups.size()) {
+      const auto& gr = batch.groups[g1];
+      const size_t p = static_cast<size_t>(gr.n_reads) * gr.n_haps;
+      int64_t rl = 0, hl = 0;
+      for (int32_t r = 0; r < gr.n_reads; ++r) rl += batch.read_len[gr.first_read + r];
+      for (int32_t k = 0; k < gr.n_haps; ++k) hl += batch.hap_len[gr.first_hap + k];
+      if (g1 > g && (pairs + p > max_pairs || cells + rl * hl > max_cells)) break;
+      pairs += p, cells += rl * hl, ++g1;
+    }
+    Impl::Slot& s = im.slots[next_slot];
+    next_slot ^= 1;
+    finish(s);  // its pinned buffers are about to be reused
+    ChunkPlan plan;
+    plan_chunk(batch, g, g1, first_pair, plan);
+    for (auto& scratch : s.shape_scratch) scratch.resize(kScratchBytes / kConfigs.size());
+    s.in_h.resize(plan.bytes);
+    fill_chunk(batch, g, g1, opt.tristate, im.env, plan, s.in_h.data());
+    s.in_d.resize(plan.bytes);
+    s.out_h.resize(plan.n_pairs + kConfigs.size());  // results, then the shapes' double counts (as ints)
+    s.out_d.resize(plan.n_pairs + 1);
+    s.redo_d.resize(plan.n_pairs + kConfigs.size());
+    const cudaStream_t st = s.stream.get();
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.in_d.data(), s.in_h.data(), plan.bytes, cudaMemcpyHostToDevice, st));
+    GATEMAP_CUDA_CHECK(cudaMemsetAsync(s.redo_d.data(), 0, kConfigs.size() * sizeof(int), st));
+    unsigned char* d = s.in_d.data();
+    DeviceChunk c{reinterpret_cast<const int4*>(d + plan.off_tasks), reinterpret_cast<const uint32_t*>(d + plan.off_rbegin),
+                  reinterpret_cast<const int32_t*>(d + plan.off_rlen), reinterpret_cast<const uint32_t*>(d + plan.off_hbegin),
+                  reinterpret_cast<const int32_t*>(d + plan.off_hlen), reinterpret_cast<const uchar4*>(d + plan.off_rq),
+                  d + plan.off_rcode, reinterpret_cast<const float4*>(d + plan.off_rowf), d + plan.off_hcode};
+    s.start.record(st);
+    s.inputs_ready.record(st);
+    constexpr int kCounts = static_cast<int>(kConfigs.size());
+    // Every shape's float pass is submitted before any double pass: a small batch's time
+    // is the slowest shape's pair latency, and its kernel should not wait for the host
+    // to enqueue the other shapes' double passes first.
+    for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
+      const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
+      s.shape_used[cfg] = begin != end;
+      if (begin == end) continue;
+      const cudaStream_t ss = s.shape_stream[cfg].get();
+      GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(ss, s.inputs_ready.get(), 0));
+      const KernelOut ko{s.out_d.data(), s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg};
+      // Tasks whose boundary rows do not fit shared memory (the longest haplotypes,
+      // first in the order) take a launch of their own with global boundaries. Tasks
+      // from float_end on go to double directly (direct_double).
+      const int float_end = plan.float_end[cfg];
+      int split = begin;
+      while (split < float_end &&
+             !boundary_in_shared(kConfigs[cfg], plan.task_hap_len[split], sizeof(float), im.env.shared_limit)) {
+        ++split;
+      }
+      if (split > begin) {
+        kFloatLaunchers[cfg](c, TaskList{begin, split - begin}, plan.task_hap_len[begin], plan.max_read[cfg],
+                             opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
+      }
+      if (float_end > split) {
+        kFloatLaunchers[cfg](c, TaskList{split, float_end - split}, plan.task_hap_len[split], plan.max_read[cfg],
+                             opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
+      }
+      s.shape_mid[cfg].record(ss);
+    }
+    for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
+      const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
+      if (begin == end) continue;
+      const cudaStream_t ss = s.shape_stream[cfg].get();
+      // In double: the tasks sent there directly, then those the float pass queued (their
+      // count is on the device; no more than the float pass had).
+      const int float_end = plan.float_end[cfg];
+      const KernelOut kd{s.out_d.data(), nullptr, nullptr};
+      const int max_hap = std::max(plan.task_hap_len[begin], end > float_end ? plan.task_hap_len[float_end] : 0);
+      kDoubleLaunchers[cfg](c, TaskList{float_end, end - float_end}, max_hap, plan.max_read[cfg], opt.tristate, kd,
+                            s.shape_scratch[cfg], im.env, ss);
+      kDoubleLaunchers[cfg](c, TaskList{0, float_end - begin, s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg},
+                            max_hap, plan.max_read[cfg], opt.tristate, kd, s.shape_scratch[cfg], im.env, ss);
+      direct_double += end - float_end;
+      s.shape_done[cfg].record(ss);
+      GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(st, s.shape_done[cfg].get(), 0));
+    }
+    s.stop.record(st);
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data(), s.out_d.data(), plan.n_pairs * sizeof(double),
+                                       cudaMemcpyDeviceToHost, st));
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data() + plan.n_pairs, s.redo_d.data(), kConfigs.size() * sizeof(int),
+                                       cudaMemcpyDeviceToHost, st));
+    s.done.record(st);
+    s.busy = true;
+    s.first_pair = first_pair;
+    s.n_pairs = plan.n_pairs;
+    first_pair += plan.n_pairs;
+    g = g1;
+  }
+  finish(im.slots[0]);
+  finish(im.slots[1]);
+  if (stats) {
+    stats->pairs += static_cast<int64_t>(log10_lik.size());
+    stats->cells += batch.cell_count();
+    stats->double_pairs += n_double + direct_double;
+    stats->kernel_ms += kernel_ms;
+    stats->double_kernel_ms += double_ms;
+    stats->total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+}
+
+}  // namespace gatemap::caller::pairhmm

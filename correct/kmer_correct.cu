@@ -1,0 +1,216 @@
+// The corrector on the GPU: one warp per read (Mangal and Jain's layout). The read,
+// its weak windows and its votes live in shared memory; votes for the four bases of a
+// position share one 32-bit word (8 bits each: at most k <= 31 votes), so a vote is one
+// shared-memory atomicAdd. The best vote and its uniqueness come from warp reductions.
+// The steps are those of the CPU twin (kmer_correct_cpu.cpp), hence identical output.
+#include <algorithm>
+#include <climits>
+
+#include "common/error.hpp"
+#include "gpu/buffers.cuh"
+#include "gpu/cuda_check.cuh"
+#include "correct/kmer_correct.hpp"
+#include "correct/kmer_correct_core.hpp"
+
+namespace gatemap::correct {
+using gpu::DeviceBuffer;
+using gpu::Event;
+using gpu::ManagedBuffer;
+using gpu::PinnedBuffer;
+using gpu::Stream;
+using gpu::device_location;
+using gpu::host_location;
+using gpu::mem_info;
+
+namespace {
+
+constexpr int kWarps = 4;  // warps (reads) per block
+constexpr int kLen = kCorrectMaxReadLen;
+
+struct WarpShared {
+  uint8_t codes[kLen];
+  uint32_t votes[kLen];  // byte b: votes for base b at this position
+  int16_t weak[kLen];
+};
+
+__global__ void __launch_bounds__(kWarps * 32) correct_kernel(detail::SpectrumView s, int max_corrections,
+                                                              uint8_t* codes_g, const int64_t* offset,
+                                                              const int32_t* len, int n_reads, uint8_t* status,
+                                                              uint8_t* changed) {
+  __shared__ WarpShared sh_all[kWarps];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  WarpShared& sh = sh_all[warp];
+  const int k = s.k;
+  for (int r = blockIdx.x * kWarps + warp; r < n_reads; r += gridDim.x * kWarps) {
+    const int L = len[r];
+    uint8_t* read = codes_g + offset[r];
+    if (L > kLen || L < k) {
+      if (lane == 0) {
+        status[r] = static_cast<uint8_t>(L > kLen ? CorrectStatus::too_long : CorrectStatus::clean);
+        changed[r] = 0;
+      }
+      continue;
+    }
+    for (int j = lane; j < L; j += 32) sh.codes[j] = read[j];
+    __syncwarp();
+    const int n_windows = L - k + 1;
+    CorrectStatus result = CorrectStatus::uncorrectable;
+    int n_weak = 0;
+    for (int round = 0;; ++round) {
+      // Weak windows, compacted in order with a ballot per 32 windows.
+      n_weak = 0;
+      for (int base = 0; base < n_windows; base += 32) {
+        const int i = base + lane;
+        bool weak = false;
+        if (i < n_windows) {
+          uint64_t f, rc;
+          int n_at;
+          const int n = detail::window_kmers_n(sh.codes, i, k, f, rc, n_at);
+          weak = n == 1 || (n == 0 && !detail::spectrum_contains(s, detail::canonical(f, rc)));
+        }
+        const unsigned ballot = __ballot_sync(0xffffffffu, weak);
+        if (weak) sh.weak[n_weak + __popc(ballot & ((1u << lane) - 1u))] = static_cast<int16_t>(i);
+        n_weak += __popc(ballot);
+      }
+      if (n_weak == 0) {
+        result = round == 0 ? CorrectStatus::clean : CorrectStatus::corrected;
+        break;
+      }
+      if (n_weak > k * (max_corrections - round)) break;  // more than the corrections left can fix
+      for (int j = lane; j < L; j += 32) sh.votes[j] = 0;
+      __syncwarp();
+      for (int t = lane; t < n_weak * k; t += 32) {
+        const int i = sh.weak[t / k], d = t % k;
+        uint64_t f, rc;
+        int n_at;
+        const int n = detail::window_kmers_n(sh.codes, i, k, f, rc, n_at);
+        if (n && d != n_at) continue;  // a window with an N can only be fixed there
+        const uint8_t old_b = sh.codes[i + d] > 3 ? 0 : sh.codes[i + d];
+        uint32_t add = 0;
+        for (uint8_t b = 0; b < 4; ++b) {
+          if ((b != old_b || n) && detail::spectrum_contains(s, detail::substituted(f, rc, k, d, old_b, b))) {
+            add += 1u << (8 * b);
+          }
+        }
+        if (add) atomicAdd(&sh.votes[i + d], add);
+      }
+      __syncwarp();
+      // Best (position, base): the largest vote at its first index; ambiguous when
+      // another base of that position holds it too.
+      int best = 0, best_at = INT_MAX;
+      for (int j = lane; j < L; j += 32) {
+        const uint32_t w = sh.votes[j];
+        for (int b = 0; b < 4; ++b) {
+          const int v = static_cast<int>((w >> (8 * b)) & 255u);
+          if (v > best) best = v, best_at = j * 4 + b;
+        }
+      }
+      const int top = __reduce_max_sync(0xffffffffu, best);
+      if (top == 0) break;
+      const int at = __reduce_min_sync(0xffffffffu, best == top ? best_at : INT_MAX);
+      const uint32_t w = sh.votes[at / 4];
+      int n_top = 0;
+      for (int b = 0; b < 4; ++b) n_top += static_cast<int>((w >> (8 * b)) & 255u) == top;
+      if (n_top > 1) break;
+      if (lane == 0) sh.codes[at / 4] = static_cast<uint8_t>(at % 4);
+      __syncwarp();
+    }
+    if (result == CorrectStatus::uncorrectable) {
+      // Keep only the corrections no remaining weak window covers (sh.weak is the list
+      // of the current sequence, ascending); put the rest back.
+      int kept = 0;
+      for (int j = lane; j < L; j += 32) {
+        if (sh.codes[j] == read[j]) continue;
+        int lo = 0, hi = n_weak;  // first weak window starting at or after j - k + 1
+        while (lo < hi) {
+          const int mid = (lo + hi) / 2;
+          if (sh.weak[mid] < j - k + 1) lo = mid + 1;
+          else hi = mid;
+        }
+        if (lo < n_weak && sh.weak[lo] <= j) {
+          sh.codes[j] = read[j];
+        } else {
+          kept = 1;
+        }
+      }
+      if (__reduce_or_sync(0xffffffffu, static_cast<unsigned>(kept))) result = CorrectStatus::corrected;
+      __syncwarp();
+    }
+    int n_changed = 0;
+    if (result == CorrectStatus::corrected) {
+      for (int j = lane; j < L; j += 32) {
+        n_changed += sh.codes[j] != read[j];
+        read[j] = sh.codes[j];
+      }
+      n_changed = __reduce_add_sync(0xffffffffu, n_changed);
+    }
+    if (lane == 0) {
+      status[r] = static_cast<uint8_t>(result);
+      changed[r] = static_cast<uint8_t>(min(n_changed, 255));
+    }
+    __syncwarp();
+  }
+}
+
+}  // namespace
+
+struct KmerCorrectGpu::Impl {
+  DeviceBuffer<uint64_t> spectrum_d;
+  detail::SpectrumView view;
+  DeviceBuffer<uint8_t> codes_d, status_d, changed_d;
+  DeviceBuffer<int64_t> offset_d;
+  DeviceBuffer<int32_t> len_d;
+  Stream stream;
+  Event start, stop;
+  int sm_count = 1;
+};
+
+KmerCorrectGpu::KmerCorrectGpu(const KmerSpectrum& spectrum) : impl_(new Impl) {
+  Impl& im = *impl_;
+  const auto [free_b, total_b] = mem_info();
+  (void)total_b;
+  if (spectrum.bytes() > free_b / 2) {
+    throw CudaError("k-mer spectrum of " + std::to_string(spectrum.bytes()) + " bytes exceeds half the " +
+                    std::to_string(free_b) + " bytes free on the device");
+  }
+  im.spectrum_d.resize(spectrum.words.size());
+  GATEMAP_CUDA_CHECK(cudaMemcpy(im.spectrum_d.data(), spectrum.words.data(), spectrum.bytes(), cudaMemcpyHostToDevice));
+  im.view = {im.spectrum_d.data(), spectrum.mask, spectrum.hashes, spectrum.k,
+             spectrum.kind == KmerSpectrum::Kind::bloom};
+  int dev = 0;
+  GATEMAP_CUDA_CHECK(cudaGetDevice(&dev));
+  GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&im.sm_count, cudaDevAttrMultiProcessorCount, dev));
+}
+
+KmerCorrectGpu::~KmerCorrectGpu() { delete impl_; }
+
+void KmerCorrectGpu::correct(const CorrectOptions& opt, CorrectBatch& batch, double* kernel_ms) {
+  Impl& im = *impl_;
+  const size_t n = batch.size();
+  batch.status.assign(n, 0);
+  batch.changed.assign(n, 0);
+  if (n == 0) return;
+  im.codes_d.resize(batch.codes.size());
+  im.offset_d.resize(n);
+  im.len_d.resize(n);
+  im.status_d.resize(n);
+  im.changed_d.resize(n);
+  const cudaStream_t st = im.stream.get();
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.codes_d.data(), batch.codes.data(), batch.codes.size(), cudaMemcpyHostToDevice, st));
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.offset_d.data(), batch.offset.data(), n * sizeof(int64_t), cudaMemcpyHostToDevice, st));
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.len_d.data(), batch.len.data(), n * sizeof(int32_t), cudaMemcpyHostToDevice, st));
+  const int blocks = static_cast<int>(std::min<size_t>((n + kWarps - 1) / kWarps, static_cast<size_t>(im.sm_count) * 64));
+  im.start.record(st);
+  correct_kernel<<<blocks, kWarps * 32, 0, st>>>(im.view, opt.max_corrections, im.codes_d.data(), im.offset_d.data(),
+                                                 im.len_d.data(), static_cast<int>(n), im.status_d.data(),
+                                                 im.changed_d.data());
+  GATEMAP_CUDA_CHECK(cudaGetLastError());
+  im.stop.record(st);
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(batch.codes.data(), im.codes_d.data(), batch.codes.size(), cudaMemcpyDeviceToHost, st));
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(batch.status.data(), im.status_d.data(), n, cudaMemcpyDeviceToHost, st));
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(batch.changed.data(), im.changed_d.data(), n, cudaMemcpyDeviceToHost, st));
+  im.stream.sync();
+  if (kernel_ms) *kernel_ms += Event::elapsed_ms(im.start, im.stop);
+}
+
+}  // namespace gatemap::correct

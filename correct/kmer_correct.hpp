@@ -1,0 +1,83 @@
+#pragma once
+// k-mer spectrum read error correction (CUDA-EC, Shi et al., as improved by Mangal and
+// Jain: one warp per read, votes in shared memory, warp reductions), with its CPU twin.
+//
+// A k-mer is solid when its canonical form is in the spectrum (the k-mers seen at least
+// `threshold` times, see correct/). Windows holding two or more N are ignored; a window
+// holding one N is weak and can only be fixed at the N. Up to max_corrections times:
+// list the weak (non-solid) windows; if none, stop; if there are more than k per
+// correction left (a substitution fixes at most k windows), give up. For every weak window, every
+// position in it and every other base, vote for (position, base) when the substituted
+// window is solid. Take the largest vote (the first position on ties:
+// two errors in a read draw equal votes, and the other is fixed next round); if it is
+// zero, or another base at the same position has as many votes, stop. Else apply it. A
+// read that still has weak windows at the end keeps only the corrections that no weak
+// window covers (away from what could not be fixed, e.g. an indel); the others are put
+// back, and with none kept the read is uncorrectable and unchanged. Nothing is trimmed.
+// Both twins follow exactly these steps, so their outputs are identical.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gatemap::correct {
+
+constexpr int kCorrectMaxReadLen = 1024;  // longer reads pass unchanged (counted)
+constexpr int kMaxK = 31;
+
+// The solid k-mers: a Bloom filter (bits, double hashing) or an exact hash set (open
+// addressing, linear probing, empty slots hold kEmptyKmer).
+struct KmerSpectrum {
+  enum class Kind : uint8_t { bloom, exact };
+  static constexpr uint64_t kEmptyKmer = ~uint64_t(0);
+  int k = 21;
+  Kind kind = Kind::bloom;
+  std::vector<uint64_t> words;  // bloom: the bit array; exact: the slots
+  uint64_t mask = 0;            // bloom: bits - 1; exact: slots - 1 (both powers of two)
+  int hashes = 0;               // bloom only
+  uint64_t n_kmers = 0;
+
+  // Sized for n k-mers: a Bloom filter at false-positive rate fpr, or an exact set.
+  static KmerSpectrum make_bloom(int k, uint64_t n, double fpr);
+  static KmerSpectrum make_exact(int k, uint64_t n);
+  void insert(uint64_t canonical_kmer);
+  bool contains(uint64_t canonical_kmer) const;
+  size_t bytes() const { return words.size() * sizeof(uint64_t); }
+};
+
+// Reads as 2-bit codes (A C G T = 0..3, N = 4), corrected in place.
+struct CorrectBatch {
+  std::vector<uint8_t> codes;
+  std::vector<int64_t> offset;
+  std::vector<int32_t> len;
+  std::vector<uint8_t> status;  // out: CorrectStatus per read
+  std::vector<uint8_t> changed; // out: bases changed per read
+  size_t size() const { return len.size(); }
+  void add(const std::string& seq);
+  std::string sequence(size_t i) const;
+};
+
+enum class CorrectStatus : uint8_t { clean, corrected, uncorrectable, too_long };
+
+struct CorrectOptions {
+  int max_corrections = 6;  // substitutions per read
+};
+
+// The CPU twin (OpenMP across reads).
+void correct_reads_cpu(const KmerSpectrum& spectrum, const CorrectOptions& opt, CorrectBatch& batch);
+
+// The GPU engine: the spectrum is copied to the device once; then batches.
+class KmerCorrectGpu {
+ public:
+  explicit KmerCorrectGpu(const KmerSpectrum& spectrum);
+  ~KmerCorrectGpu();
+  KmerCorrectGpu(const KmerCorrectGpu&) = delete;
+  KmerCorrectGpu& operator=(const KmerCorrectGpu&) = delete;
+  // kernel_ms (optional): kernel time from CUDA events.
+  void correct(const CorrectOptions& opt, CorrectBatch& batch, double* kernel_ms = nullptr);
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace gatemap::correct

@@ -1,0 +1,311 @@
+#include "mapper/banded_dp.hpp"
+
+#include <htslib/sam.h>
+
+#include <algorithm>
+#include <climits>
+
+namespace gatemap::mapper {
+namespace {
+
+constexpr int kInf = INT_MAX / 4;
+
+// DP over rows i = 0..m (read prefix) and band columns t = 0..2*band, where cell (i, t)
+// ends at global reference position g = diag - band + i + t (exclusive).
+struct Band {
+  const uint8_t* read;
+  int m, w, half;
+  int64_t diag, lo, hi;  // usable reference [lo, hi)
+  const RefWindow* win;
+  int clip;  // cost of clipping a read end (0: end-to-end, no clipping)
+  int64_t g(int i, int t) const { return diag - half + i + t; }
+  bool in_ref(int64_t pos) const { return pos >= lo && pos <= hi; }
+  uint8_t ref_code(int64_t pos) const { return win->codes[static_cast<size_t>(pos - win->begin)]; }
+  // Clipping k read bases costs clip + k/4 (0 when clipping is off or k = 0).
+  int clip_cost(int k) const { return (clip && k > 0) ? clip + k / 4 : 0; }
+  int end_cost(int i) const { return clip_cost(m - i); }
+};
+
+Band make_band(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin, int64_t contig_end,
+               int64_t diag, int band, int clip) {
+  return Band{read, m, 2 * band + 1, band, diag, std::max(contig_begin, window.begin),
+              std::min<int64_t>(contig_end, window.begin + static_cast<int64_t>(window.codes.size())), &window, clip};
+}
+
+enum Move : uint8_t { kStart, kDiag, kIns, kDel };
+
+// Fills D (costs) and, with clipping, S (row where each cell's alignment starts) and
+// M (the move taken). Among equal costs a later start (a shorter alignment) loses;
+// then diagonal moves win over insertions, deletions and clipped starts, which places
+// gaps leftmost in the traceback.
+void fill(const Band& b, std::vector<int>& D, std::vector<int>* S, std::vector<uint8_t>* M, int cutoff = kInf) {
+  const size_t cells = static_cast<size_t>(b.m + 1) * b.w;
+  D.assign(cells, kInf);
+  if (S) S->assign(cells, 0);
+  if (M) M->assign(cells, kStart);
+  for (int t = 0; t < b.w; ++t) {
+    if (b.in_ref(b.g(0, t))) D[t] = 0;  // free start anywhere in the band
+  }
+  if (!S && !M && !b.clip) {  // the hot path of verification: costs only
+    for (int i = 1; i <= b.m; ++i) {
+      int* row = &D[static_cast<size_t>(i) * b.w];
+      const int* prev = row - b.w;
+      const uint8_t rc = b.read[i - 1];
+      int row_min = kInf;
+      for (int t = 0; t < b.w; ++t) {
+        const int64_t g = b.g(i, t);
+        if (!b.in_ref(g)) continue;
+        int best = kInf;
+        if (g - 1 >= b.lo) {
+          const uint8_t fc = b.ref_code(g - 1);
+          best = prev[t] + ((rc == fc && rc < 4) ? 0 : 1);
+          if (t > 0 && row[t - 1] + 1 < best) best = row[t - 1] + 1;
+        }
+        if (t + 1 < b.w && prev[t + 1] + 1 < best) best = prev[t + 1] + 1;
+        row[t] = best;
+        row_min = std::min(row_min, best);
+      }
+      // Costs never decrease down the rows: once a whole row is above the cutoff, so is
+      // the end (Ukkonen's cut-off). The rows left at kInf make the caller see no hit.
+      if (row_min > cutoff) return;
+    }
+    return;
+  }
+  for (int i = 1; i <= b.m; ++i) {
+    const size_t row = static_cast<size_t>(i) * b.w, prev = row - b.w;
+    const uint8_t rc = b.read[i - 1];
+    for (int t = 0; t < b.w; ++t) {
+      const int64_t g = b.g(i, t);
+      if (!b.in_ref(g)) continue;
+      int best = kInf, start = i;
+      uint8_t move = kStart;
+      const auto consider = [&](int cost, size_t from, uint8_t mv) {
+        const int s = S ? (*S)[from] : 0;
+        if (cost < best || (cost == best && s < start)) {
+          best = cost;
+          start = s;
+          move = mv;
+        }
+      };
+      if (g - 1 >= b.lo) {  // diagonal: read base i-1 against reference base g-1
+        const uint8_t fc = b.ref_code(g - 1);
+        consider(D[prev + t] + ((rc == fc && rc < 4) ? 0 : 1), prev + t, kDiag);
+      }
+      if (t + 1 < b.w) consider(D[prev + t + 1] + 1, prev + t + 1, kIns);        // read base inserted
+      if (g - 1 >= b.lo && t > 0) consider(D[row + t - 1] + 1, row + t - 1, kDel);  // reference base deleted
+      if (b.clip && b.clip_cost(i) < best) {  // start here, the first i bases clipped
+        best = b.clip_cost(i);
+        start = i;
+        move = kStart;
+      }
+      D[row + t] = best;
+      if (S) (*S)[row + t] = start;
+      if (M) (*M)[row + t] = move;
+    }
+  }
+}
+
+// Best end cell: lowest cost (with the end clip), then the longest alignment, then
+// nearest the band centre, then the leftmost column.
+void best_end(const Band& b, const std::vector<int>& D, const std::vector<int>* S, int& row, int& col, int& cost) {
+  row = b.m;
+  col = -1;
+  cost = kInf;
+  int best_len = -1;
+  const int first_row = b.clip ? 1 : b.m;
+  for (int i = b.m; i >= first_row; --i) {
+    const size_t r = static_cast<size_t>(i) * b.w;
+    for (int t = 0; t < b.w; ++t) {
+      if (D[r + t] >= kInf) continue;
+      const int c = D[r + t] + b.end_cost(i);
+      const int len = i - (S ? (*S)[r + t] : 0);
+      if (c < cost || (c == cost && (len > best_len || (len == best_len && std::abs(t - b.half) < std::abs(col - b.half))))) {
+        cost = c;
+        row = i;
+        col = t;
+        best_len = len;
+      }
+    }
+  }
+}
+
+// Soft-clips alignment ends the way a local aligner would: with bwa's scores (match +1,
+// mismatch -4, gap open -6, extension -1) an end whose score falls to -kEndClip or below
+// is clipped (on a tie too, as bwa mem does). Leaves [first, last) as the ops kept; the
+// kept part starts and ends with a match or mismatch. Insertions at the very ends (bases
+// past a contig end) are always clipped.
+constexpr int kEndClip = 5;
+
+int op_score(const std::vector<char>& ops, size_t k, bool extends) {
+  switch (ops[k]) {
+    case 'M': return 1;
+    case 'X': return -4;
+    default: return extends ? -1 : -7;
+  }
+}
+
+void clip_ends(const std::vector<char>& ops, bool head_clipped, bool tail_clipped, size_t& first, size_t& last) {
+  first = 0;
+  last = ops.size();
+  // Prefix: the lowest running score at a point followed by an aligned base (for an end
+  // that is clipped already, the last such point at that score: no worse, fewer edits).
+  int score = 0, best = 0;
+  size_t cut = 0;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    score += op_score(ops, k, k > 0 && ops[k - 1] == ops[k]);
+    const bool next_aligned = k + 1 < ops.size() && (ops[k + 1] == 'M' || ops[k + 1] == 'X');
+    if (next_aligned && (score < best || (head_clipped && score == best))) {
+      best = score;
+      cut = k + 1;
+    }
+    if (score > kEndClip * 4) break;  // far enough in: nothing later is worth clipping from here
+  }
+  if (best <= (head_clipped ? 0 : -kEndClip)) first = cut;  // a clipped end moves for free
+  while (first < ops.size() && ops[first] != 'M' && ops[first] != 'X') ++first;  // end insertions/deletions
+  // Suffix, mirrored.
+  score = 0;
+  best = 0;
+  cut = ops.size();
+  for (size_t k = ops.size(); k-- > first;) {
+    score += op_score(ops, k, k + 1 < ops.size() && ops[k + 1] == ops[k]);
+    const bool prev_aligned = k > first && (ops[k - 1] == 'M' || ops[k - 1] == 'X');
+    if (prev_aligned && (score < best || (tail_clipped && score == best))) {
+      best = score;
+      cut = k;
+    }
+    if (score > kEndClip * 4) break;
+  }
+  if (best <= (tail_clipped ? 0 : -kEndClip)) last = cut;
+  while (last > first && ops[last - 1] != 'M' && ops[last - 1] != 'X') --last;
+}
+
+}  // namespace
+
+BandResult banded_distance(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
+                           int64_t contig_end, int64_t diag, int band, int max_edits, DpScratch& scratch,
+                           int clip_penalty) {
+  const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
+  fill(b, scratch.cost, b.clip ? &scratch.starts : nullptr, nullptr, max_edits);
+  int row = 0, col = -1, cost = kInf;
+  best_end(b, scratch.cost, b.clip ? &scratch.starts : nullptr, row, col, cost);
+  BandResult r;
+  if (col >= 0 && cost <= max_edits) {
+    r.edits = cost;
+    r.ref_end = b.g(row, col);
+  }
+  return r;
+}
+
+Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
+                       int64_t contig_end, int64_t diag, int band, DpScratch& scratch, int clip_penalty) {
+  const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
+  std::vector<uint8_t>& moves = scratch.moves;
+  fill(b, scratch.cost, &scratch.starts, &moves);
+  int i = 0, t = -1, cost = kInf;
+  best_end(b, scratch.cost, &scratch.starts, i, t, cost);
+  const int end_row = i;
+  std::vector<char> ops;  // reversed: M (match or mismatch), I, D
+  while (i > 0) {
+    const uint8_t mv = moves[static_cast<size_t>(i) * b.w + t];
+    if (mv == kDiag) {
+      ops.push_back('M');
+      --i;
+    } else if (mv == kIns) {
+      ops.push_back('I');
+      --i;
+      ++t;
+    } else if (mv == kDel) {
+      ops.push_back('D');
+      --t;
+    } else {
+      break;  // clipped start: read bases [0, i) are not aligned
+    }
+  }
+  std::reverse(ops.begin(), ops.end());
+  return alignment_from_path(read, m, window, contig_begin, contig_end, ops, i, end_row, b.g(i, t), cost);
+}
+
+Alignment alignment_from_path(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
+                              int64_t contig_end, std::vector<char>& ops, int start_row, int end_row,
+                              int64_t ref_begin, int score, bool local_ends) {
+  const Band b = make_band(read, m, window, contig_begin, contig_end, ref_begin, 0, 0);
+  Alignment aln;
+  aln.score = score;
+  aln.ref_begin = ref_begin;
+  // Per base: 'M' match, 'X' mismatch, 'I', 'D'.
+  int64_t g = aln.ref_begin;
+  int r = start_row;
+  for (char& op : ops) {
+    if (op == 'M') {
+      const uint8_t fc = b.ref_code(g);
+      if (!(read[r] == fc && fc < 4)) op = 'X';
+      ++g;
+      ++r;
+    } else if (op == 'I') {
+      ++r;
+    } else {
+      ++g;
+    }
+  }
+  size_t first = 0, last = ops.size();
+  if (local_ends) clip_ends(ops, start_row > 0, end_row < m, first, last);
+  int head = start_row;
+  for (size_t k = 0; k < first; ++k) {
+    if (ops[k] != 'D') ++head;
+    if (ops[k] != 'I') ++aln.ref_begin;
+  }
+  const int tail = (m - end_row) + static_cast<int>(std::count_if(ops.begin() + last, ops.end(),
+                                                                  [](char op) { return op != 'D'; }));
+  const auto push = [&](int op, uint32_t n) {
+    if (n == 0) return;
+    if (!aln.cigar.empty() && bam_cigar_op(aln.cigar.back()) == static_cast<uint32_t>(op)) {
+      aln.cigar.back() = bam_cigar_gen(bam_cigar_oplen(aln.cigar.back()) + n, op);
+    } else {
+      aln.cigar.push_back(bam_cigar_gen(n, op));
+    }
+  };
+  push(BAM_CSOFT_CLIP, static_cast<uint32_t>(head));
+  // MD: matches counted, mismatched reference bases written, deletions as ^bases.
+  g = aln.ref_begin;
+  int run = 0, edits = 0;
+  bool in_deletion = false;
+  for (size_t k = first; k < last; ++k) {
+    const char op = ops[k];
+    if (op == 'M' || op == 'X') {
+      push(BAM_CMATCH, 1);
+      if (op == 'M') {
+        ++run;
+      } else {
+        aln.md += std::to_string(run);
+        aln.md += "ACGTN"[b.ref_code(g)];
+        run = 0;
+        ++edits;
+      }
+      ++g;
+      in_deletion = false;
+    } else if (op == 'I') {
+      push(BAM_CINS, 1);
+      ++edits;
+      in_deletion = false;
+    } else {
+      push(BAM_CDEL, 1);
+      if (!in_deletion) {
+        aln.md += std::to_string(run);
+        aln.md += '^';
+        run = 0;
+      }
+      aln.md += "ACGTN"[b.ref_code(g)];
+      ++g;
+      ++edits;
+      in_deletion = true;
+    }
+  }
+  aln.md += std::to_string(run);
+  push(BAM_CSOFT_CLIP, static_cast<uint32_t>(tail));
+  aln.edits = edits;
+  aln.ref_end = g;
+  aln.clipped = head + tail;
+  return aln;
+}
+
+}  // namespace gatemap::mapper

@@ -1,0 +1,87 @@
+#include "mapper/filter_stage.hpp"
+
+#include <chrono>
+#include <string>
+
+#include "common/log.hpp"
+#include "gpu/fallback.hpp"
+
+namespace gatemap::mapper::detail {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+FilterStage::FilterStage(const Reference& ref, bool on, const Hardware& hw) : ref_(ref), on_(on), hw_(hw) {
+  if (!on_ || hw_.backend != gpu::Backend::gpu) return;
+  engine_pending_ = std::async(std::launch::async, [this] {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto made = gpu::make_engine_or_null<filter::GateKeeperGpu>("map", ref_.filter_view(), hw_.device);
+    if (made) {
+      log::info("map", "GPU filter ready (reference on device " + std::to_string(hw_.device) + ") in " +
+                           std::to_string(seconds_since(t0)) + " s");
+    }
+    return made;
+  });
+}
+
+FilterStage::~FilterStage() {
+  if (engine_pending_.valid()) engine_pending_.wait();
+}
+
+void FilterStage::await_engine() {
+  if (!engine_pending_.valid()) return;
+  engine_ = engine_pending_.get();
+  if (!engine_) hw_.backend = gpu::Backend::cpu;  // every batch on the CPU twin
+}
+
+// Out of device memory (or another device failure): this batch takes the CPU twin,
+// which gives the same codes; later batches try the GPU again.
+void FilterStage::filter_on_cpu(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStats& stats) const {
+  if (hw_.backend == gpu::Backend::gpu) ++stats.filter_cpu_fallbacks;
+  cb.ticket = -1;
+  filter::pack_reads(cb.seqs, cb.reads, true);
+  filter::gatekeeper_cpu(ref_.filter_view(), cb.reads, cb.cand, cb.max_edits, codes);
+}
+
+void FilterStage::start(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStats& stats) {
+  cb.ticket = -1;
+  if (!on_) {
+    codes.assign(static_cast<size_t>(cb.size()), 0);
+    return;
+  }
+  await_engine();
+  if (hw_.backend == gpu::Backend::cpu) return filter_on_cpu(cb, codes, stats);
+  const auto t0 = std::chrono::steady_clock::now();
+  filter::pack_reads(cb.seqs, cb.reads, !hw_.encode_on_device);
+  stats.filter_prepare_s += seconds_since(t0);
+  const auto t_submit = std::chrono::steady_clock::now();
+  gpu::run_or_fall_back(
+      "map", "GPU filter failed, batch filtered",
+      [&] { cb.ticket = engine_->submit(cb.reads, cb.cand, cb.max_edits, hw_.encode_on_device); },
+      [&] { filter_on_cpu(cb, codes, stats); });
+  stats.filter_engine_s += seconds_since(t_submit);
+}
+
+void FilterStage::finish(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStats& stats) {
+  if (cb.ticket < 0) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  gpu::run_or_fall_back(
+      "map", "GPU filter failed, batch filtered",
+      [&] {
+        filter::FilterTiming timing;
+        engine_->collect(cb.ticket, codes, &timing);
+        stats.filter_kernel_s += timing.kernel_ms / 1000;
+      },
+      [&] { filter_on_cpu(cb, codes, stats); });
+  cb.ticket = -1;
+  const double waited = seconds_since(t0);
+  stats.filter_engine_s += waited;
+  stats.filter_s += waited;
+}
+
+}  // namespace gatemap::mapper::detail

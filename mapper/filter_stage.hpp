@@ -1,0 +1,43 @@
+#pragma once
+// Filtering (mapper stage 3): GateKeeper over a batch's candidates, on the GPU (started
+// here, collected when the batch is verified, so that the next batch is seeded
+// meanwhile), on the CPU twin (same codes), or off (every candidate passes). A GPU that
+// fails a batch, or cannot be set up, leaves that work to the CPU twin with a warning.
+#include <future>
+#include <memory>
+#include <vector>
+
+#include "mapper/candidates.hpp"
+#include "mapper/filter/gatekeeper.hpp"
+#include "mapper/mapper.hpp"
+#include "mapper/reference.hpp"
+
+namespace gatemap::mapper::detail {
+
+class FilterStage {
+ public:
+  FilterStage(const Reference& ref, bool on, const Hardware& hw);
+  ~FilterStage();
+  FilterStage(const FilterStage&) = delete;
+  FilterStage& operator=(const FilterStage&) = delete;
+
+  bool on() const { return on_; }
+  // One code per candidate into `codes` (filter::filter_accepts tells a pass). On the
+  // GPU only enqueued: finish() waits. `cb` and `codes` must stay alive until then.
+  void start(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStats& stats);
+  void finish(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStats& stats);
+
+ private:
+  void await_engine();
+  void filter_on_cpu(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStats& stats) const;
+
+  const Reference& ref_;
+  bool on_;
+  Hardware hw_;
+  std::unique_ptr<filter::GateKeeperGpu> engine_;
+  // The GPU engine (CUDA context, the reference on the device) is made on a thread of
+  // its own while the first batch is read and seeded; the first start() waits for it.
+  std::future<std::unique_ptr<filter::GateKeeperGpu>> engine_pending_;
+};
+
+}  // namespace gatemap::mapper::detail

@@ -1,0 +1,36 @@
+#pragma once
+// Ranking a read's verified hits: merging hits of one locus, the best placement with its
+// second-best and MAPQ (the other placements' odds against the best).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mapper/types.hpp"
+
+namespace gatemap::mapper::detail {
+
+// Sorts hits best first (edits, then position, strand) and merges hits of the same locus
+// (alignment ends within max_edits; the two clipped halves of a long indel).
+void dedupe_hits(std::vector<Hit>& hits, int max_edits);
+
+// MAPQ of the best placement (score `best`, `best_edits` edits) among all placements'
+// phred-scaled scores (lower is better; the best one included).
+int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, bool capped);
+
+// One best hit (ties share the best edits).
+bool unique(const ReadHits& hits);
+
+struct BestPlacement {
+  const Hit* hit = nullptr;  // primary hit, null = unmapped
+  int mapq = 0;
+  int second = -1;  // second-best edits, -1 = none
+};
+
+// The best of a read's hits (sorted best first; ties broken by `tie`, a hash of the
+// read name), its second-best edits and its MAPQ.
+BestPlacement best_placement(const ReadHits& hits, uint64_t tie, bool capped);
+
+// Deterministic tie-breaking: a hash of the read name, never thread or arrival order.
+uint64_t name_hash(const std::string& name);
+
+}  // namespace gatemap::mapper::detail

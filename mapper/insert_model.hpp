@@ -1,0 +1,46 @@
+#pragma once
+// The insert-size model of paired reads: given (--insert) or estimated from the first
+// batch's confidently placed pairs as bwa-mem estimates it; which FR pairs are proper,
+// and how much an insert size costs a pair in phred units.
+#include <cstdint>
+#include <vector>
+
+#include "mapper/options.hpp"
+#include "mapper/types.hpp"
+
+namespace gatemap::mapper::detail {
+
+class InsertModel {
+ public:
+  explicit InsertModel(const PairOptions& opt);
+
+  bool known() const { return known_; }
+  // From fragments whose mates each have exactly one hit (hits of read 2f and 2f+1).
+  // Fewer than 30 such pairs: a tolerant model, estimated again on the next batch.
+  void estimate(const std::vector<ReadHits>& hits, int64_t fragments);
+
+  // The insert of two hits on opposite strands: from the forward mate's first base to
+  // the reverse mate's end.
+  static int64_t insert_of(const Hit& a, const Hit& b);
+  // FR pairs on one contig with an insert within the proper-pair bounds.
+  bool proper(const Hit& a, const Hit& b) const;
+  // A pair's score in phred units: kEditPhred per edit plus how improbable its insert is
+  // under a normal model (-10 log10 of the density ratio to the mean, capped below one
+  // edit), so that pairs tied on edits, as in a tandem repeat, are told apart by their
+  // insert size as bwa-mem tells them apart.
+  int pair_score(const Hit& a, const Hit& b) const;
+
+  double mean() const { return mean_; }
+  double sd() const { return sd_; }
+  int64_t low() const { return low_; }    // proper pairs' inserts: [low, high]
+  int64_t high() const { return high_; }
+
+ private:
+  void set_bounds(double low, double high);
+
+  bool known_ = false;
+  double mean_ = 0, sd_ = 0;
+  int64_t low_ = 0, high_ = 0;
+};
+
+}  // namespace gatemap::mapper::detail

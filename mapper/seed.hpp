@@ -1,0 +1,41 @@
+#pragma once
+// Seeding (mapper stage 1): a read's k-mers on both strands are looked up in the index;
+// hits vote for diagonals, clustered within the read's edit threshold into candidate
+// locations, best supported first, at most --max-cand per strand. Also the k-mer seeds
+// of mate rescue inside a reference window.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "index/index.hpp"
+#include "mapper/banded_dp.hpp"
+#include "mapper/options.hpp"
+#include "mapper/types.hpp"
+#include "mapper/workspace.hpp"
+
+namespace gatemap::mapper::detail {
+
+// Reads longer than kMaxSeedReadLen get no candidates (they are reported unmapped).
+constexpr int kSeedOffsetBits = 22;
+constexpr int kMaxSeedReadLen = 1 << kSeedOffsetBits;
+
+// The edit threshold of a read of m bases: -e, or 4% of m (at least 2, at most 64).
+int edit_threshold(const VerifyOptions& opt, int m);
+
+// Fills both strands' codes of a read (0..3, 4 = N).
+void set_read_codes(SeededRead& w, const std::string& seq);
+
+// Candidates of w (codes and max_edits set). Thread-safe with one scratch per thread.
+void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOptions& opt, SeedScratch& scratch);
+
+// The whole stage for one read: codes, threshold, candidates.
+void seed_read(const index::Index& idx, const std::string& seq, const MapOptions& opt, SeedScratch& scratch,
+               SeededRead& out);
+
+// Mate rescue's seeds: the best-supported diagonals (global position of the read's first
+// base) of k-mers the read shares with a reference window, clusters of hits within
+// `merge`, at least two hits each, at most max_diagonals.
+constexpr int kWindowSeedK = 11;
+std::vector<int64_t> window_diagonals(const uint8_t* read, int m, const RefWindow& win, int max_diagonals, int merge);
+
+}  // namespace gatemap::mapper::detail

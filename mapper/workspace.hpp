@@ -1,0 +1,36 @@
+#pragma once
+// The scratch space of one thread, passed explicitly to every stage that needs it (no
+// hidden thread_local buffers): seeding's hit lists, the DP, Myers and affine buffers,
+// reference windows, and the clipped part of a chimeric read. Reused across reads, so
+// the data path allocates little per read.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "mapper/affine.hpp"
+#include "mapper/banded_dp.hpp"
+#include "mapper/myers.hpp"
+#include "mapper/types.hpp"
+
+namespace gatemap::mapper::detail {
+
+struct SeedScratch {
+  std::vector<uint64_t> hits, merged;
+  std::vector<size_t> runs;
+  std::vector<Candidate> strand_cand;
+  std::vector<int64_t> seed_pos;
+  std::vector<uint32_t> order;
+  std::vector<std::pair<uint64_t, int>> queries;  // (k-mer key, read offset)
+};
+
+struct Workspace {
+  SeedScratch seed;
+  DpScratch dp;
+  std::vector<MyersRow> myers_rows;
+  AffineScratch affine;
+  RefWindow window;        // of the candidate being verified or the mate being rescued
+  RefWindow align_window;  // of the alignment being drawn
+  SeededRead part;         // a clipped part of a chimeric read, seeded by itself
+};
+
+}  // namespace gatemap::mapper::detail

@@ -1,0 +1,299 @@
+// The mapper's stages one by one, on small inputs and without decoding BAM records:
+// seeding, candidates, verification, the insert model, MAPQ and ties, pairing, rescue.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "common/error.hpp"
+#include "index/index.hpp"
+#include "io/fasta.hpp"
+#include "mapper/candidates.hpp"
+#include "mapper/hits.hpp"
+#include "mapper/insert_model.hpp"
+#include "mapper/placement.hpp"
+#include "mapper/reference.hpp"
+#include "mapper/seed.hpp"
+#include "mapper/verify.hpp"
+#include "../test_util.hpp"
+
+using namespace gatemap;
+using namespace gatemap::mapper;
+using namespace gatemap::mapper::detail;
+
+namespace {
+
+std::string revcomp(const std::string& s) {
+  std::string r(s.rbegin(), s.rend());
+  for (char& c : r) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
+  return r;
+}
+
+// A random 200 kb contig and its index, shared by the tests.
+struct SmallGenome {
+  test::TempDir dir;
+  std::string seq;
+  std::unique_ptr<index::Index> idx;
+  SmallGenome() {
+    std::mt19937_64 rng(11);
+    seq = test::random_dna(rng, 200000);
+    const std::string fa = dir.file("ref.fa");
+    io::write_fasta(fa, {{"chr", seq}});
+    idx = index::build_index(fa, {});
+  }
+};
+
+const SmallGenome& genome() {
+  static const SmallGenome g;
+  return g;
+}
+
+SeededRead seeded(const std::string& seq, const MapOptions& opt = {}) {
+  SeedScratch scratch;
+  SeededRead w;
+  seed_read(*genome().idx, seq, opt, scratch, w);
+  return w;
+}
+
+Hit hit_at(uint8_t strand, int64_t diag, int64_t len, int edits = 0) {
+  Hit h;
+  h.strand = strand;
+  h.diag = diag;
+  h.ref_end = diag + len;
+  h.edits = edits;
+  return h;
+}
+
+}  // namespace
+
+TEST(Seed, FindsTheOriginOnBothStrands) {
+  const auto& g = genome();
+  for (int64_t pos : {0L, 1234L, 99000L, 199850L}) {
+    const std::string read = g.seq.substr(pos, 150);
+    for (uint8_t strand : {0, 1}) {
+      const SeededRead w = seeded(strand ? revcomp(read) : read);
+      EXPECT_EQ(w.max_edits, 6);  // 4% of 150
+      bool found = false;
+      for (const Candidate& c : w.cand) found |= c.strand == strand && std::llabs(c.diag - pos) <= w.max_edits;
+      EXPECT_TRUE(found) << "pos " << pos << " strand " << int(strand);
+    }
+  }
+}
+
+TEST(Seed, ThresholdAndCandidateCap) {
+  MapOptions opt;
+  EXPECT_EQ(edit_threshold(opt.verify, 100), 4);
+  EXPECT_EQ(edit_threshold(opt.verify, 20), 2);
+  EXPECT_EQ(edit_threshold(opt.verify, 100000), kMaxEditsLimit);
+  opt.verify.max_edits = 9;
+  EXPECT_EQ(edit_threshold(opt.verify, 100), 9);
+  // A read of one repeated unit seeds many diagonals of a tandem repeat: the cap holds.
+  test::TempDir dir;
+  std::string tandem;
+  std::mt19937_64 rng(3);
+  const std::string unit = test::random_dna(rng, 40);
+  for (int i = 0; i < 200; ++i) tandem += unit;
+  io::write_fasta(dir.file("t.fa"), {{"t", test::random_dna(rng, 5000) + tandem + test::random_dna(rng, 5000)}});
+  const auto idx = index::build_index(dir.file("t.fa"), {});
+  MapOptions capped;
+  capped.seed.max_candidates = 3;
+  SeedScratch scratch;
+  SeededRead w;
+  seed_read(*idx, tandem.substr(0, 120), capped, scratch, w);
+  EXPECT_TRUE(w.cand_cap_hit);
+  int per_strand[2] = {0, 0};
+  for (const Candidate& c : w.cand) ++per_strand[c.strand];
+  EXPECT_LE(per_strand[0], 3);
+  EXPECT_LE(per_strand[1], 3);
+}
+
+TEST(Seed, ShortAndAllNReadsHaveNoCandidates) {
+  EXPECT_TRUE(seeded("ACGTACG").cand.empty());
+  EXPECT_TRUE(seeded(std::string(150, 'N')).cand.empty());
+}
+
+TEST(Candidates, OffsetsThresholdAndFilterEntries) {
+  const auto& g = genome();
+  io::ReadBatch batch;
+  std::vector<SeededRead> reads;
+  for (int64_t pos : {500L, 7000L, 150000L}) {
+    batch.reads.push_back({"r", g.seq.substr(pos, 100 + pos % 7), "", ""});
+    reads.push_back(seeded(batch.reads.back().seq));
+  }
+  batch.reads.push_back({"empty", "ACG", "", ""});
+  reads.push_back(seeded("ACG"));
+  CandidateBatch cb;
+  build_candidates(batch, reads, true, cb);
+  ASSERT_EQ(cb.first.size(), reads.size() + 1);
+  int max_edits = 0;
+  for (size_t r = 0; r < reads.size(); ++r) {
+    ASSERT_EQ(cb.first[r + 1] - cb.first[r], static_cast<int64_t>(reads[r].cand.size()));
+    max_edits = std::max(max_edits, reads[r].max_edits);
+    for (int64_t i = cb.first[r]; i < cb.first[r + 1]; ++i) {
+      const Candidate& c = reads[r].cand[i - cb.first[r]];
+      EXPECT_EQ(cb.cand.read(i), r);
+      EXPECT_EQ(cb.cand.strand(i), c.strand);
+      EXPECT_EQ(cb.cand.diag(i), c.diag);
+    }
+  }
+  EXPECT_EQ(cb.max_edits, max_edits);
+  EXPECT_EQ(cb.seqs.size(), reads.size());
+}
+
+TEST(Verify, PlantedEditsAreCountedAndTheEndFound) {
+  const auto& g = genome();
+  const Reference ref(*g.idx);
+  const Verifier verifier(ref);
+  Workspace ws;
+  std::string read = g.seq.substr(40000, 150);
+  read[30] = read[30] == 'A' ? 'C' : 'A';
+  read[90] = read[90] == 'A' ? 'C' : 'A';
+  const SeededRead w = seeded(read);
+  const Candidate c{0, 0, 40000, 1};
+  const Hit h = verifier.verify_one(w, c, w.max_edits, c.diag, ws);
+  EXPECT_EQ(h.edits, 2);
+  EXPECT_EQ(h.ref_end, 40150);
+  const Alignment a = verifier.align(w, h, ws);
+  EXPECT_EQ(a.edits, 2);
+  EXPECT_EQ(a.ref_begin, 40000);
+  // Above the threshold: no hit.
+  const Hit far = verifier.verify_one(w, {0, 0, 90000, 1}, w.max_edits, 90000, ws);
+  EXPECT_EQ(far.edits, -1);
+}
+
+TEST(InsertModel, EstimatedAsBwaMemFromUniquePairs) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> insert(400, 40);
+  std::vector<ReadHits> hits;
+  for (int f = 0; f < 2000; ++f) {
+    const int64_t at = 1000 + 50 * f, len = std::lround(insert(rng));
+    hits.push_back({hit_at(0, at, 100)});
+    hits.push_back({hit_at(1, at + len - 100, 100)});
+  }
+  hits.push_back({});  // fragments with a mate without hits do not count
+  hits.push_back({hit_at(0, 10, 100)});
+  InsertModel model(PairOptions{});
+  EXPECT_FALSE(model.known());
+  model.estimate(hits, static_cast<int64_t>(hits.size() / 2));
+  EXPECT_TRUE(model.known());
+  EXPECT_NEAR(model.mean(), 400, 5);
+  EXPECT_NEAR(model.sd(), 40, 5);
+  EXPECT_LT(model.low(), 300);
+  EXPECT_GT(model.high(), 500);
+  EXPECT_TRUE(model.proper(hit_at(0, 100, 100), hit_at(1, 400, 100)));
+  EXPECT_FALSE(model.proper(hit_at(0, 100, 100), hit_at(0, 400, 100)));     // same strand
+  EXPECT_FALSE(model.proper(hit_at(0, 100, 100), hit_at(1, 100000, 100)));  // too far
+  // Tied on edits, the insert nearer the mean scores better; an edit outweighs any insert.
+  EXPECT_LT(model.pair_score(hit_at(0, 100, 100), hit_at(1, 400, 100)),
+            model.pair_score(hit_at(0, 100, 100), hit_at(1, 460, 100)));
+  EXPECT_LT(model.pair_score(hit_at(0, 100, 100), hit_at(1, 560, 100)),
+            model.pair_score(hit_at(0, 100, 100), hit_at(1, 400, 100, 1)));
+}
+
+TEST(InsertModel, TooFewPairsGiveATolerantModelAndGivenOnesAreKept) {
+  std::vector<ReadHits> hits = {{hit_at(0, 0, 100)}, {hit_at(1, 300, 100)}};
+  InsertModel model(PairOptions{});
+  model.estimate(hits, 1);
+  EXPECT_FALSE(model.known());
+  EXPECT_EQ(model.low(), 1);
+  EXPECT_EQ(model.high(), 1500);
+  PairOptions given;
+  given.insert_mean = 300;
+  given.insert_sd = 10;
+  const InsertModel fixed(given);
+  EXPECT_TRUE(fixed.known());
+  EXPECT_EQ(fixed.low(), 260);
+  EXPECT_EQ(fixed.high(), 340);
+}
+
+TEST(Mapq, UniqueRepeatAndTies) {
+  ReadHits one = {hit_at(0, 100, 100, 1)};
+  BestPlacement p = best_placement(one, 0, false);
+  EXPECT_EQ(p.hit, &one[0]);
+  EXPECT_EQ(p.mapq, 60);
+  EXPECT_EQ(p.second, -1);
+  ReadHits tie = {hit_at(0, 100, 100, 1), hit_at(0, 5000, 100, 1), hit_at(1, 9000, 100, 4)};
+  p = best_placement(tie, 0, false);
+  EXPECT_EQ(p.mapq, 0);
+  EXPECT_EQ(p.second, 1);
+  // Ties go by the name hash, never by order of arrival: both tied hits get chosen.
+  bool chose[2] = {false, false};
+  for (uint64_t h = 0; h < 8; ++h) chose[best_placement(tie, name_hash("r" + std::to_string(h)), false).hit - &tie[0]] = true;
+  EXPECT_TRUE(chose[0] && chose[1]);
+  // A clear second best lowers MAPQ less the more edits it has.
+  ReadHits near = {hit_at(0, 100, 100, 0), hit_at(0, 5000, 100, 1)};
+  ReadHits far = {hit_at(0, 100, 100, 0), hit_at(0, 5000, 100, 3)};
+  EXPECT_LT(best_placement(near, 0, false).mapq, best_placement(far, 0, false).mapq);
+  EXPECT_TRUE(unique(near));
+  EXPECT_FALSE(unique(tie));
+}
+
+TEST(Pairing, ProperPairChosenAndLostMateRescued) {
+  const auto& g = genome();
+  const Reference ref(*g.idx);
+  const Verifier verifier(ref);
+  MapOptions opt;
+  opt.pair.insert_mean = 350;
+  opt.pair.insert_sd = 30;
+  const InsertModel insert(opt.pair);
+  const Placer placer(ref, verifier, opt);
+  Workspace ws;
+  const int64_t at = 60000;
+  std::string mate2 = revcomp(g.seq.substr(at + 250, 100));
+  for (int i : {10, 30, 50, 70, 90}) mate2[i] = mate2[i] == 'A' ? 'G' : 'A';  // 5 edits: above its threshold of 4
+  const SeededRead r1 = seeded(g.seq.substr(at, 100)), r2 = seeded(mate2);
+  ReadHits h1, h2;
+  for (const Candidate& c : r1.cand) {
+    const Hit h = verifier.verify_one(r1, c, r1.max_edits, c.diag, ws);
+    if (h.edits >= 0) h1.push_back(h);
+  }
+  dedupe_hits(h1, r1.max_edits);
+  ASSERT_EQ(h1.size(), 1u);
+  const SeededRead* const reads[2] = {&r1, &r2};
+  ReadHits* const hits[2] = {&h1, &h2};
+  const uint64_t tie[2] = {name_hash("p/1"), name_hash("p/2")};
+  const PairPlacement pp = placer.place_pair(reads, hits, tie, insert, ws);
+  EXPECT_EQ(pp.rescued, 1);
+  EXPECT_TRUE(pp.proper);
+  ASSERT_NE(pp.read[1].hit, nullptr);
+  EXPECT_EQ(pp.read[1].hit->strand, 1);
+  EXPECT_EQ(pp.read[1].aln.ref_begin, at + 250);
+  EXPECT_EQ(pp.read[1].aln.edits, 5);
+  EXPECT_EQ(pp.read[0].aln.ref_begin, at);
+  EXPECT_GT(pp.read[0].mapq, 0);
+}
+
+TEST(Pairing, TheMateNearestTheInsertWinsAmongEqualHits) {
+  const auto& g = genome();
+  const Reference ref(*g.idx);
+  const Verifier verifier(ref);
+  MapOptions opt;
+  opt.pair.insert_mean = 300;
+  opt.pair.insert_sd = 30;
+  const InsertModel insert(opt.pair);
+  const Placer placer(ref, verifier, opt);
+  Workspace ws;
+  // Hand-made hits (as a repeat would give): mate 2 at two places, equal edits.
+  const SeededRead r1 = seeded(g.seq.substr(1000, 100)), r2 = seeded(revcomp(g.seq.substr(1200, 100)));
+  ReadHits h1 = {hit_at(0, 1000, 100)};
+  ReadHits h2 = {hit_at(1, 1200, 100), hit_at(1, 1260, 100)};
+  const SeededRead* const reads[2] = {&r1, &r2};
+  ReadHits* const hits[2] = {&h1, &h2};
+  const uint64_t tie[2] = {1, 2};
+  const PairPlacement pp = placer.place_pair(reads, hits, tie, insert, ws);
+  ASSERT_TRUE(pp.proper);
+  EXPECT_EQ(pp.read[1].hit->diag, 1200);  // insert 300, not 360
+  EXPECT_EQ(pp.rescued, 0);
+}
+
+TEST(Options, OutOfRangeIsAUsageError) {
+  MapOptions opt;
+  opt.verify.max_edits = 65;
+  EXPECT_THROW(validate(opt), UsageError);
+  opt.verify.max_edits = -2;
+  EXPECT_THROW(validate(opt), UsageError);
+  opt.verify.max_edits = 64;
+  EXPECT_NO_THROW(validate(opt));
+  opt.seed.max_candidates = 0;
+  EXPECT_THROW(validate(opt), UsageError);
+}
