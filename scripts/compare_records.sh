@@ -25,7 +25,13 @@ if [ ! -s sim.gmi ]; then
   $NEW index -t "$T" -o sim.gmi sim.fa 2>/dev/null
 fi
 SETS="sim.gmi:pe_1.fq:pe_2.fq sim.gmi:se.fq:"
-if [ -d "$D/grch37-chr20" ] && command -v samtools > /dev/null; then
+# Real reads: from ../shared (needs samtools), or as FASTQ from REAL_DIR (the GPU bundle's
+# data/real: 20.part*-of-6.fa.gz, NA12878.r1.fq.gz, ...; see scripts/gpu-test.sh).
+if [ -n "${REAL_DIR:-}" ]; then
+  R=$(realpath "$REAL_DIR")
+  [ -s 20.gmi ] || { zcat "$R"/20.part*-of-6.fa.gz > 20.fa && $NEW index -t "$T" -o 20.gmi 20.fa 2>/dev/null; }
+  for s in NA12878 HG002; do SETS="$SETS 20.gmi:$R/$s.r1.fq.gz:$R/$s.r2.fq.gz"; done
+elif [ -d "$D/grch37-chr20" ] && command -v samtools > /dev/null; then
   if [ ! -s 20.gmi ]; then
     for i in 1 2 3 4 5 6; do zcat "$D/grch37-chr20/20.part$i-of-6.fa.gz"; done > 20.fa
     $NEW index -t "$T" -o 20.gmi 20.fa 2>/dev/null
@@ -52,7 +58,7 @@ for set in $SETS; do
         res="DIFFER ($(diff OLD.sam NEW.sam | grep -c '^<') lines)"
         fail=1
       fi
-      echo "${r1%%.*} filter=$f ${args:-default}: $(grep -vc '^@' NEW.sam) records $res"
+      echo "$(basename "${r1%%.*}") filter=$f ${args:-default}: $(grep -vc '^@' NEW.sam) records $res"
     done
   done
 done

@@ -13,6 +13,9 @@
 #   correct corrector tests, throughput vs CPU twin and Lighter -> correct_tests.log correct.tsv correct.log
 #   call    caller tests, gatemap call with the GPU vs the CPU pair-HMM -> call_tests.log call.tsv call.log
 #   pairhmm pair-HMM tests, GCUPS, 10s file, accuracy -> pairhmm_tests.log pairhmm.tsv pairhmm_bench.log
+#   compare two builds (bin/gatemap-old, bin/gatemap): records with filter gpu/cpu/off on simulated
+#           and real reads, calls and corrections with the GPU and the CPU -> compare.txt
+#   ab      the two builds' speed side by side (AB_PAIRS simulated pairs and single reads) -> ab.txt
 set -uo pipefail
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
@@ -168,6 +171,32 @@ for stage in "$@"; do
       GATEMAP="$PWD/$B gatemap" BACKENDS="gpu cpu" SKIP_OTHERS=1 GENOME_LEN=${CALL_GENOME_LEN:-5000000} \
         bash scripts/bench_call.sh /tmp/gm_call > "$OUT/call.tsv" 2> "$OUT/call.log"
       echo "bench exit $?" >> "$OUT/call.log"
+      ;;
+    compare)
+      eval "$($B --env)"
+      C=/tmp/gm_compare
+      FILTERS="gpu cpu off" REAL_DIR=.gpu-bundle/data/real bash scripts/compare_records.sh .gpu-bundle/bin/gatemap-old \
+        .gpu-bundle/bin/gatemap $C "${COMPARE_SCALE:-0.01}" "${COMPARE_PAIRS:-40000}" > "$OUT/compare.txt" 2>&1
+      echo "compare_records exit $?" >> "$OUT/compare.txt"
+      BACKENDS="gpu cpu" bash scripts/compare_call_correct.sh .gpu-bundle/bin/gatemap-old .gpu-bundle/bin/gatemap $C \
+        >> "$OUT/compare.txt" 2>&1
+      echo "compare_call_correct exit $?" >> "$OUT/compare.txt"
+      ;;
+    ab)
+      eval "$($B --env)"
+      A=/tmp/gm_ab
+      mkdir -p $A
+      G=.gpu-bundle/bin/gatemap
+      if [ ! -s $A/sim.gmi ]; then
+        $G sim genome --like grch37 --scale "${AB_SCALE:-0.03}" -t "$T" -o $A/sim.fa 2> /dev/null
+        $G sim variants $A/sim.fa -o $A/donor 2> /dev/null
+        $G sim reads $A/sim.fa --vcf $A/donor.truth.vcf.gz -n "${AB_PAIRS:-500000}" -l 150 -t "$T" -o $A/pe 2> /dev/null
+        $G sim reads $A/sim.fa --vcf $A/donor.truth.vcf.gz -n "${AB_PAIRS:-500000}" -l 100 --single --seed 9 -t "$T" \
+          -o $A/se 2> /dev/null
+        $G index -t "$T" -o $A/sim.gmi $A/sim.fa 2> /dev/null
+      fi
+      FILTERS="gpu cpu off" bash scripts/ab_map.sh .gpu-bundle/bin/gatemap-old $G $A "${AB_ROUNDS:-3}" > "$OUT/ab.txt" 2>&1
+      cp $A/ab.tsv "$OUT/ab.tsv"
       ;;
     index)
       G=/tmp/gm_grch37
