@@ -15,6 +15,7 @@ SCALE=${4:-0.01}
 PAIRS=${5:-40000}
 T=${THREADS:-$(nproc)}
 FILTERS=${FILTERS:-cpu off}
+REAL_DIR=${REAL_DIR:+$(realpath "$REAL_DIR")}
 mkdir -p "$OUT"
 cd "$OUT"
 if [ ! -s sim.gmi ]; then
@@ -28,7 +29,7 @@ SETS="sim.gmi:pe_1.fq:pe_2.fq sim.gmi:se.fq:"
 # Real reads: from ../shared (needs samtools), or as FASTQ from REAL_DIR (the GPU bundle's
 # data/real: 20.part*-of-6.fa.gz, NA12878.r1.fq.gz, ...; see scripts/gpu-test.sh).
 if [ -n "${REAL_DIR:-}" ]; then
-  R=$(realpath "$REAL_DIR")
+  R=$REAL_DIR
   [ -s 20.gmi ] || { zcat "$R"/20.part*-of-6.fa.gz > 20.fa && $NEW index -t "$T" -o 20.gmi 20.fa 2>/dev/null; }
   for s in NA12878 HG002; do SETS="$SETS 20.gmi:$R/$s.r1.fq.gz:$R/$s.r2.fq.gz"; done
 elif [ -d "$D/grch37-chr20" ] && command -v samtools > /dev/null; then
