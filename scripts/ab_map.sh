@@ -21,7 +21,7 @@ for round in $(seq 1 "$ROUNDS"); do
         # shellcheck disable=SC2086
         "${!bin}" map -t "$T" --filter "$f" "$idx" "$r1" $r2 > /dev/null 2> ab.log
         e=$(date +%s%N)
-        printf "%s\t%s\t%s\t%s\t%s\n" "${r1%%.*}" "$f" "$bin" "$round" "$(echo "scale=3; ($e - $s) / 1000000000" | bc)" >> ab.tsv
+        printf "%s\t%s\t%s\t%s\t%s\n" "${r1%%.*}" "$f" "$bin" "$round" "$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')" >> ab.tsv
       done
     done
   done

@@ -59,7 +59,8 @@ for set in $SETS; do
         res="DIFFER ($(diff OLD.sam NEW.sam | grep -c '^<') lines)"
         fail=1
       fi
-      echo "$(basename "${r1%%.*}") filter=$f ${args:-default}: $(grep -vc '^@' NEW.sam) records $res"
+      name=$(basename "$r1")
+      echo "${name%%.*} filter=$f ${args:-default}: $(grep -vc '^@' NEW.sam) records $res"
     done
   done
 done
