@@ -17,10 +17,18 @@ void register_call(CLI::App& app, AppContext& ctx) {
   sub->add_option("--backend", o->backend, "Pair-HMM on gpu, cpu or auto")
       ->check(CLI::IsMember({"gpu", "cpu", "auto"}))
       ->capture_default_str();
-  sub->add_option("--min-mapq", o->min_mapq, "Reads below this MAPQ are not used")->capture_default_str();
-  sub->add_option("--min-base-q", o->min_base_q, "Bases below this quality are not evidence")->capture_default_str();
-  sub->add_option("--min-qual", o->min_qual, "Calls below this QUAL are not written")->capture_default_str();
-  sub->add_option("--max-haplotypes", o->max_haplotypes, "Haplotypes per region")->capture_default_str();
+  sub->add_option("--min-mapq", o->min_mapq, "Reads below this MAPQ are not used")
+      ->check(CLI::Range(0, 255))
+      ->capture_default_str();
+  sub->add_option("--min-base-q", o->min_base_q, "Bases below this quality are not evidence")
+      ->check(CLI::Range(0, 93))
+      ->capture_default_str();
+  sub->add_option("--min-qual", o->min_qual, "Calls below this QUAL are not written")
+      ->check(finite_in(0, 1e6))
+      ->capture_default_str();
+  sub->add_option("--max-haplotypes", o->max_haplotypes, "Haplotypes per region")
+      ->check(CLI::Range(2, 1024))
+      ->capture_default_str();
   sub->add_option("-t,--threads", o->threads, "Threads (0: all)")->capture_default_str();
   on_run(sub, ctx, [o, &ctx] {
     o->command_line = ctx.command_line;

@@ -13,7 +13,9 @@ void register_eval(CLI::App& app, AppContext& ctx) {
   auto sam = std::make_shared<std::string>();
   auto tolerance = std::make_shared<int>(10);
   map->add_option("sam", *sam, "SAM/BAM to score")->required();
-  map->add_option("--tolerance", *tolerance, "Allowed distance from the true leftmost position")->capture_default_str();
+  map->add_option("--tolerance", *tolerance, "Allowed distance from the true leftmost position")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
   on_run(map, ctx, [sam, tolerance] {
     eval::print_map_eval(eval::eval_map(*sam, *tolerance), stdout);
     return 0;

@@ -2,6 +2,7 @@
 #include "apps/commands.hpp"
 #include "common/log.hpp"
 #include "index/index.hpp"
+#include "io/output_file.hpp"
 
 namespace gatemap::apps {
 
@@ -21,6 +22,7 @@ void register_index(CLI::App& app, AppContext& ctx) {
   sub->add_option("-t,--threads", args->opt.threads, "Threads")->capture_default_str();
   on_run(sub, ctx, [args] {
     const std::string out = args->out.empty() ? args->fasta + ".gmi" : args->out;
+    io::check_not_input(out, "-o", {args->fasta});
     const double t0 = log::wall_seconds();
     auto idx = index::build_index(args->fasta, args->opt);
     const double t1 = log::wall_seconds();

@@ -41,14 +41,20 @@ void register_map(CLI::App& app, AppContext& ctx) {
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
   sub->add_option("--max-occ", o->map.seed.max_occ, "Skip seeds with more hits (0: the index's cap)")->capture_default_str();
-  sub->add_option("--insert", o->map.pair.insert_mean, "Mean insert size (-1: estimate)")->capture_default_str();
-  sub->add_option("--insert-sd", o->map.pair.insert_sd, "Insert size standard deviation")->capture_default_str();
+  sub->add_option("--insert", o->map.pair.insert_mean, "Mean insert size (-1: estimate)")
+      ->check(finite_in(-1, 1e6))
+      ->capture_default_str();
+  sub->add_option("--insert-sd", o->map.pair.insert_sd, "Insert size standard deviation (-1: a tenth of the mean)")
+      ->check(finite_in(-1, 1e6))
+      ->capture_default_str();
   sub->add_option("-R", o->read_group, "Read group line, e.g. '@RG\\tID:x\\tSM:y'");
   sub->add_flag("-C", o->map.output.copy_comment, "Copy FASTQ comments (SAM tags such as BX:Z:...) to the records");
   sub->add_flag("-M", o->map.output.split_as_secondary,
                 "Flag the parts of chimeric reads secondary, not supplementary (Picard)");
   sub->add_flag("-Y", o->map.output.split_soft_clip, "Soft-clip the parts of chimeric reads (hard clips by default)");
-  sub->add_option("--batch", o->batch_reads, "Reads per batch")->capture_default_str();
+  sub->add_option("--batch", o->batch_reads, "Reads per batch")
+      ->check(CLI::Range(size_t{2}, size_t{1} << 30))
+      ->capture_default_str();
   sub->add_option("-K", o->batch_bases, "Bases per batch at most, as bwa mem -K (0: 1000 per read)")
       ->capture_default_str();
   sub->add_option("--stats", o->stats_path, "Write the run's counts and stage times as JSON");
@@ -72,7 +78,12 @@ void register_map(CLI::App& app, AppContext& ctx) {
     if (out.size() < 4 || out.compare(out.size() - 4, 4, ".bam") != 0) throw UsageError("--sort needs -o FILE.bam");
     o->output = out + ".unsorted.bam";
     mapper::run_mapping(*o);
-    io::sort_sam_in_memory(o->output, out);
+    try {
+      io::sort_sam_in_memory(o->output, out);
+    } catch (...) {
+      std::remove(o->output.c_str());
+      throw;
+    }
     std::remove(o->output.c_str());
     if (sam_index_build(out.c_str(), 0) != 0) throw IoError("cannot index '" + out + "'");
     return 0;

@@ -3,7 +3,9 @@
 // to the function main() calls after parsing. The list lives in commands.cpp.
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <functional>
+#include <sstream>
 #include <string>
 
 namespace gatemap::apps {
@@ -24,6 +26,28 @@ inline void on_run(CLI::App* sub, AppContext& ctx, std::function<int()> fn) {
     ctx.command = sub->get_name();
     ctx.run = fn;
   });
+}
+
+// The most threads -t takes (OpenMP crashes creating tens of thousands).
+constexpr int kMaxThreads = 1024;
+
+// A finite number in [lo, hi] (CLI11's Range lets NaN through).
+inline CLI::Validator finite_in(double lo, double hi) {
+  const auto text = [](double v) {
+    std::ostringstream o;
+    o << v;
+    return o.str();
+  };
+  const std::string range = "[" + text(lo) + ", " + text(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, range](std::string& s) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(s, v) || !std::isfinite(v) || v < lo || v > hi) {
+          return "value " + s + " is not a number in " + range;
+        }
+        return std::string();
+      },
+      "FLOAT in " + range);
 }
 
 void register_version(CLI::App&, AppContext&);

@@ -2,6 +2,7 @@
 // Library errors end here: "[E::<command>] <message>", exit 1 (2 for usage errors).
 #include <cstdio>
 #include <iostream>
+#include <new>
 
 #include "apps/commands.hpp"
 #include "common/build_info.hpp"
@@ -45,6 +46,9 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     log::error(ctx.command, e.what());
     return 2;
+  } catch (const std::bad_alloc&) {
+    log::error(ctx.command, "out of memory (try fewer threads, a smaller batch, or a machine with more memory)");
+    return 1;
   } catch (const std::exception& e) {
     log::error(ctx.command, e.what());
     return 1;

@@ -14,10 +14,12 @@
 #include "caller/caller.hpp"
 #include "caller/detail.hpp"
 #include "caller/input.hpp"
+#include "common/parallel.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "caller/pairhmm/pairhmm.hpp"
 #include "io/fasta.hpp"
+#include "io/output_file.hpp"
 #include "io/vcf_writer.hpp"
 
 namespace gatemap::caller {
@@ -56,7 +58,24 @@ class Caller {
     // Header contigs the reference lacks are fine as long as no read is placed on them
     // (reads that are get skipped and counted, with a warning).
     int missing = 0;
-    for (const std::string& c : input_.contigs()) missing += !ref_index_.count(c);
+    for (size_t c = 0; c < input_.contigs().size(); ++c) {
+      const std::string& name = input_.contigs()[c];
+      const auto it = ref_index_.find(name);
+      if (it == ref_index_.end()) {
+        ++missing;
+        continue;
+      }
+      const int64_t ref_len = static_cast<int64_t>(ref_[it->second].seq.size());
+      if (ref_len != input_.contig_lengths()[c]) {  // another assembly: every call would be wrong
+        throw FormatError("contig '" + name + "' is " + std::to_string(input_.contig_lengths()[c]) + " bp in '" +
+                          opt.inputs.front() + "' but " + std::to_string(ref_len) + " bp in '" + opt.reference +
+                          "': use the reference the reads were mapped to");
+      }
+    }
+    if (missing == static_cast<int>(input_.contigs().size())) {
+      throw FormatError("no contig of '" + opt.inputs.front() + "' is in '" + opt.reference +
+                        (input_.contigs().empty() ? "' (no @SQ lines: is it a SAM/BAM of mapped reads?)" : "'"));
+    }
     if (missing) {
       log::warn("call", std::to_string(missing) + " of the reads' " + std::to_string(input_.contigs().size()) +
                             " header contigs are not in '" + opt.reference + "'; reads placed there are skipped");
@@ -147,29 +166,33 @@ class Caller {
     const std::string& seq = contig_seq(tid);
     std::vector<RegionWork> work(regions.size());
     auto t0 = std::chrono::steady_clock::now();
+    ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 1)
     for (size_t i = 0; i < regions.size(); ++i) {
-      RegionWork& w = work[i];
-      w.region = regions[i];
-      std::string bases;
-      std::vector<uint8_t> quals;
-      std::vector<const AlignedRead*> used;
-      for (const AlignedRead& r : reads_) {
-        if (r.pos >= w.region.end || r.end <= w.region.begin) continue;
-        detail::read_slice(r, w.region.begin, w.region.end, bases, quals);
-        if (bases.empty()) continue;
-        w.slices.push_back(bases);
-        w.quals.push_back(quals);
-        used.push_back(&r);
-      }
-      const std::string ref_region = seq.substr(w.region.begin, w.region.end - w.region.begin);
-      w.haps = detail::assemble(ref_region, w.slices, w.quals, opt_.min_base_q, opt_.min_prune, opt_.max_haplotypes);
-      if (w.haps.size() < 2) {  // no k worked, or the graph shows no alternative to the reference
-        w.assembled = false;
-        w.haps = detail::pileup_haplotypes(ref_region, w.region.begin, used, opt_.min_base_q, opt_.max_haplotypes);
-      }
-      for (const std::string& h : w.haps) w.events.push_back(detail::haplotype_events(ref_region, w.region.begin, h, seq));
+      errors.run([&] {
+        RegionWork& w = work[i];
+        w.region = regions[i];
+        std::string bases;
+        std::vector<uint8_t> quals;
+        std::vector<const AlignedRead*> used;
+        for (const AlignedRead& r : reads_) {
+          if (r.pos >= w.region.end || r.end <= w.region.begin) continue;
+          detail::read_slice(r, w.region.begin, w.region.end, bases, quals);
+          if (bases.empty()) continue;
+          w.slices.push_back(bases);
+          w.quals.push_back(quals);
+          used.push_back(&r);
+        }
+        const std::string ref_region = seq.substr(w.region.begin, w.region.end - w.region.begin);
+        w.haps = detail::assemble(ref_region, w.slices, w.quals, opt_.min_base_q, opt_.min_prune, opt_.max_haplotypes);
+        if (w.haps.size() < 2) {  // no k worked, or the graph shows no alternative to the reference
+          w.assembled = false;
+          w.haps = detail::pileup_haplotypes(ref_region, w.region.begin, used, opt_.min_base_q, opt_.max_haplotypes);
+        }
+        for (const std::string& h : w.haps) w.events.push_back(detail::haplotype_events(ref_region, w.region.begin, h, seq));
+      });
     }
+    errors.rethrow();
     stats_.assembly_s += since(t0);
     // One pair-HMM batch for the window: reads x haplotypes of every region with an alternative.
     t0 = std::chrono::steady_clock::now();
@@ -204,10 +227,14 @@ class Caller {
       offset[g + 1] = offset[g] + static_cast<size_t>(batch.groups[g].n_reads) * batch.groups[g].n_haps;
     }
     std::vector<std::vector<Record>> per_region(work.size());
+    ParallelErrors genotype_errors;
 #pragma omp parallel for schedule(dynamic, 1)
     for (size_t i = 0; i < work.size(); ++i) {
-      if (work[i].group >= 0) per_region[i] = genotype_region(work[i], lik, offset[work[i].group], seq);
+      genotype_errors.run([&] {
+        if (work[i].group >= 0) per_region[i] = genotype_region(work[i], lik, offset[work[i].group], seq);
+      });
     }
+    genotype_errors.rethrow();
     std::vector<Record> records;
     for (auto& v : per_region) records.insert(records.end(), v.begin(), v.end());
     std::stable_sort(records.begin(), records.end(), [](const Record& a, const Record& b) {
@@ -324,6 +351,9 @@ class Caller {
 CallStats run_call(const CallOptions& opt) {
   if (opt.threads > 0) omp_set_num_threads(opt.threads);
   if (opt.reference.empty()) throw UsageError("-r REF.fa is required");
+  std::vector<std::string> inputs = opt.inputs;
+  inputs.push_back(opt.reference);
+  io::check_not_input(opt.output, "-o", inputs);
   Caller caller(opt);
   return caller.run();
 }

@@ -1,6 +1,9 @@
 #include "caller/input.hpp"
 
+#include <new>
+
 #include "common/error.hpp"
+#include "io/bgzf_eof.hpp"
 
 namespace gatemap::caller {
 
@@ -26,13 +29,16 @@ ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq) : min_
     f->path = p;
     f->fp = sam_open(p.c_str(), "r");
     if (!f->fp) throw IoError("cannot open '" + p + "'");
+    io::require_bgzf_eof(f->fp, p);
     f->hdr = sam_hdr_read(f->fp);
     if (!f->hdr) throw FormatError("'" + p + "': cannot read a SAM/BAM header");
     f->rec = bam_init1();
+    if (!f->rec) throw std::bad_alloc();
     std::vector<std::string> names;
     for (int i = 0; i < sam_hdr_nref(f->hdr); ++i) names.emplace_back(sam_hdr_tid2name(f->hdr, i));
-    if (contigs_.empty()) {
+    if (files_.empty()) {
       contigs_ = names;
+      for (int i = 0; i < sam_hdr_nref(f->hdr); ++i) lengths_.push_back(sam_hdr_tid2len(f->hdr, i));
       kstring_t ks = {0, 0, nullptr};
       if (sam_hdr_find_tag_pos(f->hdr, "RG", 0, "SM", &ks) == 0) sample_ = ks.s;
       free(ks.s);
@@ -47,26 +53,39 @@ ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq) : min_
 ReadInput::~ReadInput() = default;
 
 bool ReadInput::fill(File& f) {
-  const int r = sam_read1(f.fp, f.hdr, f.rec);
-  if (r < -1) throw FormatError("'" + f.path + "': bad record after record " + std::to_string(f.n));
-  f.has = r >= 0;
-  if (!f.has) return false;
-  ++f.n;
-  const int tid = f.rec->core.tid;
-  const int64_t pos = f.rec->core.pos;
-  if (tid >= 0 && (tid < f.last_tid || (tid == f.last_tid && pos < f.last_pos))) {
-    throw FormatError("'" + f.path + "' is not coordinate-sorted (record " + std::to_string(f.n) + ", " +
-                      bam_get_qname(f.rec) + "): sort it with 'samtools sort'");
+  for (;;) {
+    const int r = sam_read1(f.fp, f.hdr, f.rec);
+    if (r < -1) throw FormatError("'" + f.path + "': bad record after record " + std::to_string(f.n));
+    f.has = r >= 0;
+    if (!f.has) return false;
+    ++f.n;
+    const int tid = f.rec->core.tid;
+    if (tid < 0) {  // unplaced: nothing to call from, wherever it sits
+      ++unplaced_;
+      continue;
+    }
+    const int64_t pos = f.rec->core.pos;
+    const auto where = [&] {
+      return "'" + f.path + "' record " + std::to_string(f.n) + " (" + bam_get_qname(f.rec) + ")";
+    };
+    if (tid < f.last_tid || (tid == f.last_tid && pos < f.last_pos)) {
+      throw FormatError(where() + " is out of coordinate order: sort it with 'samtools sort'");
+    }
+    const int64_t len = sam_hdr_tid2len(f.hdr, tid);
+    if (pos < 0 || pos >= len || (!(f.rec->core.flag & BAM_FUNMAP) && bam_endpos(f.rec) > len)) {
+      throw FormatError(where() + " lies outside its contig '" + sam_hdr_tid2name(f.hdr, tid) + "' (" +
+                        std::to_string(len) + " bp)");
+    }
+    f.last_tid = tid, f.last_pos = pos;
+    return true;
   }
-  if (tid >= 0) f.last_tid = tid, f.last_pos = pos;
-  return true;
 }
 
 bool ReadInput::next(int& tid, detail::AlignedRead& read) {
   for (;;) {
     File* best = nullptr;
     for (auto& f : files_) {
-      if (!f->has || f->rec->core.tid < 0) continue;  // unmapped reads sort last
+      if (!f->has) continue;
       if (!best || f->rec->core.tid < best->rec->core.tid ||
           (f->rec->core.tid == best->rec->core.tid && f->rec->core.pos < best->rec->core.pos)) {
         best = f.get();

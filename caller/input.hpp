@@ -17,23 +17,27 @@ class ReadInput {
   ~ReadInput();
   ReadInput(const ReadInput&) = delete;
   ReadInput& operator=(const ReadInput&) = delete;
-  // Contig names of the (first) header, and the sample name from its first @RG SM.
+  // Contig names and lengths of the (first) header, and the sample name from its first @RG SM.
   const std::vector<std::string>& contigs() const { return contigs_; }
+  const std::vector<int64_t>& contig_lengths() const { return lengths_; }
   const std::string& sample() const { return sample_; }
-  // Next kept read in coordinate order; false at the end. Throws FormatError when a file
-  // is not coordinate-sorted or headers disagree.
+  // Next kept read in coordinate order; false at the end. Unplaced records (RNAME '*')
+  // are skipped wherever they are. Throws FormatError, naming the file and record, when a
+  // file is not coordinate-sorted, a record lies outside its contig, or headers disagree.
   bool next(int& tid, detail::AlignedRead& read);
   int64_t seen() const { return seen_; }
   int64_t filtered() const { return filtered_; }
+  int64_t unplaced() const { return unplaced_; }
 
  private:
   struct File;
   bool fill(File& f);
   std::vector<std::unique_ptr<File>> files_;
   std::vector<std::string> contigs_;
+  std::vector<int64_t> lengths_;
   std::string sample_ = "sample";
   int min_mapq_;
-  int64_t seen_ = 0, filtered_ = 0;
+  int64_t seen_ = 0, filtered_ = 0, unplaced_ = 0;
 };
 
 }  // namespace gatemap::caller

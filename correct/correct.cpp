@@ -1,11 +1,17 @@
 #include "correct/correct.hpp"
 
 #include <omp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <cstdio>
 #include <memory>
 
+#include "common/parallel.hpp"
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -14,6 +20,7 @@
 #include "gpu/device.hpp"
 #include "io/fastq.hpp"
 #include "io/fastq_writer.hpp"
+#include "io/output_file.hpp"
 
 namespace gatemap::correct {
 
@@ -51,16 +58,59 @@ correct::KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t thresh
   return s;
 }
 
+// Inputs that cannot be read twice (a pipe, stdin, process substitution) and outgrow
+// the in-memory allowance are copied to bgzipped FASTQ files in the temporary directory
+// during pass 1, read by pass 2 and removed at the end.
+class Spill {
+ public:
+  Spill(bool paired, int threads) {
+    for (int m = 0; m < (paired ? 2 : 1); ++m) {
+      std::string path = (std::filesystem::temp_directory_path() / "gatemap-correct-XXXXXX").string();
+      const int fd = ::mkstemp(path.data());
+      if (fd < 0) throw IoError("cannot create a temporary file in '" + path + "': " + std::strerror(errno));
+      ::close(fd);
+      paths_.push_back(path + ".fq.gz");
+      std::remove(path.c_str());
+      writers_.push_back(std::make_unique<io::FastqWriter>(paths_.back(), std::max(1, threads)));
+    }
+    log::info("correct", "the input cannot be read twice and outgrows --keep-reads-gb: spilling it to '" +
+                             paths_.front() + "'");
+  }
+  ~Spill() {
+    writers_.clear();
+    for (const auto& p : paths_) std::remove(p.c_str());
+  }
+  void write(const io::ReadBatch& batch) {
+    for (size_t i = 0; i < batch.size(); ++i) writers_[batch.paired ? i % 2 : 0]->write(batch.reads[i]);
+  }
+  void close() {
+    for (auto& w : writers_) w->close();
+  }
+  std::string path(int mate) const { return mate < static_cast<int>(paths_.size()) ? paths_[mate] : ""; }
+
+ private:
+  std::vector<std::string> paths_;
+  std::vector<std::unique_ptr<io::FastqWriter>> writers_;
+};
+
+// A regular file can be read again; a pipe or stdin cannot.
+bool rereadable(const std::string& path) {
+  struct stat st {};
+  return path.empty() || (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode));
+}
+
 // Pass 1: counts the k-mers of every read, picks the threshold and builds the solid
 // spectrum. Reads stay in `kept` for the second pass while they fit the allowance
 // (parsing FASTQ is most of a pass); otherwise all_kept is false and the files are read
-// again. With no threshold (sum.threshold == 0) the spectrum is empty.
+// again, or their spill (`spill`, made here) when they cannot be. With no threshold
+// (sum.threshold == 0) the spectrum is empty.
 correct::KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& sum, std::vector<io::ReadBatch>& kept,
-                             bool& all_kept) {
+                                 bool& all_kept, std::unique_ptr<Spill>& spill) {
   auto t0 = std::chrono::steady_clock::now();
   KmerCounter counter(opt.k);
   double kept_bytes = 0;
   all_kept = true;
+  const bool can_reread = rereadable(opt.in1) && rereadable(opt.in2);
   {
     io::FastqSource src(opt.in1, opt.in2);
     io::ReadBatch batch;
@@ -73,13 +123,19 @@ correct::KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& s
         if (kept_bytes <= opt.keep_reads_gb * 1073741824.0) {
           kept.push_back(std::move(batch));
           batch = io::ReadBatch();
-        } else {
-          all_kept = false;
-          kept.clear();
+          continue;
         }
+        all_kept = false;
+        if (!can_reread) {
+          spill = std::make_unique<Spill>(batch.paired, opt.threads);
+          for (const io::ReadBatch& b : kept) spill->write(b);
+        }
+        kept.clear();
       }
+      if (spill) spill->write(batch);
     }
   }
+  if (spill) spill->close();
   sum.kmers = counter.total();
   sum.distinct_kmers = counter.distinct();
   const auto hist = counter.histogram();
@@ -111,6 +167,14 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   if (opt.k < 8 || opt.k > correct::kMaxK) throw UsageError("-k must be between 8 and " + std::to_string(correct::kMaxK));
   if (opt.in2.empty() != opt.out2.empty()) throw UsageError("paired input needs both a second FASTQ and -p OUT_2");
   if (opt.spectrum != "bloom" && opt.spectrum != "exact") throw UsageError("--spectrum is bloom or exact");
+  io::check_not_input(opt.out1, "-o", {opt.in1, opt.in2});
+  if (!opt.out2.empty()) {
+    io::check_not_input(opt.out2, "-p", {opt.in1, opt.in2});
+    if (opt.out2 != "-" && io::same_file(opt.out1, opt.out2)) {
+      throw UsageError("-o and -p name the same file '" + opt.out2 + "': each mate needs its own");
+    }
+    if (opt.out1 == "-" && opt.out2 == "-") throw UsageError("-o and -p cannot both be standard output");
+  }
   CorrectSummary sum;
   const gpu::Backend backend = gpu::choose_backend(opt.backend);
   sum.backend = gpu::backend_name(backend);
@@ -118,7 +182,8 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   // Pass 1: count, then the solid spectrum (the counts are freed when it returns).
   std::vector<io::ReadBatch> kept;
   bool all_kept = true;
-  const correct::KmerSpectrum spectrum = count_pass(opt, sum, kept, all_kept);
+  std::unique_ptr<Spill> spill;
+  const correct::KmerSpectrum spectrum = count_pass(opt, sum, kept, all_kept, spill);
   const bool pass_through = sum.threshold == 0;
 
   // Pass 2: correct and write.
@@ -131,7 +196,11 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   correct::CorrectOptions copt;
   copt.max_corrections = opt.max_corrections;
   std::unique_ptr<io::FastqSource> src;
-  if (!all_kept) src = std::make_unique<io::FastqSource>(opt.in1, opt.in2);
+  if (spill) {
+    src = std::make_unique<io::FastqSource>(spill->path(0), spill->path(1));
+  } else if (!all_kept) {
+    src = std::make_unique<io::FastqSource>(opt.in1, opt.in2);
+  }
   io::FastqWriter out1(opt.out1);
   std::unique_ptr<io::FastqWriter> out2;
   if (!opt.out2.empty()) out2 = std::make_unique<io::FastqWriter>(opt.out2);
@@ -160,10 +229,14 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
       correct::correct_reads_cpu(spectrum, copt, cb);
     }
     // Corrected sequences back into the reads (in parallel), then written in order.
+    ParallelErrors errors;
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < batch.size(); ++i) {
-      if (cb.status[i] == static_cast<uint8_t>(correct::CorrectStatus::corrected)) batch.reads[i].seq = cb.sequence(i);
+      errors.run([&] {
+        if (cb.status[i] == static_cast<uint8_t>(correct::CorrectStatus::corrected)) batch.reads[i].seq = cb.sequence(i);
+      });
     }
+    errors.rethrow();
     for (size_t i = 0; i < batch.size(); ++i) {
       const io::Read& r = batch.reads[i];
       const auto st = static_cast<correct::CorrectStatus>(cb.status[i]);
@@ -178,7 +251,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
                           "' has no qualities");
       }
       io::FastqWriter& w = (batch.paired && i % 2 == 1) ? *out2 : out1;
-      w.write(r.name, r.seq, r.qual);
+      w.write(r);  // the header as it was: name, /1 or /2, comment
     }
     done += static_cast<int64_t>(batch.size());
     log::info("correct", "corrected " + std::to_string(done) + " reads");

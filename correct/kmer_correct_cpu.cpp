@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/parallel.hpp"
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "correct/kmer_correct.hpp"
@@ -167,22 +168,26 @@ void correct_reads_cpu(const KmerSpectrum& spectrum, const CorrectOptions& opt, 
   const detail::SpectrumView view = view_of(spectrum);
   batch.status.assign(batch.size(), 0);
   batch.changed.assign(batch.size(), 0);
+  ParallelErrors errors;
 #pragma omp parallel
   {
     std::vector<uint32_t> votes;
     std::vector<uint8_t> original;
 #pragma omp for schedule(dynamic, 256)
     for (size_t r = 0; r < batch.size(); ++r) {
-      int n_changed = 0;
-      uint8_t* codes = batch.codes.data() + batch.offset[r];
-      const CorrectStatus st = correct_one(view, opt, codes, batch.len[r], votes, original);
-      if (st == CorrectStatus::corrected) {
-        for (int j = 0; j < batch.len[r]; ++j) n_changed += codes[j] != original[j];
-      }
-      batch.status[r] = static_cast<uint8_t>(st);
-      batch.changed[r] = static_cast<uint8_t>(std::min(n_changed, 255));
+      errors.run([&] {
+        int n_changed = 0;
+        uint8_t* codes = batch.codes.data() + batch.offset[r];
+        const CorrectStatus st = correct_one(view, opt, codes, batch.len[r], votes, original);
+        if (st == CorrectStatus::corrected) {
+          for (int j = 0; j < batch.len[r]; ++j) n_changed += codes[j] != original[j];
+        }
+        batch.status[r] = static_cast<uint8_t>(st);
+        batch.changed[r] = static_cast<uint8_t>(std::min(n_changed, 255));
+      });
     }
   }
+  errors.rethrow();
 }
 
 }  // namespace gatemap::correct

@@ -5,6 +5,7 @@
 
 #include "common/error.hpp"
 #include "eval/eval.hpp"
+#include "io/bgzf_eof.hpp"
 #include "sim/sim.hpp"
 
 namespace gatemap::eval {
@@ -40,6 +41,12 @@ int64_t truth_position_of(const sim::ReadTruth& t, int64_t offset) {
 MapEval eval_map(const std::string& sam_path, int tolerance) {
   samFile* fp = sam_open(sam_path.c_str(), "r");
   if (!fp) throw IoError("cannot open '" + sam_path + "'");
+  try {
+    io::require_bgzf_eof(fp, sam_path);
+  } catch (...) {
+    sam_close(fp);
+    throw;
+  }
   sam_hdr_t* hdr = sam_hdr_read(fp);
   if (!hdr) {
     sam_close(fp);

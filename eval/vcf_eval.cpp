@@ -53,15 +53,31 @@ void normalize(const std::string& contig, int64_t& pos, std::string& ref, std::s
 std::map<Key, int> load_alleles(const std::string& path, const Reference& ref, bool pass_only, int64_t& skipped) {
   io::VcfReader in(path);
   std::map<Key, int> out;
+  int64_t records = 0, placed = 0;
   while (in.next()) {
     const bcf1_t* rec = in.record();
     if (pass_only && !in.passes()) continue;
+    ++records;
     const std::string chrom = in.contig();
     const auto contig = ref.find(chrom);
     if (contig == ref.end()) {
       ++skipped;
       continue;
     }
+    // The REF allele must be the reference's bases there (bcftools norm --check-ref e):
+    // against another assembly every comparison would be meaningless.
+    std::string ref_allele = rec->d.allele[0];
+    for (auto& c : ref_allele) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string& seq = contig->second;
+    const bool fits = rec->pos >= 0 && rec->pos + static_cast<int64_t>(ref_allele.size()) <= static_cast<int64_t>(seq.size());
+    std::string there = fits ? seq.substr(static_cast<size_t>(rec->pos), ref_allele.size()) : "";
+    for (auto& c : there) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (!fits || (there != ref_allele && ref_allele.find('N') == std::string::npos && there.find('N') == std::string::npos)) {
+      throw FormatError("'" + path + "': the REF allele at " + chrom + ":" + std::to_string(rec->pos + 1) + " (" +
+                        ref_allele + ") is not the reference's (" + (fits ? there : "past the contig end") +
+                        "): is -r the reference this VCF was made against?");
+    }
+    ++placed;
     int gt[2];
     const bool genotyped = in.genotype(gt[0], gt[1]);
     for (int a = 1; a < rec->n_allele; ++a) {
@@ -85,6 +101,7 @@ std::map<Key, int> load_alleles(const std::string& path, const Reference& ref, b
       }
     }
   }
+  if (records > 0 && placed == 0) throw FormatError("'" + path + "': none of its contigs is in the reference");
   return out;
 }
 

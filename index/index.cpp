@@ -14,6 +14,8 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "index/format.hpp"
+#include "io/output_file.hpp"
 
 namespace gatemap::index {
 
@@ -100,26 +102,6 @@ std::string Index::sequence(int64_t begin, int64_t end) const {
 // ---- file format ----------------------------------------------------------------------
 namespace {
 
-constexpr char kMagic[8] = {'G', 'M', 'I', 'N', 'D', 'E', 'X', '\n'};
-constexpr uint32_t kVersion = 1;
-enum SectionId { kNames, kLengths, kNBegin, kNEnd, kHi, kLo, kOffsets, kPositions, kSections };
-
-struct Section {
-  uint64_t offset, bytes, checksum;
-};
-
-struct FileHeader {
-  char magic[8];
-  uint32_t version;
-  uint32_t k, stride, bucket_bits, max_occ, n_contigs;
-  uint64_t length, n_runs;
-  int64_t stats[7];
-  Section sections[kSections];
-  uint64_t header_checksum;  // of every byte above
-};
-
-// Fast 64-bit checksum, computed over 1 MiB chunks in parallel and combined in order,
-// so the value does not depend on the thread count.
 uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   return h * 0xff51afd7ed558ccdULL;
@@ -136,6 +118,9 @@ uint64_t checksum_serial(const unsigned char* p, size_t n) {
   std::memcpy(&tail, p + i, n - i);
   return mix(h, tail);
 }
+}  // namespace
+
+namespace detail {
 uint64_t checksum(const void* data, size_t n) {
   constexpr size_t kChunk = size_t{1} << 20;
   const auto* p = static_cast<const unsigned char*>(data);
@@ -147,6 +132,11 @@ uint64_t checksum(const void* data, size_t n) {
   }
   return checksum_serial(reinterpret_cast<const unsigned char*>(parts.data()), parts.size() * 8) ^ n;
 }
+
+}  // namespace detail
+
+namespace {
+using namespace detail;
 
 struct Writer {
   std::FILE* fp;
@@ -206,7 +196,8 @@ void save_index(const Index& idx, const std::string& path) {
   }
   h.header_checksum = checksum(&h, offsetof(FileHeader, header_checksum));
 
-  std::FILE* fp = std::fopen(path.c_str(), "wb");
+  io::OutputFile out(path);
+  std::FILE* fp = std::fopen(out.write_path().c_str(), "wb");
   if (!fp) throw IoError("cannot write '" + path + "': " + std::strerror(errno));
   try {
     Writer w{fp, path};
@@ -221,7 +212,50 @@ void save_index(const Index& idx, const std::string& path) {
     throw;
   }
   if (std::fclose(fp) != 0) throw IoError("closing '" + path + "' failed (disk full?)");
+  out.commit();
 }
+
+namespace {
+
+// The header's fields must describe its sections (the checksums only show that the
+// bytes are the ones written): k, bucket bits and section sizes agree, bucket offsets
+// ascend, positions and N runs lie inside the reference. A crafted or mismatched file
+// is then an error instead of reads out of bounds.
+template <class Bad>
+void check_layout(const FileHeader& h, const unsigned char* base, const Bad& bad) {
+  const auto bytes = [&](SectionId id) { return h.sections[id].bytes; };
+  if (h.k < 8 || h.k > 16) throw bad("k = " + std::to_string(h.k) + " is out of range (8..16)");
+  if (h.stride < 1 || h.stride > 1024) throw bad("stride " + std::to_string(h.stride) + " is out of range");
+  if (h.bucket_bits < 1 || h.bucket_bits > 2 * h.k || h.bucket_bits > 32) {
+    throw bad(std::to_string(h.bucket_bits) + " bucket bits do not fit k = " + std::to_string(h.k));
+  }
+  const uint64_t words = (h.length + 63) / 64, nbuckets = uint64_t{1} << h.bucket_bits;
+  if (h.length == 0 || h.length > (uint64_t{1} << 32) || bytes(kHi) != words * 8 || bytes(kLo) != words * 8 ||
+      bytes(kLengths) != uint64_t{h.n_contigs} * 8 || bytes(kNBegin) != h.n_runs * 8 || bytes(kNEnd) != h.n_runs * 8 ||
+      bytes(kOffsets) != (nbuckets + 1) * 4 || bytes(kPositions) % 4 != 0) {
+    throw bad("its header does not describe its sections (damaged or from another program)");
+  }
+  const auto* offsets = reinterpret_cast<const uint32_t*>(base + h.sections[kOffsets].offset);
+  const auto* positions = reinterpret_cast<const uint32_t*>(base + h.sections[kPositions].offset);
+  if (offsets[0] != 0 || uint64_t{offsets[nbuckets]} * 4 != bytes(kPositions)) throw bad("bucket table is damaged");
+  bool ok = true;
+#pragma omp parallel for schedule(static) reduction(&& : ok)
+  for (int64_t b = 0; b < static_cast<int64_t>(nbuckets); ++b) ok = ok && offsets[b] <= offsets[b + 1];
+  const int64_t n_pos = offsets[nbuckets], k = h.k;
+  const uint64_t last_start = h.length >= static_cast<uint64_t>(k) ? h.length - k : 0;
+#pragma omp parallel for schedule(static) reduction(&& : ok)
+  for (int64_t i = 0; i < n_pos; ++i) ok = ok && positions[i] <= last_start;
+  if (!ok) throw bad("bucket table is damaged (positions out of order or outside the reference)");
+  const auto* n_begin = reinterpret_cast<const int64_t*>(base + h.sections[kNBegin].offset);
+  const auto* n_end = reinterpret_cast<const int64_t*>(base + h.sections[kNEnd].offset);
+  for (uint64_t i = 0; i < h.n_runs; ++i) {
+    if (n_begin[i] < (i ? n_end[i - 1] : 0) || n_end[i] <= n_begin[i] || n_end[i] > static_cast<int64_t>(h.length)) {
+      throw bad("N-run table is damaged");
+    }
+  }
+}
+
+}  // namespace
 
 std::unique_ptr<Index> load_index(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY);
@@ -260,6 +294,7 @@ std::unique_ptr<Index> load_index(const std::string& path) {
       throw bad("section " + std::to_string(i) + " checksum mismatch (corrupted file)");
     }
   }
+  check_layout(h, base, bad);
   const auto sec = [&](SectionId id) { return base + h.sections[id].offset; };
   idx->k_ = static_cast<int>(h.k);
   idx->stride_ = static_cast<int>(h.stride);
@@ -273,6 +308,16 @@ std::unique_ptr<Index> load_index(const std::string& path) {
   idx->n_end_ = reinterpret_cast<const int64_t*>(sec(kNEnd));
   idx->bucket_offsets_ = reinterpret_cast<const uint32_t*>(sec(kOffsets));
   idx->positions_ = reinterpret_cast<const uint32_t*>(sec(kPositions));
+  // Another k or bucket split than the table was built with puts keys in the wrong
+  // buckets: a sample of buckets must hold keys of their own.
+  const int shift = 2 * idx->k_ - idx->bucket_bits_;
+  const uint64_t nbuckets = uint64_t{1} << idx->bucket_bits_, step = std::max<uint64_t>(1, nbuckets / 65536);
+  for (uint64_t b = 0; b < nbuckets; b += step) {
+    const uint32_t first = idx->bucket_offsets_[b];
+    if (first != idx->bucket_offsets_[b + 1] && (idx->key_at(idx->positions_[first]) >> shift) != b) {
+      throw bad("its k-mer table does not match its header (k or bucket bits)");
+    }
+  }
   const int64_t* st7 = h.stats;
   idx->stats_ = {st7[0], st7[1], st7[2], st7[3], st7[4], st7[5], st7[6]};
   // Contig table.

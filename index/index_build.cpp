@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/parallel.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "index/index.hpp"
@@ -149,38 +150,42 @@ std::unique_ptr<Index> build_index(const std::string& fasta_path, const IndexOpt
 
   // 5. Sort each bucket by (key, position) so lookups are deterministic binary searches.
   int64_t distinct = 0, capped = 0, capped_pos = 0;
+  ParallelErrors errors;
 #pragma omp parallel reduction(+ : distinct, capped, capped_pos)
   {
     std::vector<std::pair<uint32_t, uint32_t>> bucket;  // (residual key bits, position)
 #pragma omp for schedule(dynamic, 4096)
     for (int64_t b = 0; b < static_cast<int64_t>(nbuckets); ++b) {
-      const uint32_t first = offsets[b], last = offsets[b + 1];
-      if (last == first) continue;
-      if (shift == 0) {
-        std::sort(positions.begin() + first, positions.begin() + last);
-        ++distinct;
-        if (last - first > idx->max_occ_) {
-          ++capped;
-          capped_pos += last - first;
+      errors.run([&] {
+        const uint32_t first = offsets[b], last = offsets[b + 1];
+        if (last == first) return;
+        if (shift == 0) {
+          std::sort(positions.begin() + first, positions.begin() + last);
+          ++distinct;
+          if (last - first > idx->max_occ_) {
+            ++capped;
+            capped_pos += last - first;
+          }
+          return;
         }
-        continue;
-      }
-      bucket.clear();
-      for (uint32_t i = first; i < last; ++i) bucket.emplace_back(residual[i], positions[i]);
-      std::sort(bucket.begin(), bucket.end());
-      for (uint32_t i = first; i < last; ++i) positions[i] = bucket[i - first].second;
-      for (size_t run = 0; run < bucket.size();) {
-        size_t end = run + 1;
-        while (end < bucket.size() && bucket[end].first == bucket[run].first) ++end;
-        ++distinct;
-        if (end - run > idx->max_occ_) {
-          ++capped;
-          capped_pos += static_cast<int64_t>(end - run);
+        bucket.clear();
+        for (uint32_t i = first; i < last; ++i) bucket.emplace_back(residual[i], positions[i]);
+        std::sort(bucket.begin(), bucket.end());
+        for (uint32_t i = first; i < last; ++i) positions[i] = bucket[i - first].second;
+        for (size_t run = 0; run < bucket.size();) {
+          size_t end = run + 1;
+          while (end < bucket.size() && bucket[end].first == bucket[run].first) ++end;
+          ++distinct;
+          if (end - run > idx->max_occ_) {
+            ++capped;
+            capped_pos += static_cast<int64_t>(end - run);
+          }
+          run = end;
         }
-        run = end;
-      }
+      });
     }
   }
+  errors.rethrow();
   residual = std::vector<uint32_t>();
   idx->bucket_offsets_ = offsets.data();
   idx->positions_ = positions.data();

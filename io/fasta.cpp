@@ -1,4 +1,5 @@
 #include "io/fasta.hpp"
+#include "io/output_file.hpp"
 
 #include <htslib/bgzf.h>
 
@@ -105,7 +106,8 @@ std::vector<FastaRecord> read_fasta(const std::string& path, FastaStats* stats) 
 
 void write_fasta(const std::string& path, const std::vector<FastaRecord>& records, int width) {
   const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-  BGZF* fp = bgzf_open(path.c_str(), gz ? "w" : "wu");
+  OutputFile out(path);
+  BGZF* fp = bgzf_open(out.write_path().c_str(), gz ? "w" : "wu");
   if (!fp) throw IoError("cannot write '" + path + "'");
   std::string buf;
   bool ok = true;
@@ -122,6 +124,7 @@ void write_fasta(const std::string& path, const std::vector<FastaRecord>& record
   }
   ok = (bgzf_close(fp) == 0) && ok;
   if (!ok) throw IoError("write to '" + path + "' failed (disk full?)");
+  out.commit();
 }
 
 }  // namespace gatemap::io

@@ -15,11 +15,13 @@ namespace {
 
 // The header line's first word, a trailing "/1" or "/2" removed, and what follows it
 // after the separating whitespace (the comment).
-void split_header(std::string_view header, std::string& name, std::string& comment) {
+void split_header(std::string_view header, std::string& name, std::string& comment, std::string& suffix) {
   size_t end = 1;
   while (end < header.size() && !std::isspace(static_cast<unsigned char>(header[end]))) ++end;
   name.assign(header.substr(1, end - 1));
+  suffix.clear();
   if (name.size() > 2 && name[name.size() - 2] == '/' && (name.back() == '1' || name.back() == '2')) {
+    suffix.assign(name, name.size() - 2, 2);
     name.resize(name.size() - 2);
   }
   while (end < header.size() && std::isspace(static_cast<unsigned char>(header[end]))) ++end;
@@ -57,7 +59,7 @@ bool FastqReader::next(Read& read) {
   };
   if (line[0] != '@' && line[0] != '>') throw FormatError(where("") + ": expected '@' or '>' at the start of a record");
   const bool fasta = line[0] == '>';
-  split_header(line, read.name, read.comment);
+  split_header(line, read.name, read.comment, read.mate_suffix);
   if (read.name.empty()) throw FormatError(where("") + ": record has no name");
   if (read.name.size() > 254) throw FormatError(where("") + ": read name longer than 254 characters (SAM's limit)");
   read.seq.clear();

@@ -19,6 +19,7 @@ struct Read {
   std::string seq;   // uppercase A, C, G, T, N
   std::string qual;  // Phred+33, same length as seq; empty for FASTA records
   std::string comment;  // the header line after the name (bwa mem -C copies it to SAM)
+  std::string mate_suffix = {};  // "/1" or "/2" removed from the name, to write the header back as it was
 };
 
 struct ReadBatch {

@@ -6,9 +6,9 @@
 
 namespace gatemap::io {
 
-FastqWriter::FastqWriter(const std::string& path, int threads) : path_(path.empty() ? "-" : path) {
+FastqWriter::FastqWriter(const std::string& path, int threads) : path_(path.empty() ? "-" : path), out_(path_) {
   const bool gz = path_.size() > 3 && path_.compare(path_.size() - 3, 3, ".gz") == 0;
-  fp_ = bgzf_open(path_.c_str(), gz ? "w" : "wu");
+  fp_ = bgzf_open(out_.write_path().c_str(), gz ? "w" : "wu");
   if (!fp_) throw IoError("cannot write '" + path_ + "'");
   if (gz && threads > 1) bgzf_mt(fp_, threads, 256);
 }
@@ -35,12 +35,29 @@ void FastqWriter::write(std::string_view name, std::string_view seq, std::string
   if (buf_.size() > (1 << 20)) flush_buffer();
 }
 
+void FastqWriter::write(const Read& read) {
+  buf_ += '@';
+  buf_ += read.name;
+  buf_ += read.mate_suffix;
+  if (!read.comment.empty()) {
+    buf_ += ' ';
+    buf_ += read.comment;
+  }
+  buf_ += '\n';
+  buf_ += read.seq;
+  buf_ += "\n+\n";
+  buf_ += read.qual;
+  buf_ += '\n';
+  if (buf_.size() > (1 << 20)) flush_buffer();
+}
+
 void FastqWriter::close() {
   if (!fp_) return;
   flush_buffer();
   const int ret = bgzf_close(fp_);
   fp_ = nullptr;
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
+  out_.commit();
 }
 
 }  // namespace gatemap::io

@@ -4,6 +4,9 @@
 #include <string>
 #include <string_view>
 
+#include "io/fastq.hpp"
+#include "io/output_file.hpp"
+
 struct BGZF;
 
 namespace gatemap::io {
@@ -15,11 +18,14 @@ class FastqWriter {
   FastqWriter(const FastqWriter&) = delete;
   FastqWriter& operator=(const FastqWriter&) = delete;
   void write(std::string_view name, std::string_view seq, std::string_view qual);
+  // The read with its header as it was read: name, "/1" or "/2", comment.
+  void write(const Read& read);
   void close();
 
  private:
   void flush_buffer();
   std::string path_;
+  OutputFile out_;  // a temporary name until close() succeeds
   BGZF* fp_ = nullptr;
   std::string buf_;
 };

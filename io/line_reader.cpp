@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/error.hpp"
+#include "io/bgzf_eof.hpp"
 
 namespace gatemap::io {
 
@@ -15,6 +16,12 @@ LineReader::LineReader(const std::string& path, int threads) : path_(path) {
   fp_ = bgzf_open(path.c_str(), "r");
   if (!fp_) {
     throw IoError("cannot open '" + path + "': " + std::strerror(errno ? errno : ENOENT));
+  }
+  try {
+    require_bgzf_eof(fp_, path);
+  } catch (...) {
+    bgzf_close(fp_);
+    throw;
   }
   if (threads > 1 && bgzf_compression(fp_) == 2) bgzf_mt(fp_, threads, 256);  // 2: BGZF
 }

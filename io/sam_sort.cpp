@@ -4,15 +4,24 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "common/error.hpp"
+#include "io/bgzf_eof.hpp"
+#include "io/output_file.hpp"
 
 namespace gatemap::io {
 
 void sort_sam_in_memory(const std::string& in_path, const std::string& out_bam) {
   samFile* in = sam_open(in_path.c_str(), "r");
   if (!in) throw IoError("cannot open '" + in_path + "'");
+  try {
+    require_bgzf_eof(in, in_path);
+  } catch (...) {
+    sam_close(in);
+    throw;
+  }
   sam_hdr_t* hdr = sam_hdr_read(in);
   if (!hdr) {
     sam_close(in);
@@ -21,6 +30,12 @@ void sort_sam_in_memory(const std::string& in_path, const std::string& out_bam) 
   std::vector<bam1_t*> recs;
   for (;;) {
     bam1_t* b = bam_init1();
+    if (!b) {
+      for (bam1_t* x : recs) bam_destroy1(x);
+      sam_hdr_destroy(hdr);
+      sam_close(in);
+      throw std::bad_alloc();
+    }
     const int r = sam_read1(in, hdr, b);
     if (r < 0) {
       bam_destroy1(b);
@@ -42,7 +57,8 @@ void sort_sam_in_memory(const std::string& in_path, const std::string& out_bam) 
   std::stable_sort(recs.begin(), recs.end(), [&](const bam1_t* a, const bam1_t* b) { return key(a) < key(b); });
   sam_hdr_remove_tag_hd(hdr, "GO");
   sam_hdr_update_hd(hdr, "SO", "coordinate");
-  samFile* out = sam_open(out_bam.c_str(), "wb");
+  OutputFile out_file(out_bam);
+  samFile* out = sam_open(out_file.write_path().c_str(), "wb");
   bool ok = out && sam_hdr_write(out, hdr) == 0;
   for (bam1_t* b : recs) {
     ok = ok && sam_write1(out, hdr, b) >= 0;
@@ -51,6 +67,7 @@ void sort_sam_in_memory(const std::string& in_path, const std::string& out_bam) 
   if (out && sam_close(out) != 0) ok = false;
   sam_hdr_destroy(hdr);
   if (!ok) throw IoError("failed writing '" + out_bam + "'");
+  out_file.commit();
 }
 
 }  // namespace gatemap::io

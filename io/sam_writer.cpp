@@ -29,9 +29,24 @@ std::string parse_read_group(const std::string& value, std::string& id) {
   return line;
 }
 
+const char* sam_output_mode(const std::string& path) {
+  const auto ends_with = [&](const std::string& s) {
+    return path.size() > s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+  };
+  if (ends_with(".bam")) return "wb";
+  if (ends_with(".sam.gz")) return "wz";
+  if (ends_with(".cram")) throw UsageError("-o '" + path + "': CRAM output is not supported; write .bam or .sam");
+  // Anything else compressed would pass for what it is not.
+  if (ends_with(".gz") || ends_with(".bgz") || ends_with(".bcf") || ends_with(".vcf")) {
+    throw UsageError("-o '" + path + "': write .bam, .sam or .sam.gz");
+  }
+  return "w";
+}
+
 SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int threads)
-    : path_(path.empty() ? "-" : path) {
-  const bool bam = path_.size() > 4 && path_.compare(path_.size() - 4, 4, ".bam") == 0;
+    : path_(path.empty() ? "-" : path), out_(path_) {
+  const char* mode = sam_output_mode(path_);
+  const bool compressed = mode[1] != '\0';  // BAM or bgzipped SAM
   hdr_ = sam_hdr_init();
   if (!hdr_) throw Error("cannot allocate a SAM header");
   std::string text = "@HD\tVN:1.6\tSO:unsorted\tGO:query\n";
@@ -52,12 +67,12 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     sam_hdr_destroy(hdr_);
     throw Error("cannot build the SAM header (bad read group?)");
   }
-  fp_ = hts_open(path_.c_str(), bam ? "wb" : "w");
+  fp_ = hts_open(out_.write_path().c_str(), mode);
   if (!fp_) {
     sam_hdr_destroy(hdr_);
     throw IoError("cannot open '" + path_ + "' for writing: " + std::strerror(errno));
   }
-  if (bam && threads > 1) hts_set_threads(fp_, threads);
+  if (compressed && threads > 1) hts_set_threads(fp_, threads);
   if (sam_hdr_write(fp_, hdr_) != 0) {
     hts_close(fp_);
     fp_ = nullptr;
@@ -84,6 +99,7 @@ void SamWriter::close() {
   const int ret = hts_close(fp_);
   fp_ = nullptr;
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
+  out_.commit();
 }
 
 }  // namespace gatemap::io

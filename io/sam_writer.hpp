@@ -1,7 +1,8 @@
 #pragma once
 // SAM/BAM output through htslib. The header carries @HD VN:1.6 SO:unsorted GO:query,
 // one @SQ per contig, an optional @RG (from -R) and @PG with the full command line.
-// BAM is chosen by a ".bam" suffix and compressed with `threads` BGZF threads.
+// BAM is chosen by a ".bam" suffix and compressed with `threads` BGZF threads; ".sam.gz"
+// writes bgzipped SAM; CRAM and other compressed suffixes are refused (UsageError).
 // Every write is checked: a failed write or close (full disk) throws IoError.
 #include <cstdint>
 #include <string>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include <htslib/sam.h>
+
+#include "io/output_file.hpp"
 
 namespace gatemap::io {
 
@@ -22,6 +25,10 @@ struct SamHeaderInfo {
 // Parses a -R value: turns literal "\t" into tabs, checks "@RG" and an ID field.
 // Returns the normalized line and sets id; throws UsageError when malformed.
 std::string parse_read_group(const std::string& value, std::string& id);
+
+// The htslib mode for an output path ("wb" BAM, "wz" bgzipped SAM, "w" SAM); throws
+// UsageError for CRAM and other suffixes this writer does not produce.
+const char* sam_output_mode(const std::string& path);
 
 class SamWriter {
  public:
@@ -39,6 +46,7 @@ class SamWriter {
 
  private:
   std::string path_;
+  OutputFile out_;  // a temporary name until close() succeeds
   htsFile* fp_ = nullptr;
   sam_hdr_t* hdr_ = nullptr;
   std::string rg_id_;

@@ -3,12 +3,20 @@
 #include <cstdlib>
 
 #include "common/error.hpp"
+#include "io/bgzf_eof.hpp"
 
 namespace gatemap::io {
 
 VcfReader::VcfReader(const std::string& path) : path_(path) {
   fp_ = bcf_open(path.c_str(), "r");
   if (!fp_) throw IoError("cannot open VCF '" + path + "'");
+  try {
+    require_bgzf_eof(fp_, path);
+  } catch (...) {
+    bcf_close(fp_);
+    fp_ = nullptr;
+    throw;
+  }
   hdr_ = bcf_hdr_read(fp_);
   if (!hdr_) {
     bcf_close(fp_);

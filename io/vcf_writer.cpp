@@ -12,7 +12,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 }  // namespace
 
-VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info) : path_(path.empty() ? "-" : path) {
+VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info) : path_(path.empty() ? "-" : path), out_(path_) {
   const char* mode = ends_with(path_, ".bcf") ? "wb" : ends_with(path_, ".gz") ? "wz" : "w";
   hdr_ = bcf_hdr_init("w");
   if (!hdr_) throw Error("cannot allocate a VCF header");
@@ -34,7 +34,7 @@ VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info) : path_
     bcf_hdr_destroy(hdr_);
     throw Error("cannot build the VCF header");
   }
-  fp_ = hts_open(path_.c_str(), mode);
+  fp_ = hts_open(out_.write_path().c_str(), mode);
   if (!fp_) {
     bcf_hdr_destroy(hdr_);
     hdr_ = nullptr;
@@ -57,6 +57,7 @@ void VcfWriter::close() {
   const int ret = hts_close(fp_);
   fp_ = nullptr;
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
+  out_.commit();
 }
 
 }  // namespace gatemap::io

@@ -10,6 +10,8 @@
 
 #include <htslib/vcf.h>
 
+#include "io/output_file.hpp"
+
 namespace gatemap::io {
 
 struct VcfHeaderInfo {
@@ -34,6 +36,7 @@ class VcfWriter {
 
  private:
   std::string path_;
+  OutputFile out_;  // a temporary name until close() succeeds
   htsFile* fp_ = nullptr;
   bcf_hdr_t* hdr_ = nullptr;
 };

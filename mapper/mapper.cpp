@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "common/error.hpp"
+#include "common/parallel.hpp"
 #include "mapper/candidates.hpp"
 #include "mapper/filter_stage.hpp"
 #include "mapper/hits.hpp"
@@ -74,14 +75,18 @@ void Mapper::Impl::seed_batch(const io::ReadBatch& batch, BatchState& bs, MapSta
   const int64_t n = static_cast<int64_t>(batch.size());
   bs.seeded.resize(static_cast<size_t>(n));
   int64_t capped = 0, cap_hits = 0, ncand = 0;
+  ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : capped, cap_hits, ncand)
   for (int64_t r = 0; r < n; ++r) {
-    SeededRead& w = bs.seeded[r];
-    seed_read(ref.index(), batch.reads[r].seq, opt, workspace().seed, w);
-    capped += w.capped;
-    cap_hits += w.cand_cap_hit;
-    ncand += static_cast<int64_t>(w.cand.size());
+    errors.run([&] {
+      SeededRead& w = bs.seeded[r];
+      seed_read(ref.index(), batch.reads[r].seq, opt, workspace().seed, w);
+      capped += w.capped;
+      cap_hits += w.cand_cap_hit;
+      ncand += static_cast<int64_t>(w.cand.size());
+    });
   }
+  errors.rethrow();
   stats.capped_reads += capped;
   stats.candidate_cap_hits += cap_hits;
   stats.candidates += ncand;
@@ -92,25 +97,29 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
   bs.hits.resize(static_cast<size_t>(n));
   int64_t rejected = 0, unfiltered = 0, verified = 0;
+  ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : rejected, unfiltered, verified)
   for (int64_t r = 0; r < n; ++r) {
-    const SeededRead& w = bs.seeded[r];
-    ReadHits& hits = bs.hits[r];
-    hits.clear();
-    Workspace& ws = workspace();
-    for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) {
-      const uint8_t code = bs.codes[i];
-      unfiltered += (code & filter::kFilterUnfiltered) != 0;
-      if (!filter::filter_accepts(code, bs.cand.max_edits)) {
-        ++rejected;
-        continue;
+    errors.run([&] {
+      const SeededRead& w = bs.seeded[r];
+      ReadHits& hits = bs.hits[r];
+      hits.clear();
+      Workspace& ws = workspace();
+      for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) {
+        const uint8_t code = bs.codes[i];
+        unfiltered += (code & filter::kFilterUnfiltered) != 0;
+        if (!filter::filter_accepts(code, bs.cand.max_edits)) {
+          ++rejected;
+          continue;
+        }
+        ++verified;
+        const Candidate& c = w.cand[i - bs.cand.first[r]];
+        const Hit h = verifier.verify_one(w, c, w.max_edits, c.diag, ws);
+        if (h.edits >= 0) hits.push_back(h);
       }
-      ++verified;
-      const Candidate& c = w.cand[i - bs.cand.first[r]];
-      const Hit h = verifier.verify_one(w, c, w.max_edits, c.diag, ws);
-      if (h.edits >= 0) hits.push_back(h);
-    }
+    });
   }
+  errors.rethrow();
   stats.filter_rejected += rejected;
   stats.filter_unfiltered += unfiltered;
   stats.verified += verified;
@@ -120,22 +129,31 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
 // candidate whatever the filter said (the same work with the filter and without).
 void Mapper::Impl::fallback_batch(BatchState& bs, MapStats&) {
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
+  ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t r = 0; r < n; ++r) {
-    ReadHits& hits = bs.hits[r];
-    if (hits.empty()) verifier.clip_fallback(bs.seeded[r], hits, workspace());
-    dedupe_hits(hits, bs.seeded[r].max_edits);
+    errors.run([&] {
+      ReadHits& hits = bs.hits[r];
+      if (hits.empty()) verifier.clip_fallback(bs.seeded[r], hits, workspace());
+      dedupe_hits(hits, bs.seeded[r].max_edits);
+    });
   }
+  errors.rethrow();
 }
 
 void Mapper::Impl::place_singles(const io::ReadBatch& batch, BatchState& bs,
                                  std::vector<std::vector<bam1_t*>>& recs) {
   const int64_t n = static_cast<int64_t>(batch.size());
+  ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 256)
   for (int64_t r = 0; r < n; ++r) {
-    const ReadPlacement p = placer.place_single(bs.seeded[r], bs.hits[r], name_hash(batch.reads[r].name), workspace());
-    single_records(batch.reads[r], p, ref, opt.output, recs[r]);
+    errors.run([&] {
+      const ReadPlacement p =
+          placer.place_single(bs.seeded[r], bs.hits[r], name_hash(batch.reads[r].name), workspace());
+      single_records(batch.reads[r], p, ref, opt.output, recs[r]);
+    });
   }
+  errors.rethrow();
 }
 
 void Mapper::Impl::place_pairs(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs,
@@ -143,17 +161,21 @@ void Mapper::Impl::place_pairs(const io::ReadBatch& batch, BatchState& bs, std::
   const int64_t fragments = static_cast<int64_t>(batch.size()) / 2;
   if (!insert.known()) insert.estimate(bs.hits, fragments);
   int64_t proper = 0, rescued = 0;
+  ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 128) reduction(+ : proper, rescued)
   for (int64_t f = 0; f < fragments; ++f) {
-    const int64_t r = 2 * f;
-    const SeededRead* const reads[2] = {&bs.seeded[r], &bs.seeded[r + 1]};
-    ReadHits* const hits[2] = {&bs.hits[r], &bs.hits[r + 1]};
-    const uint64_t tie[2] = {name_hash(batch.reads[r].name), name_hash(batch.reads[r + 1].name)};
-    const PairPlacement pp = placer.place_pair(reads, hits, tie, insert, workspace());
-    proper += pp.proper;
-    rescued += pp.rescued;
-    pair_records(batch.reads[r], batch.reads[r + 1], pp, ref, opt.output, recs[r], recs[r + 1]);
+    errors.run([&] {
+      const int64_t r = 2 * f;
+      const SeededRead* const reads[2] = {&bs.seeded[r], &bs.seeded[r + 1]};
+      ReadHits* const hits[2] = {&bs.hits[r], &bs.hits[r + 1]};
+      const uint64_t tie[2] = {name_hash(batch.reads[r].name), name_hash(batch.reads[r + 1].name)};
+      const PairPlacement pp = placer.place_pair(reads, hits, tie, insert, workspace());
+      proper += pp.proper;
+      rescued += pp.rescued;
+      pair_records(batch.reads[r], batch.reads[r + 1], pp, ref, opt.output, recs[r], recs[r + 1]);
+    });
   }
+  errors.rethrow();
   stats.proper_pairs += proper;
   stats.rescued += rescued;
 }

@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
+#include "io/output_file.hpp"
 #include "io/sam_writer.hpp"
 
 namespace gatemap::mapper {
@@ -77,6 +78,9 @@ MapStats run_mapping(RunOptions opt) {
   if (opt.batch_reads < 2) throw UsageError("--batch must be at least 2");
   validate(opt.map);
   const size_t batch_bases = opt.batch_bases ? opt.batch_bases : opt.batch_reads * 1000;
+  io::sam_output_mode(opt.output);  // a refused suffix fails before the index loads
+  io::check_not_input(opt.output, "-o", {opt.index_path, opt.reads1, opt.reads2});
+  if (!opt.stats_path.empty()) io::check_not_input(opt.stats_path, "--stats", {opt.index_path, opt.reads1, opt.reads2});
   const std::string where = filter_backend(opt);
   opt.map.filter = where != "off";
   // Whether a GPU filters: probed on a thread of its own (CUDA's start-up takes a few

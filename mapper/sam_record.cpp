@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <memory>
+#include <new>
 #include <sstream>
 
 #include "common/dna.hpp"
@@ -53,6 +56,7 @@ std::string append_comment_tags(bam1_t* b, const std::string& comment) {
 
 void check_comment_tags(const io::Read& read) {
   bam1_t* scratch = bam_init1();
+  if (!scratch) throw std::bad_alloc();
   const std::string bad = append_comment_tags(scratch, read.comment);
   bam_destroy1(scratch);
   if (!bad.empty()) {
@@ -101,45 +105,51 @@ bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::stri
     std::reverse(qual.begin(), qual.end());
   }
   for (auto& q : qual) q = static_cast<char>(q - 33);
-  bam1_t* b = bam_init1();
+  // Out of memory anywhere here is an error, never a record with a tag missing.
+  std::unique_ptr<bam1_t, void (*)(bam1_t*)> owner(bam_init1(), bam_destroy1);
+  if (!owner) throw std::bad_alloc();
+  bam1_t* b = owner.get();
+  const auto aux = [b](const char* tag, char type, size_t len, const void* data) {
+    if (bam_aux_append(b, tag, type, static_cast<int>(len), static_cast<const uint8_t*>(data)) != 0) {
+      throw std::bad_alloc();
+    }
+  };
   const uint32_t* cigar = f.aln ? f.aln->cigar.data() : nullptr;
   const size_t n_cigar = f.aln ? f.aln->cigar.size() : 0;
   const int ret = bam_set1(b, read.name.size(), read.name.c_str(), f.flag, f.tid, f.pos, static_cast<uint8_t>(f.mapq),
                            n_cigar, cigar, f.mate.tid, f.mate.pos, f.mate.tlen, seq.size(), seq.c_str(),
                            qual.empty() ? nullptr : qual.c_str(), 64);  // FASTA reads: QUAL '*'
   if (ret < 0) {
-    bam_destroy1(b);
+    if (errno == ENOMEM) throw std::bad_alloc();
     throw Error("cannot build the SAM record of read '" + read.name + "'");
   }
   if (f.aln) {
     const int32_t nm = f.aln->edits;
-    bam_aux_append(b, "NM", 'i', 4, reinterpret_cast<const uint8_t*>(&nm));
-    bam_aux_append(b, "MD", 'Z', static_cast<int>(f.aln->md.size() + 1),
-                   reinterpret_cast<const uint8_t*>(f.aln->md.c_str()));
+    aux("NM", 'i', 4, &nm);
+    aux("MD", 'Z', f.aln->md.size() + 1, f.aln->md.c_str());
     const int32_t as = f.score;
-    bam_aux_append(b, "AS", 'i', 4, reinterpret_cast<const uint8_t*>(&as));
+    aux("AS", 'i', 4, &as);
     if (f.has_second) {
       const int32_t xs = f.second;
-      bam_aux_append(b, "XS", 'i', 4, reinterpret_cast<const uint8_t*>(&xs));
+      aux("XS", 'i', 4, &xs);
     }
   }
   if (f.mate.aln && !f.mate.unmapped && !f.mate.aln->cigar.empty()) {
     std::string mc;
     for (uint32_t c : f.mate.aln->cigar) mc += std::to_string(bam_cigar_oplen(c)) + BAM_CIGAR_STR[bam_cigar_op(c)];
-    bam_aux_append(b, "MC", 'Z', static_cast<int>(mc.size() + 1), reinterpret_cast<const uint8_t*>(mc.c_str()));
+    aux("MC", 'Z', mc.size() + 1, mc.c_str());
   }
   if (!f.sa.empty()) {
-    bam_aux_append(b, "SA", 'Z', static_cast<int>(f.sa.size() + 1), reinterpret_cast<const uint8_t*>(f.sa.c_str()));
+    aux("SA", 'Z', f.sa.size() + 1, f.sa.c_str());
   }
   if (!f.xa.empty()) {
-    bam_aux_append(b, "XA", 'Z', static_cast<int>(f.xa.size() + 1), reinterpret_cast<const uint8_t*>(f.xa.c_str()));
+    aux("XA", 'Z', f.xa.size() + 1, f.xa.c_str());
   }
   if (copy_comment) append_comment_tags(b, read.comment);  // checked by check_comment_tags
   if (!read_group.empty()) {
-    bam_aux_append(b, "RG", 'Z', static_cast<int>(read_group.size() + 1),
-                   reinterpret_cast<const uint8_t*>(read_group.c_str()));
+    aux("RG", 'Z', read_group.size() + 1, read_group.c_str());
   }
-  return b;
+  return owner.release();
 }
 
 }  // namespace gatemap::mapper::detail

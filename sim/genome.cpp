@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/parallel.hpp"
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "sim/rng.hpp"
@@ -165,12 +166,16 @@ std::vector<io::FastaRecord> simulate_genome(const GenomeOptions& opt) {
   const Families fam = make_families(opt.seed, opt.gc);
   std::vector<io::FastaRecord> out(layout.size());
   const int n = static_cast<int>(layout.size());
+  ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, opt.threads))
   for (int c = 0; c < n; ++c) {
-    const bool chromosome = layout[c].first.rfind("GL", 0) != 0 && layout[c].first != "MT";
-    out[c].name = layout[c].first;
-    out[c].seq = make_contig(layout[c].second, chromosome, opt, fam, substream(opt.seed, c + 1));
+    errors.run([&] {
+      const bool chromosome = layout[c].first.rfind("GL", 0) != 0 && layout[c].first != "MT";
+      out[c].name = layout[c].first;
+      out[c].seq = make_contig(layout[c].second, chromosome, opt, fam, substream(opt.seed, c + 1));
+    });
   }
+  errors.rethrow();
   return out;
 }
 

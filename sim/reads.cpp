@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "common/parallel.hpp"
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "sim/rng.hpp"
@@ -203,121 +204,125 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
   out.resize(static_cast<size_t>(count * mates));
   bool placement_failed = false;
 
+  ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 1024)
   for (int64_t k = 0; k < count; ++k) {
-    const int64_t id = first_fragment + k;
-    Rng rng(substream(opt.seed, static_cast<uint64_t>(id)));
-    // Draw a fragment that fits its contig and whose reads are not mostly N.
-    Fragment f{};
-    bool placed = false;
-    for (int attempt = 0; attempt <= 10000 && !placed; ++attempt) {
-      f.h = static_cast<int>(rng.below(2));
-      f.contig = static_cast<int>(std::upper_bound(cumulative.begin(), cumulative.end(), rng.uniform() * total) -
-                                  cumulative.begin());
-      f.contig = std::min<int>(f.contig, static_cast<int>(ref.size()) - 1);
-      const std::string& seq = (*haps[f.h])[f.contig].seq;
-      const int64_t frag = opt.paired ? std::max<int64_t>(L, std::llround(opt.insert_mean + opt.insert_sd * rng.normal()))
-                                      : L;
-      if (frag + 2 * slack > static_cast<int64_t>(seq.size())) continue;
-      f.begin = slack + rng.below(static_cast<int64_t>(seq.size()) - frag - 2 * slack + 1);
-      f.end = f.begin + frag;
-      f.reverse = rng.below(2);
-      int64_t n = 0;
-      for (int64_t i = f.begin; i < f.begin + L; ++i) n += (seq[i] | 0x20) == 'n';
-      for (int64_t i = f.end - L; i < f.end; ++i) n += (seq[i] | 0x20) == 'n';
-      placed = n * 10 < 2 * L;
-    }
-    if (!placed) {  // no exception may leave an OpenMP loop: report after it
+    errors.run([&] {
+      const int64_t id = first_fragment + k;
+      Rng rng(substream(opt.seed, static_cast<uint64_t>(id)));
+      // Draw a fragment that fits its contig and whose reads are not mostly N.
+      Fragment f{};
+      bool placed = false;
+      for (int attempt = 0; attempt <= 10000 && !placed; ++attempt) {
+        f.h = static_cast<int>(rng.below(2));
+        f.contig = static_cast<int>(std::upper_bound(cumulative.begin(), cumulative.end(), rng.uniform() * total) -
+                                    cumulative.begin());
+        f.contig = std::min<int>(f.contig, static_cast<int>(ref.size()) - 1);
+        const std::string& seq = (*haps[f.h])[f.contig].seq;
+        const int64_t frag = opt.paired ? std::max<int64_t>(L, std::llround(opt.insert_mean + opt.insert_sd * rng.normal()))
+                                        : L;
+        if (frag + 2 * slack > static_cast<int64_t>(seq.size())) continue;
+        f.begin = slack + rng.below(static_cast<int64_t>(seq.size()) - frag - 2 * slack + 1);
+        f.end = f.begin + frag;
+        f.reverse = rng.below(2);
+        int64_t n = 0;
+        for (int64_t i = f.begin; i < f.begin + L; ++i) n += (seq[i] | 0x20) == 'n';
+        for (int64_t i = f.end - L; i < f.end; ++i) n += (seq[i] | 0x20) == 'n';
+        placed = n * 10 < 2 * L;
+      }
+      if (!placed) {  // no exception may leave an OpenMP loop: report after it
 #pragma omp atomic write
-      placement_failed = true;
-      continue;
-    }
-    const std::string& seq = (*haps[f.h])[f.contig].seq;
-    ReadTruth truths[2];
-    for (int m = 0; m < mates; ++m) {
-      // Mate 1 reads the fragment from its start on the forward strand unless reversed;
-      // mate 2 reads the other end on the other strand.
-      const bool reverse = (m == 0) ? f.reverse : !f.reverse;
-      const bool from_start = (m == 0) != f.reverse;
-      SimRead& r = out[static_cast<size_t>(k * mates + m)];
-      // Template base t sits at haplotype position `origin + dir * t`.
-      const int64_t origin = from_start ? f.begin : f.end - 1;
-      const int64_t dir = from_start ? 1 : -1;
-      r.seq.resize(static_cast<size_t>(L));
-      r.true_seq.clear();
-      if (opt.keep_true_seq) r.true_seq.reserve(static_cast<size_t>(L));
-      r.qual = quality_pool[static_cast<size_t>(rng.below(kPool))];
-      r.errors = 0;
-      thread_local std::vector<Piece> pieces;  // reused: no allocation per read
-      pieces.clear();
-      const auto next_gap = [&]() -> int64_t {  // read bases until the next candidate event
-        if (max_rate <= 0) return int64_t{1} << 40;
-        return static_cast<int64_t>(std::floor(std::log1p(-rng.uniform()) / log_keep));
-      };
-      const char* to_base = reverse ? kComplementUpper.data() : kUpper.data();
-      const auto copy_run = [&](int64_t i, int64_t t, int64_t n) {
-        const char* src = seq.data() + origin + dir * t;
-        char* dst = &r.seq[i];
-        for (int64_t k = 0; k < n; ++k) dst[k] = to_base[static_cast<unsigned char>(src[dir * k])];
-        if (opt.keep_true_seq) r.true_seq.append(dst, static_cast<size_t>(n));
-        if (n > 0) {
-          if (!pieces.empty() && pieces.back().hap_begin >= 0 && pieces.back().len > 0 &&
-              pieces.back().hap_begin + pieces.back().len == t) {
-            pieces.back().len += n;  // pieces hold template offsets until converted below
-          } else {
-            pieces.push_back({t, n});
+        placement_failed = true;
+        return;
+      }
+      const std::string& seq = (*haps[f.h])[f.contig].seq;
+      ReadTruth truths[2];
+      for (int m = 0; m < mates; ++m) {
+        // Mate 1 reads the fragment from its start on the forward strand unless reversed;
+        // mate 2 reads the other end on the other strand.
+        const bool reverse = (m == 0) ? f.reverse : !f.reverse;
+        const bool from_start = (m == 0) != f.reverse;
+        SimRead& r = out[static_cast<size_t>(k * mates + m)];
+        // Template base t sits at haplotype position `origin + dir * t`.
+        const int64_t origin = from_start ? f.begin : f.end - 1;
+        const int64_t dir = from_start ? 1 : -1;
+        r.seq.resize(static_cast<size_t>(L));
+        r.true_seq.clear();
+        if (opt.keep_true_seq) r.true_seq.reserve(static_cast<size_t>(L));
+        r.qual = quality_pool[static_cast<size_t>(rng.below(kPool))];
+        r.errors = 0;
+        thread_local std::vector<Piece> pieces;  // reused: no allocation per read
+        pieces.clear();
+        const auto next_gap = [&]() -> int64_t {  // read bases until the next candidate event
+          if (max_rate <= 0) return int64_t{1} << 40;
+          return static_cast<int64_t>(std::floor(std::log1p(-rng.uniform()) / log_keep));
+        };
+        const char* to_base = reverse ? kComplementUpper.data() : kUpper.data();
+        const auto copy_run = [&](int64_t i, int64_t t, int64_t n) {
+          const char* src = seq.data() + origin + dir * t;
+          char* dst = &r.seq[i];
+          for (int64_t k = 0; k < n; ++k) dst[k] = to_base[static_cast<unsigned char>(src[dir * k])];
+          if (opt.keep_true_seq) r.true_seq.append(dst, static_cast<size_t>(n));
+          if (n > 0) {
+            if (!pieces.empty() && pieces.back().hap_begin >= 0 && pieces.back().len > 0 &&
+                pieces.back().hap_begin + pieces.back().len == t) {
+              pieces.back().len += n;  // pieces hold template offsets until converted below
+            } else {
+              pieces.push_back({t, n});
+            }
           }
-        }
-      };
-      int64_t i = 0, t = 0, gap = next_gap();
-      while (i < L) {
-        const int64_t run = std::min<int64_t>(L - i, gap);
-        copy_run(i, t, run);
-        i += run;
-        t += run;
-        gap -= run;
-        if (i >= L) break;
-        gap = next_gap();
-        const double u = rng.uniform() * max_rate;
-        if (u < opt.indel_rate / 2) {  // a base inserted by the sequencer
-          r.seq[i] = "ACGT"[rng.below(4)];
-          if (opt.keep_true_seq) r.true_seq += '-';
-          r.qual[i] = static_cast<char>(33 + std::clamp(q_error[i] + static_cast<int>(rng.below(5)) - 2, 2, 41));
-          pieces.push_back({-1, 1});
-          ++r.errors;
-          ++i;
-        } else if (u < opt.indel_rate && t < L + slack - 1) {  // a template base skipped
-          ++t;
-          ++r.errors;
-        } else {
-          copy_run(i, t, 1);
-          if (u < opt.indel_rate + opt.n_rate) {
-            r.seq[i] = 'N';
-            r.qual[i] = '#';
-          } else if (u < opt.indel_rate + opt.n_rate + p_sub[i] && r.seq[i] != 'N') {
-            r.seq[i] = kCodeToAscii[(base_code(r.seq[i]) + 1 + rng.below(3)) & 3];
+        };
+        int64_t i = 0, t = 0, gap = next_gap();
+        while (i < L) {
+          const int64_t run = std::min<int64_t>(L - i, gap);
+          copy_run(i, t, run);
+          i += run;
+          t += run;
+          gap -= run;
+          if (i >= L) break;
+          gap = next_gap();
+          const double u = rng.uniform() * max_rate;
+          if (u < opt.indel_rate / 2) {  // a base inserted by the sequencer
+            r.seq[i] = "ACGT"[rng.below(4)];
+            if (opt.keep_true_seq) r.true_seq += '-';
             r.qual[i] = static_cast<char>(33 + std::clamp(q_error[i] + static_cast<int>(rng.below(5)) - 2, 2, 41));
+            pieces.push_back({-1, 1});
             ++r.errors;
+            ++i;
+          } else if (u < opt.indel_rate && t < L + slack - 1) {  // a template base skipped
+            ++t;
+            ++r.errors;
+          } else {
+            copy_run(i, t, 1);
+            if (u < opt.indel_rate + opt.n_rate) {
+              r.seq[i] = 'N';
+              r.qual[i] = '#';
+            } else if (u < opt.indel_rate + opt.n_rate + p_sub[i] && r.seq[i] != 'N') {
+              r.seq[i] = kCodeToAscii[(base_code(r.seq[i]) + 1 + rng.below(3)) & 3];
+              r.qual[i] = static_cast<char>(33 + std::clamp(q_error[i] + static_cast<int>(rng.below(5)) - 2, 2, 41));
+              ++r.errors;
+            }
+            ++i;
+            ++t;
           }
-          ++i;
-          ++t;
         }
+        // Template offsets -> haplotype intervals in forward orientation.
+        for (Piece& p : pieces) {
+          if (p.hap_begin < 0) continue;
+          p.hap_begin = from_start ? origin + p.hap_begin : origin - (p.hap_begin + p.len - 1);
+        }
+        if (!from_start) std::reverse(pieces.begin(), pieces.end());
+        truths[m] = truth_of(ref[f.contig].name, blocks[f.h][f.contig], pieces, reverse);
       }
-      // Template offsets -> haplotype intervals in forward orientation.
-      for (Piece& p : pieces) {
-        if (p.hap_begin < 0) continue;
-        p.hap_begin = from_start ? origin + p.hap_begin : origin - (p.hap_begin + p.len - 1);
+      std::string name = encode_truth_name(id, truths[0], opt.paired ? &truths[1] : nullptr);
+      for (int m = mates - 1; m >= 0; --m) {  // the last copy moves
+        SimRead& r = out[static_cast<size_t>(k * mates + m)];
+        r.name = m ? name : std::move(name);
+        r.truth = std::move(truths[m]);
       }
-      if (!from_start) std::reverse(pieces.begin(), pieces.end());
-      truths[m] = truth_of(ref[f.contig].name, blocks[f.h][f.contig], pieces, reverse);
-    }
-    std::string name = encode_truth_name(id, truths[0], opt.paired ? &truths[1] : nullptr);
-    for (int m = mates - 1; m >= 0; --m) {  // the last copy moves
-      SimRead& r = out[static_cast<size_t>(k * mates + m)];
-      r.name = m ? name : std::move(name);
-      r.truth = std::move(truths[m]);
-    }
+    });
   }
+  errors.rethrow();
   if (placement_failed) throw Error("cannot place reads: the contigs are too short or mostly N");
 }
 

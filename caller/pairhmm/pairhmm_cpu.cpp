@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/parallel.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "caller/pairhmm/pairhmm.hpp"
@@ -211,25 +212,29 @@ void pairhmm_cpu(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vect
   const auto pairs = batch.pairs();
   log10_lik.assign(pairs.size(), 0.0);
   int64_t n_double = 0;
+  ParallelErrors errors;
 #pragma omp parallel reduction(+ : n_double)
   {
     FloatRows rows;
     FlushDenormals ftz;
 #pragma omp for schedule(dynamic, 8)
     for (size_t k = 0; k < pairs.size(); ++k) {
-      const FloatSum f = forward_float(batch, pairs[k].first, pairs[k].second, opt.tristate, rows);
-      const detail::FloatOutcome o = detail::classify_float_sum(f.sum, f.shift, kPairHmmUnderflow);
-      if (o == detail::FloatOutcome::redo) {
-        ftz.pause();  // the double pass keeps denormals: it serves pairs near double's range too
-        log10_lik[k] = pairhmm_reference_pair(batch, pairs[k].first, pairs[k].second, opt);
-        ftz.resume();
-        ++n_double;
-      } else {
-        log10_lik[k] = o == detail::FloatOutcome::value ? detail::float_log10(f.sum, f.shift)
-                                                        : -std::numeric_limits<double>::infinity();
-      }
+      errors.run([&] {
+        const FloatSum f = forward_float(batch, pairs[k].first, pairs[k].second, opt.tristate, rows);
+        const detail::FloatOutcome o = detail::classify_float_sum(f.sum, f.shift, kPairHmmUnderflow);
+        if (o == detail::FloatOutcome::redo) {
+          ftz.pause();  // the double pass keeps denormals: it serves pairs near double's range too
+          log10_lik[k] = pairhmm_reference_pair(batch, pairs[k].first, pairs[k].second, opt);
+          ftz.resume();
+          ++n_double;
+        } else {
+          log10_lik[k] = o == detail::FloatOutcome::value ? detail::float_log10(f.sum, f.shift)
+                                                          : -std::numeric_limits<double>::infinity();
+        }
+      });
     }
   }
+  errors.rethrow();
   if (stats) {
     stats->pairs += static_cast<int64_t>(pairs.size());
     stats->cells += batch.cell_count();

@@ -288,7 +288,7 @@ TEST(EvalVcf, NormalizesBothSidesAndCountsByClass) {
                                               "1\t3\t.\tG\tT\t50\tPASS\t.\tGT\t1/1\n"
                                               "1\t22\t.\tTCAT\tT\t50\tPASS\t.\tGT\t1/1\n"
                                               "1\t30\t.\tG\tGA,C\t50\tPASS\t.\tGT\t1/2\n"
-                                              "1\t50\t.\tA\tG\t50\tLowQual\t.\tGT\t0/1\n");
+                                              "1\t50\t.\tC\tG\t50\tLowQual\t.\tGT\t0/1\n");
   const auto ev = eval::eval_vcf(dir.file("truth.vcf"), dir.file("calls.vcf"), dir.file("ref.fa"));
   const auto& snp = ev.classes[0];
   const auto& indel = ev.classes[1];

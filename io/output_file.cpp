@@ -1,0 +1,62 @@
+#include "io/output_file.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "common/error.hpp"
+
+namespace gatemap::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Standard output, or an existing path that is not a regular file (a FIFO, /dev/null):
+// nothing to rename.
+bool written_in_place(const std::string& path) {
+  if (path.empty() || path == "-" || path == "/dev/stdout") return true;
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+}  // namespace
+
+OutputFile::OutputFile(const std::string& path) : path_(path), write_(path) {
+  if (written_in_place(path)) return;
+  const fs::path p(path);
+  // Same directory (rename stays on one file system); a hidden name with the process id.
+  write_ = (p.parent_path() / ("." + p.filename().string() + ".gatemap-tmp." + std::to_string(::getpid()))).string();
+}
+
+OutputFile::~OutputFile() {
+  if (!committed_ && write_ != path_) std::remove(write_.c_str());
+}
+
+void OutputFile::commit() {
+  if (committed_) return;
+  if (write_ != path_ && std::rename(write_.c_str(), path_.c_str()) != 0) {
+    throw IoError("cannot rename '" + write_ + "' to '" + path_ + "': " + std::strerror(errno));
+  }
+  committed_ = true;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+void check_not_input(const std::string& out, const std::string& flag, const std::vector<std::string>& inputs) {
+  if (written_in_place(out)) return;
+  for (const std::string& in : inputs) {
+    if (in.empty() || in == "-") continue;
+    if (same_file(out, in)) throw UsageError(flag + " '" + out + "' is also an input: refusing to overwrite it");
+  }
+}
+
+}  // namespace gatemap::io

@@ -1,0 +1,37 @@
+#pragma once
+// Outputs that never look complete unless they are: a file is written under a temporary
+// name in its own directory and renamed to its name by commit(), so a run that fails
+// (bad input at record 4001, a full disk, out of memory) leaves no partial file that
+// passes for a result. Standard output ("-", /dev/stdout) and other non-regular targets
+// (a pipe, /dev/null) are written in place. Also: an output that is one of the inputs
+// is refused before anything is opened.
+#include <string>
+#include <vector>
+
+namespace gatemap::io {
+
+class OutputFile {
+ public:
+  explicit OutputFile(const std::string& path);
+  ~OutputFile();  // removes the temporary file unless committed; never throws
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  const std::string& path() const { return path_; }         // the name the user gave
+  const std::string& write_path() const { return write_; }  // where to write until commit()
+  // Renames the finished file to path(); throws IoError when that fails.
+  void commit();
+
+ private:
+  std::string path_, write_;
+  bool committed_ = false;
+};
+
+// Whether two paths name the same file (existing or not).
+bool same_file(const std::string& a, const std::string& b);
+
+// Throws UsageError ("<flag> 'x' is also an input") when `out` names the same file as
+// one of `inputs` (empty names and "-" are skipped).
+void check_not_input(const std::string& out, const std::string& flag, const std::vector<std::string>& inputs);
+
+}  // namespace gatemap::io

@@ -1,0 +1,326 @@
+// The binary against hostile input and faults, one case per way it used to fail: no
+// crash, no hang, no silent loss of data, no partial output that looks complete, honest
+// exit codes (1 for bad input, 2 for usage) with messages naming the file or option.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "index/format.hpp"
+#include "../test_util.hpp"
+
+using gatemap::test::read_file;
+using gatemap::test::run_command;
+using gatemap::test::write_file;
+
+namespace {
+
+const std::string kBin = GATEMAP_BINARY;
+
+bool exists(const std::string& path) { return std::filesystem::exists(path); }
+
+// A small simulated data set, made once: reference, index, donor, pairs, sorted BAM.
+class Hostile : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new gatemap::test::TempDir();
+    const std::string g = kBin + " ";
+    std::string out;
+    const std::string setup = g + "sim genome --length 120000 --contigs 3 -o " + f("ref.fa") + " && " + g + "index -o " +
+                              f("ref.gmi") + " " + f("ref.fa") + " && " + g + "sim variants --snp-rate 0.003 " +
+                              f("ref.fa") + " -o " + f("donor") + " && " + g + "sim reads " + f("ref.fa") + " --vcf " +
+                              f("donor.truth.vcf.gz") + " -n 6000 -o " + f("r") + " && " + g + "sim reads " +
+                              f("ref.fa") + " -n 3000 --gz -o " + f("rz") + " && " + g + "map -t 2 --sort -o " +
+                              f("aln.bam") + " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
+    ASSERT_EQ(run_command(setup, &out), 0) << out;
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static std::string f(const std::string& name) { return dir_->file(name); }
+  // Runs a gatemap command line (arguments after the binary); returns the exit status.
+  static int gm(const std::string& args, std::string* out = nullptr) {
+    return run_command("timeout 120 " + kBin + " " + args, out);
+  }
+  static gatemap::test::TempDir* dir_;
+};
+gatemap::test::TempDir* Hostile::dir_ = nullptr;
+
+// Every option out of its range, NaN included, is a usage error naming the option.
+TEST_F(Hostile, OptionsOutOfRangeAreUsageErrors) {
+  const std::string ref = f("ref.fa"), idx = f("ref.gmi"), r1 = f("r_1.fq"), bam = f("aln.bam");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"map -t 100000 " + idx + " " + r1, "--threads"},
+      {"index -t 100000 -o " + f("t.gmi") + " " + ref, "--threads"},
+      {"call -t 100000 -r " + ref + " " + bam, "--threads"},
+      {"correct -t 40000 -o " + f("t.fq") + " " + r1, "--threads"},
+      {"map --max-cand -1 " + idx + " " + r1, "--max-cand"},
+      {"map --max-cand 0 " + idx + " " + r1, "--max-cand"},
+      {"map -e 65 " + idx + " " + r1, "--max-edits"},
+      {"map --batch -1 " + idx + " " + r1, "--batch"},
+      {"map --batch 99999999999 " + idx + " " + r1, "--batch"},
+      {"sim variants " + ref + " --snp-rate nan -o " + f("t"), "--snp-rate"},
+      {"sim variants " + ref + " --hom 2 -o " + f("t"), "--hom"},
+      {"sim variants " + ref + " --hom -1 -o " + f("t"), "--hom"},
+      {"sim variants " + ref + " --max-indel 1000 -o " + f("t"), "--max-indel"},
+      {"sim variants " + ref + " --max-indel -1 -o " + f("t"), "--max-indel"},
+      {"sim reads " + ref + " --sub-rate nan -n 10 -o " + f("t"), "--sub-rate"},
+      {"sim reads " + ref + " --sub-rate 2 -n 10 -o " + f("t"), "--sub-rate"},
+      {"sim reads " + ref + " --sub-rate -1 -n 10 -o " + f("t"), "--sub-rate"},
+      {"sim reads " + ref + " -n -1 -o " + f("t"), "-n"},
+      {"sim genome --length 1000000000000 -o " + f("t.fa"), "--length"},
+      {"sim genome --gc nan -o " + f("t.fa"), "--gc"},
+      {"eval map --tolerance -5 " + bam, "--tolerance"},
+      {"correct --max-corrections -1 -o " + f("t.fq") + " " + r1, "--max-corrections"},
+      {"correct --gpu --cpu -o " + f("t.fq") + " " + r1, "--gpu"},
+      {"call --min-qual nan -r " + ref + " " + bam, "--min-qual"},
+      {"call --max-haplotypes 0 -r " + ref + " " + bam, "--max-haplotypes"},
+      {"call --max-haplotypes -1 -r " + ref + " " + bam, "--max-haplotypes"},
+      {"map -o " + f("t.cram") + " " + idx + " " + r1, "CRAM"},
+  };
+  for (const auto& [args, flag] : cases) {
+    std::string out;
+    EXPECT_EQ(gm(args, &out), 2) << args << "\n" << out;
+    EXPECT_NE(out.find(flag), std::string::npos) << args << "\n" << out;
+    EXPECT_EQ(out.find("terminate called"), std::string::npos) << args;
+  }
+  EXPECT_FALSE(exists(f("t.cram")));
+}
+
+TEST_F(Hostile, OutputThatIsAnInputIsRefused) {
+  const std::string before = read_file(f("aln.bam"));
+  const std::vector<std::string> cases = {
+      "call -r " + f("ref.fa") + " -o " + f("aln.bam") + " " + f("aln.bam"),
+      "index -o " + f("ref.fa") + " " + f("ref.fa"),
+      "map -o " + f("r_1.fq") + " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq"),
+      "correct -o " + f("r_1.fq") + " " + f("r_1.fq"),
+      "correct -o " + f("same.fq") + " -p " + f("same.fq") + " " + f("r_1.fq") + " " + f("r_2.fq"),
+  };
+  for (const auto& args : cases) {
+    std::string out;
+    EXPECT_EQ(gm(args, &out), 2) << args << "\n" << out;
+  }
+  EXPECT_EQ(read_file(f("aln.bam")), before);
+  EXPECT_GT(read_file(f("r_1.fq")).size(), 1000u);
+  EXPECT_GT(read_file(f("ref.fa")).size(), 100000u);
+}
+
+// A run that fails at record 4001 leaves no output file (nor a temporary one), with or
+// without --sort; a run that succeeds leaves exactly its output.
+TEST_F(Hostile, FailedMapLeavesNoOutput) {
+  gatemap::test::TempDir d;
+  std::string fq = read_file(f("r_1.fq"));
+  size_t at = 0;
+  for (int line = 0; line < 4000 * 4; ++line) at = fq.find('\n', at) + 1;
+  fq.insert(at, "@bad\nACGT\n+\nII\n");
+  write_file(f("bad.fq"), fq);
+  for (const char* sort : {"", "--sort "}) {
+    std::string out;
+    EXPECT_EQ(gm(std::string("map ") + sort + "-o " + d.file("out.bam") + " " + f("ref.gmi") + " " + f("bad.fq"), &out),
+              1)
+        << out;
+    EXPECT_NE(out.find("record 4001"), std::string::npos) << out;
+    EXPECT_TRUE(std::filesystem::is_empty(d.path())) << "left behind after: map " << sort;
+  }
+  ASSERT_EQ(gm("map -o " + d.file("ok.bam") + " " + f("ref.gmi") + " " + f("r_1.fq")), 0);
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(d.path())) n += !e.path().empty();
+  EXPECT_EQ(n, 1);
+}
+
+// Under a memory limit the mapper either finishes or says it ran out: never a crash,
+// never an output file from a failed run.
+TEST_F(Hostile, LowMemoryIsAnErrorNotACrash) {
+  gatemap::test::TempDir d;
+  int failed = 0, ok = 0;
+  for (int kb = 100000; kb <= 600000; kb += 25000) {
+    std::string out;
+    const int rc = run_command("ulimit -v " + std::to_string(kb) + "; " + kBin + " map -t 2 -o " + d.file("lm.bam") +
+                                   " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq"),
+                               &out);
+    ASSERT_TRUE(rc == 0 || rc == 1) << "ulimit -v " << kb << ": status " << rc << "\n" << out;
+    EXPECT_EQ(out.find("terminate called"), std::string::npos) << out;
+    if (rc == 1) {
+      ++failed;
+      EXPECT_TRUE(std::filesystem::is_empty(d.path())) << "ulimit -v " << kb;
+    } else {
+      ++ok;
+      std::filesystem::remove(d.file("lm.bam"));
+    }
+  }
+  EXPECT_GT(ok, 0);      // the largest limit is enough
+  EXPECT_GT(failed, 0);  // and the smallest is not: the failure path ran
+}
+
+TEST_F(Hostile, TruncatedBgzfInputIsAnError) {
+  gatemap::test::TempDir d;
+  // Cut each BGZF file at a block boundary before its last data block: it still reads
+  // as a complete file; only the missing end-of-file marker tells.
+  const auto cut = [&](const std::string& src, const std::string& dst) {
+    const std::string data = read_file(src);
+    std::vector<size_t> blocks;
+    for (size_t i = 0; i + 18 <= data.size();) {
+      blocks.push_back(i);
+      i += (static_cast<unsigned char>(data[i + 16]) | static_cast<unsigned char>(data[i + 17]) << 8) + 1;
+    }
+    ASSERT_GE(blocks.size(), 3u) << src;
+    write_file(dst, data.substr(0, blocks[blocks.size() - 2]));
+  };
+  cut(f("rz_1.fq.gz"), d.file("cut.fq.gz"));
+  cut(f("aln.bam"), d.file("cut.bam"));
+  cut(f("donor.truth.vcf.gz"), d.file("cut.vcf.gz"));
+  const std::vector<std::string> cases = {
+      "map " + f("ref.gmi") + " " + d.file("cut.fq.gz"),
+      "correct -o " + d.file("c.fq") + " " + d.file("cut.fq.gz"),
+      "call -r " + f("ref.fa") + " " + d.file("cut.bam"),
+      "eval map " + d.file("cut.bam"),
+      "eval vcf " + d.file("cut.vcf.gz") + " " + f("donor.truth.vcf.gz") + " -r " + f("ref.fa"),
+  };
+  for (const auto& args : cases) {
+    std::string out;
+    EXPECT_EQ(gm(args, &out), 1) << args << "\n" << out;
+    EXPECT_NE(out.find("end-of-file marker"), std::string::npos) << args << "\n" << out;
+  }
+  EXPECT_FALSE(exists(d.file("c.fq")));
+}
+
+// Unplaced records anywhere, contigs the reference lacks: the other calls still come.
+// Another assembly (same name, other length), records outside their contig, no
+// common contig and FASTQ given as reads: errors, no hang.
+TEST_F(Hostile, CallerInputChecks) {
+  gatemap::test::TempDir d;
+  std::string all, out;
+  ASSERT_EQ(gm("call -r " + f("ref.fa") + " " + f("aln.bam"), &all), 0) << all;
+  const auto calls_on = [](const std::string& vcf, const std::string& contig) {
+    int n = 0;
+    for (size_t at = vcf.find("\n" + contig + "\t"); at != std::string::npos; at = vcf.find("\n" + contig + "\t", at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  ASSERT_GT(calls_on(all, "3"), 10);
+  // An unplaced record in the middle of the file.
+  ASSERT_EQ(run_command("samtools view -h " + f("aln.bam") + " | awk 'BEGIN{d=0} /^@/ {print; next} "
+                        "{if (!d && $3==\"2\") {print \"u1\\t4\\t*\\t0\\t0\\t*\\t*\\t0\\t0\\tACGT\\tIIII\"; d=1} print}' > " +
+                        d.file("mid.sam")),
+            0);
+  ASSERT_EQ(gm("call -r " + f("ref.fa") + " " + d.file("mid.sam"), &out), 0) << out;
+  EXPECT_EQ(calls_on(out, "3"), calls_on(all, "3"));
+  // A reference without contig 2, and one whose contig 3 is shorter.
+  std::string fa = read_file(f("ref.fa"));
+  const size_t c2 = fa.find(">2\n"), c3 = fa.find(">3\n");
+  write_file(d.file("no2.fa"), fa.substr(0, c2) + fa.substr(c3));
+  ASSERT_EQ(gm("call -r " + d.file("no2.fa") + " " + f("aln.bam"), &out), 0) << out;
+  EXPECT_EQ(calls_on(out, "3"), calls_on(all, "3"));
+  EXPECT_EQ(calls_on(out, "2"), 0);
+  write_file(d.file("short3.fa"), fa.substr(0, c3) + fa.substr(c3, (fa.size() - c3) / 2) + "\n");
+  EXPECT_EQ(gm("call -r " + d.file("short3.fa") + " " + f("aln.bam"), &out), 1) << out;
+  EXPECT_NE(out.find("bp in"), std::string::npos) << out;
+  // A record far past its contig's end (it used to run for minutes).
+  ASSERT_EQ(run_command("samtools view -h " + f("aln.bam") + " | awk 'BEGIN{OFS=\"\\t\"} /^@/ {print; next} "
+                        "{n++} n==50 {$4=2147000000} {print}' > " + d.file("far.sam")),
+            0);
+  EXPECT_EQ(gm("call -r " + f("ref.fa") + " " + d.file("far.sam"), &out), 1) << out;
+  EXPECT_NE(out.find("outside its contig"), std::string::npos) << out;
+  // Nothing in common with the reference; FASTQ instead of BAM.
+  write_file(d.file("other.fa"), ">chrX\n" + std::string(1000, 'A') + "\n");
+  EXPECT_EQ(gm("call -r " + d.file("other.fa") + " -o " + d.file("x.vcf") + " " + f("aln.bam"), &out), 1) << out;
+  EXPECT_FALSE(exists(d.file("x.vcf")));
+  EXPECT_EQ(gm("call -r " + f("ref.fa") + " " + f("r_1.fq"), &out), 1) << out;
+  // BCF output is BCF.
+  ASSERT_EQ(gm("call -r " + f("ref.fa") + " -o " + d.file("c.bcf") + " " + f("aln.bam"), &out), 0) << out;
+  EXPECT_EQ(read_file(d.file("c.bcf")).substr(0, 2), "\x1f\x8b");
+  if (run_command("command -v bcftools") == 0) {
+    ASSERT_EQ(run_command("bcftools view -H " + d.file("c.bcf") + " | wc -l", &out), 0);
+    EXPECT_EQ(std::stoi(out), calls_on(all, "1") + calls_on(all, "2") + calls_on(all, "3"));
+  }
+}
+
+TEST_F(Hostile, EvalVcfRejectsTheWrongReference) {
+  std::string out;
+  ASSERT_EQ(run_command(kBin + " sim genome --length 60000 --contigs 3 --seed 99 -o " + f("other3.fa")), 0);
+  EXPECT_EQ(gm("eval vcf " + f("donor.truth.vcf.gz") + " " + f("donor.truth.vcf.gz") + " -r " + f("other3.fa"), &out),
+            1)
+      << out;
+  EXPECT_NE(out.find("REF allele"), std::string::npos) << out;
+}
+
+// Reads from a pipe outgrowing the in-memory allowance are spilled, not lost; headers
+// (names, /1 /2, comments) come out as they went in.
+TEST_F(Hostile, CorrectFromPipesKeepsEveryReadAndItsHeader) {
+  gatemap::test::TempDir d;
+  std::string fq = read_file(f("r_1.fq"));
+  // A comment on every read.
+  std::string commented;
+  size_t line_start = 0;
+  for (int line = 0; line_start < fq.size(); ++line) {
+    const size_t end = fq.find('\n', line_start);
+    commented += fq.substr(line_start, end - line_start) + (line % 4 == 0 ? " BX:Z:A1 extra" : "") + "\n";
+    line_start = end + 1;
+  }
+  write_file(d.file("in.fq"), commented);
+  std::string out;
+  ASSERT_EQ(run_command("cat " + d.file("in.fq") + " | timeout 120 " + kBin + " correct --keep-reads-gb 0 -o " +
+                        d.file("c.fq") + " -", &out),
+            0)
+      << out;
+  const std::string corrected = read_file(d.file("c.fq"));
+  const auto headers = [](const std::string& s) {
+    std::vector<std::string> h;
+    size_t at = 0;
+    for (int line = 0; at < s.size(); ++line) {
+      const size_t end = s.find('\n', at);
+      if (line % 4 == 0) h.push_back(s.substr(at, end - at));
+      at = end + 1;
+    }
+    return h;
+  };
+  const auto in_headers = headers(commented), out_headers = headers(corrected);
+  ASSERT_EQ(out_headers.size(), 6000u);
+  EXPECT_EQ(out_headers, in_headers);
+  EXPECT_NE(in_headers[0].find("/1 BX:Z:A1 extra"), std::string::npos) << in_headers[0];
+  // A named pipe (opened twice before: it blocked).
+  const std::string fifo = d.file("pipe.fq");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(run_command("(cat " + d.file("in.fq") + " > " + fifo + " &) ; timeout 120 " + kBin +
+                        " correct --keep-reads-gb 0 -o " + d.file("p.fq") + " " + fifo, &out),
+            0)
+      << out;
+  EXPECT_EQ(headers(read_file(d.file("p.fq"))), in_headers);
+  EXPECT_EQ(read_file(d.file("p.fq")), corrected);
+}
+
+// An index whose header fields disagree with its sections (checksums recomputed, as a
+// crafted or mixed-up file would have them) is refused, not read out of bounds.
+TEST_F(Hostile, IndexHeaderMustDescribeItsSections) {
+  using namespace gatemap::index::detail;
+  const std::string good = read_file(f("ref.gmi"));
+  for (int field = 0; field < 3; ++field) {
+    std::string bad = good;
+    FileHeader h;
+    std::memcpy(&h, bad.data(), sizeof(h));
+    if (field == 0) h.k = 12;
+    if (field == 1) h.bucket_bits += 3;
+    if (field == 2) h.length += 640;
+    h.header_checksum = checksum(&h, offsetof(FileHeader, header_checksum));
+    std::memcpy(bad.data(), &h, sizeof(h));
+    const std::string path = f("bad" + std::to_string(field) + ".gmi");
+    write_file(path, bad);
+    std::string out;
+    EXPECT_EQ(gm("map " + path + " " + f("r_1.fq"), &out), 1) << field << "\n" << out;
+    EXPECT_NE(out.find("index '" + path + "'"), std::string::npos) << out;
+  }
+}
+
+TEST_F(Hostile, SamGzOutputIsBgzippedSam) {
+  gatemap::test::TempDir d;
+  std::string out;
+  ASSERT_EQ(gm("map -o " + d.file("o.sam.gz") + " " + f("ref.gmi") + " " + f("r_1.fq"), &out), 0) << out;
+  EXPECT_EQ(read_file(d.file("o.sam.gz")).substr(0, 2), "\x1f\x8b");
+  ASSERT_EQ(run_command("samtools view -c -F 0x900 " + d.file("o.sam.gz"), &out), 0);
+  EXPECT_EQ(std::stoi(out), 6000);
+}
+
+}  // namespace
