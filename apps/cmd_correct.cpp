@@ -22,15 +22,19 @@ void register_correct(CLI::App& app, AppContext& ctx) {
   sub->add_option("--spectrum", o->spectrum, "Solid k-mers as a Bloom filter or an exact hash set")
       ->check(CLI::IsMember({"bloom", "exact"}))
       ->capture_default_str();
-  sub->add_option("--fpr", o->bloom_fpr, "Bloom filter false-positive rate")->check(finite_in(1e-9, 0.5))->capture_default_str();
+  sub->add_option("--fpr", o->bloom_fpr, "Bloom filter false-positive rate")
+      ->check(finite_in(1e-9, 0.5))
+      ->capture_default_str();
   sub->add_option("--max-corrections", o->max_corrections, "Substitutions per read at most")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
   auto* backend = sub->add_option("--backend", o->backend, "gpu, cpu or auto")
                       ->check(CLI::IsMember({"gpu", "cpu", "auto"}))
                       ->capture_default_str();
-  auto* gpu = sub->add_flag_callback("--gpu", [o] { o->backend = "gpu"; }, "Same as --backend gpu");
-  auto* cpu = sub->add_flag_callback("--cpu", [o] { o->backend = "cpu"; }, "Same as --backend cpu");
+  auto* gpu = sub->add_flag_callback(
+      "--gpu", [o] { o->backend = "gpu"; }, "Same as --backend gpu");
+  auto* cpu = sub->add_flag_callback(
+      "--cpu", [o] { o->backend = "cpu"; }, "Same as --backend cpu");
   gpu->excludes(cpu)->excludes(backend);
   cpu->excludes(backend);
   sub->add_option("--keep-reads-gb", o->keep_reads_gb, "Keep reads in memory between the two passes up to this size")

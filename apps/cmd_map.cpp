@@ -40,7 +40,8 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_option("--max-cand", o->map.seed.max_candidates, "Candidates verified per read and strand")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
-  sub->add_option("--max-occ", o->map.seed.max_occ, "Skip seeds with more hits (0: the index's cap)")->capture_default_str();
+  sub->add_option("--max-occ", o->map.seed.max_occ, "Skip seeds with more hits (0: the index's cap)")
+      ->capture_default_str();
   sub->add_option("--insert", o->map.pair.insert_mean, "Mean insert size (-1: estimate)")
       ->check(finite_in(-1, 1e6))
       ->capture_default_str();

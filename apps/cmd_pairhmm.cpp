@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "apps/commands.hpp"
+#include "caller/pairhmm/pairhmm.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
-#include "caller/pairhmm/pairhmm.hpp"
 
 namespace gatemap::apps {
 

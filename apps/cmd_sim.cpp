@@ -24,11 +24,15 @@ void add_genome(CLI::App* sim, AppContext& ctx) {
   sub->add_option("--length", a->opt.length, "Total length in bases")
       ->check(CLI::Range(int64_t{1}, int64_t{100000000000}))
       ->capture_default_str();
-  sub->add_option("--contigs", a->opt.contigs, "Number of contigs")->check(CLI::Range(1, 1000000))->capture_default_str();
+  sub->add_option("--contigs", a->opt.contigs, "Number of contigs")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   sub->add_option("--gc", a->opt.gc, "GC content")->check(finite_in(0, 1))->capture_default_str();
   sub->add_option("--like", a->like, "Preset: grch37 (b37 contig names and lengths times --scale)")
       ->check(CLI::IsMember({"grch37"}));
-  sub->add_option("--scale", a->opt.scale, "Length factor for --like")->check(finite_in(1e-6, 30))->capture_default_str();
+  sub->add_option("--scale", a->opt.scale, "Length factor for --like")
+      ->check(finite_in(1e-6, 30))
+      ->capture_default_str();
   sub->add_option("--seed", a->opt.seed, "Random seed")->capture_default_str();
   sub->add_option("-t,--threads", a->opt.threads, "Threads")->capture_default_str();
   on_run(sub, ctx, [a] {
@@ -52,7 +56,9 @@ void add_variants(CLI::App* sim, AppContext& ctx) {
   sub->add_option("ref", a->ref, "Reference FASTA")->required();
   sub->add_option("-o,--output", a->prefix, "Prefix: PREFIX.hap1.fa, PREFIX.hap2.fa, PREFIX.truth.vcf.gz")->required();
   sub->add_option("--snp-rate", a->opt.snp_rate, "SNPs per base")->check(finite_in(0, 0.2))->capture_default_str();
-  sub->add_option("--indel-rate", a->opt.indel_rate, "Indels per base")->check(finite_in(0, 0.2))->capture_default_str();
+  sub->add_option("--indel-rate", a->opt.indel_rate, "Indels per base")
+      ->check(finite_in(0, 0.2))
+      ->capture_default_str();
   sub->add_option("--hom", a->opt.hom_fraction, "Fraction of homozygous variants")
       ->check(finite_in(0, 1))
       ->capture_default_str();
@@ -90,7 +96,9 @@ void add_reads(CLI::App* sim, AppContext& ctx) {
   sub->add_option("--insert-sd", a->opt.insert_sd, "Insert size standard deviation")
       ->check(finite_in(0, 1e6))
       ->capture_default_str();
-  sub->add_option("--sub-rate", a->opt.sub_rate, "Substitution error rate")->check(finite_in(0, 1))->capture_default_str();
+  sub->add_option("--sub-rate", a->opt.sub_rate, "Substitution error rate")
+      ->check(finite_in(0, 1))
+      ->capture_default_str();
   sub->add_option("--indel-rate", a->opt.indel_rate, "Indel error rate")->check(finite_in(0, 1))->capture_default_str();
   sub->add_option("--n-rate", a->opt.n_rate, "Rate of N calls")->check(finite_in(0, 1))->capture_default_str();
   sub->add_option("--seed", a->opt.seed, "Random seed")->capture_default_str();

@@ -2,7 +2,6 @@
 // Subcommand registration. Each cmd_*.cpp adds one CLI11 subcommand and sets `run`
 // to the function main() calls after parsing. The list lives in commands.cpp.
 #include <CLI/CLI.hpp>
-
 #include <cmath>
 #include <functional>
 #include <sstream>

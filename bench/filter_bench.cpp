@@ -12,12 +12,12 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
-#include "mapper/filter/gatekeeper.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
+#include "mapper/banded_dp.hpp"
+#include "mapper/filter/gatekeeper.hpp"
 #include "mapper/reference.hpp"
 #include "mapper/seed.hpp"
-#include "mapper/banded_dp.hpp"
 #include "sim/rng.hpp"
 #include "sim/sim.hpp"
 
@@ -185,7 +185,8 @@ Accuracy measure_accuracy(const Reference& ref, const PairSet& ps, int e, const 
       const int32_t c = ref.idx->contig_of(std::clamp<int64_t>(diag + static_cast<int64_t>(read.size()) / 2, 0,
                                                                 ref.idx->length() - 1));
       const int64_t cb = ref.contig_begin[c], ce = ref.contig_end[c];
-      mapper::fetch_window(*ref.idx, std::max(cb, diag - e), std::min(ce, diag + static_cast<int64_t>(read.size()) + e), win);
+      mapper::fetch_window(*ref.idx, std::max(cb, diag - e), std::min(ce, diag + static_cast<int64_t>(read.size()) + e),
+                           win);
       const auto r = mapper::banded_distance(rc.data(), static_cast<int>(rc.size()), win, cb, ce, diag, e, e, scratch);
       const bool accepted = mapper::filter::filter_accepts(codes[i], e);
       if (r.edits >= 0) {

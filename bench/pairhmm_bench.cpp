@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "bench/bench.hpp"
+#include "caller/pairhmm/pairhmm.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
-#include "caller/pairhmm/pairhmm.hpp"
 #include "sim/pairhmm_sim.hpp"
 
 namespace gatemap::bench {
@@ -32,7 +32,8 @@ struct Timed {
 };
 
 // Median over reps after two warm-up runs.
-Timed time_gpu(caller::pairhmm::PairHmmGpu& engine, const caller::pairhmm::PairHmmBatch& b, const caller::pairhmm::PairHmmOptions& opt, int reps) {
+Timed time_gpu(caller::pairhmm::PairHmmGpu& engine, const caller::pairhmm::PairHmmBatch& b,
+               const caller::pairhmm::PairHmmOptions& opt, int reps) {
   std::vector<double> out, k, t, d;
   Timed r;
   for (int i = 0; i < reps + 2; ++i) {
@@ -154,7 +155,8 @@ void file_timing(const PairHmmBenchOptions& o, std::FILE* out, caller::pairhmm::
     std::string line = "# kernel ms per forced shape:";
     for (int k = 0; k < caller::pairhmm::PairHmmGpu::kernel_shapes(); ++k) {
       engine->force_kernel_shape(k);
-      line += " " + caller::pairhmm::PairHmmGpu::kernel_shape_name(k) + "=" + std::to_string(time_gpu(*engine, b, opt, o.reps).kernel_ms);
+      line += " " + caller::pairhmm::PairHmmGpu::kernel_shape_name(k) + "=" +
+              std::to_string(time_gpu(*engine, b, opt, o.reps).kernel_ms);
     }
     engine->force_kernel_shape(-1);
     std::fprintf(out, "%s\n", line.c_str());

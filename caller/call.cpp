@@ -14,10 +14,10 @@
 #include "caller/caller.hpp"
 #include "caller/detail.hpp"
 #include "caller/input.hpp"
-#include "common/parallel.hpp"
+#include "caller/pairhmm/pairhmm.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "caller/pairhmm/pairhmm.hpp"
+#include "common/parallel.hpp"
 #include "io/fasta.hpp"
 #include "io/output_file.hpp"
 #include "io/vcf_writer.hpp"
@@ -189,7 +189,8 @@ class Caller {
           w.assembled = false;
           w.haps = detail::pileup_haplotypes(ref_region, w.region.begin, used, opt_.min_base_q, opt_.max_haplotypes);
         }
-        for (const std::string& h : w.haps) w.events.push_back(detail::haplotype_events(ref_region, w.region.begin, h, seq));
+        for (const std::string& h : w.haps)
+          w.events.push_back(detail::haplotype_events(ref_region, w.region.begin, h, seq));
       });
     }
     errors.rethrow();

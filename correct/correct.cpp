@@ -6,18 +6,18 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <cstdio>
 #include <memory>
 
-#include "common/parallel.hpp"
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "gpu/fallback.hpp"
+#include "common/parallel.hpp"
 #include "correct/kmer_count.hpp"
 #include "gpu/device.hpp"
+#include "gpu/fallback.hpp"
 #include "io/fastq.hpp"
 #include "io/fastq_writer.hpp"
 #include "io/output_file.hpp"
@@ -49,11 +49,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-correct::KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold, const std::string& kind, double fpr) {
+correct::KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold, const std::string& kind,
+                                     double fpr) {
   uint64_t n = 0;
   counter.for_each_solid(threshold, [&](uint64_t) { ++n; });
   correct::KmerSpectrum s = kind == "exact" ? correct::KmerSpectrum::make_exact(counter.k(), n)
-                                        : correct::KmerSpectrum::make_bloom(counter.k(), n, fpr);
+                                            : correct::KmerSpectrum::make_bloom(counter.k(), n, fpr);
   counter.for_each_solid(threshold, [&](uint64_t x) { s.insert(x); });
   return s;
 }
@@ -73,8 +74,8 @@ class Spill {
       std::remove(path.c_str());
       writers_.push_back(std::make_unique<io::FastqWriter>(paths_.back(), std::max(1, threads)));
     }
-    log::info("correct", "the input cannot be read twice and outgrows --keep-reads-gb: spilling it to '" +
-                             paths_.front() + "'");
+    log::info("correct",
+              "the input cannot be read twice and outgrows --keep-reads-gb: spilling it to '" + paths_.front() + "'");
   }
   ~Spill() {
     writers_.clear();
@@ -164,7 +165,8 @@ correct::KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& s
 
 CorrectSummary run_correct(const CorrectRunOptions& opt) {
   if (opt.threads > 0) omp_set_num_threads(opt.threads);
-  if (opt.k < 8 || opt.k > correct::kMaxK) throw UsageError("-k must be between 8 and " + std::to_string(correct::kMaxK));
+  if (opt.k < 8 || opt.k > correct::kMaxK)
+    throw UsageError("-k must be between 8 and " + std::to_string(correct::kMaxK));
   if (opt.in2.empty() != opt.out2.empty()) throw UsageError("paired input needs both a second FASTQ and -p OUT_2");
   if (opt.spectrum != "bloom" && opt.spectrum != "exact") throw UsageError("--spectrum is bloom or exact");
   io::check_not_input(opt.out1, "-o", {opt.in1, opt.in2});
@@ -222,9 +224,9 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
       cb.status.assign(cb.size(), static_cast<uint8_t>(correct::CorrectStatus::clean));
       cb.changed.assign(cb.size(), 0);
     } else if (gpu_engine) {
-      gpu::run_or_fall_back("correct", "GPU failed, batch corrected",
-                            [&] { gpu_engine->correct(copt, cb, &sum.correct_kernel_ms); },
-                            [&] { correct::correct_reads_cpu(spectrum, copt, cb); });
+      gpu::run_or_fall_back(
+          "correct", "GPU failed, batch corrected", [&] { gpu_engine->correct(copt, cb, &sum.correct_kernel_ms); },
+          [&] { correct::correct_reads_cpu(spectrum, copt, cb); });
     } else {
       correct::correct_reads_cpu(spectrum, copt, cb);
     }
@@ -233,7 +235,8 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < batch.size(); ++i) {
       errors.run([&] {
-        if (cb.status[i] == static_cast<uint8_t>(correct::CorrectStatus::corrected)) batch.reads[i].seq = cb.sequence(i);
+        if (cb.status[i] == static_cast<uint8_t>(correct::CorrectStatus::corrected))
+          batch.reads[i].seq = cb.sequence(i);
       });
     }
     errors.rethrow();

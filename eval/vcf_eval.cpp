@@ -69,10 +69,12 @@ std::map<Key, int> load_alleles(const std::string& path, const Reference& ref, b
     std::string ref_allele = rec->d.allele[0];
     for (auto& c : ref_allele) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const std::string& seq = contig->second;
-    const bool fits = rec->pos >= 0 && rec->pos + static_cast<int64_t>(ref_allele.size()) <= static_cast<int64_t>(seq.size());
+    const bool fits =
+        rec->pos >= 0 && rec->pos + static_cast<int64_t>(ref_allele.size()) <= static_cast<int64_t>(seq.size());
     std::string there = fits ? seq.substr(static_cast<size_t>(rec->pos), ref_allele.size()) : "";
     for (auto& c : there) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (!fits || (there != ref_allele && ref_allele.find('N') == std::string::npos && there.find('N') == std::string::npos)) {
+    if (!fits ||
+        (there != ref_allele && ref_allele.find('N') == std::string::npos && there.find('N') == std::string::npos)) {
       throw FormatError("'" + path + "': the REF allele at " + chrom + ":" + std::to_string(rec->pos + 1) + " (" +
                         ref_allele + ") is not the reference's (" + (fits ? there : "past the contig end") +
                         "): is -r the reference this VCF was made against?");

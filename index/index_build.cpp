@@ -6,9 +6,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "common/parallel.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "common/parallel.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
 

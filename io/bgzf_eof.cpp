@@ -6,7 +6,7 @@ namespace gatemap::io {
 
 void require_bgzf_eof(BGZF* fp, const std::string& path) {
   if (!fp || bgzf_compression(fp) != 2) return;  // 2: BGZF (plain gzip reports truncation itself)
-  if (bgzf_check_EOF(fp) == 0) {  // 1: present, 2: not seekable, < 0: cannot tell
+  if (bgzf_check_EOF(fp) == 0) {                 // 1: present, 2: not seekable, < 0: cannot tell
     throw FormatError("'" + path + "' has no BGZF end-of-file marker: the file is truncated (an interrupted copy?)");
   }
 }

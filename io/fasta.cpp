@@ -1,5 +1,4 @@
 #include "io/fasta.hpp"
-#include "io/output_file.hpp"
 
 #include <htslib/bgzf.h>
 
@@ -9,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "io/line_reader.hpp"
+#include "io/output_file.hpp"
 
 namespace gatemap::io {
 namespace {

@@ -4,12 +4,12 @@
 // BAM is chosen by a ".bam" suffix and compressed with `threads` BGZF threads; ".sam.gz"
 // writes bgzipped SAM; CRAM and other compressed suffixes are refused (UsageError).
 // Every write is checked: a failed write or close (full disk) throws IoError.
+#include <htslib/sam.h>
+
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <htslib/sam.h>
 
 #include "io/output_file.hpp"
 

@@ -12,7 +12,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 }  // namespace
 
-VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info) : path_(path.empty() ? "-" : path), out_(path_) {
+VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info)
+    : path_(path.empty() ? "-" : path), out_(path_) {
   const char* mode = ends_with(path_, ".bcf") ? "wb" : ends_with(path_, ".gz") ? "wz" : "w";
   hdr_ = bcf_hdr_init("w");
   if (!hdr_) throw Error("cannot allocate a VCF header");

@@ -3,12 +3,12 @@
 // ##reference, one ##contig per reference sequence, caller-supplied INFO/FORMAT lines
 // and sample names. ".vcf.gz" gives bgzip, ".bcf" BCF, anything else plain VCF
 // ("-" is stdout). Write and close failures throw IoError.
+#include <htslib/vcf.h>
+
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <htslib/vcf.h>
 
 #include "io/output_file.hpp"
 

@@ -13,12 +13,12 @@
 namespace gatemap::mapper::detail {
 
 struct CandidateBatch {
-  std::vector<int64_t> first;      // candidates of read r: [first[r], first[r + 1])
-  int max_edits = 0;               // the batch's largest threshold: the filter's one e
-  filter::FilterCandidates cand;   // reused across batches (fresh unified memory is slow to touch)
-  filter::FilterReads reads;       // packed by the filter stage, as its device wants them
+  std::vector<int64_t> first;          // candidates of read r: [first[r], first[r + 1])
+  int max_edits = 0;                   // the batch's largest threshold: the filter's one e
+  filter::FilterCandidates cand;       // reused across batches (fresh unified memory is slow to touch)
+  filter::FilterReads reads;           // packed by the filter stage, as its device wants them
   std::vector<std::string_view> seqs;  // the reads' bases (views into the ReadBatch)
-  int ticket = -1;                 // a GPU filter in flight for this batch
+  int ticket = -1;                     // a GPU filter in flight for this batch
   int64_t size() const { return first.empty() ? 0 : first.back(); }
 };
 

@@ -10,8 +10,8 @@
 
 #include "index/index.hpp"
 #include "io/fastq.hpp"
-#include "mapper/sam_record.hpp"
 #include "mapper/placement.hpp"
+#include "mapper/sam_record.hpp"
 
 namespace gatemap::mapper::detail {
 

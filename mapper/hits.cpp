@@ -1,10 +1,10 @@
 // Ranking verified hits and turning the other placements' odds against the best into MAPQ.
+#include "mapper/hits.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
-
-#include "mapper/hits.hpp"
 
 namespace gatemap::mapper::detail {
 
@@ -75,9 +75,7 @@ int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, b
   return std::max(0, q);
 }
 
-bool unique(const ReadHits& hits) {
-  return hits.size() == 1 || (hits.size() > 1 && hits[1].edits > hits[0].edits);
-}
+bool unique(const ReadHits& hits) { return hits.size() == 1 || (hits.size() > 1 && hits[1].edits > hits[0].edits); }
 
 // The clipped fallback's costs (edits, clip penalties, a quarter per clipped base) are a
 // coarser measure than edits, and it tries only a few candidates: a unit of its margin

@@ -51,8 +51,8 @@ void InsertModel::estimate(const std::vector<ReadHits>& hits, int64_t fragments)
   set_bounds(std::min(p25 - 3 * iqr, mean_ - 4 * sd_), std::max(p75 + 3 * iqr, mean_ + 4 * sd_));
   known_ = true;
   log::info("map", "insert size: mean " + std::to_string(static_cast<int>(mean_)) + ", sd " +
-                       std::to_string(static_cast<int>(sd_)) + ", proper pairs within [" + std::to_string(low_) +
-                       ", " + std::to_string(high_) + "], from " + std::to_string(inserts.size()) + " pairs");
+                       std::to_string(static_cast<int>(sd_)) + ", proper pairs within [" + std::to_string(low_) + ", " +
+                       std::to_string(high_) + "], from " + std::to_string(inserts.size()) + " pairs");
 }
 
 void InsertModel::set_bounds(double low, double high) {

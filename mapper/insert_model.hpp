@@ -32,7 +32,7 @@ class InsertModel {
 
   double mean() const { return mean_; }
   double sd() const { return sd_; }
-  int64_t low() const { return low_; }    // proper pairs' inserts: [low, high]
+  int64_t low() const { return low_; }  // proper pairs' inserts: [low, high]
   int64_t high() const { return high_; }
 
  private:

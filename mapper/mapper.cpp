@@ -141,8 +141,7 @@ void Mapper::Impl::fallback_batch(BatchState& bs, MapStats&) {
   errors.rethrow();
 }
 
-void Mapper::Impl::place_singles(const io::ReadBatch& batch, BatchState& bs,
-                                 std::vector<std::vector<bam1_t*>>& recs) {
+void Mapper::Impl::place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs) {
   const int64_t n = static_cast<int64_t>(batch.size());
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 256)

@@ -43,9 +43,9 @@ struct MapOptions {
 // Where the work runs: the same records on any of them.
 struct Hardware {
   gpu::Backend backend = gpu::Backend::cpu;  // --backend (or --filter gpu|cpu): where the filter runs
-  bool encode_on_device = false;                   // --encode-on-device
-  int device = 0;                                  // --device
-  int threads = 1;                                 // -t
+  bool encode_on_device = false;             // --encode-on-device
+  int device = 0;                            // --device
+  int threads = 1;                           // -t
 };
 
 // Throws UsageError naming the flag when an option is out of range.

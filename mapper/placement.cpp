@@ -104,8 +104,8 @@ int Placer::rescue_lost_mates(const SeededRead* const read[2], ReadHits* const h
 // threshold at home, or a paralog closer than its true place): look for it next to its
 // uniquely placed partner, as bwa does, at up to kUnpairedPenalty more edits than its
 // own best hit (the price of leaving the pair unpaired).
-int Placer::rescue_next_to_partner(const SeededRead* const read[2], ReadHits* const hits[2],
-                                   const InsertModel& insert, Workspace& ws) const {
+int Placer::rescue_next_to_partner(const SeededRead* const read[2], ReadHits* const hits[2], const InsertModel& insert,
+                                   Workspace& ws) const {
   int added = 0;
   for (int m = 0; m < 2; ++m) {
     const ReadHits& found = *hits[1 - m];

@@ -25,7 +25,7 @@ struct SplitPart {
   int read_begin = 0, read_end = 0;  // the part's bases, in the read's own orientation
   Alignment aln;                     // of those bases alone, on `strand` (global coordinates)
   int mapq = 0;
-  int second = -1;                   // second-best edits, -1 = none
+  int second = -1;  // second-best edits, -1 = none
 };
 
 struct OtherPlacement {
@@ -36,8 +36,8 @@ struct OtherPlacement {
 struct ReadPlacement {
   const Hit* hit = nullptr;  // the primary hit (into the read's ReadHits); null = unmapped
   int mapq = 0;
-  int second = -1;  // second-best edits, -1 = none
-  Alignment aln;    // the primary's reported alignment
+  int second = -1;                     // second-best edits, -1 = none
+  Alignment aln;                       // the primary's reported alignment
   std::vector<OtherPlacement> others;  // -a: every other hit; else at most kMaxXaHits, for XA:Z
   std::vector<SplitPart> parts;        // chimeric parts, away from the primary
 };

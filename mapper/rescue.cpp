@@ -10,8 +10,8 @@ namespace gatemap::mapper::detail {
 
 // Up to the first four of found's best hits; on the opposite strand; at a cost of at
 // most max_cost, with a fifth of the read (and kMinRescuedBases) aligned.
-std::vector<Hit> Placer::rescue(const ReadHits& found, const SeededRead& lost, int max_cost,
-                                const InsertModel& insert, Workspace& ws) const {
+std::vector<Hit> Placer::rescue(const ReadHits& found, const SeededRead& lost, int max_cost, const InsertModel& insert,
+                                Workspace& ws) const {
   std::vector<Hit> out;
   const int m = lost.length();
   if (m < kWindowSeedK || found.empty()) return out;

@@ -3,8 +3,8 @@
 #include <omp.h>
 
 #include <chrono>
-#include <future>
 #include <cstdio>
+#include <future>
 #include <sstream>
 
 #include "common/error.hpp"
@@ -50,8 +50,8 @@ std::string filter_backend(const RunOptions& opt) {
 void report(const MapStats& st, const std::string& stats_path) {
   log::info("map", "reads " + std::to_string(st.reads) + ", records " + std::to_string(st.records) + ", mapped " +
                        std::to_string(st.mapped) + ", unmapped " + std::to_string(st.unmapped) + ", supplementary " +
-                       std::to_string(st.supplementary) + ", proper pairs " +
-                       std::to_string(st.proper_pairs) + ", rescued " + std::to_string(st.rescued));
+                       std::to_string(st.supplementary) + ", proper pairs " + std::to_string(st.proper_pairs) +
+                       ", rescued " + std::to_string(st.rescued));
   log::info("map", "candidates " + std::to_string(st.candidates) + ", rejected by filter " +
                        std::to_string(st.filter_rejected) + ", unfiltered (N) " + std::to_string(st.filter_unfiltered) +
                        ", verified " + std::to_string(st.verified) + "; reads with capped seeds " +
@@ -60,8 +60,8 @@ void report(const MapStats& st, const std::string& stats_path) {
   log::info("map", "time: seed " + std::to_string(st.seed_s) + " s, filter " + std::to_string(st.filter_s) +
                        " s (kernel " + std::to_string(st.filter_kernel_s) + " s), verify " +
                        std::to_string(st.verify_s) + " s, fallback " + std::to_string(st.fallback_s) + " s, finish " +
-                       std::to_string(st.pair_s) + " s, output " +
-                       std::to_string(st.output_s) + " s, waiting for input " + std::to_string(st.input_wait_s) + " s");
+                       std::to_string(st.pair_s) + " s, output " + std::to_string(st.output_s) +
+                       " s, waiting for input " + std::to_string(st.input_wait_s) + " s");
   if (!stats_path.empty()) {
     std::FILE* f = std::fopen(stats_path.c_str(), "w");
     if (!f) throw IoError("cannot write '" + stats_path + "'");
@@ -105,8 +105,9 @@ MapStats run_mapping(RunOptions opt) {
   // The filter backend: GPU when asked or (auto) when present; otherwise the CPU twin.
   const auto make_mapper = [&] {
     if (probe.valid()) opt.hw.backend = probe.get();
-    log::info("map", std::string("GateKeeper filter: ") +
-                         (!opt.map.filter ? "off" : opt.hw.backend == gpu::Backend::gpu ? "GPU" : "CPU"));
+    log::info("map", std::string("GateKeeper filter: ") + (!opt.map.filter                       ? "off"
+                                                           : opt.hw.backend == gpu::Backend::gpu ? "GPU"
+                                                                                                 : "CPU"));
     return std::make_unique<Mapper>(*idx, opt.map, opt.hw);  // a GPU engine gets ready while batch 1 is seeded
   };
   std::unique_ptr<Mapper> mapper;

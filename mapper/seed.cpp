@@ -4,12 +4,12 @@
 // L = m/(e+1) bases (pigeonhole). The index holds every s-th reference position, so a
 // segment is found when s consecutive read offsets inside it are queried: querying
 // runs of s offsets every `step` = L-k-s+2 offsets is enough, and far cheaper than all.
-#include <algorithm>
-
-#include "common/dna.hpp"
 #include "mapper/seed.hpp"
 
+#include <algorithm>
 #include <cmath>
+
+#include "common/dna.hpp"
 
 namespace gatemap::mapper::detail {
 

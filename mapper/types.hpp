@@ -21,9 +21,9 @@ struct Hit {
   uint8_t strand = 0;
   uint32_t contig = 0;
   int64_t diag = 0;
-  int edits = 0;          // DP cost: edits, plus the clip penalty for clipped hits
+  int edits = 0;  // DP cost: edits, plus the clip penalty for clipped hits
   int64_t ref_end = 0;
-  bool clipped = false;   // found by the fallback (band 2 * max_edits, soft clips allowed)
+  bool clipped = false;  // found by the fallback (band 2 * max_edits, soft clips allowed)
 };
 
 // A read after seeding: its codes on both strands, its edit threshold, its candidates.
@@ -39,12 +39,12 @@ struct SeededRead {
 // A read's verified hits: deduplicated, best first.
 using ReadHits = std::vector<Hit>;
 
-constexpr int kClipPenalty = 5;     // cost of leaving one read end unaligned
-constexpr int kWideBand = 100;     // band of the affine redraw of clipped alignments
-constexpr int kClipCandidates = 8;  // best-supported candidates tried by the fallback
-constexpr int kMinRescuedBases = 20;  // aligned bases of a mate rescued next to its partner
-constexpr int kMinSplitPart = 30;     // soft-clipped bases mapped as a part of a chimeric read
-constexpr size_t kMaxXaHits = 5;      // other placements listed in XA:Z at most (bwa mem -h 5)
+constexpr int kClipPenalty = 5;            // cost of leaving one read end unaligned
+constexpr int kWideBand = 100;             // band of the affine redraw of clipped alignments
+constexpr int kClipCandidates = 8;         // best-supported candidates tried by the fallback
+constexpr int kMinRescuedBases = 20;       // aligned bases of a mate rescued next to its partner
+constexpr int kMinSplitPart = 30;          // soft-clipped bases mapped as a part of a chimeric read
+constexpr size_t kMaxXaHits = 5;           // other placements listed in XA:Z at most (bwa mem -h 5)
 constexpr int kTruncatedClippedMapq = 10;  // most MAPQ of a clipped hit of a read at --max-cand
 // Edits a mate may take beyond its own best hit to be placed next to its partner, and
 // the MAPQ that price is worth at 20 per edit (bwa-mem's unpaired penalty of 17 is about

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cctype>
 
-#include "common/parallel.hpp"
 #include "common/dna.hpp"
 #include "common/error.hpp"
+#include "common/parallel.hpp"
 #include "sim/rng.hpp"
 #include "sim/sim.hpp"
 

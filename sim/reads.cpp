@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 
-#include "common/parallel.hpp"
 #include "common/dna.hpp"
 #include "common/error.hpp"
+#include "common/parallel.hpp"
 #include "sim/rng.hpp"
 #include "sim/sim.hpp"
 
@@ -219,8 +219,8 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
                                     cumulative.begin());
         f.contig = std::min<int>(f.contig, static_cast<int>(ref.size()) - 1);
         const std::string& seq = (*haps[f.h])[f.contig].seq;
-        const int64_t frag = opt.paired ? std::max<int64_t>(L, std::llround(opt.insert_mean + opt.insert_sd * rng.normal()))
-                                        : L;
+        const int64_t frag =
+            opt.paired ? std::max<int64_t>(L, std::llround(opt.insert_mean + opt.insert_sd * rng.normal())) : L;
         if (frag + 2 * slack > static_cast<int64_t>(seq.size())) continue;
         f.begin = slack + rng.below(static_cast<int64_t>(seq.size()) - frag - 2 * slack + 1);
         f.end = f.begin + frag;

@@ -2,7 +2,6 @@
 // crash, no hang, no silent loss of data, no partial output that looks complete, honest
 // exit codes (1 for bad input, 2 for usage) with messages naming the file or option.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <cstring>
@@ -10,8 +9,8 @@
 #include <fstream>
 #include <random>
 
-#include "index/format.hpp"
 #include "../test_util.hpp"
+#include "index/format.hpp"
 
 using gatemap::test::read_file;
 using gatemap::test::run_command;
@@ -30,12 +29,12 @@ class Hostile : public ::testing::Test {
     dir_ = new gatemap::test::TempDir();
     const std::string g = kBin + " ";
     std::string out;
-    const std::string setup = g + "sim genome --length 120000 --contigs 3 -o " + f("ref.fa") + " && " + g + "index -o " +
-                              f("ref.gmi") + " " + f("ref.fa") + " && " + g + "sim variants --snp-rate 0.003 " +
-                              f("ref.fa") + " -o " + f("donor") + " && " + g + "sim reads " + f("ref.fa") + " --vcf " +
-                              f("donor.truth.vcf.gz") + " -n 6000 -o " + f("r") + " && " + g + "sim reads " +
-                              f("ref.fa") + " -n 3000 --gz -o " + f("rz") + " && " + g + "map -t 2 --sort -o " +
-                              f("aln.bam") + " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
+    const std::string setup =
+        g + "sim genome --length 120000 --contigs 3 -o " + f("ref.fa") + " && " + g + "index -o " + f("ref.gmi") + " " +
+        f("ref.fa") + " && " + g + "sim variants --snp-rate 0.003 " + f("ref.fa") + " -o " + f("donor") + " && " + g +
+        "sim reads " + f("ref.fa") + " --vcf " + f("donor.truth.vcf.gz") + " -n 6000 -o " + f("r") + " && " + g +
+        "sim reads " + f("ref.fa") + " -n 3000 --gz -o " + f("rz") + " && " + g + "map -t 2 --sort -o " + f("aln.bam") +
+        " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
     ASSERT_EQ(run_command(setup, &out), 0) << out;
   }
   static void TearDownTestSuite() { delete dir_; }
@@ -195,17 +194,20 @@ TEST_F(Hostile, CallerInputChecks) {
   ASSERT_EQ(gm("call -r " + f("ref.fa") + " " + f("aln.bam"), &all), 0) << all;
   const auto calls_on = [](const std::string& vcf, const std::string& contig) {
     int n = 0;
-    for (size_t at = vcf.find("\n" + contig + "\t"); at != std::string::npos; at = vcf.find("\n" + contig + "\t", at + 1)) {
+    for (size_t at = vcf.find("\n" + contig + "\t"); at != std::string::npos;
+         at = vcf.find("\n" + contig + "\t", at + 1)) {
       ++n;
     }
     return n;
   };
   ASSERT_GT(calls_on(all, "3"), 10);
   // An unplaced record in the middle of the file.
-  ASSERT_EQ(run_command("samtools view -h " + f("aln.bam") + " | awk 'BEGIN{d=0} /^@/ {print; next} "
-                        "{if (!d && $3==\"2\") {print \"u1\\t4\\t*\\t0\\t0\\t*\\t*\\t0\\t0\\tACGT\\tIIII\"; d=1} print}' > " +
-                        d.file("mid.sam")),
-            0);
+  ASSERT_EQ(
+      run_command("samtools view -h " + f("aln.bam") +
+                  " | awk 'BEGIN{d=0} /^@/ {print; next} "
+                  "{if (!d && $3==\"2\") {print \"u1\\t4\\t*\\t0\\t0\\t*\\t*\\t0\\t0\\tACGT\\tIIII\"; d=1} print}' > " +
+                  d.file("mid.sam")),
+      0);
   ASSERT_EQ(gm("call -r " + f("ref.fa") + " " + d.file("mid.sam"), &out), 0) << out;
   EXPECT_EQ(calls_on(out, "3"), calls_on(all, "3"));
   // A reference without contig 2, and one whose contig 3 is shorter.
@@ -219,8 +221,10 @@ TEST_F(Hostile, CallerInputChecks) {
   EXPECT_EQ(gm("call -r " + d.file("short3.fa") + " " + f("aln.bam"), &out), 1) << out;
   EXPECT_NE(out.find("bp in"), std::string::npos) << out;
   // A record far past its contig's end (it used to run for minutes).
-  ASSERT_EQ(run_command("samtools view -h " + f("aln.bam") + " | awk 'BEGIN{OFS=\"\\t\"} /^@/ {print; next} "
-                        "{n++} n==50 {$4=2147000000} {print}' > " + d.file("far.sam")),
+  ASSERT_EQ(run_command("samtools view -h " + f("aln.bam") +
+                        " | awk 'BEGIN{OFS=\"\\t\"} /^@/ {print; next} "
+                        "{n++} n==50 {$4=2147000000} {print}' > " +
+                        d.file("far.sam")),
             0);
   EXPECT_EQ(gm("call -r " + f("ref.fa") + " " + d.file("far.sam"), &out), 1) << out;
   EXPECT_NE(out.find("outside its contig"), std::string::npos) << out;
@@ -263,7 +267,8 @@ TEST_F(Hostile, CorrectFromPipesKeepsEveryReadAndItsHeader) {
   write_file(d.file("in.fq"), commented);
   std::string out;
   ASSERT_EQ(run_command("cat " + d.file("in.fq") + " | timeout 120 " + kBin + " correct --keep-reads-gb 0 -o " +
-                        d.file("c.fq") + " -", &out),
+                            d.file("c.fq") + " -",
+                        &out),
             0)
       << out;
   const std::string corrected = read_file(d.file("c.fq"));
@@ -285,7 +290,8 @@ TEST_F(Hostile, CorrectFromPipesKeepsEveryReadAndItsHeader) {
   const std::string fifo = d.file("pipe.fq");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   ASSERT_EQ(run_command("(cat " + d.file("in.fq") + " > " + fifo + " &) ; timeout 120 " + kBin +
-                        " correct --keep-reads-gb 0 -o " + d.file("p.fq") + " " + fifo, &out),
+                            " correct --keep-reads-gb 0 -o " + d.file("p.fq") + " " + fifo,
+                        &out),
             0)
       << out;
   EXPECT_EQ(headers(read_file(d.file("p.fq"))), in_headers);

@@ -4,11 +4,10 @@
 #include <map>
 
 #include "common/error.hpp"
-
 #include "correct/correct.hpp"
-#include "correct/kmer_count.hpp"
 #include "correct/kmer_correct.hpp"
 #include "correct/kmer_correct_core.hpp"
+#include "correct/kmer_count.hpp"
 #include "io/fastq.hpp"
 #include "tests/correct/correct_fixture.hpp"
 #include "tests/test_util.hpp"
@@ -105,7 +104,8 @@ TEST(KmerSpectrum, BloomHasNoFalseNegativesAndItsRate) {
   for (uint64_t i = 0; i < 3 * n; ++i) ASSERT_EQ(e.contains(i), i % 7 == 0 && i / 7 < n) << i;
 }
 
-correct::KmerSpectrum spectrum_of(const std::vector<io::Read>& reads, const std::string& kind, uint32_t* threshold = nullptr) {
+correct::KmerSpectrum spectrum_of(const std::vector<io::Read>& reads, const std::string& kind,
+                                  uint32_t* threshold = nullptr) {
   correct::KmerCounter counter(21);
   counter.add(reads);
   const uint32_t t = correct::first_valley(counter.histogram());

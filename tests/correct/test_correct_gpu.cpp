@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "correct/correct.hpp"
-#include "correct/kmer_count.hpp"
 #include "correct/kmer_correct.hpp"
+#include "correct/kmer_count.hpp"
 #include "tests/correct/correct_fixture.hpp"
 #include "tests/gpu/gpu_test.hpp"
 

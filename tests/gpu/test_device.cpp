@@ -1,6 +1,5 @@
-#include "tests/gpu/gpu_test.hpp"
-
 #include "common/error.hpp"
+#include "tests/gpu/gpu_test.hpp"
 
 using namespace gatemap;
 

@@ -4,12 +4,12 @@
 
 #include <random>
 
+#include "../test_util.hpp"
 #include "common/dna.hpp"
 #include "common/packed_seq.hpp"
-#include "mapper/myers.hpp"
 #include "mapper/banded_dp.hpp"
+#include "mapper/myers.hpp"
 #include "tests/mapper/filter/gatekeeper_oracles.hpp"
-#include "../test_util.hpp"
 
 using namespace gatemap;
 

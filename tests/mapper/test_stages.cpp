@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "../test_util.hpp"
 #include "common/error.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
@@ -15,7 +16,6 @@
 #include "mapper/reference.hpp"
 #include "mapper/seed.hpp"
 #include "mapper/verify.hpp"
-#include "../test_util.hpp"
 
 using namespace gatemap;
 using namespace gatemap::mapper;
@@ -218,7 +218,8 @@ TEST(Mapq, UniqueRepeatAndTies) {
   EXPECT_EQ(p.second, 1);
   // Ties go by the name hash, never by order of arrival: both tied hits get chosen.
   bool chose[2] = {false, false};
-  for (uint64_t h = 0; h < 8; ++h) chose[best_placement(tie, name_hash("r" + std::to_string(h)), false).hit - &tie[0]] = true;
+  for (uint64_t h = 0; h < 8; ++h)
+    chose[best_placement(tie, name_hash("r" + std::to_string(h)), false).hit - &tie[0]] = true;
   EXPECT_TRUE(chose[0] && chose[1]);
   // A clear second best lowers MAPQ less the more edits it has.
   ReadHits near = {hit_at(0, 100, 100, 0), hit_at(0, 5000, 100, 1)};

@@ -4,10 +4,10 @@
 
 #include <random>
 
-#include "mapper/banded_dp.hpp"
-#include "alignment_check.hpp"
-#include "tests/mapper/filter/gatekeeper_oracles.hpp"
 #include "../test_util.hpp"
+#include "alignment_check.hpp"
+#include "mapper/banded_dp.hpp"
+#include "tests/mapper/filter/gatekeeper_oracles.hpp"
 
 using namespace gatemap;
 using test::check_alignment;
