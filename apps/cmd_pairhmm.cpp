@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
+#include "io/output_file.hpp"
 
 namespace gatemap::apps {
 
@@ -23,6 +24,7 @@ struct PairHmmArgs {
 
 int run_pairhmm(const PairHmmArgs& a) {
   if (a.threads > 0) omp_set_num_threads(a.threads);
+  if (!a.out.empty()) io::check_not_input(a.out, "-o", {a.in});
   caller::pairhmm::PairHmmBatch batch;
   caller::pairhmm::read_pairhmm_file(a.in, batch);
   log::info("pairhmm", "read " + std::to_string(batch.groups.size()) + " test cases, " +
@@ -41,7 +43,8 @@ int run_pairhmm(const PairHmmArgs& a) {
     engine.compute(batch, opt, lik, &st);
     used = gpu::backend_name(engine.backend());
   }
-  std::FILE* out = a.out.empty() ? stdout : std::fopen(a.out.c_str(), "w");
+  io::OutputFile out_file(a.out.empty() ? "-" : a.out);  // renamed into place once complete
+  std::FILE* out = a.out.empty() ? stdout : std::fopen(out_file.write_path().c_str(), "w");
   if (!out) throw IoError("cannot open " + a.out + " for writing");
   for (double v : lik) {
     if (std::fprintf(out, "%.10g\n", v) < 0) throw IoError("failed writing " + (a.out.empty() ? "stdout" : a.out));
@@ -49,6 +52,7 @@ int run_pairhmm(const PairHmmArgs& a) {
   if (std::fflush(out) != 0 || (out != stdout && std::fclose(out) != 0)) {
     throw IoError("failed writing " + (a.out.empty() ? "stdout" : a.out));
   }
+  out_file.commit();
   log::info("pairhmm", used + ": " + std::to_string(lik.size()) + " likelihoods, " + std::to_string(st.double_pairs) +
                            " recomputed in double, " + std::to_string(st.total_ms) + " ms");
   return 0;

@@ -13,14 +13,6 @@
 #include "correct/kmer_correct_core.hpp"
 
 namespace gatemap::correct {
-using gpu::DeviceBuffer;
-using gpu::Event;
-using gpu::ManagedBuffer;
-using gpu::PinnedBuffer;
-using gpu::Stream;
-using gpu::device_location;
-using gpu::host_location;
-using gpu::mem_info;
 
 namespace {
 
@@ -155,19 +147,19 @@ __global__ void __launch_bounds__(kWarps * 32) correct_kernel(detail::SpectrumVi
 }  // namespace
 
 struct KmerCorrectGpu::Impl {
-  DeviceBuffer<uint64_t> spectrum_d;
+  gpu::DeviceBuffer<uint64_t> spectrum_d;
   detail::SpectrumView view;
-  DeviceBuffer<uint8_t> codes_d, status_d, changed_d;
-  DeviceBuffer<int64_t> offset_d;
-  DeviceBuffer<int32_t> len_d;
-  Stream stream;
-  Event start, stop;
+  gpu::DeviceBuffer<uint8_t> codes_d, status_d, changed_d;
+  gpu::DeviceBuffer<int64_t> offset_d;
+  gpu::DeviceBuffer<int32_t> len_d;
+  gpu::Stream stream;
+  gpu::Event start, stop;
   int sm_count = 1;
 };
 
 KmerCorrectGpu::KmerCorrectGpu(const KmerSpectrum& spectrum) : impl_(new Impl) {
   Impl& im = *impl_;
-  const auto [free_b, total_b] = mem_info();
+  const auto [free_b, total_b] = gpu::mem_info();
   (void)total_b;
   if (spectrum.bytes() > free_b / 2) {
     throw CudaError("k-mer spectrum of " + std::to_string(spectrum.bytes()) + " bytes exceeds half the " +
@@ -210,7 +202,7 @@ void KmerCorrectGpu::correct(const CorrectOptions& opt, CorrectBatch& batch, dou
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(batch.status.data(), im.status_d.data(), n, cudaMemcpyDeviceToHost, st));
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(batch.changed.data(), im.changed_d.data(), n, cudaMemcpyDeviceToHost, st));
   im.stream.sync();
-  if (kernel_ms) *kernel_ms += Event::elapsed_ms(im.start, im.stop);
+  if (kernel_ms) *kernel_ms += gpu::Event::elapsed_ms(im.start, im.stop);
 }
 
 }  // namespace gatemap::correct

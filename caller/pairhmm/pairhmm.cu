@@ -18,14 +18,6 @@
 #include "caller/pairhmm/pairhmm_kernels.cuh"
 
 namespace gatemap::caller::pairhmm {
-using gpu::DeviceBuffer;
-using gpu::Event;
-using gpu::ManagedBuffer;
-using gpu::PinnedBuffer;
-using gpu::Stream;
-using gpu::device_location;
-using gpu::host_location;
-using gpu::mem_info;
 namespace detail {
 const double* ph2pr_table();  // pairhmm_cpu.cpp
 }
@@ -219,7 +211,7 @@ void allow_shared(size_t limit) {
 
 template <int G, int RPL, typename T>
 void launch(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
-            DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
+            gpu::DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
   if (tl.count == 0) return;
   constexpr int kGroups = warp_kernel_threads(RPL) / G;
   constexpr Config cfg{G, RPL};
@@ -251,7 +243,7 @@ void launch(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool t
 // fit the block's shared memory take the warp kernel (global boundaries).
 template <int RPL, typename T>
 void launch_block(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
-                  DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
+                  gpu::DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
   if (tl.count == 0) return;
   constexpr Config cfg{32, RPL, true};
   const size_t dyn_shared = prior_bytes(cfg, sizeof(T)) + boundary_bytes(cfg, max_hap, sizeof(T));
@@ -266,13 +258,13 @@ void launch_block(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, 
   GATEMAP_CUDA_CHECK(cudaGetLastError());
 }
 
-using Launcher = void (*)(const DeviceChunk&, TaskList, int, int, bool, KernelOut, DeviceBuffer<unsigned char>&,
+using Launcher = void (*)(const DeviceChunk&, TaskList, int, int, bool, KernelOut, gpu::DeviceBuffer<unsigned char>&,
                           const LaunchEnv&, cudaStream_t);
 
 // The block kernel in double for a few long pairs: 4 rows per lane while the read fits
 // its 4 warps in one round (a step of 4 double rows is shorter), 8 beyond.
 void launch_block_double(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
-                         DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
+                         gpu::DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
   if (max_read <= kBlockWarps * 32 * 4) {
     launch_block<4, double>(c, tl, max_hap, max_read, tristate, out, scratch, env, stream);
   } else {
@@ -286,7 +278,7 @@ void launch_block_double(const DeviceChunk& c, TaskList tl, int max_hap, int max
 // one returns at once.
 template <int G, int RPL>
 void launch_double_tall(const DeviceChunk& c, TaskList tl, int max_hap, int max_read, bool tristate, KernelOut out,
-                        DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
+                        gpu::DeviceBuffer<unsigned char>& scratch, const LaunchEnv& env, cudaStream_t stream) {
   const int few = 2 * env.sm_count;  // double block kernels resident at once (2 per SM)
   if (!tl.count_d) {  // a range: the host knows its size
     if (tl.count <= few) {
@@ -327,20 +319,20 @@ size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
 
 struct PairHmmGpu::Impl {
   struct Slot {
-    Stream stream;
-    Event start, stop, done, inputs_ready;
+    gpu::Stream stream;
+    gpu::Event start, stop, done, inputs_ready;
     // One stream per kernel shape, so that the shapes of a chunk run side by side
     // (small batches would otherwise wait for each shape's slowest warp in turn), each
     // with its own scratch for global band boundaries.
-    std::array<Stream, kConfigs.size()> shape_stream;
-    std::array<Event, kConfigs.size()> shape_mid, shape_done;
-    std::array<DeviceBuffer<unsigned char>, kConfigs.size()> shape_scratch;
+    std::array<gpu::Stream, kConfigs.size()> shape_stream;
+    std::array<gpu::Event, kConfigs.size()> shape_mid, shape_done;
+    std::array<gpu::DeviceBuffer<unsigned char>, kConfigs.size()> shape_scratch;
     std::array<bool, kConfigs.size()> shape_used{};
-    PinnedBuffer<unsigned char> in_h;
-    DeviceBuffer<unsigned char> in_d;
-    PinnedBuffer<double> out_h;
-    DeviceBuffer<double> out_d;
-    DeviceBuffer<int> redo_d;  // one count per shape, then task ids (each shape's at its task range)
+    gpu::PinnedBuffer<unsigned char> in_h;
+    gpu::DeviceBuffer<unsigned char> in_d;
+    gpu::PinnedBuffer<double> out_h;
+    gpu::DeviceBuffer<double> out_d;
+    gpu::DeviceBuffer<int> redo_d;  // one count per shape, then task ids (each shape's at its task range)
     bool busy = false;
     size_t first_pair = 0, n_pairs = 0;  // where this chunk's results go
   };
@@ -527,7 +519,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   log10_lik.assign(batch.pair_count(), 0.0);
   Impl& im = *impl_;
   // Chunks bounded in pairs and cells, so two fit on the card and copies overlap kernels.
-  const auto [free_b, total_b] = mem_info();
+  const auto [free_b, total_b] = gpu::mem_info();
   (void)total_b;
   const size_t max_pairs = std::min<size_t>(size_t(1) << 22, free_b / 8 / 64);
   const int64_t max_cells = int64_t(1) << 32;
@@ -538,9 +530,9 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   auto finish = [&](Impl::Slot& s) {
     if (!s.busy) return;
     s.done.sync();
-    kernel_ms += Event::elapsed_ms(s.start, s.stop);
+    kernel_ms += gpu::Event::elapsed_ms(s.start, s.stop);
     for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
-      if (s.shape_used[cfg]) double_ms += Event::elapsed_ms(s.shape_mid[cfg], s.shape_done[cfg]);
+      if (s.shape_used[cfg]) double_ms += gpu::Event::elapsed_ms(s.shape_mid[cfg], s.shape_done[cfg]);
     }
     std::copy(s.out_h.data(), s.out_h.data() + s.n_pairs, log10_lik.begin() + s.first_pair);
     int redo[kConfigs.size()];

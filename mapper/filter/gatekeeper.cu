@@ -12,14 +12,6 @@
 #include "gpu/unified_alloc.hpp"
 
 namespace gatemap::mapper::filter {
-using gpu::DeviceBuffer;
-using gpu::Event;
-using gpu::ManagedBuffer;
-using gpu::PinnedBuffer;
-using gpu::Stream;
-using gpu::device_location;
-using gpu::host_location;
-using gpu::mem_info;
 namespace {
 
 constexpr int kThreads = 256;
@@ -73,7 +65,7 @@ KernelFn kernel_for(int ww) {
 }
 
 template <typename T>
-void upload(DeviceBuffer<T>& dst, const T* src, size_t n) {
+void upload(gpu::DeviceBuffer<T>& dst, const T* src, size_t n) {
   dst.resize(std::max<size_t>(n, 1));
   if (n) GATEMAP_CUDA_CHECK(cudaMemcpy(dst.data(), src, n * sizeof(T), cudaMemcpyHostToDevice));
 }
@@ -90,7 +82,7 @@ void parallel_copy(void* dst, const void* src, size_t bytes) {
 
 // The host side of "filling a batch": a host array into the slot's managed buffer.
 template <typename T, typename Alloc>
-void fill(ManagedBuffer<T>& dst, const std::vector<T, Alloc>& src) {
+void fill(gpu::ManagedBuffer<T>& dst, const std::vector<T, Alloc>& src) {
   dst.reserve(std::max<size_t>(src.size(), 1), 0.2);
   parallel_copy(dst.data(), src.data(), src.size() * sizeof(T));
 }
@@ -103,15 +95,15 @@ double now_ms() {
 
 struct GateKeeperGpu::Impl {
   struct Slot {
-    ManagedBuffer<uint32_t> read_hi, read_lo, cand_read_strand, cand_diagonal;
-    ManagedBuffer<int32_t> len;
-    ManagedBuffer<uint8_t> has_n, out;
-    ManagedBuffer<char> ascii;
-    ManagedBuffer<int64_t> offset;
-    Stream stream;
-    Stream copy[2];
-    Event kernel_start, kernel_stop, done;
-    Event copied[2];
+    gpu::ManagedBuffer<uint32_t> read_hi, read_lo, cand_read_strand, cand_diagonal;
+    gpu::ManagedBuffer<int32_t> len;
+    gpu::ManagedBuffer<uint8_t> has_n, out;
+    gpu::ManagedBuffer<char> ascii;
+    gpu::ManagedBuffer<int64_t> offset;
+    gpu::Stream stream;
+    gpu::Stream copy[2];
+    gpu::Event kernel_start, kernel_stop, done;
+    gpu::Event copied[2];
     // The candidate arrays the kernel reads: the slot's copies, or the caller's own
     // arrays when they are in unified memory.
     const uint32_t* k_read_strand = nullptr;
@@ -124,8 +116,8 @@ struct GateKeeperGpu::Impl {
   };
   int device = 0;
   bool managed_hints = false;
-  DeviceBuffer<uint32_t> hi, lo;
-  DeviceBuffer<int64_t> contig_begin, contig_end, n_begin, n_end;
+  gpu::DeviceBuffer<uint32_t> hi, lo;
+  gpu::DeviceBuffer<int64_t> contig_begin, contig_end, n_begin, n_end;
   FilterReference dref;
   std::unique_ptr<Slot> slots[2];
   int next_ticket = 0;
@@ -136,10 +128,10 @@ struct GateKeeperGpu::Impl {
   template <typename T>
   void to_host(const T* p, size_t n, cudaStream_t stream) {
     if (!managed_hints || n == 0) return;
-    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(p, n * sizeof(T), host_location(), 0, stream));
+    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(p, n * sizeof(T), gpu::host_location(), 0, stream));
   }
   template <typename T>
-  void to_host(ManagedBuffer<T>& buf, size_t n, cudaStream_t stream) {
+  void to_host(gpu::ManagedBuffer<T>& buf, size_t n, cudaStream_t stream) {
     to_host(buf.data(), n, stream);
   }
 
@@ -147,11 +139,11 @@ struct GateKeeperGpu::Impl {
   template <typename T>
   void to_device(const T* p, size_t n, cudaStream_t stream) {
     if (!managed_hints || n == 0) return;
-    GATEMAP_CUDA_CHECK(cudaMemAdvise(p, n * sizeof(T), cudaMemAdviseSetPreferredLocation, device_location(device)));
-    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(p, n * sizeof(T), device_location(device), 0, stream));
+    GATEMAP_CUDA_CHECK(cudaMemAdvise(p, n * sizeof(T), cudaMemAdviseSetPreferredLocation, gpu::device_location(device)));
+    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(p, n * sizeof(T), gpu::device_location(device), 0, stream));
   }
   template <typename T>
-  void to_device(ManagedBuffer<T>& buf, size_t n, cudaStream_t stream) {
+  void to_device(gpu::ManagedBuffer<T>& buf, size_t n, cudaStream_t stream) {
     to_device(buf.data(), n, stream);
   }
 };
@@ -272,7 +264,7 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
   }
   s.kernel_stop.record(st);
   if (impl_->managed_hints && s.n) {
-    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(s.out.data(), s.n, host_location(), 0, st));
+    GATEMAP_CUDA_CHECK(cudaMemPrefetchAsync(s.out.data(), s.n, gpu::host_location(), 0, st));
   }
   s.done.record(st);
   return ticket;
@@ -285,7 +277,7 @@ void GateKeeperGpu::collect(int ticket, std::vector<uint8_t>& out, FilterTiming*
   out.resize(s.n);
   parallel_copy(out.data(), s.out.data(), s.n);
   if (timing) {
-    timing->kernel_ms = Event::elapsed_ms(s.kernel_start, s.kernel_stop);
+    timing->kernel_ms = gpu::Event::elapsed_ms(s.kernel_start, s.kernel_stop);
     timing->total_ms = now_ms() - s.host_start_ms;
     timing->fill_ms = s.fill_ms;
   }

@@ -229,31 +229,43 @@ TEST(Mapq, UniqueRepeatAndTies) {
   EXPECT_FALSE(unique(tie));
 }
 
+// The placement stage over the small genome with a known insert size.
+struct PairSetup {
+  explicit PairSetup(double insert_mean) : ref(*genome().idx), verifier(ref), insert(pair_options(insert_mean)) {}
+  static PairOptions pair_options(double mean) {
+    PairOptions p;
+    p.insert_mean = mean;
+    p.insert_sd = 30;
+    return p;
+  }
+  PairPlacement place(const SeededRead& r1, const SeededRead& r2, ReadHits& h1, ReadHits& h2, const uint64_t tie[2]) {
+    const SeededRead* const reads[2] = {&r1, &r2};
+    ReadHits* const hits[2] = {&h1, &h2};
+    return Placer(ref, verifier, opt).place_pair(reads, hits, tie, insert, ws);
+  }
+  const Reference ref;
+  const Verifier verifier;
+  const MapOptions opt;
+  const InsertModel insert;
+  Workspace ws;
+};
+
 TEST(Pairing, ProperPairChosenAndLostMateRescued) {
   const auto& g = genome();
-  const Reference ref(*g.idx);
-  const Verifier verifier(ref);
-  MapOptions opt;
-  opt.pair.insert_mean = 350;
-  opt.pair.insert_sd = 30;
-  const InsertModel insert(opt.pair);
-  const Placer placer(ref, verifier, opt);
-  Workspace ws;
+  PairSetup setup(350);
   const int64_t at = 60000;
   std::string mate2 = revcomp(g.seq.substr(at + 250, 100));
   for (int i : {10, 30, 50, 70, 90}) mate2[i] = mate2[i] == 'A' ? 'G' : 'A';  // 5 edits: above its threshold of 4
   const SeededRead r1 = seeded(g.seq.substr(at, 100)), r2 = seeded(mate2);
   ReadHits h1, h2;
   for (const Candidate& c : r1.cand) {
-    const Hit h = verifier.verify_one(r1, c, r1.max_edits, c.diag, ws);
+    const Hit h = setup.verifier.verify_one(r1, c, r1.max_edits, c.diag, setup.ws);
     if (h.edits >= 0) h1.push_back(h);
   }
   dedupe_hits(h1, r1.max_edits);
   ASSERT_EQ(h1.size(), 1u);
-  const SeededRead* const reads[2] = {&r1, &r2};
-  ReadHits* const hits[2] = {&h1, &h2};
   const uint64_t tie[2] = {name_hash("p/1"), name_hash("p/2")};
-  const PairPlacement pp = placer.place_pair(reads, hits, tie, insert, ws);
+  const PairPlacement pp = setup.place(r1, r2, h1, h2, tie);
   EXPECT_EQ(pp.rescued, 1);
   EXPECT_TRUE(pp.proper);
   ASSERT_NE(pp.read[1].hit, nullptr);
@@ -266,22 +278,13 @@ TEST(Pairing, ProperPairChosenAndLostMateRescued) {
 
 TEST(Pairing, TheMateNearestTheInsertWinsAmongEqualHits) {
   const auto& g = genome();
-  const Reference ref(*g.idx);
-  const Verifier verifier(ref);
-  MapOptions opt;
-  opt.pair.insert_mean = 300;
-  opt.pair.insert_sd = 30;
-  const InsertModel insert(opt.pair);
-  const Placer placer(ref, verifier, opt);
-  Workspace ws;
+  PairSetup setup(300);
   // Hand-made hits (as a repeat would give): mate 2 at two places, equal edits.
   const SeededRead r1 = seeded(g.seq.substr(1000, 100)), r2 = seeded(revcomp(g.seq.substr(1200, 100)));
   ReadHits h1 = {hit_at(0, 1000, 100)};
   ReadHits h2 = {hit_at(1, 1200, 100), hit_at(1, 1260, 100)};
-  const SeededRead* const reads[2] = {&r1, &r2};
-  ReadHits* const hits[2] = {&h1, &h2};
   const uint64_t tie[2] = {1, 2};
-  const PairPlacement pp = placer.place_pair(reads, hits, tie, insert, ws);
+  const PairPlacement pp = setup.place(r1, r2, h1, h2, tie);
   ASSERT_TRUE(pp.proper);
   EXPECT_EQ(pp.read[1].hit->diag, 1200);  // insert 300, not 360
   EXPECT_EQ(pp.rescued, 0);
