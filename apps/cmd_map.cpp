@@ -7,7 +7,7 @@
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"
-#include "io/sam_sort.hpp"
+#include "io/bam_sorter.hpp"
 #include "common/build_info.hpp"
 #include "mapper/run.hpp"
 
@@ -59,11 +59,14 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_option("-K", o->batch_bases, "Bases per batch at most, as bwa mem -K (0: 1000 per read)")
       ->capture_default_str();
   sub->add_option("--stats", o->stats_path, "Write the run's counts and stage times as JSON");
-  auto sort = std::make_shared<bool>(false);
-  sub->add_flag("--sort", *sort,
-                "Write a coordinate-sorted, indexed BAM (-o x.bam), sorted in memory: for large outputs pipe to "
-                "'samtools sort' instead");
-  on_run(sub, ctx, [o, sort, &ctx] {
+  sub->add_flag("--sort", o->sort,
+                "Write a coordinate-sorted, indexed BAM (-o x.bam; .bai, or .csi for contigs over 512 Mbp), "
+                "sorted within -m per thread, spilling sorted runs to --tmp-dir");
+  auto sort_mem = std::make_shared<std::string>("768M");
+  sub->add_option("-m,--sort-mem", *sort_mem, "With --sort: memory per thread for sorting, as samtools sort -m")
+      ->capture_default_str();
+  sub->add_option("--tmp-dir", o->tmp_dir, "With --sort: folder for sorted runs [the output's folder]");
+  on_run(sub, ctx, [o, sort_mem, &ctx] {
     o->command_line = ctx.command_line;
     // As bwa mem takes the reference's path for its index: REF.gmi next to REF.
     const std::string& path = o->index_path;
@@ -71,22 +74,8 @@ void register_map(CLI::App& app, AppContext& ctx) {
       o->index_path = path + ".gmi";
     }
     o->version = GATEMAP_VERSION;
-    if (!*sort) {
-      mapper::run_mapping(*o);
-      return 0;
-    }
-    const std::string out = o->output;
-    if (out.size() < 4 || out.compare(out.size() - 4, 4, ".bam") != 0) throw UsageError("--sort needs -o FILE.bam");
-    o->output = out + ".unsorted.bam";
+    o->sort_memory = io::parse_memory(*sort_mem, "-m");
     mapper::run_mapping(*o);
-    try {
-      io::sort_sam_in_memory(o->output, out);
-    } catch (...) {
-      std::remove(o->output.c_str());
-      throw;
-    }
-    std::remove(o->output.c_str());
-    if (sam_index_build(out.c_str(), 0) != 0) throw IoError("cannot index '" + out + "'");
     return 0;
   });
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "io/bam_sorter.hpp"
 #include "io/bgzf_eof.hpp"
 #include "io/output_file.hpp"
 
@@ -50,11 +51,7 @@ void sort_sam_in_memory(const std::string& in_path, const std::string& out_bam) 
     recs.push_back(b);
   }
   sam_close(in);
-  auto key = [](const bam1_t* b) {
-    const uint32_t tid = b->core.tid < 0 ? UINT32_MAX : static_cast<uint32_t>(b->core.tid);
-    return std::make_pair(tid, b->core.pos);
-  };
-  std::stable_sort(recs.begin(), recs.end(), [&](const bam1_t* a, const bam1_t* b) { return key(a) < key(b); });
+  std::stable_sort(recs.begin(), recs.end(), coordinate_less);
   sam_hdr_remove_tag_hd(hdr, "GO");
   sam_hdr_update_hd(hdr, "SO", "coordinate");
   OutputFile out_file(out_bam);

@@ -49,7 +49,7 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
   const bool compressed = mode[1] != '\0';  // BAM or bgzipped SAM
   hdr_ = sam_hdr_init();
   if (!hdr_) throw Error("cannot allocate a SAM header");
-  std::string text = "@HD\tVN:1.6\tSO:unsorted\tGO:query\n";
+  std::string text = info.coordinate_sorted ? "@HD\tVN:1.6\tSO:coordinate\n" : "@HD\tVN:1.6\tSO:unsorted\tGO:query\n";
   for (const auto& [name, len] : info.contigs) {
     text += "@SQ\tSN:" + name + "\tLN:" + std::to_string(len) + "\n";
   }

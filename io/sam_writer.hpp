@@ -20,6 +20,7 @@ struct SamHeaderInfo {
   std::string read_group;    // "@RG\tID:x\t..." as given to -R (a literal "\t" means tab); may be empty
   std::string command_line;  // for @PG CL
   std::string version;       // for @PG VN
+  bool coordinate_sorted = false;  // @HD SO:coordinate (else SO:unsorted GO:query)
 };
 
 // Parses a -R value: turns literal "\t" into tabs, checks "@RG" and an ID field.

@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
+#include "io/bam_sorter.hpp"
 #include "io/output_file.hpp"
 #include "io/sam_writer.hpp"
 
@@ -79,6 +80,9 @@ MapStats run_mapping(RunOptions opt) {
   validate(opt.map);
   const size_t batch_bases = opt.batch_bases ? opt.batch_bases : opt.batch_reads * 1000;
   io::sam_output_mode(opt.output);  // a refused suffix fails before the index loads
+  if (opt.sort && (opt.output.size() < 5 || opt.output.compare(opt.output.size() - 4, 4, ".bam") != 0)) {
+    throw UsageError("--sort needs -o FILE.bam");
+  }
   io::check_not_input(opt.output, "-o", {opt.index_path, opt.reads1, opt.reads2});
   if (!opt.stats_path.empty()) io::check_not_input(opt.stats_path, "--stats", {opt.index_path, opt.reads1, opt.reads2});
   const std::string where = filter_backend(opt);
@@ -97,8 +101,18 @@ MapStats run_mapping(RunOptions opt) {
   info.read_group = opt.read_group;
   info.command_line = opt.command_line;
   info.version = opt.version;
-  io::SamWriter out(opt.output, info, std::max(1, opt.hw.threads));
-  opt.map.output.read_group_id = out.read_group_id();
+  // Records go to the output as they come, or (--sort) through the bounded-memory sorter.
+  const int threads = std::max(1, opt.hw.threads);
+  std::unique_ptr<io::SamWriter> out;
+  std::unique_ptr<io::BamSorter> sorter;
+  if (opt.sort) {
+    sorter = std::make_unique<io::BamSorter>(
+        opt.output, info, io::SortOptions{opt.sort_memory * static_cast<size_t>(threads), opt.tmp_dir, threads});
+    opt.map.output.read_group_id = sorter->read_group_id();
+  } else {
+    out = std::make_unique<io::SamWriter>(opt.output, info, threads);
+    opt.map.output.read_group_id = out->read_group_id();
+  }
 
   // BGZF-compressed reads decompress on a few threads of their own (a quarter of -t).
   io::FastqSource source(opt.reads1, opt.reads2, std::max(1, opt.hw.threads / 4), opt.interleaved);
@@ -123,7 +137,11 @@ MapStats run_mapping(RunOptions opt) {
   const auto read_into = [&](io::ReadBatch* b) { return source.next_batch(*b, opt.batch_reads, batch_bases); };
   const auto write_all = [&] {
     const double t = log::wall_seconds();
-    for (bam1_t* b : written) out.write(b);
+    if (sorter) {
+      sorter->add(written);  // takes the records
+    } else {
+      for (bam1_t* b : written) out->write(b);
+    }
     return log::wall_seconds() - t;
   };
   int64_t batch_no = 0;
@@ -169,7 +187,15 @@ MapStats run_mapping(RunOptions opt) {
     throw;
   }
   destroy(written);
-  out.close();
+  if (sorter) {
+    const double t = log::wall_seconds();
+    sorter->close();
+    log::info("map", "sorted " + std::to_string(sorter->records()) + " records (" + std::to_string(sorter->runs()) +
+                         " runs spilled) and indexed '" + opt.output + "' in " +
+                         std::to_string(log::wall_seconds() - t) + " s");
+  } else {
+    out->close();
+  }
   MapStats st = mapper->stats();
   st.output_s = output_s;
   st.input_wait_s = input_wait_s;

@@ -16,6 +16,9 @@ struct RunOptions {
   std::string command_line, version;
   size_t batch_reads = 100000;    // --batch: reads per batch (pairs count twice)
   size_t batch_bases = 0;         // -K: at most this many bases per batch, as bwa mem's -K (0: 1000 per read)
+  bool sort = false;              // --sort: coordinate-sorted, indexed BAM
+  size_t sort_memory = size_t{768} << 20;  // -m: sort buffer per thread, as samtools sort -m
+  std::string tmp_dir;            // --tmp-dir: sorted runs (default: next to the output)
   std::string filter = "auto";    // --filter auto|off (or gpu|cpu: on, and where it runs)
   std::string backend = "auto";   // --backend gpu|cpu|auto: where the filter runs
   MapOptions map;

@@ -1,0 +1,211 @@
+#include "io/bam_sorter.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <queue>
+
+#include "common/error.hpp"
+#include "common/log.hpp"
+
+namespace gatemap::io {
+
+namespace {
+
+// The run folder of the sort in progress, for the SIGINT/SIGTERM handler (which may
+// only call async-signal-safe functions: fixed buffers, unlink, rmdir).
+char g_run_dir[4096];
+volatile sig_atomic_t g_runs = 0;
+volatile sig_atomic_t g_active = 0;
+
+size_t run_path(char* out, size_t cap, const char* dir, int i) {
+  size_t n = 0;
+  for (const char* p = dir; *p && n + 1 < cap; ++p) out[n++] = *p;
+  const char* prefix = "/run";
+  for (const char* p = prefix; *p && n + 1 < cap; ++p) out[n++] = *p;
+  char digits[16];
+  int d = 0;
+  do {
+    digits[d++] = static_cast<char>('0' + i % 10);
+    i /= 10;
+  } while (i > 0);
+  while (d > 0 && n + 1 < cap) out[n++] = digits[--d];
+  for (const char* p = ".bam"; *p && n + 1 < cap; ++p) out[n++] = *p;
+  out[n] = '\0';
+  return n;
+}
+
+void remove_runs_on_signal(int sig) {
+  if (g_active) {
+    char path[4200];
+    for (int i = 0; i < g_runs; ++i) {
+      run_path(path, sizeof path, g_run_dir, i);
+      unlink(path);
+    }
+    rmdir(g_run_dir);
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+size_t record_bytes(const bam1_t* b) { return sizeof(bam1_t) + b->m_data + 32; }
+
+}  // namespace
+
+bool coordinate_less(const bam1_t* a, const bam1_t* b) {
+  // As samtools sort: the reference id as unsigned (unplaced, -1, last), then pos + 1,
+  // then the strand.
+  const uint64_t ta = static_cast<uint32_t>(a->core.tid), tb = static_cast<uint32_t>(b->core.tid);
+  if (ta != tb) return ta < tb;
+  const uint64_t pa = static_cast<uint64_t>(a->core.pos + 1), pb = static_cast<uint64_t>(b->core.pos + 1);
+  if (pa != pb) return pa < pb;
+  return bam_is_rev(a) < bam_is_rev(b);
+}
+
+size_t parse_memory(const std::string& text, const std::string& flag) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  double scale = 1;
+  const std::string unit = end ? std::string(end) : "";
+  if (unit == "K" || unit == "k") scale = 1024.0;
+  if (unit == "M" || unit == "m") scale = 1024.0 * 1024;
+  if (unit == "G" || unit == "g") scale = 1024.0 * 1024 * 1024;
+  const bool unit_ok = unit.empty() || scale > 1;
+  if (end == text.c_str() || errno != 0 || !unit_ok || !(v * scale >= 1 << 20) || v * scale > 1e15) {
+    throw UsageError(flag + " '" + text + "': a size of at least 1M, such as 768M or 2G");
+  }
+  return static_cast<size_t>(v * scale);
+}
+
+BamSorter::BamSorter(const std::string& out_bam, const SamHeaderInfo& info, const SortOptions& opt)
+    : out_path_(out_bam), opt_(opt) {
+  SamHeaderInfo sorted = info;
+  sorted.coordinate_sorted = true;
+  for (const auto& c : info.contigs) longest_contig_ = std::max(longest_contig_, c.second);
+  out_ = std::make_unique<SamWriter>(out_bam, sorted, std::max(1, opt.threads));
+  namespace fs = std::filesystem;
+  const fs::path base = opt.tmp_dir.empty() ? fs::absolute(out_bam).parent_path() : fs::path(opt.tmp_dir);
+  std::string tmpl = (base / ".gatemap-sort-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) {
+    throw IoError("cannot make a folder for sorted runs in '" + base.string() + "': " + std::strerror(errno));
+  }
+  run_dir_ = tmpl;
+  if (run_dir_.size() < sizeof g_run_dir) {
+    std::memcpy(g_run_dir, run_dir_.c_str(), run_dir_.size() + 1);
+    g_runs = 0;
+    g_active = 1;
+    std::signal(SIGINT, remove_runs_on_signal);
+    std::signal(SIGTERM, remove_runs_on_signal);
+  }
+}
+
+BamSorter::~BamSorter() {
+  for (bam1_t* b : buffer_) bam_destroy1(b);
+  g_active = 0;
+  std::error_code ec;
+  std::filesystem::remove_all(run_dir_, ec);
+}
+
+const std::string& BamSorter::read_group_id() const { return out_->read_group_id(); }
+
+void BamSorter::add(std::vector<bam1_t*>& recs) {
+  for (bam1_t* b : recs) {
+    buffer_.push_back(b);
+    buffered_bytes_ += record_bytes(b);
+  }
+  records_ += static_cast<int64_t>(recs.size());
+  recs.clear();
+  if (buffered_bytes_ > opt_.memory_bytes) spill();
+}
+
+void BamSorter::sort_buffer() { std::stable_sort(buffer_.begin(), buffer_.end(), coordinate_less); }
+
+// The buffer, sorted, as the next run (BAM at compression level 1).
+void BamSorter::spill() {
+  sort_buffer();
+  const std::string path = run_dir_ + "/run" + std::to_string(runs_.size()) + ".bam";
+  runs_.push_back(path);
+  g_runs = static_cast<sig_atomic_t>(runs_.size());
+  samFile* fp = sam_open(path.c_str(), "wb1");
+  bool ok = fp && sam_hdr_write(fp, out_->header()) == 0;
+  if (ok && opt_.threads > 1) hts_set_threads(fp, opt_.threads);
+  for (bam1_t* b : buffer_) {
+    ok = ok && sam_write1(fp, out_->header(), b) >= 0;
+    bam_destroy1(b);
+  }
+  buffer_.clear();
+  buffered_bytes_ = 0;
+  if (fp && sam_close(fp) != 0) ok = false;
+  if (!ok) throw IoError("cannot write the sorted run '" + path + "' (disk full? see --tmp-dir)");
+  log::info("map", "sorted run " + std::to_string(runs_.size()) + " written to '" + path + "'");
+}
+
+void BamSorter::close() {
+  if (runs_.empty()) {  // everything fitted: no merge
+    sort_buffer();
+    for (bam1_t* b : buffer_) out_->write(b);
+  } else {
+    if (!buffer_.empty()) spill();
+    struct Run {
+      samFile* fp = nullptr;
+      sam_hdr_t* hdr = nullptr;
+      bam1_t* rec = nullptr;
+    };
+    std::vector<Run> runs(runs_.size());
+    const auto cleanup = [&] {
+      for (Run& r : runs) {
+        if (r.rec) bam_destroy1(r.rec);
+        if (r.hdr) sam_hdr_destroy(r.hdr);
+        if (r.fp) sam_close(r.fp);
+      }
+    };
+    // Min-heap of (record, run): ties go to the earlier run, which holds earlier input.
+    const auto later = [&](int a, int b) {
+      if (coordinate_less(runs[b].rec, runs[a].rec)) return true;
+      return !coordinate_less(runs[a].rec, runs[b].rec) && a > b;
+    };
+    std::priority_queue<int, std::vector<int>, decltype(later)> heap(later);
+    try {
+      const auto advance = [&](int i) {
+        const int r = sam_read1(runs[i].fp, runs[i].hdr, runs[i].rec);
+        if (r < -1) throw FormatError("sorted run '" + runs_[i] + "' is damaged");
+        if (r >= 0) heap.push(i);
+      };
+      for (size_t i = 0; i < runs.size(); ++i) {
+        runs[i].fp = sam_open(runs_[i].c_str(), "r");
+        if (!runs[i].fp) throw IoError("cannot reopen the sorted run '" + runs_[i] + "'");
+        runs[i].hdr = sam_hdr_read(runs[i].fp);
+        runs[i].rec = bam_init1();
+        if (!runs[i].hdr || !runs[i].rec) throw FormatError("sorted run '" + runs_[i] + "' is damaged");
+        advance(static_cast<int>(i));
+      }
+      while (!heap.empty()) {
+        const int i = heap.top();
+        heap.pop();
+        out_->write(runs[i].rec);
+        advance(i);
+      }
+    } catch (...) {
+      cleanup();
+      throw;
+    }
+    cleanup();
+  }
+  for (bam1_t* b : buffer_) bam_destroy1(b);
+  buffer_.clear();
+  out_->close();  // renames the finished BAM into place
+  if (opt_.write_index) {
+    // BAI addresses positions below 2^29; longer contigs need CSI (min_shift 14).
+    const int min_shift = longest_contig_ >= (int64_t{1} << 29) ? 14 : 0;
+    if (sam_index_build3(out_path_.c_str(), nullptr, min_shift, std::max(1, opt_.threads)) != 0) {
+      throw IoError("cannot index '" + out_path_ + "'");
+    }
+  }
+}
+
+}  // namespace gatemap::io

@@ -1,0 +1,64 @@
+#pragma once
+// Coordinate sorting with bounded memory, in samtools sort's order: by reference
+// (unplaced records last), position, forward before reverse; ties keep their input
+// order. Records are buffered up to a memory budget; each full buffer is sorted and
+// spilled as a temporary BAM run (fast compression) into a private folder in tmp_dir;
+// close() merges the runs into the output BAM (multi-threaded BGZF, @HD SO:coordinate),
+// renames it into place and indexes it (.bai, or .csi when a contig is longer than BAI
+// allows). Runs are removed on success, on failure and on SIGINT/SIGTERM.
+#include <htslib/sam.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/sam_writer.hpp"
+
+namespace gatemap::io {
+
+// samtools sort's order (stable sorts keep ties in input order).
+bool coordinate_less(const bam1_t* a, const bam1_t* b);
+
+struct SortOptions {
+  size_t memory_bytes = size_t{768} << 20;  // -m x -t: records buffered before a run is spilled
+  std::string tmp_dir;                      // --tmp-dir; empty: the output's folder
+  int threads = 1;
+  bool write_index = true;
+};
+
+// Parses "768M", "2G", "500000K" or plain bytes; throws UsageError naming `flag`.
+size_t parse_memory(const std::string& text, const std::string& flag);
+
+class BamSorter {
+ public:
+  // Opens the output (under a temporary name until close()). Not thread-safe.
+  BamSorter(const std::string& out_bam, const SamHeaderInfo& info, const SortOptions& opt);
+  ~BamSorter();  // removes runs and the unfinished output; never throws
+  BamSorter(const BamSorter&) = delete;
+  BamSorter& operator=(const BamSorter&) = delete;
+
+  const std::string& read_group_id() const;
+  // Takes ownership of the records (and clears recs); may spill a run.
+  void add(std::vector<bam1_t*>& recs);
+  // Merges and writes everything, renames the output into place, writes the index.
+  void close();
+  int runs() const { return static_cast<int>(runs_.size()); }
+  int64_t records() const { return records_; }
+
+ private:
+  void spill();
+  void sort_buffer();
+
+  std::string out_path_;
+  SortOptions opt_;
+  std::unique_ptr<SamWriter> out_;
+  std::string run_dir_;
+  std::vector<std::string> runs_;
+  std::vector<bam1_t*> buffer_;
+  size_t buffered_bytes_ = 0;
+  int64_t records_ = 0;
+  int64_t longest_contig_ = 0;
+};
+
+}  // namespace gatemap::io

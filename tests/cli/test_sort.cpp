@@ -1,0 +1,117 @@
+// `gatemap map --sort`: a coordinate-sorted, indexed BAM with bounded memory, the same
+// records in the same order as `gatemap map | samtools sort`, runs spilled and merged,
+// nothing left behind, a clear error when the runs cannot be written.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+
+#include "../test_util.hpp"
+
+using gatemap::test::read_file;
+using gatemap::test::run_command;
+
+namespace {
+
+const std::string kBin = GATEMAP_BINARY;
+
+bool have_samtools() { return run_command("command -v samtools") == 0; }
+
+class Sort : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new gatemap::test::TempDir();
+    const std::string g = kBin + " ";
+    std::string out;
+    ASSERT_EQ(run_command(g + "sim genome --length 300000 --contigs 4 -o " + f("ref.fa") + " && " + g + "index -o " +
+                              f("ref.gmi") + " " + f("ref.fa") + " && " + g + "sim reads " + f("ref.fa") +
+                              " -n 8000 -o " + f("r"),
+                          &out),
+              0)
+        << out;
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static std::string f(const std::string& name) { return dir_->file(name); }
+  static gatemap::test::TempDir* dir_;
+};
+gatemap::test::TempDir* Sort::dir_ = nullptr;
+
+// Many runs (batches of 1,000 reads, 1 MiB per thread) merged: the records and their
+// order are samtools sort's, the header says SO:coordinate, the index answers region
+// queries as samtools' own index does, and no run is left behind.
+TEST_F(Sort, SpilledRunsMergeIntoSamtoolsOrder) {
+  if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
+  gatemap::test::TempDir d;
+  const std::string reads = " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
+  std::string out;
+  ASSERT_EQ(run_command(kBin + " map -t 2 --batch 1000 --sort -m 1M -o " + d.file("s.bam") + reads, &out), 0) << out;
+  EXPECT_NE(out.find("runs spilled"), std::string::npos);
+  EXPECT_EQ(out.find(" 0 runs spilled"), std::string::npos) << out;
+  ASSERT_EQ(run_command(kBin + " map -t 2 --batch 1000 -o " + d.file("u.bam") + reads + " && samtools sort -o " +
+                        d.file("ss.bam") + " " + d.file("u.bam") + " && samtools index " + d.file("ss.bam")),
+            0);
+  std::string ours, theirs;
+  ASSERT_EQ(run_command("samtools view " + d.file("s.bam"), &ours), 0);
+  ASSERT_EQ(run_command("samtools view " + d.file("ss.bam"), &theirs), 0);
+  EXPECT_GT(ours.size(), 1000000u);
+  EXPECT_TRUE(ours == theirs) << "records or order differ from samtools sort";
+  ASSERT_EQ(run_command("samtools view -H " + d.file("s.bam"), &out), 0);
+  EXPECT_EQ(out.rfind("@HD\tVN:1.6\tSO:coordinate\n", 0), 0u) << out;
+  EXPECT_EQ(run_command("samtools quickcheck " + d.file("s.bam")), 0);
+  ASSERT_TRUE(std::filesystem::exists(d.file("s.bam.bai")));
+  std::mt19937_64 rng(4);
+  for (int q = 0; q < 20; ++q) {
+    const int contig = 1 + static_cast<int>(rng() % 4);
+    const int64_t begin = 1 + static_cast<int64_t>(rng() % 70000), end = begin + static_cast<int64_t>(rng() % 5000);
+    const std::string region = " " + std::to_string(contig) + ":" + std::to_string(begin) + "-" + std::to_string(end);
+    std::string a, b;
+    ASSERT_EQ(run_command("samtools view -c " + d.file("s.bam") + region, &a), 0);
+    ASSERT_EQ(run_command("samtools view -c " + d.file("ss.bam") + region, &b), 0);
+    EXPECT_EQ(a, b) << region;
+  }
+  for (const auto& e : std::filesystem::directory_iterator(d.path())) {
+    EXPECT_EQ(e.path().filename().string().find(".gatemap"), std::string::npos) << e.path();
+  }
+}
+
+// The sort does not depend on the memory budget (records of pairs depend on the batch
+// size through the insert-size estimate: both runs take the same batches).
+TEST_F(Sort, SameOutputForAnyBudget) {
+  gatemap::test::TempDir d;
+  const std::string reads = " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
+  ASSERT_EQ(run_command(kBin + " map -t 2 --batch 500 --sort -o " + d.file("a.bam") + reads), 0);
+  ASSERT_EQ(run_command(kBin + " map -t 2 --batch 500 --sort -m 1M -o " + d.file("b.bam") + reads), 0);
+  if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
+  std::string a, b;
+  ASSERT_EQ(run_command("samtools view " + d.file("a.bam"), &a), 0);
+  ASSERT_EQ(run_command("samtools view " + d.file("b.bam"), &b), 0);
+  EXPECT_TRUE(a == b);
+}
+
+// A temporary folder that cannot be written: exit 1 naming it, no output that looks
+// complete. Usage errors for a non-BAM output and a bad -m.
+TEST_F(Sort, UnwritableTmpDirAndBadOptions) {
+  gatemap::test::TempDir d;
+  const std::string locked = d.file("locked");
+  std::filesystem::create_directory(locked);
+  chmod(locked.c_str(), 0500);
+  const bool root_ignores_modes = access(locked.c_str(), W_OK) == 0;
+  const std::string reads = " " + f("ref.gmi") + " " + f("r_1.fq");
+  std::string out;
+  if (!root_ignores_modes) {
+    EXPECT_EQ(run_command(kBin + " map --sort --tmp-dir " + locked + " -o " + d.file("o.bam") + reads, &out), 1) << out;
+    EXPECT_NE(out.find(locked), std::string::npos) << out;
+  }
+  EXPECT_EQ(run_command(kBin + " map --sort --tmp-dir " + d.file("missing/dir") + " -o " + d.file("o.bam") + reads, &out),
+            1)
+      << out;
+  EXPECT_FALSE(std::filesystem::exists(d.file("o.bam")));
+  EXPECT_EQ(run_command(kBin + " map --sort -o " + d.file("o.sam") + reads, &out), 2) << out;
+  EXPECT_EQ(run_command(kBin + " map --sort -m 10 -o " + d.file("o.bam") + reads, &out), 2) << out;
+  chmod(locked.c_str(), 0700);
+}
+
+}  // namespace
