@@ -72,6 +72,46 @@ void report(const MapStats& st, const std::string& stats_path) {
   }
 }
 
+// Where records go: the output as they come, or (--sort) the bounded-memory sorter.
+class RecordOutput {
+ public:
+  RecordOutput(const RunOptions& opt, const index::Index& idx) : path_(opt.output) {
+    io::SamHeaderInfo info;
+    for (const auto& c : idx.contigs()) info.contigs.emplace_back(c.name, c.length);
+    info.read_group = opt.read_group;
+    info.command_line = opt.command_line;
+    info.version = opt.version;
+    const int threads = std::max(1, opt.hw.threads);
+    if (opt.sort) {
+      const size_t memory = opt.sort_memory * static_cast<size_t>(threads);
+      sorter_ = std::make_unique<io::BamSorter>(opt.output, info, io::SortOptions{memory, opt.tmp_dir, threads});
+    } else {
+      writer_ = std::make_unique<io::SamWriter>(opt.output, info, threads);
+    }
+  }
+  const std::string& read_group_id() const { return sorter_ ? sorter_->read_group_id() : writer_->read_group_id(); }
+  // Writes (or hands to the sorter) and clears the records.
+  void take(std::vector<bam1_t*>& recs) {
+    if (sorter_) return sorter_->add(recs);
+    for (bam1_t* b : recs) writer_->write(b);
+    for (bam1_t* b : recs) bam_destroy1(b);
+    recs.clear();
+  }
+  void close() {
+    if (!sorter_) return writer_->close();
+    const double t = log::wall_seconds();
+    sorter_->close();
+    log::info("map", "sorted " + std::to_string(sorter_->records()) + " records (" + std::to_string(sorter_->runs()) +
+                         " runs spilled) and indexed '" + path_ + "' in " + std::to_string(log::wall_seconds() - t) +
+                         " s");
+  }
+
+ private:
+  std::string path_;
+  std::unique_ptr<io::SamWriter> writer_;
+  std::unique_ptr<io::BamSorter> sorter_;
+};
+
 }  // namespace
 
 MapStats run_mapping(RunOptions opt) {
@@ -96,23 +136,8 @@ MapStats run_mapping(RunOptions opt) {
   log::info("map", "loaded index '" + opt.index_path + "' (" + std::to_string(idx->contigs().size()) + " contigs, " +
                        std::to_string(idx->length()) + " bp, k=" + std::to_string(idx->k()) + ") in " +
                        std::to_string(log::wall_seconds() - t_load) + " s");
-  io::SamHeaderInfo info;
-  for (const auto& c : idx->contigs()) info.contigs.emplace_back(c.name, c.length);
-  info.read_group = opt.read_group;
-  info.command_line = opt.command_line;
-  info.version = opt.version;
-  // Records go to the output as they come, or (--sort) through the bounded-memory sorter.
-  const int threads = std::max(1, opt.hw.threads);
-  std::unique_ptr<io::SamWriter> out;
-  std::unique_ptr<io::BamSorter> sorter;
-  if (opt.sort) {
-    sorter = std::make_unique<io::BamSorter>(
-        opt.output, info, io::SortOptions{opt.sort_memory * static_cast<size_t>(threads), opt.tmp_dir, threads});
-    opt.map.output.read_group_id = sorter->read_group_id();
-  } else {
-    out = std::make_unique<io::SamWriter>(opt.output, info, threads);
-    opt.map.output.read_group_id = out->read_group_id();
-  }
+  RecordOutput out(opt, *idx);
+  opt.map.output.read_group_id = out.read_group_id();
 
   // BGZF-compressed reads decompress on a few threads of their own (a quarter of -t).
   io::FastqSource source(opt.reads1, opt.reads2, std::max(1, opt.hw.threads / 4), opt.interleaved);
@@ -137,11 +162,7 @@ MapStats run_mapping(RunOptions opt) {
   const auto read_into = [&](io::ReadBatch* b) { return source.next_batch(*b, opt.batch_reads, batch_bases); };
   const auto write_all = [&] {
     const double t = log::wall_seconds();
-    if (sorter) {
-      sorter->add(written);  // takes the records
-    } else {
-      for (bam1_t* b : written) out->write(b);
-    }
+    out.take(written);
     return log::wall_seconds() - t;
   };
   int64_t batch_no = 0;
@@ -187,15 +208,7 @@ MapStats run_mapping(RunOptions opt) {
     throw;
   }
   destroy(written);
-  if (sorter) {
-    const double t = log::wall_seconds();
-    sorter->close();
-    log::info("map", "sorted " + std::to_string(sorter->records()) + " records (" + std::to_string(sorter->runs()) +
-                         " runs spilled) and indexed '" + opt.output + "' in " +
-                         std::to_string(log::wall_seconds() - t) + " s");
-  } else {
-    out->close();
-  }
+  out.close();
   MapStats st = mapper->stats();
   st.output_s = output_s;
   st.input_wait_s = input_wait_s;
