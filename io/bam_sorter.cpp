@@ -88,6 +88,7 @@ BamSorter::BamSorter(const std::string& out_bam, const SamHeaderInfo& info, cons
   sorted.coordinate_sorted = true;
   for (const auto& c : info.contigs) longest_contig_ = std::max(longest_contig_, c.second);
   out_ = std::make_unique<SamWriter>(out_bam, sorted, std::max(1, opt.threads));
+  if (opt.mark_duplicates) marker_ = std::make_unique<DuplicateMarker>(out_->header());
   namespace fs = std::filesystem;
   const fs::path base = opt.tmp_dir.empty() ? fs::absolute(out_bam).parent_path() : fs::path(opt.tmp_dir);
   std::string tmpl = (base / ".gatemap-sort-XXXXXX").string();
@@ -114,6 +115,7 @@ BamSorter::~BamSorter() {
 const std::string& BamSorter::read_group_id() const { return out_->read_group_id(); }
 
 void BamSorter::add(std::vector<bam1_t*>& recs) {
+  if (marker_) marker_->collect(recs);  // before sorting: mates are still side by side
   for (bam1_t* b : recs) {
     buffer_.push_back(b);
     buffered_bytes_ += record_bytes(b);
@@ -145,10 +147,16 @@ void BamSorter::spill() {
   log::info("map", "sorted run " + std::to_string(runs_.size()) + " written to '" + path + "'");
 }
 
+void BamSorter::emit(bam1_t* rec) {
+  if (marker_) marker_->mark(rec);
+  out_->write(rec);
+}
+
 void BamSorter::close() {
+  if (marker_) marker_->decide();
   if (runs_.empty()) {  // everything fitted: no merge
     sort_buffer();
-    for (bam1_t* b : buffer_) out_->write(b);
+    for (bam1_t* b : buffer_) emit(b);
   } else {
     if (!buffer_.empty()) spill();
     struct Run {
@@ -187,7 +195,7 @@ void BamSorter::close() {
       while (!heap.empty()) {
         const int i = heap.top();
         heap.pop();
-        out_->write(runs[i].rec);
+        emit(runs[i].rec);
         advance(i);
       }
     } catch (...) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "io/duplicates.hpp"
 #include "io/sam_writer.hpp"
 
 namespace gatemap::io {
@@ -25,6 +26,7 @@ struct SortOptions {
   std::string tmp_dir;                      // --tmp-dir; empty: the output's folder
   int threads = 1;
   bool write_index = true;
+  bool mark_duplicates = false;  // --markdup (io/duplicates.hpp)
 };
 
 // Parses "768M", "2G", "500000K" or plain bytes; throws UsageError naming `flag`.
@@ -44,15 +46,19 @@ class BamSorter {
   // Merges and writes everything, renames the output into place, writes the index.
   void close();
   int runs() const { return static_cast<int>(runs_.size()); }
+  // With mark_duplicates, after close().
+  const DuplicateCounts* duplicates() const { return marker_ ? &marker_->counts() : nullptr; }
   int64_t records() const { return records_; }
 
  private:
   void spill();
   void sort_buffer();
+  void emit(bam1_t* rec);
 
   std::string out_path_;
   SortOptions opt_;
   std::unique_ptr<SamWriter> out_;
+  std::unique_ptr<DuplicateMarker> marker_;
   std::string run_dir_;
   std::vector<std::string> runs_;
   std::vector<bam1_t*> buffer_;

@@ -24,13 +24,13 @@ std::string MapStats::to_json() const {
     << ",\n  \"rescued\": " << rescued << ",\n  \"candidates\": " << candidates
     << ",\n  \"filter_rejected\": " << filter_rejected << ",\n  \"filter_unfiltered\": " << filter_unfiltered
     << ",\n  \"verified\": " << verified << ",\n  \"reads_with_capped_seeds\": " << capped_reads
-    << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits
+    << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits << ",\n  \"duplicate_reads\": " << duplicate_reads
+    << ",\n  \"duplicate_pairs\": " << duplicate_pairs << ",\n  \"duplicate_unpaired_reads\": " << duplicate_unpaired
     << ",\n  \"gpu_batches_on_cpu\": " << filter_cpu_fallbacks << ",\n  \"insert_mean\": " << insert_mean
     << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {\"seed\": " << seed_s << ", \"filter\": " << filter_s
     << ", \"filter_kernel\": " << filter_kernel_s << ", \"filter_prepare\": " << filter_prepare_s
     << ", \"filter_engine\": " << filter_engine_s << ", \"verify\": " << verify_s << ", \"fallback\": " << fallback_s
-    << ", \"finish\": " << pair_s
-    << ", \"output\": " << output_s << ", \"input_wait\": " << input_wait_s << "}\n}\n";
+    << ", \"finish\": " << pair_s << ", \"output\": " << output_s << ", \"input_wait\": " << input_wait_s << "}\n}\n";
   return o.str();
 }
 
@@ -83,8 +83,12 @@ class RecordOutput {
     info.version = opt.version;
     const int threads = std::max(1, opt.hw.threads);
     if (opt.sort) {
-      const size_t memory = opt.sort_memory * static_cast<size_t>(threads);
-      sorter_ = std::make_unique<io::BamSorter>(opt.output, info, io::SortOptions{memory, opt.tmp_dir, threads});
+      io::SortOptions so;
+      so.memory_bytes = opt.sort_memory * static_cast<size_t>(threads);
+      so.tmp_dir = opt.tmp_dir;
+      so.threads = threads;
+      so.mark_duplicates = opt.markdup;
+      sorter_ = std::make_unique<io::BamSorter>(opt.output, info, so);
     } else {
       writer_ = std::make_unique<io::SamWriter>(opt.output, info, threads);
     }
@@ -104,7 +108,14 @@ class RecordOutput {
     log::info("map", "sorted " + std::to_string(sorter_->records()) + " records (" + std::to_string(sorter_->runs()) +
                          " runs spilled) and indexed '" + path_ + "' in " + std::to_string(log::wall_seconds() - t) +
                          " s");
+    if (const io::DuplicateCounts* d = sorter_->duplicates()) {
+      log::info("map", "duplicates: " + std::to_string(d->duplicate_reads) + " of " + std::to_string(d->reads) +
+                           " mapped reads (" + std::to_string(d->duplicate_pairs) + " of " + std::to_string(d->pairs) +
+                           " pairs, " + std::to_string(d->duplicate_fragments) + " of " + std::to_string(d->fragments) +
+                           " unpaired reads)");
+    }
   }
+  const io::DuplicateCounts* duplicates() const { return sorter_ ? sorter_->duplicates() : nullptr; }
 
  private:
   std::string path_;
@@ -120,6 +131,7 @@ MapStats run_mapping(RunOptions opt) {
   validate(opt.map);
   const size_t batch_bases = opt.batch_bases ? opt.batch_bases : opt.batch_reads * 1000;
   io::sam_output_mode(opt.output);  // a refused suffix fails before the index loads
+  if (opt.markdup && !opt.sort) throw UsageError("--markdup works with --sort");
   if (opt.sort && (opt.output.size() < 5 || opt.output.compare(opt.output.size() - 4, 4, ".bam") != 0)) {
     throw UsageError("--sort needs -o FILE.bam");
   }
@@ -212,6 +224,11 @@ MapStats run_mapping(RunOptions opt) {
   MapStats st = mapper->stats();
   st.output_s = output_s;
   st.input_wait_s = input_wait_s;
+  if (const io::DuplicateCounts* d = out.duplicates()) {
+    st.duplicate_reads = d->duplicate_reads;
+    st.duplicate_pairs = d->duplicate_pairs;
+    st.duplicate_unpaired = d->duplicate_fragments;
+  }
   const double wall = log::wall_seconds();
   report(st, opt.stats_path);
   log::info("main", "Real time: " + std::to_string(wall) + " sec; CPU: " + std::to_string(log::cpu_seconds()) +

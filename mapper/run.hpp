@@ -19,6 +19,7 @@ struct RunOptions {
   bool sort = false;              // --sort: coordinate-sorted, indexed BAM
   size_t sort_memory = size_t{768} << 20;  // -m: sort buffer per thread, as samtools sort -m
   std::string tmp_dir;            // --tmp-dir: sorted runs (default: next to the output)
+  bool markdup = false;           // --markdup: flag duplicates (0x400) as Picard MarkDuplicates
   std::string filter = "auto";    // --filter auto|off (or gpu|cpu: on, and where it runs)
   std::string backend = "auto";   // --backend gpu|cpu|auto: where the filter runs
   MapOptions map;

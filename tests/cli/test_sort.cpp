@@ -115,3 +115,63 @@ TEST_F(Sort, UnwritableTmpDirAndBadOptions) {
 }
 
 }  // namespace
+
+namespace {
+
+// Pairs copied with new names and other qualities (PCR duplicates): `--markdup` flags
+// the same records as Picard MarkDuplicates on the same sorted BAM, with runs spilled
+// and merged on the way (the pair numbers travel through the runs).
+TEST_F(Sort, MarkdupAgreesWithPicard) {
+  if (!have_samtools() || run_command("command -v PicardCommandLine") != 0) {
+    GTEST_SKIP() << "samtools or picard-tools not installed";
+  }
+  gatemap::test::TempDir d;
+  std::mt19937_64 rng(9);
+  std::string fq[2] = {read_file(f("r_1.fq")), read_file(f("r_2.fq"))};
+  std::string out_fq[2];
+  size_t at[2] = {0, 0};
+  for (int n = 0; at[0] < fq[0].size(); ++n) {
+    std::string rec[2][4];
+    for (int m = 0; m < 2; ++m) {
+      for (auto& line : rec[m]) {
+        const size_t end = fq[m].find('\n', at[m]);
+        line = fq[m].substr(at[m], end - at[m]);
+        at[m] = end + 1;
+      }
+      for (const auto& line : rec[m]) out_fq[m] += line + "\n";
+    }
+    const int copies = rng() % 5 == 0 ? 1 + static_cast<int>(rng() % 2) : 0;
+    for (int c = 0; c < copies; ++c) {
+      for (int m = 0; m < 2; ++m) {
+        std::string qual = rec[m][3];
+        for (char& q : qual) q = static_cast<char>(std::clamp<int>(q + static_cast<int>(rng() % 17) - 8, 35, 73));
+        const std::string name = rec[m][0].substr(0, rec[m][0].find('/')) + "_dup" + std::to_string(c);
+        out_fq[m] += name + (m ? "/2\n" : "/1\n") + rec[m][1] + "\n+\n" + qual + "\n";
+      }
+    }
+  }
+  gatemap::test::write_file(d.file("d_1.fq"), out_fq[0]);
+  gatemap::test::write_file(d.file("d_2.fq"), out_fq[1]);
+  const std::string reads =
+      " -R '@RG\\tID:a\\tSM:s\\tLB:lib1' " + f("ref.gmi") + " " + d.file("d_1.fq") + " " + d.file("d_2.fq");
+  std::string out;
+  ASSERT_EQ(run_command(kBin + " map -t 2 --batch 2000 -m 1M --sort --markdup -o " + d.file("md.bam") + reads, &out), 0)
+      << out;
+  EXPECT_NE(out.find("duplicates: "), std::string::npos) << out;
+  ASSERT_EQ(run_command(kBin + " map -t 2 --batch 2000 --sort -o " + d.file("s.bam") + reads), 0);
+  ASSERT_EQ(run_command("PicardCommandLine MarkDuplicates I=" + d.file("s.bam") + " O=" + d.file("p.bam") +
+                            " M=" + d.file("m.txt") + " VALIDATION_STRINGENCY=SILENT QUIET=true",
+                        &out),
+            0)
+      << out;
+  std::string ours, theirs, dups;
+  ASSERT_EQ(run_command("samtools view " + d.file("md.bam") + " | cut -f 1-4", &ours), 0);
+  ASSERT_EQ(run_command("samtools view " + d.file("p.bam") + " | cut -f 1-4", &theirs), 0);
+  ASSERT_EQ(run_command("samtools view -c -f 0x400 " + d.file("md.bam"), &dups), 0);
+  EXPECT_GT(std::stoi(dups), 1000);
+  EXPECT_TRUE(ours == theirs) << "duplicate flags differ from Picard's";
+  ASSERT_EQ(run_command("samtools view " + d.file("md.bam") + " | grep -c 'zq:'", &out), 1);  // no helper tag left
+  EXPECT_EQ(run_command(kBin + " map --markdup -o " + d.file("x.bam") + reads, &out), 2) << out;
+}
+
+}  // namespace

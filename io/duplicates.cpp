@@ -1,0 +1,186 @@
+#include "io/duplicates.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+
+#include "common/error.hpp"
+
+namespace gatemap::io {
+
+namespace {
+
+constexpr char kPairTag[] = "zq";      // a local-use tag carrying the pair number through the sort
+constexpr int kMinScoredQuality = 15;  // Picard's SUM_OF_BASE_QUALITIES counts bases >= 15
+
+int clip_at(const uint32_t* cigar, uint32_t n, bool front) {
+  int clip = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t c = cigar[front ? k : n - 1 - k];
+    const int op = bam_cigar_op(c);
+    if (op != BAM_CSOFT_CLIP && op != BAM_CHARD_CLIP) break;
+    clip += static_cast<int>(bam_cigar_oplen(c));
+  }
+  return clip;
+}
+
+// The unclipped 5' end of an alignment at pos with this CIGAR (reference span ref_len).
+int64_t unclipped_five_prime(int64_t pos, int64_t ref_len, bool reverse, const uint32_t* cigar, uint32_t n) {
+  return reverse ? pos + ref_len - 1 + clip_at(cigar, n, false) : pos - clip_at(cigar, n, true);
+}
+
+int32_t quality_score(const bam1_t* rec) {
+  const uint8_t* q = bam_get_qual(rec);
+  if (rec->core.l_qseq == 0 || q[0] == 0xff) return 0;
+  int64_t sum = 0;
+  for (int i = 0; i < rec->core.l_qseq; ++i) sum += q[i] >= kMinScoredQuality ? q[i] : 0;
+  return static_cast<int32_t>(std::min<int64_t>(sum, INT32_MAX / 2));
+}
+
+}  // namespace
+
+bool DuplicateMarker::End::operator<(const End& o) const {
+  return std::tie(tid, coord, reverse) < std::tie(o.tid, o.coord, o.reverse);
+}
+
+bool DuplicateMarker::FilePlace::operator<(const FilePlace& o) const {
+  return std::tie(tid, pos, reverse, input) < std::tie(o.tid, o.pos, o.reverse, o.input);
+}
+
+DuplicateMarker::DuplicateMarker(const sam_hdr_t* header) {
+  // Read groups of one library are one library; without LB, a read group is its own.
+  std::map<std::string, int32_t> library_number;
+  const int n = sam_hdr_count_lines(const_cast<sam_hdr_t*>(header), "RG");
+  for (int i = 0; i < n; ++i) {
+    kstring_t id = {0, 0, nullptr}, lb = {0, 0, nullptr};
+    if (sam_hdr_find_tag_pos(const_cast<sam_hdr_t*>(header), "RG", i, "ID", &id) == 0) {
+      const std::string library =
+          sam_hdr_find_tag_pos(const_cast<sam_hdr_t*>(header), "RG", i, "LB", &lb) == 0 ? lb.s : "";
+      const auto it = library_number.emplace(library, static_cast<int32_t>(library_number.size() + 1)).first;
+      rg_library_[id.s] = it->second;
+    }
+    free(id.s);
+    free(lb.s);
+  }
+}
+
+int32_t DuplicateMarker::library_of(const bam1_t* rec) const {
+  const uint8_t* rg = bam_aux_get(rec, "RG");
+  if (!rg) return 0;
+  const auto it = rg_library_.find(bam_aux2Z(rg));
+  return it == rg_library_.end() ? 0 : it->second;
+}
+
+void DuplicateMarker::collect(const std::vector<bam1_t*>& recs) {
+  for (size_t begin = 0; begin < recs.size();) {
+    size_t end = begin + 1;
+    while (end < recs.size() && std::strcmp(bam_get_qname(recs[end]), bam_get_qname(recs[begin])) == 0) ++end;
+    add_template(recs, begin, end);
+    begin = end;
+  }
+}
+
+void DuplicateMarker::add_template(const std::vector<bam1_t*>& recs, size_t begin, size_t end) {
+  const uint32_t pair = static_cast<uint32_t>(duplicate_.size());
+  if (duplicate_.size() == UINT32_MAX) throw Error("duplicate marking: too many reads");
+  duplicate_.push_back(0);
+  const bam1_t* primary[2] = {nullptr, nullptr};
+  FilePlace place[2] = {};
+  for (size_t i = begin; i < end; ++i) {
+    bam1_t* b = recs[i];
+    const uint32_t number = pair;
+    if (bam_aux_update_int(b, kPairTag, number) != 0) throw std::bad_alloc();
+    const int64_t input = input_++;
+    if (b->core.flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
+    const int mate = (b->core.flag & BAM_FREAD2) ? 1 : 0;
+    primary[mate] = b;
+    place[mate] = {static_cast<uint32_t>(b->core.tid), b->core.pos + 1, static_cast<uint8_t>(bam_is_rev(b)), input};
+  }
+  End ends[2];
+  bool mapped[2] = {false, false};
+  for (int m = 0; m < 2; ++m) {
+    const bam1_t* b = primary[m];
+    if (!b || (b->core.flag & BAM_FUNMAP)) continue;
+    mapped[m] = true;
+    ends[m] = {b->core.tid,
+               unclipped_five_prime(b->core.pos, bam_cigar2rlen(b->core.n_cigar, bam_get_cigar(b)), bam_is_rev(b),
+                                    bam_get_cigar(b), b->core.n_cigar),
+               static_cast<uint8_t>(bam_is_rev(b))};
+  }
+  const bool paired = mapped[0] && mapped[1];
+  for (int m = 0; m < 2; ++m) {
+    if (!mapped[m]) continue;
+    ++counts_.reads;
+    fragments_.push_back(
+        {library_of(primary[m]), ends[m], quality_score(primary[m]), paired, place[m], pair, static_cast<uint8_t>(m)});
+  }
+  if (!paired) return;
+  ++counts_.pairs;
+  const int first = ends[1] < ends[0] ? 1 : 0;
+  pairs_.push_back({library_of(primary[0]), ends[first], ends[1 - first],
+                    quality_score(primary[0]) + quality_score(primary[1]), place[first], pair});
+}
+
+void DuplicateMarker::decide() {
+  // Pairs: one group per library and both ends; the best score stays.
+  std::sort(pairs_.begin(), pairs_.end(), [](const PairEnds& a, const PairEnds& b) {
+    return std::tie(a.library, a.first, a.second, a.place) < std::tie(b.library, b.first, b.second, b.place);
+  });
+  for (size_t a = 0; a < pairs_.size();) {
+    size_t b = a + 1, best = a;
+    while (b < pairs_.size() && pairs_[b].library == pairs_[a].library && pairs_[b].first == pairs_[a].first &&
+           pairs_[b].second == pairs_[a].second) {
+      if (pairs_[b].score > pairs_[best].score) best = b;  // ties: the first in the file (sorted by place)
+      ++b;
+    }
+    for (size_t i = a; i < b; ++i) {
+      if (i == best) continue;
+      duplicate_[pairs_[i].pair] |= 3;
+      ++counts_.duplicate_pairs;
+    }
+    a = b;
+  }
+  // Fragments: where a pair's end lies, every fragment is a duplicate; else the best stays.
+  std::sort(fragments_.begin(), fragments_.end(), [](const Fragment& a, const Fragment& b) {
+    return std::tie(a.library, a.end, a.place) < std::tie(b.library, b.end, b.place);
+  });
+  for (size_t a = 0; a < fragments_.size();) {
+    size_t b = a + 1;
+    while (b < fragments_.size() && fragments_[b].library == fragments_[a].library &&
+           fragments_[b].end == fragments_[a].end) {
+      ++b;
+    }
+    bool has_pair = false;
+    size_t best = b;
+    for (size_t i = a; i < b; ++i) {
+      has_pair |= fragments_[i].paired;
+      if (!fragments_[i].paired && (best == b || fragments_[i].score > fragments_[best].score)) best = i;
+    }
+    for (size_t i = a; i < b; ++i) {
+      const Fragment& f = fragments_[i];
+      if (f.paired) continue;
+      ++counts_.fragments;
+      if (has_pair || i != best) {
+        duplicate_[f.pair] |= static_cast<uint8_t>(1 << f.mate);
+        ++counts_.duplicate_fragments;
+      }
+    }
+    a = b;
+  }
+  for (const Fragment& f : fragments_) counts_.duplicate_reads += (duplicate_[f.pair] >> f.mate) & 1;
+  pairs_ = {};
+  fragments_ = {};
+}
+
+void DuplicateMarker::mark(bam1_t* rec) const {
+  uint8_t* tag = bam_aux_get(rec, kPairTag);
+  if (!tag) return;
+  const int64_t pair = bam_aux2i(tag);
+  bam_aux_del(rec, tag);
+  const int mate = (rec->core.flag & BAM_FREAD2) ? 1 : 0;
+  if (pair >= 0 && pair < static_cast<int64_t>(duplicate_.size()) && ((duplicate_[pair] >> mate) & 1)) {
+    rec->core.flag |= BAM_FDUP;
+  }
+}
+
+}  // namespace gatemap::io

@@ -1,0 +1,83 @@
+#pragma once
+// Duplicate marking as Picard MarkDuplicates defines it, for the mapper's sorted output:
+// reads are grouped by library and by the unclipped 5' ends and strands of the read
+// (fragments) or of both mates (pairs); in each group the copy with the highest sum of base qualities >= 15 stays, the
+// others get flag 0x400 (ties: the one first in the coordinate-sorted file). A fragment
+// at a place where a pair's end lies is a duplicate. Secondary and supplementary records
+// follow their primary. Records arrive in the mapper's order (a read's records together,
+// mates adjacent): collect() numbers each read pair (an aux tag carried through the
+// sort), decide() marks, mark() sets the flag and drops the tag.
+#include <htslib/sam.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gatemap::io {
+
+struct DuplicateCounts {
+  int64_t reads = 0, duplicate_reads = 0;  // primary mapped reads examined / marked
+  int64_t pairs = 0, duplicate_pairs = 0;
+  int64_t fragments = 0, duplicate_fragments = 0;  // reads whose mate is unmapped, or single reads
+};
+
+class DuplicateMarker {
+ public:
+  explicit DuplicateMarker(const sam_hdr_t* header);
+
+  // One batch of records in the mapper's order; tags each record with its pair's number.
+  void collect(const std::vector<bam1_t*>& recs);
+  // After the last batch: decides which reads are duplicates.
+  void decide();
+  // Sets BAM_FDUP on a duplicate's records and removes the number tag.
+  void mark(bam1_t* rec) const;
+  const DuplicateCounts& counts() const { return counts_; }
+
+ private:
+  // One end: reference, unclipped 5' coordinate, strand.
+  struct End {
+    int32_t tid = -1;
+    int64_t coord = 0;
+    uint8_t reverse = 0;
+    bool operator<(const End& o) const;
+    bool operator==(const End& o) const { return tid == o.tid && coord == o.coord && reverse == o.reverse; }
+  };
+  // Where a record will sit in the sorted file (its coordinate key, then input order):
+  // Picard keeps the first of equally good copies.
+  struct FilePlace {
+    uint32_t tid;
+    int64_t pos;
+    uint8_t reverse;
+    int64_t input;
+    bool operator<(const FilePlace& o) const;
+  };
+  struct PairEnds {
+    int32_t library;
+    End first, second;  // first: the lower end
+    int32_t score;
+    FilePlace place;  // of the first end's record
+    uint32_t pair;    // pair number
+  };
+  struct Fragment {
+    int32_t library;
+    End end;
+    int32_t score;
+    bool paired;  // its mate is mapped too (decided as a pair)
+    FilePlace place;
+    uint32_t pair;
+    uint8_t mate;  // 0: read 1 or single, 1: read 2
+  };
+
+  int32_t library_of(const bam1_t* rec) const;
+  void add_template(const std::vector<bam1_t*>& recs, size_t begin, size_t end);
+
+  std::map<std::string, int32_t> rg_library_;  // read group ID -> library number
+  std::vector<PairEnds> pairs_;
+  std::vector<Fragment> fragments_;
+  std::vector<uint8_t> duplicate_;  // per pair number: bit 0 read 1 (or single), bit 1 read 2
+  int64_t input_ = 0;
+  DuplicateCounts counts_;
+};
+
+}  // namespace gatemap::io
