@@ -2,12 +2,15 @@
 
 #include <unistd.h>
 
+#include <parallel/algorithm>
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <queue>
+#include <tuple>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -88,6 +91,10 @@ BamSorter::BamSorter(const std::string& out_bam, const SamHeaderInfo& info, cons
   sorted.coordinate_sorted = true;
   for (const auto& c : info.contigs) longest_contig_ = std::max(longest_contig_, c.second);
   out_ = std::make_unique<SamWriter>(out_bam, sorted, std::max(1, opt.threads));
+  if (opt.write_index) {  // built while writing: BAI addresses positions below 2^29, CSI (min_shift 14) beyond
+    const bool csi = longest_contig_ >= (int64_t{1} << 29);
+    out_->write_index(out_bam + (csi ? ".csi" : ".bai"), csi ? 14 : 0);
+  }
   if (opt.mark_duplicates) marker_ = std::make_unique<DuplicateMarker>(out_->header());
   namespace fs = std::filesystem;
   const fs::path base = opt.tmp_dir.empty() ? fs::absolute(out_bam).parent_path() : fs::path(opt.tmp_dir);
@@ -125,7 +132,25 @@ void BamSorter::add(std::vector<bam1_t*>& recs) {
   if (buffered_bytes_ > opt_.memory_bytes) spill();
 }
 
-void BamSorter::sort_buffer() { std::stable_sort(buffer_.begin(), buffer_.end(), coordinate_less); }
+// On all threads (libstdc++'s parallel mode), keys read once per record.
+void BamSorter::sort_buffer() {
+  struct Keyed {
+    uint64_t tid, pos_strand;
+    size_t input;
+    bam1_t* rec;
+  };
+  std::vector<Keyed> keyed(buffer_.size());
+  for (size_t i = 0; i < buffer_.size(); ++i) {
+    const bam1_t* b = buffer_[i];
+    keyed[i] = {static_cast<uint32_t>(b->core.tid), static_cast<uint64_t>(b->core.pos + 1) << 1 | bam_is_rev(b), i,
+                buffer_[i]};
+  }
+  // Ties in input order: the input index completes the key, so an unstable sort is stable.
+  __gnu_parallel::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    return std::tie(a.tid, a.pos_strand, a.input) < std::tie(b.tid, b.pos_strand, b.input);
+  });
+  for (size_t i = 0; i < keyed.size(); ++i) buffer_[i] = keyed[i].rec;
+}
 
 // The buffer, sorted, as the next run (BAM at compression level 1).
 void BamSorter::spill() {
@@ -206,14 +231,7 @@ void BamSorter::close() {
   }
   for (bam1_t* b : buffer_) bam_destroy1(b);
   buffer_.clear();
-  out_->close();  // renames the finished BAM into place
-  if (opt_.write_index) {
-    // BAI addresses positions below 2^29; longer contigs need CSI (min_shift 14).
-    const int min_shift = longest_contig_ >= (int64_t{1} << 29) ? 14 : 0;
-    if (sam_index_build3(out_path_.c_str(), nullptr, min_shift, std::max(1, opt_.threads)) != 0) {
-      throw IoError("cannot index '" + out_path_ + "'");
-    }
-  }
+  out_->close();  // saves the index, renames the finished BAM into place
 }
 
 }  // namespace gatemap::io

@@ -94,8 +94,22 @@ void SamWriter::write(const bam1_t* rec) {
   ++written_;
 }
 
+void SamWriter::write_index(const std::string& index_path, int min_shift) {
+  index_path_ = index_path;  // htslib keeps the pointer until sam_idx_save
+  if (sam_idx_init(fp_, hdr_, min_shift, index_path_.c_str()) != 0) {
+    index_path_.clear();
+    throw IoError("cannot start the index '" + index_path + "'");
+  }
+}
+
 void SamWriter::close() {
   if (!fp_) return;
+  if (!index_path_.empty() && sam_idx_save(fp_) != 0) {
+    hts_close(fp_);
+    fp_ = nullptr;
+    std::remove(index_path_.c_str());
+    throw IoError("cannot write the index '" + index_path_ + "'");
+  }
   const int ret = hts_close(fp_);
   fp_ = nullptr;
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");

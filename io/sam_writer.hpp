@@ -40,6 +40,9 @@ class SamWriter {
   SamWriter& operator=(const SamWriter&) = delete;
 
   void write(const bam1_t* rec);
+  // Builds the index while writing (BAM in coordinate order only; call before the first
+  // record): close() saves it to index_path (.bai with min_shift 0, .csi with 14).
+  void write_index(const std::string& index_path, int min_shift);
   void close();
   sam_hdr_t* header() { return hdr_; }
   const std::string& read_group_id() const { return rg_id_; }
@@ -51,6 +54,7 @@ class SamWriter {
   htsFile* fp_ = nullptr;
   sam_hdr_t* hdr_ = nullptr;
   std::string rg_id_;
+  std::string index_path_;
   int64_t written_ = 0;
 };
 
