@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "apps/commands.hpp"
+#include "common/build_info.hpp"
 #include "common/error.hpp"
 #include "io/bam_sorter.hpp"
-#include "common/build_info.hpp"
 #include "mapper/run.hpp"
 
 namespace gatemap::apps {

@@ -93,7 +93,7 @@ class Caller {
                         "##FORMAT=<ID=AD,Number=R,Type=Integer,Description=\"Informative reads per allele\">",
                         "##FORMAT=<ID=PL,Number=G,Type=Integer,Description=\"Phred-scaled genotype likelihoods\">"};
     vcf_ = std::make_unique<io::VcfWriter>(opt.output, info);
-    engine_ = std::make_unique<caller::pairhmm::PairHmmEngine>(gpu::choose_backend(opt.backend));
+    engine_ = std::make_unique<pairhmm::PairHmmEngine>(gpu::choose_backend(opt.backend));
     stats_.backend = gpu::backend_name(engine_->backend());
   }
 
@@ -197,7 +197,7 @@ class Caller {
     stats_.assembly_s += since(t0);
     // One pair-HMM batch for the window: reads x haplotypes of every region with an alternative.
     t0 = std::chrono::steady_clock::now();
-    caller::pairhmm::PairHmmBatch batch;
+    pairhmm::PairHmmBatch batch;
     for (RegionWork& w : work) {
       ++stats_.regions;
       if (!w.assembled) ++stats_.regions_unassembled;
@@ -216,8 +216,8 @@ class Caller {
       batch.add_group(first_read, static_cast<int32_t>(w.slices.size()), first_hap, static_cast<int32_t>(w.haps.size()));
     }
     std::vector<double> lik;
-    caller::pairhmm::PairHmmStats ps;
-    engine_->compute(batch, caller::pairhmm::PairHmmOptions{}, lik, &ps);
+    pairhmm::PairHmmStats ps;
+    engine_->compute(batch, pairhmm::PairHmmOptions{}, lik, &ps);
     stats_.pairs += ps.pairs;
     stats_.pairhmm_kernel_ms += ps.kernel_ms;
     stats_.pairhmm_s += since(t0);
@@ -339,7 +339,7 @@ class Caller {
   std::map<std::string, int> ref_index_;
   ReadInput input_;
   std::unique_ptr<io::VcfWriter> vcf_;
-  std::unique_ptr<caller::pairhmm::PairHmmEngine> engine_;
+  std::unique_ptr<pairhmm::PairHmmEngine> engine_;
   std::vector<AlignedRead> reads_;  // the current window's reads, by position
   int64_t ws_ = 0;                  // the current window's start
   int64_t last_written_ = -1;       // position of the contig's last record

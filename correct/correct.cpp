@@ -26,7 +26,7 @@ namespace gatemap::correct {
 
 namespace {
 // Reads as 2-bit codes for the corrector, encoded on all cores.
-void encode_batch(const std::vector<io::Read>& reads, correct::CorrectBatch& cb) {
+void encode_batch(const std::vector<io::Read>& reads, CorrectBatch& cb) {
   const size_t n = reads.size();
   cb.offset.resize(n);
   cb.len.resize(n);
@@ -49,12 +49,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-correct::KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold, const std::string& kind,
+KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold, const std::string& kind,
                                      double fpr) {
   uint64_t n = 0;
   counter.for_each_solid(threshold, [&](uint64_t) { ++n; });
-  correct::KmerSpectrum s = kind == "exact" ? correct::KmerSpectrum::make_exact(counter.k(), n)
-                                            : correct::KmerSpectrum::make_bloom(counter.k(), n, fpr);
+  KmerSpectrum s = kind == "exact" ? KmerSpectrum::make_exact(counter.k(), n)
+                                            : KmerSpectrum::make_bloom(counter.k(), n, fpr);
   counter.for_each_solid(threshold, [&](uint64_t x) { s.insert(x); });
   return s;
 }
@@ -65,21 +65,19 @@ correct::KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t thresh
 class Spill {
  public:
   Spill(bool paired, int threads) {
+    std::string dir = (std::filesystem::temp_directory_path() / "gatemap-correct-XXXXXX").string();
+    if (!::mkdtemp(dir.data())) throw IoError("cannot create a temporary folder '" + dir + "': " + std::strerror(errno));
+    dir_ = dir;
     for (int m = 0; m < (paired ? 2 : 1); ++m) {
-      std::string path = (std::filesystem::temp_directory_path() / "gatemap-correct-XXXXXX").string();
-      const int fd = ::mkstemp(path.data());
-      if (fd < 0) throw IoError("cannot create a temporary file in '" + path + "': " + std::strerror(errno));
-      ::close(fd);
-      paths_.push_back(path + ".fq.gz");
-      std::remove(path.c_str());
+      paths_.push_back(dir_ + "/reads_" + std::to_string(m + 1) + ".fq.gz");
       writers_.push_back(std::make_unique<io::FastqWriter>(paths_.back(), std::max(1, threads)));
     }
-    log::info("correct",
-              "the input cannot be read twice and outgrows --keep-reads-gb: spilling it to '" + paths_.front() + "'");
+    log::info("correct", "the input cannot be read twice and outgrows --keep-reads-gb: spilling it to '" + dir_ + "'");
   }
   ~Spill() {
     writers_.clear();
-    for (const auto& p : paths_) std::remove(p.c_str());
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
   }
   void write(const io::ReadBatch& batch) {
     for (size_t i = 0; i < batch.size(); ++i) writers_[batch.paired ? i % 2 : 0]->write(batch.reads[i]);
@@ -90,6 +88,7 @@ class Spill {
   std::string path(int mate) const { return mate < static_cast<int>(paths_.size()) ? paths_[mate] : ""; }
 
  private:
+  std::string dir_;
   std::vector<std::string> paths_;
   std::vector<std::unique_ptr<io::FastqWriter>> writers_;
 };
@@ -105,7 +104,7 @@ bool rereadable(const std::string& path) {
 // (parsing FASTQ is most of a pass); otherwise all_kept is false and the files are read
 // again, or their spill (`spill`, made here) when they cannot be. With no threshold
 // (sum.threshold == 0) the spectrum is empty.
-correct::KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& sum, std::vector<io::ReadBatch>& kept,
+KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& sum, std::vector<io::ReadBatch>& kept,
                                  bool& all_kept, std::unique_ptr<Spill>& spill) {
   auto t0 = std::chrono::steady_clock::now();
   KmerCounter counter(opt.k);
@@ -152,7 +151,7 @@ correct::KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& s
                            std::to_string(sum.distinct_kmers) + " distinct; histogram" + hist_text);
 
   t0 = std::chrono::steady_clock::now();
-  correct::KmerSpectrum spectrum =
+  KmerSpectrum spectrum =
       build_spectrum(counter, sum.threshold ? sum.threshold : UINT32_MAX, opt.spectrum, opt.bloom_fpr);
   sum.solid_kmers = spectrum.n_kmers;
   sum.spectrum_bytes = spectrum.bytes();
@@ -165,8 +164,8 @@ correct::KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& s
 
 CorrectSummary run_correct(const CorrectRunOptions& opt) {
   if (opt.threads > 0) omp_set_num_threads(opt.threads);
-  if (opt.k < 8 || opt.k > correct::kMaxK)
-    throw UsageError("-k must be between 8 and " + std::to_string(correct::kMaxK));
+  if (opt.k < 8 || opt.k > kMaxK)
+    throw UsageError("-k must be between 8 and " + std::to_string(kMaxK));
   if (opt.in2.empty() != opt.out2.empty()) throw UsageError("paired input needs both a second FASTQ and -p OUT_2");
   if (opt.spectrum != "bloom" && opt.spectrum != "exact") throw UsageError("--spectrum is bloom or exact");
   io::check_not_input(opt.out1, "-o", {opt.in1, opt.in2});
@@ -185,17 +184,17 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   std::vector<io::ReadBatch> kept;
   bool all_kept = true;
   std::unique_ptr<Spill> spill;
-  const correct::KmerSpectrum spectrum = count_pass(opt, sum, kept, all_kept, spill);
+  const KmerSpectrum spectrum = count_pass(opt, sum, kept, all_kept, spill);
   const bool pass_through = sum.threshold == 0;
 
   // Pass 2: correct and write.
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<correct::KmerCorrectGpu> gpu_engine;  // e.g. the spectrum does not fit: the CPU twin
+  std::unique_ptr<KmerCorrectGpu> gpu_engine;  // e.g. the spectrum does not fit: the CPU twin
   if (backend == gpu::Backend::gpu && !pass_through) {
-    gpu_engine = gpu::make_engine_or_null<correct::KmerCorrectGpu>("correct", spectrum);
+    gpu_engine = gpu::make_engine_or_null<KmerCorrectGpu>("correct", spectrum);
     if (!gpu_engine) sum.backend = "cpu";
   }
-  correct::CorrectOptions copt;
+  CorrectOptions copt;
   copt.max_corrections = opt.max_corrections;
   std::unique_ptr<io::FastqSource> src;
   if (spill) {
@@ -218,37 +217,37 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   };
   int64_t done = 0;
   while (next_batch()) {
-    correct::CorrectBatch cb;
+    CorrectBatch cb;
     encode_batch(batch.reads, cb);
     if (pass_through) {
-      cb.status.assign(cb.size(), static_cast<uint8_t>(correct::CorrectStatus::clean));
+      cb.status.assign(cb.size(), static_cast<uint8_t>(CorrectStatus::clean));
       cb.changed.assign(cb.size(), 0);
     } else if (gpu_engine) {
       gpu::run_or_fall_back(
           "correct", "GPU failed, batch corrected", [&] { gpu_engine->correct(copt, cb, &sum.correct_kernel_ms); },
-          [&] { correct::correct_reads_cpu(spectrum, copt, cb); });
+          [&] { correct_reads_cpu(spectrum, copt, cb); });
     } else {
-      correct::correct_reads_cpu(spectrum, copt, cb);
+      correct_reads_cpu(spectrum, copt, cb);
     }
     // Corrected sequences back into the reads (in parallel), then written in order.
     ParallelErrors errors;
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < batch.size(); ++i) {
       errors.run([&] {
-        if (cb.status[i] == static_cast<uint8_t>(correct::CorrectStatus::corrected))
+        if (cb.status[i] == static_cast<uint8_t>(CorrectStatus::corrected))
           batch.reads[i].seq = cb.sequence(i);
       });
     }
     errors.rethrow();
     for (size_t i = 0; i < batch.size(); ++i) {
       const io::Read& r = batch.reads[i];
-      const auto st = static_cast<correct::CorrectStatus>(cb.status[i]);
-      if (st == correct::CorrectStatus::corrected) {
+      const auto st = static_cast<CorrectStatus>(cb.status[i]);
+      if (st == CorrectStatus::corrected) {
         ++sum.reads_changed;
         sum.bases_changed += cb.changed[i];
       }
-      sum.uncorrectable += st == correct::CorrectStatus::uncorrectable;
-      sum.too_long += st == correct::CorrectStatus::too_long;
+      sum.uncorrectable += st == CorrectStatus::uncorrectable;
+      sum.too_long += st == CorrectStatus::too_long;
       if (r.qual.size() != r.seq.size()) {  // FASTA input: nothing to write qualities from
         throw FormatError("gatemap correct writes FASTQ and needs FASTQ input: read '" + r.name +
                           "' has no qualities");

@@ -38,7 +38,7 @@ std::string format_summary(const CorrectSummary& s);
 
 // Builds the solid spectrum of a counted read set (shared by run_correct and tests).
 class KmerCounter;
-correct::KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold, const std::string& kind,
+KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold, const std::string& kind,
                                      double fpr);
 
 }  // namespace gatemap::correct

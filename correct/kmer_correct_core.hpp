@@ -1,9 +1,9 @@
 #pragma once
 // k-mer helpers shared word for word by the CPU twin and the CUDA kernel of the
 // corrector (internal: include from kmer_correct*.cpp/.cu and correct/ only).
-#include "gpu/host_device.hpp"
 #include <cstdint>
 
+#include "gpu/host_device.hpp"
 
 namespace gatemap::correct::detail {
 

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <vector>
 
-#include "common/parallel.hpp"
 #include "common/dna.hpp"
 #include "common/error.hpp"
+#include "common/parallel.hpp"
 #include "correct/kmer_correct.hpp"
 #include "correct/kmer_correct_core.hpp"
 

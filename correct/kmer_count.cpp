@@ -29,7 +29,7 @@ void KmerCounter::grow(Shard& s) {
   const uint64_t mask = bigger.keys.size() - 1;
   for (size_t i = 0; i < s.keys.size(); ++i) {
     if (s.keys[i] == kEmpty) continue;
-    uint64_t slot = correct::detail::mix64(s.keys[i]) & mask;
+    uint64_t slot = detail::mix64(s.keys[i]) & mask;
     while (bigger.keys[slot] != kEmpty) slot = (slot + 1) & mask;
     bigger.keys[slot] = s.keys[i];
     bigger.counts[slot] = s.counts[i];
@@ -41,7 +41,7 @@ void KmerCounter::grow(Shard& s) {
 void KmerCounter::insert(Shard& s, uint64_t key) {
   if ((s.used + 1) * 10 > s.keys.size() * 7) grow(s);
   const uint64_t mask = s.keys.size() - 1;
-  for (uint64_t slot = correct::detail::mix64(key) & mask;; slot = (slot + 1) & mask) {
+  for (uint64_t slot = detail::mix64(key) & mask;; slot = (slot + 1) & mask) {
     if (s.keys[slot] == key) {
       if (s.counts[slot] != UINT32_MAX) ++s.counts[slot];
       return;
@@ -81,9 +81,9 @@ void KmerCounter::add(const std::vector<io::Read>& reads) {
       }
       if (i + 1 >= static_cast<size_t>(k)) {
         const size_t at = start[r] + i + 1 - k;
-        const uint64_t x = valid >= k ? correct::detail::canonical(fwd, rc) : kEmpty;
+        const uint64_t x = valid >= k ? detail::canonical(fwd, rc) : kEmpty;
         kmers_[at] = x;
-        shard_of_[at] = static_cast<uint16_t>(correct::detail::mix64(x ^ 0x5bd1e995ULL) >> (64 - kShardBits));
+        shard_of_[at] = static_cast<uint16_t>(detail::mix64(x ^ 0x5bd1e995ULL) >> (64 - kShardBits));
       }
     }
   }
@@ -127,9 +127,9 @@ uint64_t KmerCounter::distinct() const {
 }
 
 uint64_t KmerCounter::count(uint64_t key) const {
-  const Shard& s = shards_[correct::detail::mix64(key ^ 0x5bd1e995ULL) >> (64 - kShardBits)];
+  const Shard& s = shards_[detail::mix64(key ^ 0x5bd1e995ULL) >> (64 - kShardBits)];
   const uint64_t mask = s.keys.size() - 1;
-  for (uint64_t slot = correct::detail::mix64(key) & mask;; slot = (slot + 1) & mask) {
+  for (uint64_t slot = detail::mix64(key) & mask;; slot = (slot + 1) & mask) {
     if (s.keys[slot] == key) return s.counts[slot];
     if (s.keys[slot] == kEmpty) return 0;
   }

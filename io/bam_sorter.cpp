@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <queue>
-#include <tuple>
+#include <utility>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -59,15 +59,17 @@ size_t record_bytes(const bam1_t* b) { return sizeof(bam1_t) + b->m_data + 32; }
 
 }  // namespace
 
-bool coordinate_less(const bam1_t* a, const bam1_t* b) {
-  // As samtools sort: the reference id as unsigned (unplaced, -1, last), then pos + 1,
-  // then the strand.
-  const uint64_t ta = static_cast<uint32_t>(a->core.tid), tb = static_cast<uint32_t>(b->core.tid);
-  if (ta != tb) return ta < tb;
-  const uint64_t pa = static_cast<uint64_t>(a->core.pos + 1), pb = static_cast<uint64_t>(b->core.pos + 1);
-  if (pa != pb) return pa < pb;
-  return bam_is_rev(a) < bam_is_rev(b);
+namespace {
+
+// As samtools sort: the reference id as unsigned (unplaced, -1, last), then pos + 1,
+// then the strand.
+std::pair<uint64_t, uint64_t> coordinate_key(const bam1_t* b) {
+  return {static_cast<uint32_t>(b->core.tid), static_cast<uint64_t>(b->core.pos + 1) << 1 | bam_is_rev(b)};
 }
+
+}  // namespace
+
+bool coordinate_less(const bam1_t* a, const bam1_t* b) { return coordinate_key(a) < coordinate_key(b); }
 
 size_t parse_memory(const std::string& text, const std::string& flag) {
   char* end = nullptr;
@@ -134,22 +136,13 @@ void BamSorter::add(std::vector<bam1_t*>& recs) {
 
 // On all threads (libstdc++'s parallel mode), keys read once per record.
 void BamSorter::sort_buffer() {
-  struct Keyed {
-    uint64_t tid, pos_strand;
-    size_t input;
-    bam1_t* rec;
-  };
-  std::vector<Keyed> keyed(buffer_.size());
-  for (size_t i = 0; i < buffer_.size(); ++i) {
-    const bam1_t* b = buffer_[i];
-    keyed[i] = {static_cast<uint32_t>(b->core.tid), static_cast<uint64_t>(b->core.pos + 1) << 1 | bam_is_rev(b), i,
-                buffer_[i]};
-  }
-  // Ties in input order: the input index completes the key, so an unstable sort is stable.
-  __gnu_parallel::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
-    return std::tie(a.tid, a.pos_strand, a.input) < std::tie(b.tid, b.pos_strand, b.input);
-  });
-  for (size_t i = 0; i < keyed.size(); ++i) buffer_[i] = keyed[i].rec;
+  // (key, input index): the index completes the key, so ties stay in input order.
+  std::vector<std::pair<std::pair<uint64_t, uint64_t>, size_t>> keyed(buffer_.size());
+  for (size_t i = 0; i < buffer_.size(); ++i) keyed[i] = {coordinate_key(buffer_[i]), i};
+  __gnu_parallel::sort(keyed.begin(), keyed.end());
+  std::vector<bam1_t*> sorted(buffer_.size());
+  for (size_t i = 0; i < keyed.size(); ++i) sorted[i] = buffer_[keyed[i].second];
+  buffer_.swap(sorted);
 }
 
 // The buffer, sorted, as the next run (BAM at compression level 1).

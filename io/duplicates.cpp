@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <tuple>
 
 #include "common/error.hpp"
@@ -88,8 +89,7 @@ void DuplicateMarker::add_template(const std::vector<bam1_t*>& recs, size_t begi
   FilePlace place[2] = {};
   for (size_t i = begin; i < end; ++i) {
     bam1_t* b = recs[i];
-    const uint32_t number = pair;
-    if (bam_aux_update_int(b, kPairTag, number) != 0) throw std::bad_alloc();
+    if (bam_aux_update_int(b, kPairTag, pair) != 0) throw std::bad_alloc();
     const int64_t input = input_++;
     if (b->core.flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
     const int mate = (b->core.flag & BAM_FREAD2) ? 1 : 0;

@@ -25,28 +25,26 @@ void FastqWriter::flush_buffer() {
 }
 
 void FastqWriter::write(std::string_view name, std::string_view seq, std::string_view qual) {
+  write_record(name, "", "", seq, qual);
+}
+
+void FastqWriter::write(const Read& read) {
+  write_record(read.name, read.mate_suffix, read.comment, read.seq, read.qual);
+}
+
+void FastqWriter::write_record(std::string_view name, std::string_view suffix, std::string_view comment,
+                               std::string_view seq, std::string_view qual) {
   buf_ += '@';
   buf_ += name;
+  buf_ += suffix;
+  if (!comment.empty()) {
+    buf_ += ' ';
+    buf_ += comment;
+  }
   buf_ += '\n';
   buf_ += seq;
   buf_ += "\n+\n";
   buf_ += qual;
-  buf_ += '\n';
-  if (buf_.size() > (1 << 20)) flush_buffer();
-}
-
-void FastqWriter::write(const Read& read) {
-  buf_ += '@';
-  buf_ += read.name;
-  buf_ += read.mate_suffix;
-  if (!read.comment.empty()) {
-    buf_ += ' ';
-    buf_ += read.comment;
-  }
-  buf_ += '\n';
-  buf_ += read.seq;
-  buf_ += "\n+\n";
-  buf_ += read.qual;
   buf_ += '\n';
   if (buf_.size() > (1 << 20)) flush_buffer();
 }

@@ -13,7 +13,6 @@ void build_candidates(const io::ReadBatch& batch, const std::vector<SeededRead>&
     cb.first[r + 1] = cb.first[r] + static_cast<int64_t>(seeded[r].cand.size());
     cb.max_edits = std::max(cb.max_edits, seeded[r].max_edits);
   }
-  cb.ticket = -1;
   if (!for_filter) return;
   cb.cand.resize(cb.size());
 #pragma omp parallel for schedule(static)

@@ -65,7 +65,7 @@ struct Mapper::Impl {
 
   void seed_batch(const io::ReadBatch& batch, BatchState& bs, MapStats& stats);
   void verify_batch(BatchState& bs, MapStats& stats);
-  void fallback_batch(BatchState& bs, MapStats& stats);
+  void fallback_batch(BatchState& bs);
   void place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs);
   void place_pairs(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs,
                    MapStats& stats);
@@ -127,7 +127,7 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
 
 // Reads with no hit within their threshold: the clipped fallback, which sees every
 // candidate whatever the filter said (the same work with the filter and without).
-void Mapper::Impl::fallback_batch(BatchState& bs, MapStats&) {
+void Mapper::Impl::fallback_batch(BatchState& bs) {
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -221,7 +221,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   im.verify_batch(bs, stats_);
   stats_.verify_s += seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
-  im.fallback_batch(bs, stats_);
+  im.fallback_batch(bs);
   stats_.fallback_s += seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();

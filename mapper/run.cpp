@@ -130,11 +130,9 @@ MapStats run_mapping(RunOptions opt) {
   if (opt.batch_reads < 2) throw UsageError("--batch must be at least 2");
   validate(opt.map);
   const size_t batch_bases = opt.batch_bases ? opt.batch_bases : opt.batch_reads * 1000;
-  io::sam_output_mode(opt.output);  // a refused suffix fails before the index loads
+  const std::string mode = io::sam_output_mode(opt.output);  // a refused suffix fails before the index loads
   if (opt.markdup && !opt.sort) throw UsageError("--markdup works with --sort");
-  if (opt.sort && (opt.output.size() < 5 || opt.output.compare(opt.output.size() - 4, 4, ".bam") != 0)) {
-    throw UsageError("--sort needs -o FILE.bam");
-  }
+  if (opt.sort && mode != "wb") throw UsageError("--sort needs -o FILE.bam");
   io::check_not_input(opt.output, "-o", {opt.index_path, opt.reads1, opt.reads2});
   if (!opt.stats_path.empty()) io::check_not_input(opt.stats_path, "--stats", {opt.index_path, opt.reads1, opt.reads2});
   const std::string where = filter_backend(opt);

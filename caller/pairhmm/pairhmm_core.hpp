@@ -3,11 +3,11 @@
 // both round the same double values to the working precision. Internal: include only
 // from pairhmm_cpu.cpp and pairhmm.cu (with its kernels, pairhmm_kernels.cuh). The
 // model is described in pairhmm.hpp.
-#include "gpu/host_device.hpp"
 #include <climits>
 #include <cmath>
 #include <cstdint>
 
+#include "gpu/host_device.hpp"
 
 namespace gatemap::caller::pairhmm::detail {
 

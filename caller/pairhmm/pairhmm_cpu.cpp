@@ -12,12 +12,12 @@
 #include <limits>
 #include <vector>
 
-#include "common/parallel.hpp"
+#include "caller/pairhmm/pairhmm.hpp"
+#include "caller/pairhmm/pairhmm_core.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "caller/pairhmm/pairhmm.hpp"
+#include "common/parallel.hpp"
 #include "gpu/fallback.hpp"
-#include "caller/pairhmm/pairhmm_core.hpp"
 
 namespace gatemap::caller::pairhmm {
 

@@ -2,9 +2,9 @@
 // The per-pair GateKeeper computation, shared word for word by the CPU twin and the
 // CUDA kernel so that both give bit-identical results. Internal: include only from
 // gatekeeper_cpu.cpp and gatekeeper.cu. See gatekeeper.hpp for the algorithm.
-#include "gpu/host_device.hpp"
 #include <cstdint>
 
+#include "gpu/host_device.hpp"
 #include "mapper/filter/gatekeeper.hpp"
 
 #if defined(__CUDA_ARCH__)
