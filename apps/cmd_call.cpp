@@ -14,6 +14,10 @@ void register_call(CLI::App& app, AppContext& ctx) {
   sub->add_option("inputs", o->inputs, "Coordinate-sorted BAM/SAM (several are merged)")->required();
   sub->add_option("-r,--reference", o->reference, "Reference FASTA")->required();
   sub->add_option("-o,--output", o->output, "VCF (.vcf.gz: bgzip; default stdout)");
+  sub->add_option("-L,--intervals", o->intervals,
+                  "Call only here: chr, chr:beg-end (1-based, inclusive) or a BED file; repeatable. Needs indexed "
+                  "input; gives exactly the whole run's calls there")
+      ->allow_extra_args(false);
   sub->add_option("--backend", o->backend, "Pair-HMM on gpu, cpu or auto")
       ->check(CLI::IsMember({"gpu", "cpu", "auto"}))
       ->capture_default_str();

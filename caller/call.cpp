@@ -1,8 +1,10 @@
 // The caller's run: reads stream in by position; each window of the contig is turned
-// into active regions (a region cut by the window's end waits for the next window),
-// the regions are assembled in parallel, all their read x haplotype pairs go to the
-// pair-HMM engine in one batch (one group per region), and the sites are genotyped and
-// written in order.
+// into active regions, the regions are assembled in parallel, all their read x haplotype
+// pairs go to the pair-HMM engine in one batch (one group per region), and the sites are
+// genotyped and written in order. A cluster of regions cut by the window's end waits
+// for the next window, which starts where the cluster does: regions are then the same
+// wherever windows start, so calling a part of the genome (-L, e.g. scattered over a
+// cluster) gives exactly the whole run's calls there.
 #include <omp.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include "caller/caller.hpp"
 #include "caller/detail.hpp"
 #include "caller/input.hpp"
+#include "caller/intervals.hpp"
 #include "caller/pairhmm/pairhmm.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -29,26 +32,12 @@ namespace {
 using detail::AlignedRead;
 using detail::Event;
 using detail::Region;
+using detail::RegionWork;
+using detail::SiteRecord;
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
-
-struct RegionWork {
-  Region region;
-  std::vector<std::string> slices;
-  std::vector<std::vector<uint8_t>> quals;
-  std::vector<std::string> haps;
-  std::vector<std::vector<Event>> events;  // per haplotype
-  int32_t group = -1;                      // in the pair-HMM batch
-  bool assembled = true;                   // false: haplotypes from the reads' alignments
-};
-
-struct Record {
-  int64_t pos;
-  int64_t away;  // distance from the region's core (0: inside)
-  detail::SiteCall call;
-};
 
 class Caller {
  public:
@@ -92,6 +81,7 @@ class Caller {
                         "##FORMAT=<ID=DP,Number=1,Type=Integer,Description=\"Reads scored at the site\">",
                         "##FORMAT=<ID=AD,Number=R,Type=Integer,Description=\"Informative reads per allele\">",
                         "##FORMAT=<ID=PL,Number=G,Type=Integer,Description=\"Phred-scaled genotype likelihoods\">"};
+    if (!opt.intervals.empty()) intervals_ = parse_intervals(opt.intervals, info.contigs);  // before any output
     vcf_ = std::make_unique<io::VcfWriter>(opt.output, info);
     engine_ = std::make_unique<pairhmm::PairHmmEngine>(gpu::choose_backend(opt.backend));
     stats_.backend = gpu::backend_name(engine_->backend());
@@ -99,24 +89,11 @@ class Caller {
 
   CallStats run() {
     const auto t0 = std::chrono::steady_clock::now();
-    int tid = -1, cur = -1;
-    AlignedRead r;
-    while (input_.next(tid, r)) {
-      if (!ref_index_.count(input_.contigs()[tid])) {
-        ++skipped_no_ref_;
-        continue;
-      }
-      if (tid != cur) {
-        if (cur >= 0) finish_contig(cur);
-        cur = tid, ws_ = 0, last_written_ = -1;
-        reads_.clear();
-      }
-      // Keep the window open until reads start past its end (plus a read's reach).
-      while (r.pos >= ws_ + opt_.window + 2000) process_window(cur, false);
-      reads_.push_back(std::move(r));
-      r = AlignedRead();
+    if (opt_.intervals.empty()) {
+      call_everything();
+    } else {
+      for (const Interval& iv : intervals_) call_interval(iv);
     }
-    if (cur >= 0) finish_contig(cur);
     vcf_->close();
     if (skipped_no_ref_) {
       log::warn("call", std::to_string(skipped_no_ref_) + " reads on contigs missing from the reference were skipped");
@@ -128,37 +105,120 @@ class Caller {
   }
 
  private:
-  const std::string& contig_seq(int tid) { return ref_[ref_index_.at(input_.contigs()[tid])].seq; }
+  static constexpr int64_t kReadReach = 2000;  // reads starting this far past a window cannot reach into it
+  static constexpr int64_t kLeadIn = 2000;     // an interval's first window starts this far before it
 
-  void finish_contig(int tid) {
-    while (!process_window(tid, true)) {
+  const std::string& contig_seq(int tid) { return ref_[ref_index_.at(input_.contigs()[tid])].seq; }
+  int64_t contig_len(int tid) { return static_cast<int64_t>(contig_seq(tid).size()); }
+
+  void advance() { has_pending_ = input_.next(pending_tid_, pending_); }
+
+  // Moves the pending reads of contig tid that start before `until` into the window.
+  void pull_reads(int tid, int64_t until) {
+    while (has_pending_ && pending_tid_ == tid && pending_.pos < until) {
+      reads_.push_back(std::move(pending_));
+      pending_ = AlignedRead();
+      advance();
     }
-    log::info("call", "contig " + input_.contigs()[tid] + " done: " + std::to_string(stats_.calls) + " calls so far");
   }
 
-  // Returns true when the contig is finished.
-  bool process_window(int tid, bool last) {
+  void call_everything() {
+    advance();
+    while (has_pending_) {
+      const int tid = pending_tid_;
+      if (!ref_index_.count(input_.contigs()[tid])) {
+        ++skipped_no_ref_;
+        advance();
+        continue;
+      }
+      emit_begin_ = 0, emit_end_ = contig_len(tid);
+      call_span(tid, 0, contig_len(tid), opt_.window, false);
+      log::info("call", "contig " + input_.contigs()[tid] + " done: " + std::to_string(stats_.calls) + " calls so far");
+    }
+  }
+
+  // The calls of the whole run inside iv: the reads from a lead-in before it on, through
+  // the index; the lead-in grows until the cluster of regions it cuts ends before iv.
+  void call_interval(const Interval& iv) {
+    const std::string& name = ref_[iv.contig].name;
+    const auto it = std::find(input_.contigs().begin(), input_.contigs().end(), name);
+    if (it == input_.contigs().end()) return;  // no read can lie there
+    const int tid = static_cast<int>(it - input_.contigs().begin());
+    const int64_t len = contig_len(tid);
+    // Sites lie inside their regions, which reach `padding` before their cluster's start.
+    const int64_t stop = std::min(len, iv.end + opt_.region_padding + 1);
+    emit_begin_ = iv.begin, emit_end_ = iv.end;
+    for (int64_t lead = kLeadIn;; lead *= 4) {
+      const int64_t start = std::max<int64_t>(0, iv.begin - lead);
+      input_.query(tid, start, len);
+      advance();
+      if (call_span(tid, start, stop, std::min(opt_.window, stop - start + 10000), start > 0)) break;
+    }
+  }
+
+  // Calls contig tid in windows of `window` bases from ws0 until a window starts at or
+  // past `stop`, pulling reads as the windows need them. With lead_in, ws0 may fall inside a cluster
+  // of regions: the first cluster, unless it starts 2 x padding past ws0, is dropped
+  // (what lies before ws0 could have joined it). Returns false when that cluster reached
+  // emit_begin_ (a longer lead-in is needed).
+  bool call_span(int tid, int64_t ws0, int64_t stop, int64_t window, bool lead_in) {
+    const int64_t len = contig_len(tid);
+    ws_ = ws0, last_written_ = -1, lead_in_ = lead_in, lead_in_too_short_ = false;
+    reads_.clear();
+    for (;;) {
+      int64_t we = std::min(len, ws_ + window);
+      pull_reads(tid, we + kReadReach);
+      int64_t next = process_window(tid, we, false);
+      if (next == ws_ && !lead_in_too_short_) {  // one cluster fills the window: widen it, then call it cut
+        we = std::min(len, ws_ + std::max(window, opt_.window));
+        pull_reads(tid, we + kReadReach);
+        next = process_window(tid, we, true);
+      }
+      if (lead_in_too_short_) return false;
+      if (we >= len || next >= stop) return true;
+      ws_ = next;
+      // Reads that end before the next window's first possible region are done.
+      const int64_t keep_from = ws_ - opt_.region_padding - 1;
+      reads_.erase(std::remove_if(reads_.begin(), reads_.end(), [&](const AlignedRead& x) { return x.end < keep_from; }),
+                   reads_.end());
+    }
+  }
+
+  // Calls the regions of [ws_, we) and returns where the next window starts: at the
+  // cluster the window's end cuts (unless we is the contig's end), else at we. A cluster
+  // starting at ws_ itself is called cut when `force`, else nothing is done and ws_ is
+  // returned.
+  int64_t process_window(int tid, int64_t we, bool force) {
     const std::string& seq = contig_seq(tid);
     const int64_t len = static_cast<int64_t>(seq.size());
-    const int64_t we = last ? len : std::min(len, ws_ + opt_.window);
+    const int pad = opt_.region_padding;
     auto t0 = std::chrono::steady_clock::now();
-    std::vector<Region> regions =
-        detail::find_regions(seq, ws_, we, reads_, opt_.min_base_q, opt_.region_padding, opt_.max_region);
+    std::vector<Region> regions = detail::find_regions(seq, ws_, we, reads_, opt_.min_base_q, pad, opt_.max_region);
+    const bool cut_at_end = we < len && !regions.empty() && regions.back().end >= we - pad;
+    if (lead_in_ && !regions.empty() && regions.front().cluster < ws_ + 2 * pad) {
+      const int64_t first = regions.front().cluster;
+      for (const Region& r : regions) {
+        if (r.cluster == first && (r.end > emit_begin_ || (cut_at_end && r.cluster == regions.back().cluster))) {
+          lead_in_too_short_ = true;
+          return ws_;
+        }
+      }
+      regions.erase(std::remove_if(regions.begin(), regions.end(), [&](const Region& r) { return r.cluster == first; }),
+                    regions.end());
+    }
     int64_t next = we;
-    if (we < len) {  // a region reaching the window's end waits for the next window
-      while (!regions.empty() && regions.back().end >= we - opt_.region_padding) {
-        next = std::min(next, regions.back().core_begin);
-        regions.pop_back();
+    if (cut_at_end && !regions.empty()) {
+      const int64_t cut = regions.back().cluster;
+      if (cut <= ws_ && !force) return ws_;
+      if (cut > ws_) {
+        next = cut;
+        while (!regions.empty() && regions.back().cluster == cut) regions.pop_back();
       }
     }
+    lead_in_ = false;
     stats_.regions_s += since(t0);
     call_regions(tid, regions);
-    ws_ = std::max(next, ws_ + 1);
-    // Reads that end before the next window's first possible region are done.
-    const int64_t keep_from = ws_ - opt_.region_padding - 1;
-    reads_.erase(std::remove_if(reads_.begin(), reads_.end(), [&](const AlignedRead& x) { return x.end < keep_from; }),
-                 reads_.end());
-    return we >= len;
+    return next;
   }
 
   void call_regions(int tid, const std::vector<Region>& regions) {
@@ -227,87 +287,28 @@ class Caller {
     for (size_t g = 0; g < batch.groups.size(); ++g) {
       offset[g + 1] = offset[g] + static_cast<size_t>(batch.groups[g].n_reads) * batch.groups[g].n_haps;
     }
-    std::vector<std::vector<Record>> per_region(work.size());
+    std::vector<std::vector<SiteRecord>> per_region(work.size());
     ParallelErrors genotype_errors;
 #pragma omp parallel for schedule(dynamic, 1)
     for (size_t i = 0; i < work.size(); ++i) {
       genotype_errors.run([&] {
-        if (work[i].group >= 0) per_region[i] = genotype_region(work[i], lik, offset[work[i].group], seq);
+        if (work[i].group >= 0) per_region[i] = detail::call_sites(work[i], lik, offset[work[i].group], seq, opt_.het_snp, opt_.het_indel,
+                                                              opt_.min_qual);
       });
     }
     genotype_errors.rethrow();
-    std::vector<Record> records;
+    std::vector<SiteRecord> records;
     for (auto& v : per_region) records.insert(records.end(), v.begin(), v.end());
-    std::stable_sort(records.begin(), records.end(), [](const Record& a, const Record& b) {
+    std::stable_sort(records.begin(), records.end(), [](const SiteRecord& a, const SiteRecord& b) {
       return a.pos != b.pos ? a.pos < b.pos : a.away < b.away;
     });
     stats_.genotype_s += since(t0);
-    for (const Record& rec : records) {
-      if (rec.pos <= last_written_) continue;  // the same site from an overlapping region, or an earlier window
+    for (const SiteRecord& rec : records) {
+      if (rec.pos <= last_written_) continue;  // the same site from an overlapping region
+      if (rec.pos < emit_begin_ || rec.pos >= emit_end_) continue;  // outside the -L interval
       write(tid, rec.call);
       last_written_ = rec.pos;
     }
-  }
-
-  std::vector<Record> genotype_region(const RegionWork& w, const std::vector<double>& lik, size_t at,
-                                      const std::string& seq) const {
-    // Sites: events grouped by position; alleles share the longest reference allele.
-    std::map<int64_t, std::vector<Event>> sites;
-    for (const auto& evs : w.events) {
-      for (const Event& e : evs) {
-        auto& v = sites[e.pos];
-        if (std::find(v.begin(), v.end(), e) == v.end()) v.push_back(e);
-      }
-    }
-    const size_t n_reads = w.slices.size(), n_haps = w.haps.size();
-    const std::vector<double> region_lik(lik.begin() + static_cast<int64_t>(at),
-                                         lik.begin() + static_cast<int64_t>(at + n_reads * n_haps));
-    std::vector<Record> out;
-    for (auto& [pos, evs] : sites) {
-      size_t ref_len = 0;
-      for (const Event& e : evs) ref_len = std::max(ref_len, e.ref.size());
-      const std::string ref_allele = seq.substr(pos, ref_len);
-      std::vector<std::string> alleles{ref_allele};
-      for (const Event& e : evs) alleles.push_back(e.alt + ref_allele.substr(e.ref.size()));
-      std::vector<int> hap_allele(n_haps, 0);
-      for (size_t h = 0; h < n_haps; ++h) {
-        for (const Event& e : w.events[h]) {
-          if (e.pos != pos) continue;
-          hap_allele[h] = 1 + static_cast<int>(std::find(evs.begin(), evs.end(), e) - evs.begin());
-        }
-      }
-      const bool snp = std::all_of(evs.begin(), evs.end(), [](const Event& e) { return e.ref.size() == 1 && e.alt.size() == 1; });
-      const double het = snp ? opt_.het_snp : opt_.het_indel;
-      detail::SiteCall call = detail::genotype_site(region_lik, n_reads, n_haps, hap_allele, alleles, het);
-      if (call.gt_a == 0 && call.gt_b == 0) continue;
-      if (alleles.size() > 2) {
-        // Keep the alleles of the called genotype only (haplotypes with a dropped allele count as reference).
-        std::vector<int> keep{0};
-        if (call.gt_a) keep.push_back(call.gt_a);
-        if (call.gt_b && call.gt_b != call.gt_a) keep.push_back(call.gt_b);
-        if (keep.size() < alleles.size()) {
-          std::vector<std::string> sub;
-          for (int a : keep) sub.push_back(alleles[a]);
-          std::vector<int> sub_allele(n_haps, 0);
-          for (size_t h = 0; h < n_haps; ++h) {
-            const auto it = std::find(keep.begin(), keep.end(), hap_allele[h]);
-            sub_allele[h] = it == keep.end() ? 0 : static_cast<int>(it - keep.begin());
-          }
-          call = detail::genotype_site(region_lik, n_reads, n_haps, sub_allele, sub, het);
-          if (call.gt_a == 0 && call.gt_b == 0) continue;
-        }
-      }
-      if (call.qual < opt_.min_qual) continue;
-      call.site.pos = pos;
-      // How far the site lies outside this region's core: where regions overlap, the
-      // call of the region that has the site in (or nearest to) its core is kept.
-      const int64_t site_end = pos + static_cast<int64_t>(ref_len);
-      const int64_t away = site_end <= w.region.core_begin ? w.region.core_begin - site_end + 1
-                           : pos >= w.region.core_end     ? pos - w.region.core_end + 1
-                                                          : 0;
-      out.push_back({pos, away, std::move(call)});
-    }
-    return out;
   }
 
   void write(int tid, const detail::SiteCall& c) {
@@ -319,6 +320,8 @@ class Caller {
     for (size_t i = 0; i < c.alleles.size(); ++i) alleles += (i ? "," : "") + c.alleles[i];
     bcf_update_alleles_str(hdr, rec, alleles.c_str());
     rec->qual = static_cast<float>(c.qual);
+    int32_t pass = bcf_hdr_id2int(hdr, BCF_DT_ID, "PASS");
+    bcf_update_filter(hdr, rec, &pass, 1);
     int32_t dp = c.dp;
     bcf_update_info_int32(hdr, rec, "DP", &dp, 1);
     int32_t gt[2] = {bcf_gt_unphased(c.gt_a), bcf_gt_unphased(c.gt_b)};
@@ -340,9 +343,16 @@ class Caller {
   ReadInput input_;
   std::unique_ptr<io::VcfWriter> vcf_;
   std::unique_ptr<pairhmm::PairHmmEngine> engine_;
-  std::vector<AlignedRead> reads_;  // the current window's reads, by position
-  int64_t ws_ = 0;                  // the current window's start
-  int64_t last_written_ = -1;       // position of the contig's last record
+  std::vector<Interval> intervals_;  // -L, merged and sorted
+  std::vector<AlignedRead> reads_;   // the current window's reads, by position
+  AlignedRead pending_;              // the next read of the input, not yet in a window
+  int pending_tid_ = -1;
+  bool has_pending_ = false;
+  int64_t ws_ = 0;                   // the current window's start
+  int64_t emit_begin_ = 0, emit_end_ = 0;  // records are written for sites starting here
+  bool lead_in_ = false;             // the window starts inside an interval's lead-in
+  bool lead_in_too_short_ = false;
+  int64_t last_written_ = -1;        // position of the span's last record
   int64_t skipped_no_ref_ = 0;      // reads on contigs the reference lacks
   CallStats stats_;
 };

@@ -20,6 +20,9 @@ struct AlignedRead {
 struct Region {
   int64_t begin = 0, end = 0;
   int64_t core_begin = 0, core_end = 0;
+  // core_begin of the first region of its cluster: neighbours whose padded spans overlap
+  // (a site there can come from either) are called together, in one window.
+  int64_t cluster = 0;
 };
 std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int64_t win_end,
                                  const std::vector<AlignedRead>& reads, int min_base_q, int padding, int max_len);
@@ -66,5 +69,28 @@ struct SiteCall {
 // lik[r * n_haps + h]; hap_allele[h] = allele index of haplotype h at this site.
 SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_haps,
                        const std::vector<int>& hap_allele, const std::vector<std::string>& alleles, double het);
+
+// A region with its reads' slices and candidate haplotypes, ready for the pair-HMM.
+struct RegionWork {
+  Region region;
+  std::vector<std::string> slices;
+  std::vector<std::vector<uint8_t>> quals;
+  std::vector<std::string> haps;
+  std::vector<std::vector<Event>> events;  // per haplotype
+  int32_t group = -1;                      // in the pair-HMM batch
+  bool assembled = true;                   // false: haplotypes from the reads' alignments
+};
+
+// A called site and how far it lies outside its region's core (0: inside): where
+// regions overlap, the call of the region nearest the site is kept.
+struct SiteRecord {
+  int64_t pos = 0;
+  int64_t away = 0;
+  SiteCall call;
+};
+// The non-reference sites of a region at or above min_qual; lik holds its read x
+// haplotype likelihoods from index `at` on; het_snp/het_indel are the priors.
+std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double>& lik, size_t at,
+                                   const std::string& contig_seq, double het_snp, double het_indel, double min_qual);
 
 }  // namespace gatemap::caller::detail

@@ -12,10 +12,14 @@ struct ReadInput::File {
   samFile* fp = nullptr;
   sam_hdr_t* hdr = nullptr;
   bam1_t* rec = nullptr;
+  hts_idx_t* idx = nullptr;  // loaded by the first query
+  hts_itr_t* itr = nullptr;  // the current query; null: the whole file in order
   bool has = false;  // rec holds the next record
   int last_tid = -1;
   int64_t last_pos = -1, n = 0;
   ~File() {
+    if (itr) hts_itr_destroy(itr);
+    if (idx) hts_idx_destroy(idx);
     if (rec) bam_destroy1(rec);
     if (hdr) sam_hdr_destroy(hdr);
     if (fp) sam_close(fp);
@@ -54,7 +58,7 @@ ReadInput::~ReadInput() = default;
 
 bool ReadInput::fill(File& f) {
   for (;;) {
-    const int r = sam_read1(f.fp, f.hdr, f.rec);
+    const int r = f.itr ? sam_itr_next(f.fp, f.itr, f.rec) : sam_read1(f.fp, f.hdr, f.rec);
     if (r < -1) throw FormatError("'" + f.path + "': bad record after record " + std::to_string(f.n));
     f.has = r >= 0;
     if (!f.has) return false;
@@ -78,6 +82,21 @@ bool ReadInput::fill(File& f) {
     }
     f.last_tid = tid, f.last_pos = pos;
     return true;
+  }
+}
+
+void ReadInput::query(int tid, int64_t begin, int64_t end) {
+  for (auto& f : files_) {
+    if (!f->idx) f->idx = sam_index_load(f->fp, f->path.c_str());
+    if (!f->idx) {
+      throw FormatError("'" + f->path + "' has no index (.bai/.csi), which -L needs: run 'samtools index " + f->path +
+                        "'");
+    }
+    if (f->itr) hts_itr_destroy(f->itr);
+    f->itr = sam_itr_queryi(f->idx, tid, begin, end);
+    if (!f->itr) throw FormatError("'" + f->path + "': cannot query its index");
+    f->last_tid = -1, f->last_pos = -1;
+    fill(*f);
   }
 }
 

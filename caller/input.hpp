@@ -25,6 +25,9 @@ class ReadInput {
   // are skipped wherever they are. Throws FormatError, naming the file and record, when a
   // file is not coordinate-sorted, a record lies outside its contig, or headers disagree.
   bool next(int& tid, detail::AlignedRead& read);
+  // From now on only the reads overlapping [begin, end) of contig tid, through each
+  // input's index (.bai/.csi; a clear error when one has none).
+  void query(int tid, int64_t begin, int64_t end);
   int64_t seen() const { return seen_; }
   int64_t filtered() const { return filtered_; }
   int64_t unplaced() const { return unplaced_; }

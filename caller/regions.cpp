@@ -77,6 +77,9 @@ std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int6
     }
   }
   if (s >= 0) flush();
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].cluster = i > 0 && out[i].begin < out[i - 1].end ? out[i - 1].cluster : out[i].core_begin;
+  }
   return out;
 }
 

@@ -1,0 +1,72 @@
+// The sites of a region: events of its haplotypes grouped by position (alleles sharing
+// the longest reference allele), each genotyped from the read x haplotype likelihoods;
+// multi-allelic sites are re-genotyped with the called alleles only.
+#include <algorithm>
+#include <map>
+
+#include "caller/detail.hpp"
+
+namespace gatemap::caller::detail {
+
+std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double>& lik, size_t at, const std::string& seq,
+                                   double het_snp, double het_indel, double min_qual) {
+  // Sites: events grouped by position; alleles share the longest reference allele.
+  std::map<int64_t, std::vector<Event>> sites;
+  for (const auto& evs : w.events) {
+    for (const Event& e : evs) {
+      auto& v = sites[e.pos];
+      if (std::find(v.begin(), v.end(), e) == v.end()) v.push_back(e);
+    }
+  }
+  const size_t n_reads = w.slices.size(), n_haps = w.haps.size();
+  const std::vector<double> region_lik(lik.begin() + static_cast<int64_t>(at),
+                                       lik.begin() + static_cast<int64_t>(at + n_reads * n_haps));
+  std::vector<SiteRecord> out;
+  for (auto& [pos, evs] : sites) {
+    size_t ref_len = 0;
+    for (const Event& e : evs) ref_len = std::max(ref_len, e.ref.size());
+    const std::string ref_allele = seq.substr(pos, ref_len);
+    std::vector<std::string> alleles{ref_allele};
+    for (const Event& e : evs) alleles.push_back(e.alt + ref_allele.substr(e.ref.size()));
+    std::vector<int> hap_allele(n_haps, 0);
+    for (size_t h = 0; h < n_haps; ++h) {
+      for (const Event& e : w.events[h]) {
+        if (e.pos != pos) continue;
+        hap_allele[h] = 1 + static_cast<int>(std::find(evs.begin(), evs.end(), e) - evs.begin());
+      }
+    }
+    const bool snp = std::all_of(evs.begin(), evs.end(), [](const Event& e) { return e.ref.size() == 1 && e.alt.size() == 1; });
+    const double het = snp ? het_snp : het_indel;
+    SiteCall call = genotype_site(region_lik, n_reads, n_haps, hap_allele, alleles, het);
+    if (call.gt_a == 0 && call.gt_b == 0) continue;
+    if (alleles.size() > 2) {
+      // Keep the alleles of the called genotype only (haplotypes with a dropped allele count as reference).
+      std::vector<int> keep{0};
+      if (call.gt_a) keep.push_back(call.gt_a);
+      if (call.gt_b && call.gt_b != call.gt_a) keep.push_back(call.gt_b);
+      if (keep.size() < alleles.size()) {
+        std::vector<std::string> sub;
+        for (int a : keep) sub.push_back(alleles[a]);
+        std::vector<int> sub_allele(n_haps, 0);
+        for (size_t h = 0; h < n_haps; ++h) {
+          const auto it = std::find(keep.begin(), keep.end(), hap_allele[h]);
+          sub_allele[h] = it == keep.end() ? 0 : static_cast<int>(it - keep.begin());
+        }
+        call = genotype_site(region_lik, n_reads, n_haps, sub_allele, sub, het);
+        if (call.gt_a == 0 && call.gt_b == 0) continue;
+      }
+    }
+    if (call.qual < min_qual) continue;
+    call.site.pos = pos;
+    // How far the site lies outside this region's core: where regions overlap, the
+    // call of the region that has the site in (or nearest to) its core is kept.
+    const int64_t site_end = pos + static_cast<int64_t>(ref_len);
+    const int64_t away = site_end <= w.region.core_begin ? w.region.core_begin - site_end + 1
+                         : pos >= w.region.core_end     ? pos - w.region.core_end + 1
+                                                        : 0;
+    out.push_back({pos, away, std::move(call)});
+  }
+  return out;
+}
+
+}  // namespace gatemap::caller::detail

@@ -1,0 +1,187 @@
+// -L: interval parsing against hand-made cases, and scattered calling against the whole
+// run: intervals cut at (and right after) called variants together give exactly the
+// whole run's records, none lost or written twice.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include "caller/caller.hpp"
+#include "caller/intervals.hpp"
+#include "common/error.hpp"
+#include "io/fasta.hpp"
+#include "mapper/run.hpp"
+#include "sim/sim.hpp"
+#include "tests/test_util.hpp"
+
+namespace gatemap {
+namespace {
+
+using caller::Interval;
+using caller::parse_intervals;
+
+const std::vector<std::pair<std::string, int64_t>> kContigs = {{"1", 1000}, {"2", 500}, {"HLA:x", 300}};
+
+std::string show(const std::vector<Interval>& ivs) {
+  std::string s;
+  for (const Interval& iv : ivs) s += std::to_string(iv.contig) + ":" + std::to_string(iv.begin) + "-" + std::to_string(iv.end) + " ";
+  return s;
+}
+
+TEST(CallIntervals, RegionStringsMergedInReferenceOrder) {
+  EXPECT_EQ(show(parse_intervals({"2:1-10", "1:1,000-1,000", "1:101-200", "1:150-300", "1"}, kContigs)), "0:0-1000 1:0-10 ");
+  EXPECT_EQ(show(parse_intervals({"1:101-200", "1:201-250", "2:400"}, kContigs)), "0:100-250 1:399-500 ");
+  EXPECT_EQ(show(parse_intervals({"HLA:x", "1:990-5000"}, kContigs)), "0:989-1000 2:0-300 ");  // end clipped
+  EXPECT_EQ(show(parse_intervals({"HLA:x:11-20"}, kContigs)), "2:10-20 ");
+}
+
+TEST(CallIntervals, BedFilesZeroBasedWithCommentsSkipped) {
+  test::TempDir dir;
+  test::write_file(dir.file("a.bed"), "# comment\ntrack name=x\n2\t0\t10\textra\n1\t5\t6\n\n1\t6\t9\n");
+  EXPECT_EQ(show(parse_intervals({dir.file("a.bed")}, kContigs)), "0:5-9 1:0-10 ");
+}
+
+TEST(CallIntervals, BadIntervalsAreClearErrors) {
+  test::TempDir dir;
+  const auto message = [&](const std::vector<std::string>& specs) {
+    try {
+      parse_intervals(specs, kContigs);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({"chr1:1-10"}).find("no contig 'chr1'"), std::string::npos);
+  EXPECT_NE(message({"3"}).find("no such contig"), std::string::npos);
+  EXPECT_NE(message({"1:20-10"}).find("end lies before the begin"), std::string::npos);
+  EXPECT_NE(message({"1:0-10"}).find("begin must be a position >= 1"), std::string::npos);
+  EXPECT_NE(message({"1:5-x"}).find("end must be a position"), std::string::npos);
+  EXPECT_NE(message({"2:501-600"}).find("begins past the end"), std::string::npos);
+  test::write_file(dir.file("bad.bed"), "1\t0\t10\n1\t30\t20\n");
+  EXPECT_NE(message({dir.file("bad.bed")}).find("bad.bed' line 2: the end lies before"), std::string::npos);
+  test::write_file(dir.file("bad2.bed"), "1 0 10\n");
+  EXPECT_NE(message({dir.file("bad2.bed")}).find("line 1"), std::string::npos);
+  EXPECT_NE(message({dir.file("missing.bed")}).find("missing.bed"), std::string::npos);
+}
+
+// VCF body lines (header dropped).
+std::vector<std::string> records(const std::string& path) {
+  std::vector<std::string> out;
+  std::string text = test::read_file(path), line;
+  for (size_t at = 0; at < text.size();) {
+    const size_t nl = text.find('\n', at);
+    line = text.substr(at, nl - at);
+    at = nl == std::string::npos ? text.size() : nl + 1;
+    if (!line.empty() && line[0] != '#') out.push_back(line);
+  }
+  return out;
+}
+
+TEST(CallIntervals, ScatteredCallsEqualTheWholeRun) {
+  test::TempDir dir;
+  sim::GenomeOptions g;
+  g.length = 160000;
+  g.contigs = 2;
+  g.seed = 21;
+  auto genome = sim::simulate_genome(g);
+  sim::VariantOptions vo;
+  vo.snp_rate = 2e-3;
+  vo.indel_rate = 4e-4;
+  sim::Donor donor = sim::simulate_donor(genome, vo);
+  // A 3 kb cluster of SNPs 45 bp apart (one active stretch, several regions): intervals
+  // and their lead-ins start inside it.
+  auto& vars = donor.variants;
+  const auto dense = [](const sim::Variant& v) { return v.contig == 0 && v.pos >= 39900 && v.pos < 43100; };
+  vars.erase(std::remove_if(vars.begin(), vars.end(), dense), vars.end());
+  for (int64_t p = 40000; p < 43000; p += 45) {
+    const char b = genome[0].seq[p];
+    if (b == 'N' || b == 'n') continue;
+    vars.push_back({0, p, std::string(1, b), std::string(1, b == 'A' || b == 'a' ? 'C' : 'A'), p % 2 ? 1 : 2});
+  }
+  std::sort(vars.begin(), vars.end(), [](const sim::Variant& a, const sim::Variant& b) {
+    return a.contig != b.contig ? a.contig < b.contig : a.pos < b.pos;
+  });
+  apply_donor(genome, donor);
+  io::write_fasta(dir.file("ref.fa"), genome);
+  sim::ReadOptions ro;
+  ro.n_fragments = 30 * g.length / 300;
+  std::vector<sim::SimRead> reads;
+  sim::simulate_reads(genome, &donor, ro, reads);
+  std::string fq[2];
+  for (size_t i = 0; i < reads.size(); ++i) {
+    fq[i % 2] += "@" + reads[i].name + "\n" + reads[i].seq + "\n+\n" + reads[i].qual + "\n";
+  }
+  test::write_file(dir.file("r_1.fq"), fq[0]);
+  test::write_file(dir.file("r_2.fq"), fq[1]);
+  index::IndexOptions io;
+  index::save_index(*index::build_index(dir.file("ref.fa"), io), dir.file("ref.gmi"));
+  mapper::RunOptions mo;
+  mo.index_path = dir.file("ref.gmi");
+  mo.reads1 = dir.file("r_1.fq");
+  mo.reads2 = dir.file("r_2.fq");
+  mo.output = dir.file("r.bam");
+  mo.sort = true;  // with its index, which -L needs
+  mapper::run_mapping(mo);
+
+  caller::CallOptions co;
+  co.inputs = {dir.file("r.bam")};
+  co.reference = dir.file("ref.fa");
+  co.backend = "cpu";
+  co.output = dir.file("whole.vcf");
+  caller::run_call(co);
+  const std::vector<std::string> whole = records(co.output);
+  ASSERT_GT(whole.size(), 100u);
+
+  // Interval edges on called sites (every 7th), one base after others (every 11th) and
+  // where the lead-in before an interval (2 kb) starts at a site (every 5th), so that sites
+  // fall on both sides of edges; the intervals alternate between two jobs.
+  std::vector<std::pair<std::string, int64_t>> edges;  // contig, 0-based position where an interval starts
+  for (size_t i = 0; i < whole.size(); ++i) {
+    const std::string contig = whole[i].substr(0, whole[i].find('\t'));
+    const int64_t pos1 = std::stoll(whole[i].substr(contig.size() + 1));
+    if (i % 7 == 0) edges.emplace_back(contig, pos1 - 1);
+    if (i % 11 == 0) edges.emplace_back(contig, pos1);
+    if (i % 5 == 0) edges.emplace_back(contig, pos1 + 2003);  // an interval's lead-in starting next to a site
+  }
+  std::sort(edges.begin(), edges.end());
+  std::string bed[2];
+  int job = 0;
+  for (const auto& rec : genome) {
+    int64_t begin = 0;
+    for (const auto& [contig, at] : edges) {
+      if (contig != rec.name || at <= begin || at >= static_cast<int64_t>(rec.seq.size())) continue;
+      bed[job ^= 1] += rec.name + "\t" + std::to_string(begin) + "\t" + std::to_string(at) + "\n";
+      begin = at;
+    }
+    bed[job ^= 1] += rec.name + "\t" + std::to_string(begin) + "\t" + std::to_string(rec.seq.size()) + "\n";
+  }
+  std::vector<std::string> scattered;
+  for (int j = 0; j < 2; ++j) {
+    test::write_file(dir.file("part" + std::to_string(j) + ".bed"), bed[j]);
+    co.intervals = {dir.file("part" + std::to_string(j) + ".bed")};
+    co.output = dir.file("part" + std::to_string(j) + ".vcf");
+    caller::run_call(co);
+    const auto part = records(co.output);
+    scattered.insert(scattered.end(), part.begin(), part.end());
+  }
+  std::vector<std::string> want = whole;
+  std::sort(want.begin(), want.end());
+  std::sort(scattered.begin(), scattered.end());
+  EXPECT_EQ(scattered, want);
+
+  // Without an index, -L is a clear error.
+  std::filesystem::copy_file(dir.file("r.bam"), dir.file("unindexed.bam"));
+  co.inputs = {dir.file("unindexed.bam")};
+  co.intervals = {"1:1-1000"};
+  co.output = dir.file("x.vcf");
+  try {
+    caller::run_call(co);
+    ADD_FAILURE() << "no error without an index";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no index"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gatemap
