@@ -83,7 +83,8 @@ class Caller {
                         "##FORMAT=<ID=PL,Number=G,Type=Integer,Description=\"Phred-scaled genotype likelihoods\">"};
     if (!opt.intervals.empty()) intervals_ = parse_intervals(opt.intervals, info.contigs);  // before any output
     vcf_ = std::make_unique<io::VcfWriter>(opt.output, info);
-    engine_ = std::make_unique<pairhmm::PairHmmEngine>(gpu::choose_backend(opt.backend));
+    const gpu::Backend backend = gpu::choose_backend(opt.backend);
+    engine_ = std::make_unique<pairhmm::PairHmmEngine>(backend, gpu::resolve_devices(opt.device, backend));
     stats_.backend = gpu::backend_name(engine_->backend());
   }
 
@@ -362,6 +363,7 @@ class Caller {
 CallStats run_call(const CallOptions& opt) {
   if (opt.threads > 0) omp_set_num_threads(opt.threads);
   if (opt.reference.empty()) throw UsageError("-r REF.fa is required");
+  gpu::resolve_devices(opt.device, gpu::Backend::cpu);  // its syntax, before any work
   std::vector<std::string> inputs = opt.inputs;
   inputs.push_back(opt.reference);
   io::check_not_input(opt.output, "-o", inputs);

@@ -14,6 +14,7 @@ struct CallOptions {
   std::string reference;            // FASTA (plain or gzip)
   std::string output = "-";         // VCF (.vcf.gz: bgzip)
   std::string backend = "auto";     // pair-HMM on gpu | cpu | auto
+  std::string device = "0";         // --device: 0, 0,1,... or all (each batch split between them)
   std::vector<std::string> intervals;  // -L: call only there (chr, chr:beg-end, BED files)
   int threads = 0;
   int min_mapq = 20;                // reads below are not used

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <future>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -25,9 +26,8 @@
 namespace gatemap::correct {
 
 namespace {
-// Reads as 2-bit codes for the corrector, encoded on all cores.
-void encode_batch(const std::vector<io::Read>& reads, CorrectBatch& cb) {
-  const size_t n = reads.size();
+// Reads [0, n) as 2-bit codes for the corrector, encoded on all cores.
+void encode_batch(const io::Read* reads, size_t n, CorrectBatch& cb) {
   cb.offset.resize(n);
   cb.len.resize(n);
   int64_t total = 0;
@@ -46,6 +46,43 @@ void encode_batch(const std::vector<io::Read>& reads, CorrectBatch& cb) {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A batch's reads in one part per GPU engine (one part on the CPU), each part's reads
+// contiguous: part p holds reads [p * per, (p + 1) * per).
+struct BatchParts {
+  std::vector<CorrectBatch> parts;
+  size_t per = 0;
+  BatchParts(const std::vector<io::Read>& reads, size_t n_parts) : parts(std::max<size_t>(1, n_parts)) {
+    per = std::max<size_t>(1, (reads.size() + parts.size() - 1) / parts.size());
+    for (size_t p = 0; p < parts.size(); ++p) {
+      const size_t b = std::min(reads.size(), p * per), e = std::min(reads.size(), b + per);
+      encode_batch(reads.data() + b, e - b, parts[p]);
+    }
+  }
+  CorrectBatch& of(size_t read) { return parts[read / per]; }
+  size_t index(size_t read) const { return read % per; }
+};
+
+// Every part on its own GPU at once; any GPU failure sends the whole batch to the CPU twin.
+void correct_on_gpus(const std::vector<std::unique_ptr<KmerCorrectGpu>>& engines, const KmerSpectrum& spectrum,
+                     const CorrectOptions& copt, BatchParts& batch, CorrectSummary& sum) {
+  std::vector<double> kernel_ms(batch.parts.size(), 0.0);
+  gpu::run_or_fall_back(
+      "correct", "GPU failed, batch corrected",
+      [&] {
+        std::vector<std::future<void>> running;
+        for (size_t p = 0; p < batch.parts.size(); ++p) {
+          running.push_back(std::async(std::launch::async,
+                                       [&, p] { engines[p]->correct(copt, batch.parts[p], &kernel_ms[p]); }));
+        }
+        for (auto& r : running) r.wait();
+        for (auto& r : running) r.get();
+      },
+      [&] {
+        for (CorrectBatch& part : batch.parts) correct_reads_cpu(spectrum, copt, part);
+      });
+  for (double ms : kernel_ms) sum.correct_kernel_ms += ms;
 }
 }  // namespace
 
@@ -178,6 +215,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   }
   CorrectSummary sum;
   const gpu::Backend backend = gpu::choose_backend(opt.backend);
+  gpu::resolve_devices(opt.device, backend);  // a bad --device before any work
   sum.backend = gpu::backend_name(backend);
 
   // Pass 1: count, then the solid spectrum (the counts are freed when it returns).
@@ -189,10 +227,13 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
 
   // Pass 2: correct and write.
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<KmerCorrectGpu> gpu_engine;  // e.g. the spectrum does not fit: the CPU twin
+  std::vector<std::unique_ptr<KmerCorrectGpu>> engines;  // none made (the spectrum does not fit): the CPU twin
   if (backend == gpu::Backend::gpu && !pass_through) {
-    gpu_engine = gpu::make_engine_or_null<KmerCorrectGpu>("correct", spectrum);
-    if (!gpu_engine) sum.backend = "cpu";
+    for (const int device : gpu::resolve_devices(opt.device, backend)) {
+      auto engine = gpu::make_engine_or_null<KmerCorrectGpu>("correct", spectrum, device);
+      if (engine) engines.push_back(std::move(engine));
+    }
+    if (engines.empty()) sum.backend = "cpu";
   }
   CorrectOptions copt;
   copt.max_corrections = opt.max_corrections;
@@ -217,34 +258,34 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   };
   int64_t done = 0;
   while (next_batch()) {
-    CorrectBatch cb;
-    encode_batch(batch.reads, cb);
+    BatchParts parts(batch.reads, engines.size());
     if (pass_through) {
-      cb.status.assign(cb.size(), static_cast<uint8_t>(CorrectStatus::clean));
-      cb.changed.assign(cb.size(), 0);
-    } else if (gpu_engine) {
-      gpu::run_or_fall_back(
-          "correct", "GPU failed, batch corrected", [&] { gpu_engine->correct(copt, cb, &sum.correct_kernel_ms); },
-          [&] { correct_reads_cpu(spectrum, copt, cb); });
+      for (CorrectBatch& cb : parts.parts) {
+        cb.status.assign(cb.size(), static_cast<uint8_t>(CorrectStatus::clean));
+        cb.changed.assign(cb.size(), 0);
+      }
+    } else if (!engines.empty()) {
+      correct_on_gpus(engines, spectrum, copt, parts, sum);
     } else {
-      correct_reads_cpu(spectrum, copt, cb);
+      correct_reads_cpu(spectrum, copt, parts.parts[0]);
     }
     // Corrected sequences back into the reads (in parallel), then written in order.
     ParallelErrors errors;
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < batch.size(); ++i) {
       errors.run([&] {
-        if (cb.status[i] == static_cast<uint8_t>(CorrectStatus::corrected))
-          batch.reads[i].seq = cb.sequence(i);
+        const CorrectBatch& cb = parts.of(i);
+        if (cb.status[parts.index(i)] == static_cast<uint8_t>(CorrectStatus::corrected))
+          batch.reads[i].seq = cb.sequence(parts.index(i));
       });
     }
     errors.rethrow();
     for (size_t i = 0; i < batch.size(); ++i) {
       const io::Read& r = batch.reads[i];
-      const auto st = static_cast<CorrectStatus>(cb.status[i]);
+      const auto st = static_cast<CorrectStatus>(parts.of(i).status[parts.index(i)]);
       if (st == CorrectStatus::corrected) {
         ++sum.reads_changed;
-        sum.bases_changed += cb.changed[i];
+        sum.bases_changed += parts.of(i).changed[parts.index(i)];
       }
       sum.uncorrectable += st == CorrectStatus::uncorrectable;
       sum.too_long += st == CorrectStatus::too_long;

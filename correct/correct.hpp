@@ -19,6 +19,7 @@ struct CorrectRunOptions {
   double bloom_fpr = 1e-4;
   int max_corrections = 6;
   std::string backend = "auto";  // gpu | cpu | auto
+  std::string device = "0";      // --device: 0, 0,1,... or all (each batch split between them)
   int threads = 0;
   size_t batch_reads = 500000;
   double keep_reads_gb = 4;      // reads kept in memory between the passes up to this size

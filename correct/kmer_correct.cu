@@ -155,10 +155,14 @@ struct KmerCorrectGpu::Impl {
   gpu::Stream stream;
   gpu::Event start, stop;
   int sm_count = 1;
+  int device = 0;
 };
 
-KmerCorrectGpu::KmerCorrectGpu(const KmerSpectrum& spectrum) : impl_(new Impl) {
+KmerCorrectGpu::KmerCorrectGpu(const KmerSpectrum& spectrum, int device) : impl_(nullptr) {
+  GATEMAP_CUDA_CHECK(cudaSetDevice(device));  // the stream and buffers live there
+  impl_ = new Impl;
   Impl& im = *impl_;
+  im.device = device;
   const auto [free_b, total_b] = gpu::mem_info();
   (void)total_b;
   if (spectrum.bytes() > free_b / 2) {
@@ -169,15 +173,14 @@ KmerCorrectGpu::KmerCorrectGpu(const KmerSpectrum& spectrum) : impl_(new Impl) {
   GATEMAP_CUDA_CHECK(cudaMemcpy(im.spectrum_d.data(), spectrum.words.data(), spectrum.bytes(), cudaMemcpyHostToDevice));
   im.view = {im.spectrum_d.data(), spectrum.mask, spectrum.hashes, spectrum.k,
              spectrum.kind == KmerSpectrum::Kind::bloom};
-  int dev = 0;
-  GATEMAP_CUDA_CHECK(cudaGetDevice(&dev));
-  GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&im.sm_count, cudaDevAttrMultiProcessorCount, dev));
+  GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&im.sm_count, cudaDevAttrMultiProcessorCount, device));
 }
 
 KmerCorrectGpu::~KmerCorrectGpu() { delete impl_; }
 
 void KmerCorrectGpu::correct(const CorrectOptions& opt, CorrectBatch& batch, double* kernel_ms) {
   Impl& im = *impl_;
+  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));  // the calling thread's device
   const size_t n = batch.size();
   batch.status.assign(n, 0);
   batch.changed.assign(n, 0);

@@ -68,7 +68,7 @@ void correct_reads_cpu(const KmerSpectrum& spectrum, const CorrectOptions& opt, 
 // The GPU engine: the spectrum is copied to the device once; then batches.
 class KmerCorrectGpu {
  public:
-  explicit KmerCorrectGpu(const KmerSpectrum& spectrum);
+  explicit KmerCorrectGpu(const KmerSpectrum& spectrum, int device = 0);
   ~KmerCorrectGpu();
   KmerCorrectGpu(const KmerCorrectGpu&) = delete;
   KmerCorrectGpu& operator=(const KmerCorrectGpu&) = delete;

@@ -6,7 +6,7 @@ namespace gatemap::correct {
 
 struct KmerCorrectGpu::Impl {};
 
-KmerCorrectGpu::KmerCorrectGpu(const KmerSpectrum&) : impl_(nullptr) {
+KmerCorrectGpu::KmerCorrectGpu(const KmerSpectrum&, int) : impl_(nullptr) {
   throw Error("GPU error correction requested but this gatemap was built without CUDA");
 }
 KmerCorrectGpu::~KmerCorrectGpu() = default;

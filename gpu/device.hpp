@@ -28,4 +28,9 @@ bool device_available();
 Backend choose_backend(const std::string& name);
 const char* backend_name(Backend b);
 
+// --device: "0", "0,2" (a device listed twice gets two engines) or "all". The syntax is
+// checked always (UsageError); the ids against the visible devices only for the GPU
+// backend (an id not visible is a UsageError naming what is). Empty for the CPU backend.
+std::vector<int> resolve_devices(const std::string& spec, Backend backend);
+
 }  // namespace gatemap::gpu

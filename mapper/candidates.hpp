@@ -19,6 +19,7 @@ struct CandidateBatch {
   filter::FilterReads reads;           // packed by the filter stage, as its device wants them
   std::vector<std::string_view> seqs;  // the reads' bases (views into the ReadBatch)
   int ticket = -1;                     // a GPU filter in flight for this batch
+  int engine = -1;                     // on which of the filter's GPU engines
   int64_t size() const { return first.empty() ? 0 : first.back(); }
 };
 

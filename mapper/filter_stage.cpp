@@ -18,25 +18,28 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 FilterStage::FilterStage(const Reference& ref, bool on, const Hardware& hw) : ref_(ref), on_(on), hw_(hw) {
   if (!on_ || hw_.backend != gpu::Backend::gpu) return;
-  engine_pending_ = std::async(std::launch::async, [this] {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto made = gpu::make_engine_or_null<filter::GateKeeperGpu>("map", ref_.filter_view(), hw_.device);
-    if (made) {
-      log::info("map", "GPU filter ready (reference on device " + std::to_string(hw_.device) + ") in " +
+  engines_pending_ = std::async(std::launch::async, [this] {
+    std::vector<std::unique_ptr<filter::GateKeeperGpu>> made;
+    for (const int device : hw_.devices) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto engine = gpu::make_engine_or_null<filter::GateKeeperGpu>("map", ref_.filter_view(), device);
+      if (!engine) continue;
+      log::info("map", "GPU filter ready (reference on device " + std::to_string(device) + ") in " +
                            std::to_string(seconds_since(t0)) + " s");
+      made.push_back(std::move(engine));
     }
     return made;
   });
 }
 
 FilterStage::~FilterStage() {
-  if (engine_pending_.valid()) engine_pending_.wait();
+  if (engines_pending_.valid()) engines_pending_.wait();
 }
 
 void FilterStage::await_engine() {
-  if (!engine_pending_.valid()) return;
-  engine_ = engine_pending_.get();
-  if (!engine_) hw_.backend = gpu::Backend::cpu;  // every batch on the CPU twin
+  if (!engines_pending_.valid()) return;
+  engines_ = engines_pending_.get();
+  if (engines_.empty()) hw_.backend = gpu::Backend::cpu;  // every batch on the CPU twin
 }
 
 // Out of device memory (or another device failure): this batch takes the CPU twin,
@@ -62,7 +65,10 @@ void FilterStage::start(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStat
   const auto t_submit = std::chrono::steady_clock::now();
   gpu::run_or_fall_back(
       "map", "GPU filter failed, batch filtered",
-      [&] { cb.ticket = engine_->submit(cb.reads, cb.cand, cb.max_edits, hw_.encode_on_device); },
+      [&] {
+        cb.engine = static_cast<int>(next_engine_++ % engines_.size());
+        cb.ticket = engines_[cb.engine]->submit(cb.reads, cb.cand, cb.max_edits, hw_.encode_on_device);
+      },
       [&] { filter_on_cpu(cb, codes, stats); });
   stats.filter_engine_s += seconds_since(t_submit);
 }
@@ -74,7 +80,7 @@ void FilterStage::finish(CandidateBatch& cb, std::vector<uint8_t>& codes, MapSta
       "map", "GPU filter failed, batch filtered",
       [&] {
         filter::FilterTiming timing;
-        engine_->collect(cb.ticket, codes, &timing);
+        engines_[cb.engine]->collect(cb.ticket, codes, &timing);
         stats.filter_kernel_s += timing.kernel_ms / 1000;
       },
       [&] { filter_on_cpu(cb, codes, stats); });

@@ -1,8 +1,9 @@
 #pragma once
 // Filtering (mapper stage 3): GateKeeper over a batch's candidates, on the GPU (started
 // here, collected when the batch is verified, so that the next batch is seeded
-// meanwhile), on the CPU twin (same codes), or off (every candidate passes). A GPU that
-// fails a batch, or cannot be set up, leaves that work to the CPU twin with a warning.
+// meanwhile; with several devices, batches take them in turn), on the CPU twin (same
+// codes), or off (every candidate passes). A GPU that fails a batch leaves it to the CPU
+// twin with a warning; a device that cannot be set up is left out (all of them: CPU).
 #include <future>
 #include <memory>
 #include <vector>
@@ -34,10 +35,11 @@ class FilterStage {
   const Reference& ref_;
   bool on_;
   Hardware hw_;
-  std::unique_ptr<filter::GateKeeperGpu> engine_;
-  // The GPU engine (CUDA context, the reference on the device) is made on a thread of
-  // its own while the first batch is read and seeded; the first start() waits for it.
-  std::future<std::unique_ptr<filter::GateKeeperGpu>> engine_pending_;
+  std::vector<std::unique_ptr<filter::GateKeeperGpu>> engines_;  // one per --device entry that could be set up
+  size_t next_engine_ = 0;
+  // The GPU engines (CUDA context, the reference on each device) are made on a thread of
+  // their own while the first batch is read and seeded; the first start() waits for them.
+  std::future<std::vector<std::unique_ptr<filter::GateKeeperGpu>>> engines_pending_;
 };
 
 }  // namespace gatemap::mapper::detail

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include <vector>
+
 #include "gpu/device.hpp"
 
 namespace gatemap::mapper {
@@ -44,7 +46,7 @@ struct MapOptions {
 struct Hardware {
   gpu::Backend backend = gpu::Backend::cpu;  // --backend (or --filter gpu|cpu): where the filter runs
   bool encode_on_device = false;             // --encode-on-device
-  int device = 0;                            // --device
+  std::vector<int> devices = {0};            // --device: batches spread over these GPUs
   int threads = 1;                           // -t
 };
 

@@ -140,6 +140,7 @@ MapStats run_mapping(RunOptions opt) {
   // Whether a GPU filters: probed on a thread of its own (CUDA's start-up takes a few
   // tenths of a second) while the index loads and the first batch is read.
   std::future<gpu::Backend> probe;
+  gpu::resolve_devices(opt.device, gpu::Backend::cpu);  // its syntax, before any work
   if (opt.map.filter) probe = std::async(std::launch::async, [where] { return gpu::choose_backend(where); });
   const double t_load = log::wall_seconds();
   auto idx = index::load_index(opt.index_path);
@@ -154,6 +155,7 @@ MapStats run_mapping(RunOptions opt) {
   // The filter backend: GPU when asked or (auto) when present; otherwise the CPU twin.
   const auto make_mapper = [&] {
     if (probe.valid()) opt.hw.backend = probe.get();
+    opt.hw.devices = gpu::resolve_devices(opt.device, opt.hw.backend);
     log::info("map", std::string("GateKeeper filter: ") + (!opt.map.filter                       ? "off"
                                                            : opt.hw.backend == gpu::Backend::gpu ? "GPU"
                                                                                                  : "CPU"));

@@ -22,6 +22,7 @@ struct RunOptions {
   bool markdup = false;           // --markdup: flag duplicates (0x400) as Picard MarkDuplicates
   std::string filter = "auto";    // --filter auto|off (or gpu|cpu: on, and where it runs)
   std::string backend = "auto";   // --backend gpu|cpu|auto: where the filter runs
+  std::string device = "0";       // --device: 0, 0,1,... or all
   MapOptions map;
   Hardware hw;
 };

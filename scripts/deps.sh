@@ -10,9 +10,10 @@ packages=(cmake ninja-build g++ make pkg-config zlib1g-dev libhts-dev libcli11-d
 if [[ "${1:-}" == "--test" || "${1:-}" == "--bench" ]]; then
   packages+=(picard-tools)  # its ValidateSamFile checks the mapper's output in a test
   packages+=(clang libclang-rt-14-dev libomp-14-dev)  # libFuzzer runs over the parsers (scripts/fuzz.sh)
+  packages+=(snakemake bcftools)  # the workflow's test (workflow/test/run.sh)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(bwa minimap2 time bc lighter bcftools freebayes)  # tools compared side by side in benchmarks
+  packages+=(bwa minimap2 time bc lighter freebayes)  # tools compared side by side in benchmarks
 fi
 
 missing=()

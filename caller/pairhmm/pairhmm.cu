@@ -338,11 +338,14 @@ struct PairHmmGpu::Impl {
   };
   std::array<Slot, 2> slots;
   LaunchEnv env;
+  int device = 0;
 };
 
-PairHmmGpu::PairHmmGpu() : impl_(new Impl) {
-  int dev = 0;
-  GATEMAP_CUDA_CHECK(cudaGetDevice(&dev));
+PairHmmGpu::PairHmmGpu(int device) : impl_(nullptr) {
+  GATEMAP_CUDA_CHECK(cudaSetDevice(device));  // the streams and buffers live there
+  impl_ = new Impl;
+  impl_->device = device;
+  const int dev = device;
   GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&impl_->env.sm_count, cudaDevAttrMultiProcessorCount, dev));
   int optin = 0;
   GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
@@ -518,6 +521,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   const auto t0 = std::chrono::steady_clock::now();
   log10_lik.assign(batch.pair_count(), 0.0);
   Impl& im = *impl_;
+  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));  // the calling thread's device
   // Chunks bounded in pairs and cells, so two fit on the card and copies overlap kernels.
   const auto [free_b, total_b] = gpu::mem_info();
   (void)total_b;

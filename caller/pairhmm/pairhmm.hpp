@@ -98,7 +98,7 @@ void pairhmm_cpu(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vect
 // with the previous chunk's kernels.
 class PairHmmGpu {
  public:
-  PairHmmGpu();
+  explicit PairHmmGpu(int device = 0);
   ~PairHmmGpu();
   PairHmmGpu(const PairHmmGpu&) = delete;
   PairHmmGpu& operator=(const PairHmmGpu&) = delete;
@@ -122,16 +122,24 @@ class PairHmmEngine {
  public:
   // A GPU engine that cannot be made (no memory, no usable device) leaves the CPU twin,
   // said on stderr; so does a batch the GPU fails (gpu/fallback.hpp).
-  explicit PairHmmEngine(gpu::Backend backend);
+  // With several devices, each batch's groups are split between them (about equal
+  // pairs each) and computed at once; results are the same.
+  explicit PairHmmEngine(gpu::Backend backend, const std::vector<int>& devices = {0});
   ~PairHmmEngine();
   gpu::Backend backend() const { return backend_; }
+  int devices() const { return static_cast<int>(gpus_.size()); }
   void compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
                PairHmmStats* stats = nullptr);
 
  private:
+  void compute_spread(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
+                      PairHmmStats* stats);
   gpu::Backend backend_;
-  std::unique_ptr<PairHmmGpu> gpu_;
+  std::vector<std::unique_ptr<PairHmmGpu>> gpus_;
 };
+
+// Groups [g0, g1) of a batch as a batch of their own (reads and haplotypes re-indexed).
+PairHmmBatch sub_batch(const PairHmmBatch& batch, size_t g0, size_t g1);
 
 // The PairHMM benchmark format (MauricioCarneiro/PairHMM test_data/*.in): test cases of
 // "<R> <H>", R lines "bases quals ins dels gcp" (ASCII Phred+33), H haplotype lines.

@@ -6,6 +6,7 @@
 #endif
 
 #include <algorithm>
+#include <future>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -243,9 +244,14 @@ void pairhmm_cpu(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vect
   }
 }
 
-PairHmmEngine::PairHmmEngine(gpu::Backend backend) : backend_(backend) {
-  if (backend_ == gpu::Backend::gpu) gpu_ = gpu::make_engine_or_null<PairHmmGpu>("pairhmm");
-  if (!gpu_) backend_ = gpu::Backend::cpu;
+PairHmmEngine::PairHmmEngine(gpu::Backend backend, const std::vector<int>& devices) : backend_(backend) {
+  if (backend_ == gpu::Backend::gpu) {
+    for (const int device : devices) {
+      auto engine = gpu::make_engine_or_null<PairHmmGpu>("pairhmm", device);
+      if (engine) gpus_.push_back(std::move(engine));
+    }
+  }
+  if (gpus_.empty()) backend_ = gpu::Backend::cpu;
 }
 
 PairHmmEngine::~PairHmmEngine() = default;
@@ -253,9 +259,74 @@ PairHmmEngine::~PairHmmEngine() = default;
 void PairHmmEngine::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
                             PairHmmStats* stats) {
   const auto on_cpu = [&] { pairhmm_cpu(batch, opt, log10_lik, stats); };
-  if (!gpu_) return on_cpu();
-  gpu::run_or_fall_back("pairhmm", "GPU failed, batch computed", [&] { gpu_->compute(batch, opt, log10_lik, stats); },
-                        on_cpu);
+  if (gpus_.empty()) return on_cpu();
+  gpu::run_or_fall_back(
+      "pairhmm", "GPU failed, batch computed",
+      [&] {
+        if (gpus_.size() == 1 || batch.groups.size() < 2) return gpus_[0]->compute(batch, opt, log10_lik, stats);
+        compute_spread(batch, opt, log10_lik, stats);
+      },
+      on_cpu);
+}
+
+void PairHmmEngine::compute_spread(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
+                                   PairHmmStats* stats) {
+  // Contiguous group ranges of about equal pair counts, one per device.
+  const size_t n = std::min(gpus_.size(), batch.groups.size());
+  const double per = static_cast<double>(batch.pair_count()) / static_cast<double>(n);
+  std::vector<size_t> cut{0};
+  size_t pairs = 0;
+  for (size_t g = 0; g < batch.groups.size() && cut.size() < n; ++g) {
+    pairs += static_cast<size_t>(batch.groups[g].n_reads) * batch.groups[g].n_haps;
+    if (static_cast<double>(pairs) >= per * static_cast<double>(cut.size())) cut.push_back(g + 1);
+  }
+  cut.push_back(batch.groups.size());
+  std::vector<std::vector<double>> part_lik(cut.size() - 1);
+  std::vector<PairHmmStats> part_stats(cut.size() - 1);
+  std::vector<std::future<void>> running;
+  for (size_t d = 0; d + 1 < cut.size(); ++d) {
+    running.push_back(std::async(std::launch::async, [&, d] {
+      const PairHmmBatch part = sub_batch(batch, cut[d], cut[d + 1]);
+      gpus_[d]->compute(part, opt, part_lik[d], &part_stats[d]);
+    }));
+  }
+  for (auto& r : running) r.wait();
+  for (auto& r : running) r.get();  // the first failure, if any, goes to the CPU twin
+  log10_lik.clear();
+  for (size_t d = 0; d < part_lik.size(); ++d) {
+    log10_lik.insert(log10_lik.end(), part_lik[d].begin(), part_lik[d].end());
+    if (!stats) continue;
+    stats->pairs += part_stats[d].pairs;
+    stats->cells += part_stats[d].cells;
+    stats->double_pairs += part_stats[d].double_pairs;
+    stats->kernel_ms += part_stats[d].kernel_ms;  // summed over devices: GPU time
+    stats->double_kernel_ms += part_stats[d].double_kernel_ms;
+    stats->total_ms = std::max(stats->total_ms, part_stats[d].total_ms);
+  }
+}
+
+PairHmmBatch sub_batch(const PairHmmBatch& batch, size_t g0, size_t g1) {
+  PairHmmBatch out;
+  std::vector<uint8_t> bq, iq, dq, gq;
+  for (size_t g = g0; g < g1; ++g) {
+    const PairHmmBatch::Group& gr = batch.groups[g];
+    const int32_t first_read = static_cast<int32_t>(out.read_len.size());
+    for (int32_t r = gr.first_read; r < gr.first_read + gr.n_reads; ++r) {
+      const auto b = batch.read_begin[r];
+      const auto e = b + batch.read_len[r];
+      bq.assign(batch.base_q.begin() + b, batch.base_q.begin() + e);
+      iq.assign(batch.ins_q.begin() + b, batch.ins_q.begin() + e);
+      dq.assign(batch.del_q.begin() + b, batch.del_q.begin() + e);
+      gq.assign(batch.gcp_q.begin() + b, batch.gcp_q.begin() + e);
+      out.add_read(std::string_view(batch.read_bases.data() + b, batch.read_len[r]), bq, iq, dq, gq);
+    }
+    const int32_t first_hap = static_cast<int32_t>(out.hap_len.size());
+    for (int32_t h = gr.first_hap; h < gr.first_hap + gr.n_haps; ++h) {
+      out.add_haplotype(std::string_view(batch.hap_bases.data() + batch.hap_begin[h], batch.hap_len[h]));
+    }
+    out.add_group(first_read, gr.n_reads, first_hap, gr.n_haps);
+  }
+  return out;
 }
 
 }  // namespace gatemap::caller::pairhmm

@@ -7,7 +7,7 @@ namespace gatemap::caller::pairhmm {
 
 struct PairHmmGpu::Impl {};
 
-PairHmmGpu::PairHmmGpu() : impl_(nullptr) {
+PairHmmGpu::PairHmmGpu(int) : impl_(nullptr) {
   throw Error("pair-HMM GPU engine requested but this gatemap was built without CUDA");
 }
 PairHmmGpu::~PairHmmGpu() = default;

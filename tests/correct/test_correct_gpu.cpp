@@ -5,6 +5,7 @@
 #include "correct/kmer_correct.hpp"
 #include "correct/kmer_count.hpp"
 #include "tests/correct/correct_fixture.hpp"
+#include "tests/test_util.hpp"
 #include "tests/gpu/gpu_test.hpp"
 
 namespace gatemap {
@@ -32,6 +33,35 @@ TEST(CorrectGpu, IdenticalToCpuTwin) {
       EXPECT_GT(ms, 0);
     }
   }
+}
+
+}  // namespace
+}  // namespace gatemap
+
+namespace gatemap {
+namespace {
+
+// The command with each batch split over two engines (device 0 twice stands in for two
+// GPUs) writes the CPU twin's output.
+TEST(CorrectGpu, DeviceListEqualsCpuTwin) {
+  GATEMAP_REQUIRE_GPU();
+  test::TempDir dir;
+  const auto set = test::make_correction_set(30000, 100, 30, 0.5, 1, 9);
+  std::string fq;
+  for (const auto& r : set.reads) fq += "@" + r.name + "\n" + r.seq + "\n+\n" + r.qual + "\n";
+  test::write_file(dir.file("in.fq"), fq);
+  correct::CorrectRunOptions o;
+  o.in1 = dir.file("in.fq");
+  o.out1 = dir.file("cpu.fq");
+  o.backend = "cpu";
+  o.batch_reads = 7000;
+  correct::run_correct(o);
+  o.out1 = dir.file("gpu.fq");
+  o.backend = "gpu";
+  o.device = "0,0";
+  const auto sum = correct::run_correct(o);
+  EXPECT_GT(sum.reads_changed, 0);
+  EXPECT_EQ(test::read_file(dir.file("gpu.fq")), test::read_file(dir.file("cpu.fq")));
 }
 
 }  // namespace

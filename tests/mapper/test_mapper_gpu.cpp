@@ -17,3 +17,16 @@ TEST(MapperGpu, FilterGpuEqualsCpuAndOff) {
   EXPECT_EQ(gpu_pe, d.map(d.pe1, d.pe2, "off", 4));
   EXPECT_EQ(d.map(d.se, "", "gpu"), d.map(d.se, "", "cpu"));
 }
+
+// Batches spread over two filter engines (device 0 twice stands in for two GPUs): the
+// same records as the CPU twin.
+TEST(MapperGpu, DeviceListSpreadsBatchesWithTheSameRecords) {
+  if (!gpu::device_available()) GTEST_SKIP() << "no CUDA device";
+  static test::SimData d(20000, 20000);
+  mapper::RunOptions o = d.options(d.pe1, d.pe2, d.dir.file("two_engines.sam"));
+  o.filter = "gpu";
+  o.device = "0,0";
+  o.batch_reads = 4000;  // ten batches, five on each engine
+  mapper::run_mapping(o);
+  EXPECT_EQ(test::without_pg(test::read_file(o.output)), d.map(d.pe1, d.pe2, "cpu", 2, 4000));
+}
