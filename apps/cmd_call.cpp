@@ -18,6 +18,8 @@ void register_call(CLI::App& app, AppContext& ctx) {
                   "Call only here: chr, chr:beg-end (1-based, inclusive) or a BED file; repeatable. Needs indexed "
                   "input; gives exactly the whole run's calls there")
       ->allow_extra_args(false);
+  sub->add_flag("--gvcf", o->gvcf,
+                "gVCF (as -ERC GVCF): every base in a variant record or a reference block (<NON_REF>, END, GQ bands)");
   sub->add_option("--backend", o->backend, "Pair-HMM on gpu, cpu or auto")
       ->check(CLI::IsMember({"gpu", "cpu", "auto"}))
       ->capture_default_str();

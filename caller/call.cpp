@@ -15,6 +15,8 @@
 
 #include "caller/caller.hpp"
 #include "caller/detail.hpp"
+#include "caller/gvcf.hpp"
+#include "caller/vcf_records.hpp"
 #include "caller/input.hpp"
 #include "caller/intervals.hpp"
 #include "caller/pairhmm/pairhmm.hpp"
@@ -82,7 +84,13 @@ class Caller {
                         "##FORMAT=<ID=AD,Number=R,Type=Integer,Description=\"Informative reads per allele\">",
                         "##FORMAT=<ID=PL,Number=G,Type=Integer,Description=\"Phred-scaled genotype likelihoods\">"};
     if (!opt.intervals.empty()) intervals_ = parse_intervals(opt.intervals, info.contigs);  // before any output
+    if (opt.gvcf) {
+      const auto lines = gvcf_header_lines();
+      info.extra_lines.insert(info.extra_lines.end(), lines.begin(), lines.end());
+    }
     vcf_ = std::make_unique<io::VcfWriter>(opt.output, info);
+    if (opt.gvcf) blocks_ = std::make_unique<GvcfBlocks>(*vcf_);
+    ref_visited_.assign(ref_.size(), false);
     const gpu::Backend backend = gpu::choose_backend(opt.backend);
     engine_ = std::make_unique<pairhmm::PairHmmEngine>(backend, gpu::resolve_devices(opt.device, backend));
     stats_.backend = gpu::backend_name(engine_->backend());
@@ -132,9 +140,18 @@ class Caller {
         advance();
         continue;
       }
+      const int c = ref_index_.at(input_.contigs()[tid]);
+      for (int u = 0; u < c; ++u) {  // gVCF: contigs before it without reads, in reference order
+        if (!ref_visited_[u]) emit_uncovered(u, 0, static_cast<int64_t>(ref_[u].seq.size()));
+        ref_visited_[u] = true;
+      }
+      ref_visited_[c] = true;
       emit_begin_ = 0, emit_end_ = contig_len(tid);
       call_span(tid, 0, contig_len(tid), opt_.window, false);
       log::info("call", "contig " + input_.contigs()[tid] + " done: " + std::to_string(stats_.calls) + " calls so far");
+    }
+    for (size_t u = 0; u < ref_.size(); ++u) {
+      if (!ref_visited_[u]) emit_uncovered(static_cast<int>(u), 0, static_cast<int64_t>(ref_[u].seq.size()));
     }
   }
 
@@ -143,7 +160,7 @@ class Caller {
   void call_interval(const Interval& iv) {
     const std::string& name = ref_[iv.contig].name;
     const auto it = std::find(input_.contigs().begin(), input_.contigs().end(), name);
-    if (it == input_.contigs().end()) return;  // no read can lie there
+    if (it == input_.contigs().end()) return emit_uncovered(iv.contig, iv.begin, iv.end);  // no read can lie there
     const int tid = static_cast<int>(it - input_.contigs().begin());
     const int64_t len = contig_len(tid);
     // Sites lie inside their regions, which reach `padding` before their cluster's start.
@@ -165,6 +182,7 @@ class Caller {
   bool call_span(int tid, int64_t ws0, int64_t stop, int64_t window, bool lead_in) {
     const int64_t len = contig_len(tid);
     ws_ = ws0, last_written_ = -1, lead_in_ = lead_in, lead_in_too_short_ = false;
+    span_done_ = emit_begin_, covered_until_ = 0;
     reads_.clear();
     for (;;) {
       int64_t we = std::min(len, ws_ + window);
@@ -176,7 +194,10 @@ class Caller {
         next = process_window(tid, we, true);
       }
       if (lead_in_too_short_) return false;
-      if (we >= len || next >= stop) return true;
+      if (we >= len || next >= stop) {
+        if (blocks_) blocks_->flush();
+        return true;
+      }
       ws_ = next;
       // Reads that end before the next window's first possible region are done.
       const int64_t keep_from = ws_ - opt_.region_padding - 1;
@@ -218,12 +239,13 @@ class Caller {
     }
     lead_in_ = false;
     stats_.regions_s += since(t0);
-    call_regions(tid, regions);
+    emit(tid, we >= len ? len : next - pad, call_regions(tid, regions));
     return next;
   }
 
-  void call_regions(int tid, const std::vector<Region>& regions) {
-    if (regions.empty()) return;
+  // The regions' calls to write: in order, one per position, inside the -L interval.
+  std::vector<detail::SiteCall> call_regions(int tid, const std::vector<Region>& regions) {
+    if (regions.empty()) return {};
     const std::string& seq = contig_seq(tid);
     std::vector<RegionWork> work(regions.size());
     auto t0 = std::chrono::steady_clock::now();
@@ -294,7 +316,7 @@ class Caller {
     for (size_t i = 0; i < work.size(); ++i) {
       genotype_errors.run([&] {
         if (work[i].group >= 0) per_region[i] = detail::call_sites(work[i], lik, offset[work[i].group], seq, opt_.het_snp, opt_.het_indel,
-                                                              opt_.min_qual);
+                                                              opt_.min_qual, opt_.gvcf);
       });
     }
     genotype_errors.rethrow();
@@ -304,39 +326,59 @@ class Caller {
       return a.pos != b.pos ? a.pos < b.pos : a.away < b.away;
     });
     stats_.genotype_s += since(t0);
-    for (const SiteRecord& rec : records) {
+    std::vector<detail::SiteCall> calls;
+    for (SiteRecord& rec : records) {
       if (rec.pos <= last_written_) continue;  // the same site from an overlapping region
       if (rec.pos < emit_begin_ || rec.pos >= emit_end_) continue;  // outside the -L interval
-      write(tid, rec.call);
+      calls.push_back(std::move(rec.call));
       last_written_ = rec.pos;
     }
+    return calls;
   }
 
   void write(int tid, const detail::SiteCall& c) {
-    bcf_hdr_t* hdr = vcf_->header();
-    bcf1_t* rec = bcf_init();
-    rec->rid = bcf_hdr_name2id(hdr, input_.contigs()[tid].c_str());
-    rec->pos = c.site.pos;
-    std::string alleles;
-    for (size_t i = 0; i < c.alleles.size(); ++i) alleles += (i ? "," : "") + c.alleles[i];
-    bcf_update_alleles_str(hdr, rec, alleles.c_str());
-    rec->qual = static_cast<float>(c.qual);
-    int32_t pass = bcf_hdr_id2int(hdr, BCF_DT_ID, "PASS");
-    bcf_update_filter(hdr, rec, &pass, 1);
-    int32_t dp = c.dp;
-    bcf_update_info_int32(hdr, rec, "DP", &dp, 1);
-    int32_t gt[2] = {bcf_gt_unphased(c.gt_a), bcf_gt_unphased(c.gt_b)};
-    bcf_update_genotypes(hdr, rec, gt, 2);
-    int32_t gq = c.gq;
-    bcf_update_format_int32(hdr, rec, "GQ", &gq, 1);
-    bcf_update_format_int32(hdr, rec, "DP", &dp, 1);
-    std::vector<int32_t> ad(c.ad.begin(), c.ad.end()), pl(c.pl.begin(), c.pl.end());
-    bcf_update_format_int32(hdr, rec, "AD", ad.data(), static_cast<int>(ad.size()));
-    bcf_update_format_int32(hdr, rec, "PL", pl.data(), static_cast<int>(pl.size()));
-    vcf_->write(rec);
-    bcf_destroy(rec);
+    detail::write_site(*vcf_, bcf_hdr_name2id(vcf_->header(), input_.contigs()[tid].c_str()), c, opt_.gvcf);
     ++stats_.calls;
   }
+
+  // Writes the calls of a window and, for a gVCF, the reference blocks of [span_done_,
+  // until) around them (within the -L interval). Sites of the next window lie at or after
+  // its first region's start, `padding` before it: `until` stays that far behind.
+  void emit(int tid, int64_t until, const std::vector<detail::SiteCall>& calls) {
+    if (!blocks_) {
+      for (const detail::SiteCall& c : calls) write(tid, c);
+      return;
+    }
+    const std::string& seq = contig_seq(tid);
+    const int64_t b = std::max(span_done_, emit_begin_), e = std::min(until, emit_end_);
+    span_done_ = std::max(span_done_, until);
+    RefConfidence conf;
+    if (b < e) reference_confidence(reads_, seq, b, e, opt_.min_base_q, conf);
+    const int rid = bcf_hdr_name2id(vcf_->header(), input_.contigs()[tid].c_str());
+    size_t k = 0;
+    const auto write_call = [&] {
+      blocks_->flush();
+      write(tid, calls[k]);
+      covered_until_ = std::max(covered_until_, calls[k].site.pos + static_cast<int64_t>(calls[k].alleles[0].size()));
+      ++k;
+    };
+    for (int64_t p = b; p < e; ++p) {
+      while (k < calls.size() && calls[k].site.pos <= p) write_call();
+      if (p < covered_until_) continue;  // inside a variant record's reference allele
+      blocks_->add(rid, p, upper(seq[p]), conf.dp[p - b], conf.gq[p - b], conf.pl[p - b]);
+    }
+    while (k < calls.size()) write_call();  // only where a window-long cluster was called cut
+  }
+
+  // gVCF: [begin, end) of reference contig c without reads: one block of depth 0.
+  void emit_uncovered(int c, int64_t begin, int64_t end) {
+    if (!blocks_ || begin >= end) return;
+    const int rid = bcf_hdr_name2id(vcf_->header(), ref_[c].name.c_str());
+    for (int64_t p = begin; p < end; ++p) blocks_->add(rid, p, upper(ref_[c].seq[p]), 0, 0, {0, 0, 0});
+    blocks_->flush();
+  }
+
+  static char upper(char b) { return static_cast<char>(std::toupper(static_cast<unsigned char>(b))); }
 
   const CallOptions& opt_;
   std::vector<io::FastaRecord> ref_;
@@ -353,6 +395,10 @@ class Caller {
   int64_t emit_begin_ = 0, emit_end_ = 0;  // records are written for sites starting here
   bool lead_in_ = false;             // the window starts inside an interval's lead-in
   bool lead_in_too_short_ = false;
+  std::unique_ptr<GvcfBlocks> blocks_;  // --gvcf
+  int64_t span_done_ = 0;               // gVCF: positions before this are written
+  int64_t covered_until_ = 0;           // gVCF: the last variant record's reference allele ends here
+  std::vector<bool> ref_visited_;       // gVCF: reference contigs with reads (the others get one block)
   int64_t last_written_ = -1;        // position of the span's last record
   int64_t skipped_no_ref_ = 0;      // reads on contigs the reference lacks
   CallStats stats_;

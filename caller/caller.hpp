@@ -16,6 +16,7 @@ struct CallOptions {
   std::string backend = "auto";     // pair-HMM on gpu | cpu | auto
   std::string device = "0";         // --device: 0, 0,1,... or all (each batch split between them)
   std::vector<std::string> intervals;  // -L: call only there (chr, chr:beg-end, BED files)
+  bool gvcf = false;                   // --gvcf: reference blocks between the calls (-ERC GVCF)
   int threads = 0;
   int min_mapq = 20;                // reads below are not used
   int min_base_q = 10;              // bases below are not evidence of activity

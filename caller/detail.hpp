@@ -65,10 +65,14 @@ struct SiteCall {
   double qual = 0;
   int gq = 0, dp = 0;
   std::vector<int> pl, ad;
+  // gVCF: PL over the alleles and <NON_REF> last, whose per-read likelihood is the second
+  // best of the alleles' (GATK's rule); GT, GQ and QUAL do not change.
+  std::vector<int> pl_non_ref;
 };
 // lik[r * n_haps + h]; hap_allele[h] = allele index of haplotype h at this site.
 SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_haps,
-                       const std::vector<int>& hap_allele, const std::vector<std::string>& alleles, double het);
+                       const std::vector<int>& hap_allele, const std::vector<std::string>& alleles, double het,
+                       bool with_non_ref = false);
 
 // A region with its reads' slices and candidate haplotypes, ready for the pair-HMM.
 struct RegionWork {
@@ -91,6 +95,7 @@ struct SiteRecord {
 // The non-reference sites of a region at or above min_qual; lik holds its read x
 // haplotype likelihoods from index `at` on; het_snp/het_indel are the priors.
 std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double>& lik, size_t at,
-                                   const std::string& contig_seq, double het_snp, double het_indel, double min_qual);
+                                   const std::string& contig_seq, double het_snp, double het_indel, double min_qual,
+                                   bool with_non_ref = false);
 
 }  // namespace gatemap::caller::detail

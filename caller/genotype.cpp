@@ -7,6 +7,7 @@
 // every other by 0.2 log10 units (GATK's informative-read rule).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "caller/detail.hpp"
 
@@ -18,10 +19,34 @@ double log10_sum(double a, double b) {
   if (std::isinf(m)) return m;
   return m + std::log10(std::pow(10.0, a - m) + std::pow(10.0, b - m));
 }
+// Genotype PLs over A alleles plus <NON_REF>, from per-read allele likelihoods al[r * A + a].
+std::vector<int> non_ref_pl(const std::vector<double>& al, size_t n_reads, int A) {
+  const int B = A + 1;
+  std::vector<double> ext(n_reads * B);
+  for (size_t r = 0; r < n_reads; ++r) {
+    std::vector<double> v(al.begin() + static_cast<int64_t>(r * A), al.begin() + static_cast<int64_t>((r + 1) * A));
+    std::copy(v.begin(), v.end(), ext.begin() + static_cast<int64_t>(r * B));
+    std::sort(v.begin(), v.end(), std::greater<double>());
+    ext[r * B + A] = v.size() > 1 ? v[1] : v[0];  // the second best
+  }
+  std::vector<double> gl;
+  for (int b = 0; b < B; ++b) {
+    for (int a = 0; a <= b; ++a) {
+      double l = 0;
+      for (size_t r = 0; r < n_reads; ++r) l += log10_sum(ext[r * B + a], ext[r * B + b]) - std::log10(2.0);
+      gl.push_back(l);
+    }
+  }
+  const double max_gl = *std::max_element(gl.begin(), gl.end());
+  std::vector<int> pl;
+  for (double l : gl) pl.push_back(static_cast<int>(std::lround(std::min(1e6, -10.0 * (l - max_gl)))));
+  return pl;
+}
 }  // namespace
 
 SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_haps,
-                       const std::vector<int>& hap_allele, const std::vector<std::string>& alleles, double het) {
+                       const std::vector<int>& hap_allele, const std::vector<std::string>& alleles, double het,
+                       bool with_non_ref) {
   const int A = static_cast<int>(alleles.size());
   SiteCall call;
   call.alleles = alleles;
@@ -76,6 +101,7 @@ SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_
   call.gq = p_best >= 1.0 ? 99 : static_cast<int>(std::min(99.0, -10.0 * std::log10(1.0 - p_best)));
   const double max_gl = *std::max_element(gl.begin(), gl.end());
   for (double l : gl) call.pl.push_back(static_cast<int>(std::lround(std::min(1e6, -10.0 * (l - max_gl)))));
+  if (with_non_ref) call.pl_non_ref = non_ref_pl(al, n_reads, A);
   return call;
 }
 

@@ -9,7 +9,7 @@
 namespace gatemap::caller::detail {
 
 std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double>& lik, size_t at, const std::string& seq,
-                                   double het_snp, double het_indel, double min_qual) {
+                                   double het_snp, double het_indel, double min_qual, bool with_non_ref) {
   // Sites: events grouped by position; alleles share the longest reference allele.
   std::map<int64_t, std::vector<Event>> sites;
   for (const auto& evs : w.events) {
@@ -37,7 +37,7 @@ std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double
     }
     const bool snp = std::all_of(evs.begin(), evs.end(), [](const Event& e) { return e.ref.size() == 1 && e.alt.size() == 1; });
     const double het = snp ? het_snp : het_indel;
-    SiteCall call = genotype_site(region_lik, n_reads, n_haps, hap_allele, alleles, het);
+    SiteCall call = genotype_site(region_lik, n_reads, n_haps, hap_allele, alleles, het, with_non_ref);
     if (call.gt_a == 0 && call.gt_b == 0) continue;
     if (alleles.size() > 2) {
       // Keep the alleles of the called genotype only (haplotypes with a dropped allele count as reference).
@@ -52,7 +52,7 @@ std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double
           const auto it = std::find(keep.begin(), keep.end(), hap_allele[h]);
           sub_allele[h] = it == keep.end() ? 0 : static_cast<int>(it - keep.begin());
         }
-        call = genotype_site(region_lik, n_reads, n_haps, sub_allele, sub, het);
+        call = genotype_site(region_lik, n_reads, n_haps, sub_allele, sub, het, with_non_ref);
         if (call.gt_a == 0 && call.gt_b == 0) continue;
       }
     }

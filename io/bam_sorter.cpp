@@ -14,6 +14,7 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "io/hts_threads.hpp"
 
 namespace gatemap::io {
 
@@ -153,7 +154,7 @@ void BamSorter::spill() {
   g_runs = static_cast<sig_atomic_t>(runs_.size());
   samFile* fp = sam_open(path.c_str(), "wb1");
   bool ok = fp && sam_hdr_write(fp, out_->header()) == 0;
-  if (ok && opt_.threads > 1) hts_set_threads(fp, opt_.threads);
+  if (ok) set_hts_threads(fp, opt_.threads, path);
   for (bam1_t* b : buffer_) {
     ok = ok && sam_write1(fp, out_->header(), b) >= 0;
     bam_destroy1(b);

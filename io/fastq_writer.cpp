@@ -3,6 +3,7 @@
 #include <htslib/bgzf.h>
 
 #include "common/error.hpp"
+#include "io/hts_threads.hpp"
 
 namespace gatemap::io {
 
@@ -10,7 +11,7 @@ FastqWriter::FastqWriter(const std::string& path, int threads) : path_(path.empt
   const bool gz = path_.size() > 3 && path_.compare(path_.size() - 3, 3, ".gz") == 0;
   fp_ = bgzf_open(out_.write_path().c_str(), gz ? "w" : "wu");
   if (!fp_) throw IoError("cannot write '" + path_ + "'");
-  if (gz && threads > 1) bgzf_mt(fp_, threads, 256);
+  if (gz) set_bgzf_threads(fp_, threads, path_);
 }
 
 FastqWriter::~FastqWriter() {

@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "io/bgzf_eof.hpp"
+#include "io/hts_threads.hpp"
 
 namespace gatemap::io {
 
@@ -23,7 +24,7 @@ LineReader::LineReader(const std::string& path, int threads) : path_(path) {
     bgzf_close(fp_);
     throw;
   }
-  if (threads > 1 && bgzf_compression(fp_) == 2) bgzf_mt(fp_, threads, 256);  // 2: BGZF
+  if (bgzf_compression(fp_) == 2) set_bgzf_threads(fp_, threads, path);  // 2: BGZF
 }
 
 LineReader::~LineReader() {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/error.hpp"
+#include "io/hts_threads.hpp"
 
 namespace gatemap::io {
 
@@ -72,7 +73,7 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     sam_hdr_destroy(hdr_);
     throw IoError("cannot open '" + path_ + "' for writing: " + std::strerror(errno));
   }
-  if (compressed && threads > 1) hts_set_threads(fp_, threads);
+  if (compressed) set_hts_threads(fp_, threads, path_);
   if (sam_hdr_write(fp_, hdr_) != 0) {
     hts_close(fp_);
     fp_ = nullptr;

@@ -16,6 +16,9 @@
 #   compare two builds (bin/gatemap-old, bin/gatemap): records with filter gpu/cpu/off on simulated
 #           and real reads, calls and corrections with the GPU and the CPU -> compare.txt
 #   ab      the two builds' speed side by side (AB_PAIRS simulated pairs and single reads) -> ab.txt
+#   devices --device all vs 0 (and 0,0: two engines on one GPU) for map, call and correct on
+#           the demo data (DEVICE_PAIRS pairs), outputs compared; scaling efficiency
+#           t(0) / (N x t(all)) with N the visible GPUs -> devices.tsv devices.log
 set -uo pipefail
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
@@ -50,7 +53,9 @@ filter_table() {
 for stage in "$@"; do
   case $stage in
     tests)
-      for t in test_gpu_device test_filter_gpu test_mapper_gpu test_filter; do $B $t; echo "$t exit $?"; done > "$OUT/tests.log" 2>&1
+      for t in test_gpu_device test_filter_gpu test_mapper_gpu test_filter test_pairhmm_gpu test_correct_gpu; do
+        $B $t; echo "$t exit $?"
+      done > "$OUT/tests.log" 2>&1
       ;;
     filter)
       $B gatemap bench filter -t "$T" ${FILTER_BENCH_ARGS:-} -o "$OUT/filter.tsv" > "$OUT/bench.log" 2>&1
@@ -172,10 +177,46 @@ for stage in "$@"; do
         bash scripts/bench_call.sh /tmp/gm_call > "$OUT/call.tsv" 2> "$OUT/call.log"
       echo "bench exit $?" >> "$OUT/call.log"
       ;;
+    devices)
+      D=/tmp/gm_devices L="$OUT/devices.log"
+      mkdir -p $D
+      $B gatemap demo -t "$T" --scale 0.03 -n "${DEVICE_PAIRS:-2000000}" --dir $D > /dev/null 2>> "$L"
+      $B gatemap map -t "$T" --sort -o $D/sorted.bam $D/ref.gmi $D/reads_1.fq.gz $D/reads_2.fq.gz 2>> "$L"
+      zcat $D/reads_1.fq.gz > $D/r1.fq  # the corrector reads its input twice
+      N=$(nvidia-smi -L | wc -l)
+      nvidia-smi dmon -s u -d 1 > $D/dmon.txt 2>&1 &  # utilisation per device, 1 s samples
+      dmon=$!
+      printf "command	device	wall_s	same_output_as_device_0
+" > "$OUT/devices.tsv"
+      for cmd in map call correct; do
+        for dev in 0 all 0,0; do
+          case $cmd in
+            map) args=(map -t "$T" --filter gpu --device $dev -o $D/out_$dev.sam $D/ref.gmi $D/reads_1.fq.gz $D/reads_2.fq.gz) ;;
+            call) args=(call -t "$T" --backend gpu --device $dev -r $D/ref.fa -o $D/out_$dev.vcf $D/sorted.bam) ;;
+            correct) args=(correct -t "$T" --backend gpu --device $dev -o $D/out_$dev.fq $D/r1.fq) ;;
+          esac
+          echo "== $cmd --device $dev ($(date -u +%T))" >> "$L"
+          st=$(date +%s%N)
+          $B gatemap "${args[@]}" 2>> "$L"
+          w=$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+          o=$(ls $D/out_$dev.*) ref=$(ls $D/out_0.*)
+          same=$(cmp -s <(grep -v '^@PG\|^##commandline' "$ref") <(grep -v '^@PG\|^##commandline' "$o") && echo yes || echo NO)
+          printf "%s\t%s\t%s\t%s\n" $cmd "$dev" "$w" "$same" >> "$OUT/devices.tsv"
+          [ "$dev" != 0 ] && rm -f "$o"
+        done
+        rm -f $D/out_0.*
+      done
+      kill $dmon 2> /dev/null
+      awk -v n="$N" -F'\t' 'NR > 1 && $2 == "0" {t0[$1] = $3} NR > 1 && $2 == "all" {ta[$1] = $3}
+        END {for (c in t0) printf "# %s: %d GPUs, scaling efficiency t(0)/(N t(all)) = %.2f\n", c, n, t0[c] / (n * ta[c])}' \
+        "$OUT/devices.tsv" >> "$OUT/devices.tsv"
+      tail -200 $D/dmon.txt >> "$L"
+      ;;
     compare)
       eval "$($B --env)"
       C=/tmp/gm_compare
-      FILTERS="gpu cpu off" REAL_DIR=.gpu-bundle/data/real bash scripts/compare_records.sh .gpu-bundle/bin/gatemap-old \
+      real=; [ -d .gpu-bundle/data/real ] && real=.gpu-bundle/data/real  # left out when the bundle is full
+      FILTERS="gpu cpu off" REAL_DIR=$real bash scripts/compare_records.sh .gpu-bundle/bin/gatemap-old \
         .gpu-bundle/bin/gatemap $C "${COMPARE_SCALE:-0.01}" "${COMPARE_PAIRS:-40000}" > "$OUT/compare.txt" 2>&1
       echo "compare_records exit $?" >> "$OUT/compare.txt"
       BACKENDS="gpu cpu" bash scripts/compare_call_correct.sh .gpu-bundle/bin/gatemap-old .gpu-bundle/bin/gatemap $C \

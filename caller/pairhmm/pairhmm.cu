@@ -54,10 +54,14 @@ constexpr std::array<Config, 16> kConfigs{{{4, 4},
                                            {16, 32},
                                            {32, 32}}};
 
+// A chunk of a batch holds at most this many cells (and 2^22 pairs).
+constexpr int64_t kMaxChunkCells = int64_t(1) << 32;
+
 struct LaunchEnv {
   int sm_count = 1;
   int forced_config = -1;  // benchmarks: every pair takes this shape
   size_t shared_limit = 48 * 1024;  // dynamic shared memory one block may use (prior tables + boundaries)
+  int64_t min_busy_cells = 0;  // a part of a batch split between devices: the whole batch's cells
 };
 
 // Bytes of band boundary (two values per column, BoundaryCell) for one block: a row
@@ -359,6 +363,17 @@ int PairHmmGpu::kernel_shapes() { return static_cast<int>(kConfigs.size()); }
 std::string PairHmmGpu::kernel_shape_name(int k) {
   return (kConfigs[k].block ? "B" : "G") + std::to_string(kConfigs[k].G) + "xR" + std::to_string(kConfigs[k].RPL);
 }
+void PairHmmGpu::compute_part(const PairHmmBatch& part, int64_t whole_cells, const PairHmmOptions& opt,
+                              std::vector<double>& log10_lik, PairHmmStats* stats) {
+  impl_->env.min_busy_cells = std::min(whole_cells, kMaxChunkCells);
+  try {
+    compute(part, opt, log10_lik, stats);
+  } catch (...) {
+    impl_->env.min_busy_cells = 0;
+    throw;
+  }
+  impl_->env.min_busy_cells = 0;
+}
 void PairHmmGpu::force_kernel_shape(int k) { impl_->env.forced_config = k < kernel_shapes() ? k : -1; }
 
 namespace {
@@ -480,7 +495,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   };
   int64_t cells = 0;
   for_each_pair([&](int32_t r, int32_t k) { cells += static_cast<int64_t>(b.read_len[r]) * b.hap_len[k]; });
-  const int64_t max_steps = busy_steps(cells, env);
+  const int64_t max_steps = busy_steps(std::max(cells, env.min_busy_cells), env);
   int last_r = -1, last_h = -1, last_u = -1, last_cfg = 0;
   auto shape_of = [&](int32_t r, int H) {
     const int R = b.read_len[r], u = uniform_gap[r - plan.read0];
@@ -526,7 +541,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   const auto [free_b, total_b] = gpu::mem_info();
   (void)total_b;
   const size_t max_pairs = std::min<size_t>(size_t(1) << 22, free_b / 8 / 64);
-  const int64_t max_cells = int64_t(1) << 32;
+  const int64_t max_cells = kMaxChunkCells;
   double kernel_ms = 0, double_ms = 0;
   int64_t n_double = 0, direct_double = 0;
   int next_slot = 0;

@@ -104,6 +104,11 @@ class PairHmmGpu {
   PairHmmGpu& operator=(const PairHmmGpu&) = delete;
   void compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
                PairHmmStats* stats = nullptr);
+  // A part of a batch of `whole_cells` cells split between devices: kernel shapes are
+  // picked as for the whole batch (a small batch's shapes depend on its size), so the
+  // numbers are the whole batch's (exactly, for a batch of one chunk: <= 2^32 cells).
+  void compute_part(const PairHmmBatch& part, int64_t whole_cells, const PairHmmOptions& opt,
+                    std::vector<double>& log10_lik, PairHmmStats* stats = nullptr);
   // Benchmarks only: run every pair with kernel shape k (0..kernel_shapes()-1), or -1
   // for the dispatcher's choice. Results are the same either way. The shapes of 16 and
   // 32 rows per lane take only reads with one gap continuation at every base; other

@@ -284,10 +284,11 @@ void PairHmmEngine::compute_spread(const PairHmmBatch& batch, const PairHmmOptio
   std::vector<std::vector<double>> part_lik(cut.size() - 1);
   std::vector<PairHmmStats> part_stats(cut.size() - 1);
   std::vector<std::future<void>> running;
+  const int64_t whole_cells = batch.cell_count();  // the parts take the whole batch's kernel shapes
   for (size_t d = 0; d + 1 < cut.size(); ++d) {
     running.push_back(std::async(std::launch::async, [&, d] {
       const PairHmmBatch part = sub_batch(batch, cut[d], cut[d + 1]);
-      gpus_[d]->compute(part, opt, part_lik[d], &part_stats[d]);
+      gpus_[d]->compute_part(part, whole_cells, opt, part_lik[d], &part_stats[d]);
     }));
   }
   for (auto& r : running) r.wait();

@@ -1,13 +1,21 @@
-// -L: interval parsing against hand-made cases, and scattered calling against the whole
-// run: intervals cut at (and right after) called variants together give exactly the
-// whole run's records, none lost or written twice.
+// The caller's outputs: -L interval parsing against hand-made cases, scattered calling
+// against the whole run (intervals cut at and right after called variants together give
+// exactly the whole run's records, none lost or written twice), and gVCF: reference
+// confidence by hand, every base in exactly one record, blocks split at GQ bands,
+// variant sites those of the plain VCF.
 #include <gtest/gtest.h>
+#include <htslib/sam.h>
+#include <htslib/vcf.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <filesystem>
+#include <map>
 #include <vector>
 
 #include "caller/caller.hpp"
+#include "caller/gvcf.hpp"
 #include "caller/intervals.hpp"
 #include "common/error.hpp"
 #include "io/fasta.hpp"
@@ -78,52 +86,67 @@ std::vector<std::string> records(const std::string& path) {
   return out;
 }
 
-TEST(CallIntervals, ScatteredCallsEqualTheWholeRun) {
+// One simulated sample for the tests below, built once: two contigs, SNPs and indels,
+// 30x pairs mapped by gatemap into a sorted, indexed BAM (dir/r.bam, dir/ref.fa).
+struct MappedSample {
   test::TempDir dir;
-  sim::GenomeOptions g;
-  g.length = 160000;
-  g.contigs = 2;
-  g.seed = 21;
-  auto genome = sim::simulate_genome(g);
-  sim::VariantOptions vo;
-  vo.snp_rate = 2e-3;
-  vo.indel_rate = 4e-4;
-  sim::Donor donor = sim::simulate_donor(genome, vo);
-  // A 3 kb cluster of SNPs 45 bp apart (one active stretch, several regions): intervals
-  // and their lead-ins start inside it.
-  auto& vars = donor.variants;
-  const auto dense = [](const sim::Variant& v) { return v.contig == 0 && v.pos >= 39900 && v.pos < 43100; };
-  vars.erase(std::remove_if(vars.begin(), vars.end(), dense), vars.end());
-  for (int64_t p = 40000; p < 43000; p += 45) {
-    const char b = genome[0].seq[p];
-    if (b == 'N' || b == 'n') continue;
-    vars.push_back({0, p, std::string(1, b), std::string(1, b == 'A' || b == 'a' ? 'C' : 'A'), p % 2 ? 1 : 2});
+  std::vector<io::FastaRecord> genome;
+  MappedSample() {
+    sim::GenomeOptions g;
+    g.length = 160000;
+    g.contigs = 2;
+    g.seed = 21;
+    genome = sim::simulate_genome(g);
+    sim::VariantOptions vo;
+    vo.snp_rate = 2e-3;
+    vo.indel_rate = 4e-4;
+    sim::Donor donor = sim::simulate_donor(genome, vo);
+    // A 3 kb cluster of SNPs 45 bp apart (one active stretch, several regions): intervals
+    // and their lead-ins start inside it.
+    auto& vars = donor.variants;
+    const auto dense = [](const sim::Variant& v) { return v.contig == 0 && v.pos >= 39900 && v.pos < 43100; };
+    vars.erase(std::remove_if(vars.begin(), vars.end(), dense), vars.end());
+    for (int64_t p = 40000; p < 43000; p += 45) {
+      const char b = genome[0].seq[p];
+      if (b == 'N' || b == 'n') continue;
+      vars.push_back({0, p, std::string(1, b), std::string(1, b == 'A' || b == 'a' ? 'C' : 'A'), p % 2 ? 1 : 2});
+    }
+    std::sort(vars.begin(), vars.end(), [](const sim::Variant& a, const sim::Variant& b) {
+      return a.contig != b.contig ? a.contig < b.contig : a.pos < b.pos;
+    });
+    apply_donor(genome, donor);
+    io::write_fasta(dir.file("ref.fa"), genome);
+    sim::ReadOptions ro;
+    ro.n_fragments = 30 * g.length / 300;
+    std::vector<sim::SimRead> reads;
+    sim::simulate_reads(genome, &donor, ro, reads);
+    std::string fq[2];
+    for (size_t i = 0; i < reads.size(); ++i) {
+      fq[i % 2] += "@" + reads[i].name + "\n" + reads[i].seq + "\n+\n" + reads[i].qual + "\n";
+    }
+    test::write_file(dir.file("r_1.fq"), fq[0]);
+    test::write_file(dir.file("r_2.fq"), fq[1]);
+    index::IndexOptions io;
+    index::save_index(*index::build_index(dir.file("ref.fa"), io), dir.file("ref.gmi"));
+    mapper::RunOptions mo;
+    mo.index_path = dir.file("ref.gmi");
+    mo.reads1 = dir.file("r_1.fq");
+    mo.reads2 = dir.file("r_2.fq");
+    mo.output = dir.file("r.bam");
+    mo.sort = true;  // with its index, which -L needs
+    mapper::run_mapping(mo);
   }
-  std::sort(vars.begin(), vars.end(), [](const sim::Variant& a, const sim::Variant& b) {
-    return a.contig != b.contig ? a.contig < b.contig : a.pos < b.pos;
-  });
-  apply_donor(genome, donor);
-  io::write_fasta(dir.file("ref.fa"), genome);
-  sim::ReadOptions ro;
-  ro.n_fragments = 30 * g.length / 300;
-  std::vector<sim::SimRead> reads;
-  sim::simulate_reads(genome, &donor, ro, reads);
-  std::string fq[2];
-  for (size_t i = 0; i < reads.size(); ++i) {
-    fq[i % 2] += "@" + reads[i].name + "\n" + reads[i].seq + "\n+\n" + reads[i].qual + "\n";
-  }
-  test::write_file(dir.file("r_1.fq"), fq[0]);
-  test::write_file(dir.file("r_2.fq"), fq[1]);
-  index::IndexOptions io;
-  index::save_index(*index::build_index(dir.file("ref.fa"), io), dir.file("ref.gmi"));
-  mapper::RunOptions mo;
-  mo.index_path = dir.file("ref.gmi");
-  mo.reads1 = dir.file("r_1.fq");
-  mo.reads2 = dir.file("r_2.fq");
-  mo.output = dir.file("r.bam");
-  mo.sort = true;  // with its index, which -L needs
-  mapper::run_mapping(mo);
+};
 
+const MappedSample& mapped_sample() {
+  static const MappedSample sample;
+  return sample;
+}
+
+TEST(CallIntervals, ScatteredCallsEqualTheWholeRun) {
+  const MappedSample& sample = mapped_sample();
+  const test::TempDir& dir = sample.dir;
+  const auto& genome = sample.genome;
   caller::CallOptions co;
   co.inputs = {dir.file("r.bam")};
   co.reference = dir.file("ref.fa");
@@ -181,6 +204,140 @@ TEST(CallIntervals, ScatteredCallsEqualTheWholeRun) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no index"), std::string::npos) << e.what();
   }
+}
+
+
+// Ten reads matching the reference at Q30 over a base: 0/0 best, the het genotype
+// 10 x 10 log10(0.999 / ((0.999 + 0.001 / 3) / 2)) = 30 PL below; a base with no reads: no
+// evidence (PL 0,0,0, GQ 0); five reads with another base: 0/0 not best, GQ 0.
+TEST(CallGvcf, ReferenceConfidenceByHand) {
+  const std::string seq = "ACGTACGTAC";
+  std::vector<caller::detail::AlignedRead> reads;
+  for (int i = 0; i < 10; ++i) {
+    caller::detail::AlignedRead r;
+    r.pos = 2, r.end = 5, r.seq = i < 5 ? "GTA" : "GTC", r.qual.assign(3, 30);  // reference: GTA
+    r.cigar = {bam_cigar_gen(3, BAM_CMATCH)};
+    reads.push_back(r);
+  }
+  caller::RefConfidence c;
+  caller::reference_confidence(reads, seq, 0, 6, 10, c);
+  EXPECT_EQ(c.dp, (std::vector<int32_t>{0, 0, 10, 10, 10, 0}));
+  EXPECT_EQ(c.pl[0], (std::array<int32_t, 3>{0, 0, 0}));
+  EXPECT_EQ(c.gq[0], 0);
+  EXPECT_EQ(c.pl[2], (std::array<int32_t, 3>{0, 30, 348}));
+  EXPECT_EQ(c.gq[2], 30);
+  EXPECT_GT(c.pl[4][0], 0);  // five of ten reads show another base: not hom-ref
+  EXPECT_EQ(c.gq[4], 0);
+}
+
+struct GvcfRecord {
+  std::string contig;
+  int64_t pos = 0, end = 0;  // 1-based, inclusive
+  bool block = false;
+  std::string text;          // variant records: the line without <NON_REF> and PL
+  int gq = 0;
+};
+
+// The records of a VCF (gvcf: each ALT list must end with <NON_REF>, left out of `text`).
+std::vector<GvcfRecord> read_vcf(const std::string& path, bool gvcf) {
+  std::vector<GvcfRecord> out;
+  htsFile* fp = hts_open(path.c_str(), "r");
+  EXPECT_NE(fp, nullptr) << path;
+  if (!fp) return out;
+  bcf_hdr_t* hdr = bcf_hdr_read(fp);
+  bcf1_t* rec = bcf_init();
+  while (bcf_read(fp, hdr, rec) == 0) {
+    bcf_unpack(rec, BCF_UN_ALL);
+    GvcfRecord g;
+    g.contig = bcf_hdr_id2name(hdr, rec->rid);
+    g.pos = rec->pos + 1;
+    int32_t* end = nullptr;
+    int n = 0;
+    g.block = bcf_get_info_int32(hdr, rec, "END", &end, &n) > 0;
+    g.end = g.block ? end[0] : rec->pos + static_cast<int64_t>(strlen(rec->d.allele[0]));
+    free(end);
+    int32_t* gq = nullptr;
+    n = 0;
+    if (bcf_get_format_int32(hdr, rec, "GQ", &gq, &n) > 0) g.gq = gq[0];
+    free(gq);
+    if (gvcf) EXPECT_STREQ(rec->d.allele[rec->n_allele - 1], "<NON_REF>") << g.contig << ":" << g.pos;
+    if (!g.block) {
+      g.text = g.contig + ":" + std::to_string(g.pos) + " " + rec->d.allele[0];
+      for (int a = 1; a < rec->n_allele - (gvcf ? 1 : 0); ++a) {
+        g.text += std::string(a > 1 ? "," : ">") + rec->d.allele[a];
+      }
+      int32_t* gt = nullptr;
+      n = 0;
+      if (bcf_get_genotypes(hdr, rec, &gt, &n) == 2) {
+        g.text += " " + std::to_string(bcf_gt_allele(gt[0])) + "/" + std::to_string(bcf_gt_allele(gt[1]));
+      }
+      free(gt);
+      g.text += " GQ " + std::to_string(g.gq);
+    }
+    out.push_back(g);
+  }
+  bcf_destroy(rec);
+  bcf_hdr_destroy(hdr);
+  hts_close(fp);
+  return out;
+}
+
+// GATK's default band of a GQ (lower bounds 0..60 by 1, 70, 80, 90, 99).
+int band(int gq) { return gq < 60 ? gq : gq < 70 ? 60 : gq < 80 ? 70 : gq < 90 ? 80 : gq < 99 ? 90 : 99; }
+
+// Every base of [begin, end] (1-based) of each contig in exactly one record, adjacent
+// blocks in different GQ bands; returns the variant records as text.
+std::vector<std::string> check_gvcf(const std::vector<GvcfRecord>& recs,
+                                    const std::map<std::string, std::pair<int64_t, int64_t>>& span) {
+  std::vector<std::string> variants;
+  std::map<std::string, int64_t> last;
+  for (size_t i = 0; i < recs.size(); ++i) {
+    const GvcfRecord& g = recs[i];
+    if (!last.count(g.contig)) last[g.contig] = span.at(g.contig).first - 1;
+    EXPECT_EQ(g.pos, last[g.contig] + 1) << "gap or overlap at " << g.contig << ":" << g.pos;
+    last[g.contig] = std::max(last[g.contig], g.end);
+    if (!g.block) variants.push_back(g.text);
+    if (i > 0 && g.block && recs[i - 1].block && recs[i - 1].contig == g.contig && recs[i - 1].end + 1 == g.pos) {
+      EXPECT_NE(band(recs[i - 1].gq), band(g.gq)) << "adjacent blocks of one band at " << g.contig << ":" << g.pos;
+    }
+  }
+  for (const auto& [contig, range] : span) EXPECT_EQ(last[contig], range.second) << contig << " not covered to its end";
+  return variants;
+}
+
+TEST(CallGvcf, EveryBaseOnceBlocksByGqBandVariantsAsInTheVcf) {
+  const MappedSample& sample = mapped_sample();
+  caller::CallOptions co;
+  co.inputs = {sample.dir.file("r.bam")};
+  co.reference = sample.dir.file("ref.fa");
+  co.backend = "cpu";
+  co.output = sample.dir.file("plain.vcf");
+  caller::run_call(co);
+  std::vector<std::string> plain;
+  for (const GvcfRecord& g : read_vcf(co.output, false)) plain.push_back(g.text);
+  co.gvcf = true;
+  co.output = sample.dir.file("g.vcf.gz");
+  caller::run_call(co);
+  std::map<std::string, std::pair<int64_t, int64_t>> whole;
+  for (const auto& c : sample.genome) whole[c.name] = {1, static_cast<int64_t>(c.seq.size())};
+  const auto recs = read_vcf(co.output, true);
+  EXPECT_EQ(check_gvcf(recs, whole), plain);
+  EXPECT_GT(recs.size(), plain.size() + 10);
+
+  // -L: the intervals exactly, the variants inside them as in the whole run.
+  co.intervals = {sample.genome[0].name + ":1001-30000", sample.genome[1].name + ":5001-5001"};
+  co.output = sample.dir.file("g_part.vcf.gz");
+  caller::run_call(co);
+  std::vector<std::string> inside;
+  for (const std::string& v : plain) {
+    const int64_t pos = std::stoll(v.substr(v.find(':') + 1));
+    if (v.rfind(sample.genome[0].name + ":", 0) == 0 && pos >= 1001 && pos <= 30000) inside.push_back(v);
+  }
+  // (contig 2's single base holds no variant in this sample, or it would be listed here)
+  const auto part = read_vcf(co.output, true);
+  std::map<std::string, std::pair<int64_t, int64_t>> parts = {{sample.genome[0].name, {1001, 30000}},
+                                                              {sample.genome[1].name, {5001, 5001}}};
+  EXPECT_EQ(check_gvcf(part, parts), inside);
 }
 
 }  // namespace

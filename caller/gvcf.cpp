@@ -1,0 +1,165 @@
+#include "caller/gvcf.hpp"
+
+#include <htslib/sam.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gatemap::caller {
+
+namespace {
+
+// GATK's default GQ band lower bounds: a block holds positions of one band.
+constexpr int32_t kBands[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                              21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
+                              42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 70, 80,
+                              90, 99};
+constexpr int kNumBands = static_cast<int>(sizeof(kBands) / sizeof(kBands[0]));
+
+// log10 P(base | genotype) for one read base of quality q: [match][genotype 0/0, 0/X, X/X].
+struct BaseTerms {
+  double terms[94][2][3];
+  BaseTerms() {
+    for (int q = 0; q < 94; ++q) {
+      const double e = std::min(0.75, std::pow(10.0, -q / 10.0));
+      const double ref_match = 1 - e, ref_miss = e / 3;  // P(base | ref) for a matching / other base
+      const double alt_match = e / 3, alt_miss = 1 - e;  // P(base | any other base)
+      terms[q][1][0] = std::log10(ref_match);
+      terms[q][1][1] = std::log10((ref_match + alt_match) / 2);
+      terms[q][1][2] = std::log10(alt_match);
+      terms[q][0][0] = std::log10(ref_miss);
+      terms[q][0][1] = std::log10((ref_miss + alt_miss) / 2);
+      terms[q][0][2] = std::log10(alt_miss);
+    }
+  }
+};
+
+const BaseTerms& base_terms() {
+  static const BaseTerms t;
+  return t;
+}
+
+}  // namespace
+
+std::vector<std::string> gvcf_header_lines() {
+  std::vector<std::string> lines = {
+      "##ALT=<ID=NON_REF,Description=\"Represents any possible alternative allele not already represented at this "
+      "location by REF and ALT\">",
+      "##INFO=<ID=END,Number=1,Type=Integer,Description=\"Stop position of the interval\">",
+      "##FORMAT=<ID=MIN_DP,Number=1,Type=Integer,Description=\"Minimum DP observed within the GVCF block\">"};
+  for (int b = 0; b < kNumBands; ++b) {
+    const std::string lo = std::to_string(kBands[b]);
+    const std::string hi = b + 1 < kNumBands ? std::to_string(kBands[b + 1]) : "100";
+    lines.push_back("##GVCFBlock" + lo + "-" + hi + "=minGQ=" + lo + "(inclusive),maxGQ=" + hi + "(exclusive)");
+  }
+  return lines;
+}
+
+void reference_confidence(const std::vector<detail::AlignedRead>& reads, const std::string& seq, int64_t begin,
+                          int64_t end, int min_base_q, RefConfidence& out) {
+  const int64_t n = std::max<int64_t>(0, end - begin);
+  out.dp.assign(n, 0);
+  out.gq.assign(n, 0);
+  out.pl.assign(n, {0, 0, 0});
+  std::vector<std::array<double, 3>> gl(n, {0, 0, 0});
+  const BaseTerms& t = base_terms();
+  // Position slices in parallel; each walks the reads (sorted by start) that reach it.
+  const int64_t slices = std::max<int64_t>(1, std::min<int64_t>(n / 4096, 4 * omp_get_max_threads()));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t s = 0; s < slices; ++s) {
+    const int64_t a = begin + n * s / slices, b = begin + n * (s + 1) / slices;
+    for (const detail::AlignedRead& r : reads) {
+      if (r.pos >= b) break;
+      if (r.end <= a) continue;
+      int64_t rpos = r.pos;
+      int q = 0;
+      for (const uint32_t c : r.cigar) {
+        const int op = bam_cigar_op(c), len = bam_cigar_oplen(c);
+        if (op == BAM_CMATCH || op == BAM_CEQUAL || op == BAM_CDIFF) {
+          const int64_t lo = std::max(rpos, a), hi = std::min(rpos + len, b);
+          for (int64_t p = lo; p < hi; ++p) {
+            const int qi = q + static_cast<int>(p - rpos);
+            ++out.dp[p - begin];
+            const int bq = std::min<int>(r.qual[qi], 93);
+            if (bq < min_base_q || r.seq[qi] == 'N') continue;
+            const char ref = seq[p];
+            if (ref == 'N') continue;
+            const double* term = t.terms[bq][r.seq[qi] == ref ? 1 : 0];
+            auto& g = gl[p - begin];
+            g[0] += term[0], g[1] += term[1], g[2] += term[2];
+          }
+          rpos += len, q += len;
+        } else if (op == BAM_CDEL) {
+          const int64_t lo = std::max(rpos, a), hi = std::min(rpos + len, b);
+          for (int64_t p = lo; p < hi; ++p) {  // a deletion: evidence of another allele, at Q30
+            ++out.dp[p - begin];
+            const double* term = t.terms[30][0];
+            auto& g = gl[p - begin];
+            g[0] += term[0], g[1] += term[1], g[2] += term[2];
+          }
+          rpos += len;
+        } else if (op == BAM_CREF_SKIP) {
+          rpos += len;
+        } else if (op == BAM_CINS || op == BAM_CSOFT_CLIP) {
+          q += len;
+        }
+      }
+    }
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const auto& g = gl[i];
+    const double best = std::max({g[0], g[1], g[2]});
+    std::array<int32_t, 3> pl;
+    for (int k = 0; k < 3; ++k) pl[k] = static_cast<int32_t>(std::lround(std::min(1e6, -10.0 * (g[k] - best))));
+    out.pl[i] = pl;
+    out.gq[i] = pl[0] == 0 ? std::min(99, std::min(pl[1], pl[2])) : 0;  // no evidence: all 0, GQ 0
+  }
+}
+
+int GvcfBlocks::band_of(int32_t gq) {
+  return static_cast<int>(std::upper_bound(kBands, kBands + kNumBands, gq) - kBands) - 1;
+}
+
+void GvcfBlocks::add(int rid, int64_t pos, char ref_base, int32_t dp, int32_t gq, const std::array<int32_t, 3>& pl) {
+  const int band = band_of(gq);
+  if (open_ && (rid != rid_ || pos != end_ || band != band_)) flush();
+  if (!open_) {
+    open_ = true, rid_ = rid, band_ = band, begin_ = pos, end_ = pos, ref_ = ref_base;
+    min_gq_ = gq, min_dp_ = dp, min_pl_ = pl;
+    dps_.clear();
+  }
+  end_ = pos + 1;
+  min_gq_ = std::min(min_gq_, gq);
+  min_dp_ = std::min(min_dp_, dp);
+  for (int k = 0; k < 3; ++k) min_pl_[k] = std::min(min_pl_[k], pl[k]);
+  dps_.push_back(dp);
+}
+
+void GvcfBlocks::flush() {
+  if (!open_) return;
+  open_ = false;
+  bcf_hdr_t* hdr = vcf_.header();
+  bcf1_t* rec = bcf_init();
+  rec->rid = rid_;
+  rec->pos = begin_;
+  bcf_float_set_missing(rec->qual);
+  const char ref[2] = {ref_, '\0'};
+  const std::string alleles = std::string(ref) + ",<NON_REF>";
+  bcf_update_alleles_str(hdr, rec, alleles.c_str());
+  const int32_t end = static_cast<int32_t>(end_);  // 1-based, inclusive
+  bcf_update_info_int32(hdr, rec, "END", &end, 1);
+  int32_t gt[2] = {bcf_gt_unphased(0), bcf_gt_unphased(0)};
+  bcf_update_genotypes(hdr, rec, gt, 2);
+  std::nth_element(dps_.begin(), dps_.begin() + dps_.size() / 2, dps_.end());
+  const int32_t dp = dps_[dps_.size() / 2];
+  bcf_update_format_int32(hdr, rec, "DP", &dp, 1);
+  bcf_update_format_int32(hdr, rec, "GQ", &min_gq_, 1);
+  bcf_update_format_int32(hdr, rec, "MIN_DP", &min_dp_, 1);
+  bcf_update_format_int32(hdr, rec, "PL", min_pl_.data(), 3);
+  vcf_.write(rec);
+  bcf_destroy(rec);
+}
+
+}  // namespace gatemap::caller

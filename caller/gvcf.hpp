@@ -1,0 +1,56 @@
+#pragma once
+// gVCF output (HaplotypeCaller's -ERC GVCF): every reference base of the called span is
+// in exactly one record: a variant record (its ALT list ends with <NON_REF>, PL covers
+// the genotypes with it) or a reference block (ALT <NON_REF>, INFO END; FORMAT GT 0/0,
+// DP the block's median depth, GQ its lowest, MIN_DP, PL the lowest of each genotype).
+// A block ends where the reference confidence (GQ) enters another band (GATK's default
+// bands: 1..60 by 1, 70, 80, 90, 99), at a variant record, and at the span's end.
+#include <htslib/vcf.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "caller/detail.hpp"
+#include "io/vcf_writer.hpp"
+
+namespace gatemap::caller {
+
+// Header lines a gVCF adds (ALT NON_REF, INFO END, FORMAT MIN_DP, the GQ bands).
+std::vector<std::string> gvcf_header_lines();
+
+// Confidence that each position of [begin, end) is homozygous reference, from the reads'
+// aligned bases of quality >= min_base_q ("reference vs any other base", as GATK's
+// reference model): genotype likelihoods of 0/0, 0/X and X/X with X any other base
+// (deleted bases count as X), PL normalised to the best, GQ = the second-lowest PL
+// (at most 99) where 0/0 is the best and 0 otherwise; DP counts every read over the base.
+struct RefConfidence {
+  std::vector<int32_t> dp, gq;
+  std::vector<std::array<int32_t, 3>> pl;
+};
+void reference_confidence(const std::vector<detail::AlignedRead>& reads, const std::string& contig_seq, int64_t begin,
+                          int64_t end, int min_base_q, RefConfidence& out);
+
+class GvcfBlocks {
+ public:
+  explicit GvcfBlocks(io::VcfWriter& vcf) : vcf_(vcf) {}
+  // Position pos of contig rid (VCF header id) with its confidence; consecutive calls
+  // must be consecutive positions of one contig, else the block is closed first.
+  void add(int rid, int64_t pos, char ref_base, int32_t dp, int32_t gq, const std::array<int32_t, 3>& pl);
+  // Writes the open block, if any (before a variant record, at a span's end).
+  void flush();
+
+ private:
+  static int band_of(int32_t gq);
+  io::VcfWriter& vcf_;
+  bool open_ = false;
+  int rid_ = -1, band_ = -1;
+  int64_t begin_ = 0, end_ = 0;
+  char ref_ = 'N';
+  int32_t min_gq_ = 0, min_dp_ = 0;
+  std::array<int32_t, 3> min_pl_{};
+  std::vector<int32_t> dps_;  // for the median
+};
+
+}  // namespace gatemap::caller

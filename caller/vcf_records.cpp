@@ -1,0 +1,37 @@
+#include "caller/vcf_records.hpp"
+
+#include <htslib/vcf.h>
+
+#include <memory>
+
+namespace gatemap::caller::detail {
+
+void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf) {
+  bcf_hdr_t* hdr = vcf.header();
+  const std::unique_ptr<bcf1_t, decltype(&bcf_destroy)> rec(bcf_init(), bcf_destroy);
+  rec->rid = rid;
+  rec->pos = c.site.pos;
+  std::string alleles;
+  for (size_t i = 0; i < c.alleles.size(); ++i) alleles += (i ? "," : "") + c.alleles[i];
+  if (gvcf) alleles += ",<NON_REF>";
+  bcf_update_alleles_str(hdr, rec.get(), alleles.c_str());
+  rec->qual = static_cast<float>(c.qual);
+  int32_t pass = bcf_hdr_id2int(hdr, BCF_DT_ID, "PASS");
+  bcf_update_filter(hdr, rec.get(), &pass, 1);
+  int32_t dp = c.dp;
+  bcf_update_info_int32(hdr, rec.get(), "DP", &dp, 1);
+  int32_t gt[2] = {bcf_gt_unphased(c.gt_a), bcf_gt_unphased(c.gt_b)};
+  bcf_update_genotypes(hdr, rec.get(), gt, 2);
+  int32_t gq = c.gq;
+  bcf_update_format_int32(hdr, rec.get(), "GQ", &gq, 1);
+  bcf_update_format_int32(hdr, rec.get(), "DP", &dp, 1);
+  std::vector<int32_t> ad(c.ad.begin(), c.ad.end());
+  const std::vector<int>& pl_in = gvcf ? c.pl_non_ref : c.pl;
+  std::vector<int32_t> pl(pl_in.begin(), pl_in.end());
+  if (gvcf) ad.push_back(0);
+  bcf_update_format_int32(hdr, rec.get(), "AD", ad.data(), static_cast<int>(ad.size()));
+  bcf_update_format_int32(hdr, rec.get(), "PL", pl.data(), static_cast<int>(pl.size()));
+  vcf.write(rec.get());
+}
+
+}  // namespace gatemap::caller::detail

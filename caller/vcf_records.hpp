@@ -1,0 +1,11 @@
+#pragma once
+// A called site as a VCF record: QUAL, FILTER PASS, INFO DP, FORMAT GT:GQ:DP:AD:PL; in a
+// gVCF the ALT list ends with <NON_REF> (AD 0 for it, PL over every genotype with it).
+#include "caller/detail.hpp"
+#include "io/vcf_writer.hpp"
+
+namespace gatemap::caller::detail {
+
+void write_site(io::VcfWriter& vcf, int rid, const SiteCall& call, bool gvcf);
+
+}  // namespace gatemap::caller::detail
