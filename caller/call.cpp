@@ -44,7 +44,9 @@ double since(std::chrono::steady_clock::time_point t0) {
 class Caller {
  public:
   explicit Caller(const CallOptions& opt)
-      : opt_(opt), ref_(io::read_fasta(opt.reference)), input_(opt.inputs, opt.min_mapq) {
+      : opt_(opt),
+        ref_(io::read_fasta(opt.reference)),
+        input_(opt.inputs, opt.min_mapq, std::min(8, std::max(1, omp_get_max_threads() / 2))) {
     for (size_t i = 0; i < ref_.size(); ++i) ref_index_[ref_[i].name] = static_cast<int>(i);
     // Header contigs the reference lacks are fine as long as no read is placed on them
     // (reads that are get skipped and counted, with a warning).

@@ -4,6 +4,7 @@
 
 #include "common/error.hpp"
 #include "io/bgzf_eof.hpp"
+#include "io/hts_threads.hpp"
 
 namespace gatemap::caller {
 
@@ -26,7 +27,7 @@ struct ReadInput::File {
   }
 };
 
-ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq) : min_mapq_(min_mapq) {
+ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq, int threads) : min_mapq_(min_mapq) {
   if (paths.empty()) throw UsageError("no input BAM/SAM");
   for (const std::string& p : paths) {
     auto f = std::make_unique<File>();
@@ -34,6 +35,7 @@ ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq) : min_
     f->fp = sam_open(p.c_str(), "r");
     if (!f->fp) throw IoError("cannot open '" + p + "'");
     io::require_bgzf_eof(f->fp, p);
+    if (f->fp->format.compression == bgzf) io::set_hts_threads(f->fp, threads, p);
     f->hdr = sam_hdr_read(f->fp);
     if (!f->hdr) throw FormatError("'" + p + "': cannot read a SAM/BAM header");
     f->rec = bam_init1();

@@ -13,7 +13,8 @@ namespace gatemap::caller {
 
 class ReadInput {
  public:
-  ReadInput(const std::vector<std::string>& paths, int min_mapq);
+  // BAM/BGZF input is decompressed on `threads` threads (htslib's pool) per file.
+  ReadInput(const std::vector<std::string>& paths, int min_mapq, int threads = 1);
   ~ReadInput();
   ReadInput(const ReadInput&) = delete;
   ReadInput& operator=(const ReadInput&) = delete;

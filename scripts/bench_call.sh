@@ -3,7 +3,7 @@
 # from `gatemap sim variants`, 30x 150 bp pairs mapped and sorted by `gatemap map --sort`;
 # then gatemap call, bcftools mpileup | call -mv and freebayes on the same BAM,
 # each scored with `gatemap eval vcf`.
-# Usage: scripts/bench_call.sh [OUTDIR]   env: GENOME_LEN GATEMAP BACKENDS (gatemap call backends),
+# Usage: scripts/bench_call.sh [OUTDIR]   env: GENOME_LEN GATEMAP BACKENDS (gatemap call backends), GVCF=1,
 #   SKIP_OTHERS=1 (gatemap only, e.g. on the GPU machine, which has neither bcftools nor freebayes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +40,11 @@ for b in $BACKENDS; do
   score "gatemap_call_$b" "$w" gatemap_$b.vcf
   grep -E "^(backend|regions|pairhmm|assembly_s|genotype_s|total_s)" run.log | tail -9 | sed "s/^/# $b: /" >&2
 done
+if [ -n "${GVCF:-}" ]; then  # the first backend again, writing a gVCF
+  b=${BACKENDS%% *}
+  w=$(wall $G call -t "$T" --backend "$b" --gvcf -r ref.fa -o gatemap_$b.g.vcf.gz pe.bam)
+  echo "# gatemap call --gvcf ($b): $w s, $(zcat gatemap_$b.g.vcf.gz | grep -vc '^#') records"
+fi
 [ -n "${SKIP_OTHERS:-}" ] && exit 0
 [ -s ref.fa.fai ] || samtools faidx ref.fa
 w=$(wall sh -c "bcftools mpileup -f ref.fa pe.bam 2>/dev/null | bcftools call -mv -o bcftools.vcf")

@@ -16,6 +16,9 @@
 #   compare two builds (bin/gatemap-old, bin/gatemap): records with filter gpu/cpu/off on simulated
 #           and real reads, calls and corrections with the GPU and the CPU -> compare.txt
 #   ab      the two builds' speed side by side (AB_PAIRS simulated pairs and single reads) -> ab.txt
+#   pairhmm60  the PairHMM project's 1m.in concatenated 60 times: gatemap pairhmm vs gpuPairHMM
+#           (bin/gpuPairHMM, built from ../shared/peers), alternating, PH_ROUNDS rounds; outputs
+#           compared -> pairhmm60.tsv pairhmm60.log
 #   devices --device all vs 0 (and 0,0: two engines on one GPU) for map, call and correct on
 #           the demo data (DEVICE_PAIRS pairs), outputs compared; scaling efficiency
 #           t(0) / (N x t(all)) with N the visible GPUs -> devices.tsv devices.log
@@ -173,9 +176,28 @@ for stage in "$@"; do
       ;;
     call)
       $B test_caller > "$OUT/call_tests.log" 2>&1; echo "test_caller exit $?" >> "$OUT/call_tests.log"
-      GATEMAP="$PWD/$B gatemap" BACKENDS="gpu cpu" SKIP_OTHERS=1 GENOME_LEN=${CALL_GENOME_LEN:-5000000} \
+      GATEMAP="$PWD/$B gatemap" BACKENDS="gpu cpu" SKIP_OTHERS=1 GVCF=1 GENOME_LEN=${CALL_GENOME_LEN:-5000000} \
         bash scripts/bench_call.sh /tmp/gm_call > "$OUT/call.tsv" 2> "$OUT/call.log"
       echo "bench exit $?" >> "$OUT/call.log"
+      ;;
+    pairhmm60)
+      P=/tmp/gm_ph60 L="$OUT/pairhmm60.log"
+      mkdir -p $P
+      for i in $(seq 60); do cat .gpu-bundle/data/pairhmm-carneiro/1m.in; done > $P/x60.in
+      printf "round\ttool\twall_s\n" > "$OUT/pairhmm60.tsv"
+      for r in $(seq "${PH_ROUNDS:-3}"); do
+        st=$(date +%s%N)
+        $B gatemap pairhmm -t "$T" --backend gpu -o $P/gatemap.txt $P/x60.in 2>> "$L"
+        printf "%s\tgatemap\t%s\n" $r "$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')" \
+          >> "$OUT/pairhmm60.tsv"
+        st=$(date +%s%N)
+        $B gpuPairHMM --inputfile $P/x60.in --outputfile $P/gpuPairHMM.txt >> "$L" 2>&1
+        printf "%s\tgpuPairHMM\t%s\n" $r "$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')" \
+          >> "$OUT/pairhmm60.tsv"
+      done
+      wc -l $P/gatemap.txt $P/gpuPairHMM.txt >> "$L"
+      paste $P/gatemap.txt $P/gpuPairHMM.txt | awk '{d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d; if (d > 1e-3) n++}
+        END {printf "max |gatemap - gpuPairHMM| = %g, pairs differing by > 1e-3: %d\n", m, n}' >> "$OUT/pairhmm60.tsv"
       ;;
     devices)
       D=/tmp/gm_devices L="$OUT/devices.log"

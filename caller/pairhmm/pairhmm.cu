@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "common/error.hpp"
@@ -496,16 +497,24 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   int64_t cells = 0;
   for_each_pair([&](int32_t r, int32_t k) { cells += static_cast<int64_t>(b.read_len[r]) * b.hap_len[k]; });
   const int64_t max_steps = busy_steps(std::max(cells, env.min_busy_cells), env);
-  int last_r = -1, last_h = -1, last_u = -1, last_cfg = 0;
+  // A pair's shape depends only on (R, H, uniform gap): picked once per distinct triple
+  // (reads and haplotypes of a group differ in length, so pairs rarely repeat the last
+  // one), kept per pair for the second pass.
+  std::unordered_map<uint64_t, uint8_t> shape_memo;
   auto shape_of = [&](int32_t r, int H) {
     const int R = b.read_len[r], u = uniform_gap[r - plan.read0];
-    if (R != last_r || H != last_h || u != last_u) {
-      last_cfg = pick_config(R, H, u != 0, env, max_steps), last_r = R, last_h = H, last_u = u;
-    }
-    return last_cfg;
+    const uint64_t k = (static_cast<uint64_t>(R) << 33) | (static_cast<uint64_t>(H) << 1) | static_cast<uint64_t>(u);
+    const auto it = shape_memo.find(k);
+    if (it != shape_memo.end()) return static_cast<int>(it->second);
+    const int cfg = pick_config(R, H, u != 0, env, max_steps);
+    shape_memo.emplace(k, static_cast<uint8_t>(cfg));
+    return cfg;
   };
+  std::vector<uint8_t> pair_shape(plan.n_pairs);
+  size_t pi = 0;
   for_each_pair([&](int32_t r, int32_t k) {
     const int R = b.read_len[r], H = b.hap_len[k], cfg = shape_of(r, H);
+    pair_shape[pi++] = static_cast<uint8_t>(cfg);
     ++start[key(R, H, cfg) + 1];
     plan.max_read[cfg] = std::max(plan.max_read[cfg], R);
   });
@@ -514,7 +523,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   plan.task_hap_len.resize(plan.n_pairs);
   int out = 0;
   for_each_pair([&](int32_t r, int32_t k) {
-    const int R = b.read_len[r], H = b.hap_len[k], cfg = shape_of(r, H);
+    const int R = b.read_len[r], H = b.hap_len[k], cfg = pair_shape[out];
     const int64_t pos = start[key(R, H, cfg)]++;
     tasks[pos] = make_int4(r - plan.read0, k - plan.hap0, out++, 0);
     plan.task_hap_len[pos] = H;
@@ -542,7 +551,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   (void)total_b;
   const size_t max_pairs = std::min<size_t>(size_t(1) << 22, free_b / 8 / 64);
   const int64_t max_cells = kMaxChunkCells;
-  double kernel_ms = 0, double_ms = 0;
+  double kernel_ms = 0, double_ms = 0, pack_ms = 0;
   int64_t n_double = 0, direct_double = 0;
   int next_slot = 0;
 
@@ -580,8 +589,10 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     ChunkPlan plan;
     plan_chunk(batch, g, g1, first_pair, plan);
     for (auto& scratch : s.shape_scratch) scratch.resize(kScratchBytes / kConfigs.size());
+    const auto t_pack = std::chrono::steady_clock::now();
     s.in_h.resize(plan.bytes);
     fill_chunk(batch, g, g1, opt.tristate, im.env, plan, s.in_h.data());
+    pack_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_pack).count();
     s.in_d.resize(plan.bytes);
     s.out_h.resize(plan.n_pairs + kConfigs.size());  // results, then the shapes' double counts (as ints)
     s.out_d.resize(plan.n_pairs + 1);
@@ -663,6 +674,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     stats->double_pairs += n_double + direct_double;
     stats->kernel_ms += kernel_ms;
     stats->double_kernel_ms += double_ms;
+    stats->pack_ms += pack_ms;
     stats->total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
 }

@@ -1,5 +1,9 @@
 // PairHmmBatch bookkeeping and the PairHMM benchmark file reader.
+#include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <climits>
+#include <filesystem>
 #include <string>
 
 #include "common/error.hpp"
@@ -72,75 +76,109 @@ int64_t PairHmmBatch::cell_count() const {
 
 namespace {
 
-// Splits a line into whitespace-separated tokens.
-std::vector<std::string_view> tokens(std::string_view line) {
-  std::vector<std::string_view> out;
+// Splits a line into up to kMax whitespace-separated tokens; returns how many there
+// are (kMax + 1 when there are more). No allocation: the parser's hot loop.
+constexpr int kMaxTokens = 5;
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n'; }
+int tokens(std::string_view line, std::string_view (&out)[kMaxTokens]) {
+  int n = 0;
   size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    while (i < line.size() && is_space(line[i])) ++i;
     size_t j = i;
-    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
-    if (j > i) out.push_back(line.substr(i, j - i));
+    while (j < line.size() && !is_space(line[j])) ++j;
+    if (j > i) {
+      if (n == kMaxTokens) return n + 1;
+      out[n++] = line.substr(i, j - i);
+    }
     i = j;
   }
-  return out;
-}
-
-std::vector<uint8_t> phred33(std::string_view s, const std::string& where) {
-  std::vector<uint8_t> q(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    const int c = static_cast<unsigned char>(s[i]);
-    if (c < 33 || c > 126) throw FormatError(where + ": quality character outside Phred+33");
-    q[i] = static_cast<uint8_t>(c - 33);
-  }
-  return q;
+  return n;
 }
 
 bool is_base(char c) { return c == 'A' || c == 'C' || c == 'G' || c == 'T' || c == 'N'; }
+
+// Appends the Phred+33 string's values; false if a character lies outside Phred+33.
+bool append_phred33(std::string_view s, std::vector<uint8_t>& out) {
+  const size_t at = out.size();
+  out.insert(out.end(), s.begin(), s.end());
+  uint8_t lo = 255, hi = 0;  // min/max reductions: the loop vectorises
+  for (size_t i = at; i < out.size(); ++i) {
+    const uint8_t c = out[i];
+    lo = std::min(lo, c), hi = std::max(hi, c);
+    out[i] = static_cast<uint8_t>(c - 33);
+  }
+  return out.size() == at || (lo >= 33 && hi <= 126);
+}
+
+// Room for a file of `bytes` characters, most of them read lines (bases and four
+// quality strings of equal length): growing vectors would copy each several times.
+void reserve_for(size_t bytes, PairHmmBatch& batch) {
+  const size_t per_string = bytes / 5;
+  for (auto* v : {&batch.base_q, &batch.ins_q, &batch.del_q, &batch.gcp_q}) v->reserve(v->size() + per_string);
+  batch.read_bases.reserve(batch.read_bases.size() + per_string);
+}
+
+constexpr int kNotACount = INT_MIN;
+int parse_count(std::string_view t) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  return ec == std::errc() && end == t.data() + t.size() ? v : kNotACount;
+}
 
 }  // namespace
 
 void read_pairhmm_file(const std::string& path, PairHmmBatch& batch) {
   io::LineReader in(path);
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  const bool plain = path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0;
+  if (!ec && plain) reserve_for(static_cast<size_t>(bytes), batch);
   std::string_view line;
-  auto where = [&] { return path + " line " + std::to_string(in.line_number()); };
-  auto next_tokens = [&](std::vector<std::string_view>& t) {
-    while (in.next(line)) {
-      t = tokens(line);
-      if (!t.empty()) return true;
-    }
-    return false;
+  // The message is built only for an error (the file has millions of lines).
+  auto fail = [&](const std::string& what) -> FormatError {
+    return FormatError(path + " line " + std::to_string(in.line_number()) + ": " + what);
   };
-  std::vector<std::string_view> t;
-  while (next_tokens(t)) {
-    if (t.size() != 2) throw FormatError(where() + ": expected \"<reads> <haplotypes>\"");
-    int n_reads = 0, n_haps = 0;
-    try {
-      n_reads = std::stoi(std::string(t[0]));
-      n_haps = std::stoi(std::string(t[1]));
-    } catch (const std::exception&) {
-      throw FormatError(where() + ": expected two counts, found \"" + std::string(line) + "\"");
+  std::string_view t[kMaxTokens];
+  auto next_tokens = [&] {
+    while (in.next(line)) {
+      const int n = tokens(line, t);
+      if (n > 0) return n;
     }
-    if (n_reads <= 0 || n_haps <= 0) throw FormatError(where() + ": counts must be positive");
+    return 0;
+  };
+  for (int n; (n = next_tokens()) > 0;) {
+    if (n != 2) throw fail("expected \"<reads> <haplotypes>\"");
+    const int n_reads = parse_count(t[0]), n_haps = parse_count(t[1]);
+    if (n_reads == kNotACount || n_haps == kNotACount) {
+      throw fail("expected two counts, found \"" + std::string(line) + "\"");
+    }
+    if (n_reads <= 0 || n_haps <= 0) throw fail("counts must be positive");
     const int32_t first_read = static_cast<int32_t>(batch.read_len.size());
     const int32_t first_hap = static_cast<int32_t>(batch.hap_len.size());
     for (int r = 0; r < n_reads; ++r) {
-      if (!next_tokens(t)) throw FormatError(path + ": file ends inside a test case (read " + std::to_string(r + 1) + ")");
-      if (t.size() != 5) throw FormatError(where() + ": a read line has 5 fields (bases quals ins dels gcp)");
+      const int k = next_tokens();
+      if (k == 0) throw FormatError(path + ": file ends inside a test case (read " + std::to_string(r + 1) + ")");
+      if (k != 5) throw fail("a read line has 5 fields (bases quals ins dels gcp)");
       for (char c : t[0]) {
-        if (!is_base(c)) throw FormatError(where() + ": read base '" + std::string(1, c) + "' is not A/C/G/T/N");
+        if (!is_base(c)) throw fail("read base '" + std::string(1, c) + "' is not A/C/G/T/N");
       }
       for (int f = 1; f < 5; ++f) {
-        if (t[f].size() != t[0].size()) throw FormatError(where() + ": quality strings differ in length from the bases");
+        if (t[f].size() != t[0].size()) throw fail("quality strings differ in length from the bases");
       }
-      batch.add_read(t[0], phred33(t[1], where()), phred33(t[2], where()), phred33(t[3], where()),
-                     phred33(t[4], where()));
+      batch.read_begin.push_back(static_cast<int64_t>(batch.read_bases.size()));
+      batch.read_len.push_back(static_cast<int32_t>(t[0].size()));
+      batch.read_bases.insert(batch.read_bases.end(), t[0].begin(), t[0].end());
+      const bool ok = append_phred33(t[1], batch.base_q) & append_phred33(t[2], batch.ins_q) &
+                      append_phred33(t[3], batch.del_q) & append_phred33(t[4], batch.gcp_q);
+      if (!ok) throw fail("quality character outside Phred+33");
     }
     for (int h = 0; h < n_haps; ++h) {
-      if (!next_tokens(t)) throw FormatError(path + ": file ends inside a test case (haplotype " + std::to_string(h + 1) + ")");
-      if (t.size() != 1) throw FormatError(where() + ": a haplotype line has one field");
+      const int k = next_tokens();
+      if (k == 0) throw FormatError(path + ": file ends inside a test case (haplotype " + std::to_string(h + 1) + ")");
+      if (k != 1) throw fail("a haplotype line has one field");
       for (char c : t[0]) {
-        if (!is_base(c)) throw FormatError(where() + ": haplotype base '" + std::string(1, c) + "' is not A/C/G/T/N");
+        if (!is_base(c)) throw fail("haplotype base '" + std::string(1, c) + "' is not A/C/G/T/N");
       }
       batch.add_haplotype(t[0]);
     }

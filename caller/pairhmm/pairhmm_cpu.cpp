@@ -302,6 +302,7 @@ void PairHmmEngine::compute_spread(const PairHmmBatch& batch, const PairHmmOptio
     stats->double_pairs += part_stats[d].double_pairs;
     stats->kernel_ms += part_stats[d].kernel_ms;  // summed over devices: GPU time
     stats->double_kernel_ms += part_stats[d].double_kernel_ms;
+    stats->pack_ms += part_stats[d].pack_ms;
     stats->total_ms = std::max(stats->total_ms, part_stats[d].total_ms);
   }
 }
