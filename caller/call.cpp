@@ -90,7 +90,7 @@ class Caller {
       const auto lines = gvcf_header_lines();
       info.extra_lines.insert(info.extra_lines.end(), lines.begin(), lines.end());
     }
-    vcf_ = std::make_unique<io::VcfWriter>(opt.output, info);
+    vcf_ = std::make_unique<io::VcfWriter>(opt.output, info, std::min(8, omp_get_max_threads()));
     if (opt.gvcf) blocks_ = std::make_unique<GvcfBlocks>(*vcf_);
     ref_visited_.assign(ref_.size(), false);
     const gpu::Backend backend = gpu::choose_backend(opt.backend);

@@ -141,7 +141,9 @@ void GvcfBlocks::flush() {
   if (!open_) return;
   open_ = false;
   bcf_hdr_t* hdr = vcf_.header();
-  bcf1_t* rec = bcf_init();
+  if (!rec_) rec_.reset(bcf_init());
+  bcf1_t* rec = rec_.get();
+  bcf_clear(rec);  // one record reused: blocks are most of a gVCF
   rec->rid = rid_;
   rec->pos = begin_;
   bcf_float_set_missing(rec->qual);
@@ -159,7 +161,6 @@ void GvcfBlocks::flush() {
   bcf_update_format_int32(hdr, rec, "MIN_DP", &min_dp_, 1);
   bcf_update_format_int32(hdr, rec, "PL", min_pl_.data(), 3);
   vcf_.write(rec);
-  bcf_destroy(rec);
 }
 
 }  // namespace gatemap::caller

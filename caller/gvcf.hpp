@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,7 @@ class GvcfBlocks {
  private:
   static int band_of(int32_t gq);
   io::VcfWriter& vcf_;
+  std::unique_ptr<bcf1_t, decltype(&bcf_destroy)> rec_{nullptr, bcf_destroy};
   bool open_ = false;
   int rid_ = -1, band_ = -1;
   int64_t begin_ = 0, end_ = 0;

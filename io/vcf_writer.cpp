@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/error.hpp"
+#include "io/hts_threads.hpp"
 
 namespace gatemap::io {
 namespace {
@@ -12,7 +13,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 }  // namespace
 
-VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info)
+VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info, int threads)
     : path_(path.empty() ? "-" : path), out_(path_) {
   const char* mode = ends_with(path_, ".bcf") ? "wb" : ends_with(path_, ".gz") ? "wz" : "w";
   hdr_ = bcf_hdr_init("w");
@@ -41,6 +42,7 @@ VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info)
     hdr_ = nullptr;
     throw IoError("cannot open '" + path_ + "' for writing: " + std::strerror(errno));
   }
+  if (mode[1] != '\0') set_hts_threads(fp_, threads, path_);  // bgzip or BCF
   if (bcf_hdr_write(fp_, hdr_) != 0) throw IoError("cannot write the VCF header to '" + path_ + "'");
 }
 

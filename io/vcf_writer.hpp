@@ -25,7 +25,8 @@ struct VcfHeaderInfo {
 
 class VcfWriter {
  public:
-  VcfWriter(const std::string& path, const VcfHeaderInfo& info);
+  // Compressed output (.vcf.gz, .bcf) is compressed on `threads` threads.
+  VcfWriter(const std::string& path, const VcfHeaderInfo& info, int threads = 1);
   ~VcfWriter();
   VcfWriter(const VcfWriter&) = delete;
   VcfWriter& operator=(const VcfWriter&) = delete;

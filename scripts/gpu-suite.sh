@@ -195,8 +195,15 @@ for stage in "$@"; do
         printf "%s\tgpuPairHMM\t%s\n" $r "$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')" \
           >> "$OUT/pairhmm60.tsv"
       done
-      wc -l $P/gatemap.txt $P/gpuPairHMM.txt >> "$L"
-      paste $P/gatemap.txt $P/gpuPairHMM.txt | awk '{d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d; if (d > 1e-3) n++}
+      # gpuPairHMM writes per test case a "R H" line, then R lines of H values: one per line here.
+      awk '{ if (!left) { left = $1; next } for (i = 1; i <= NF; i++) print $i; left-- }' $P/gpuPairHMM.txt > $P/gph_flat.txt
+      wc -l $P/gatemap.txt $P/gph_flat.txt >> "$L"
+      if [ -x .gpu-bundle/bin/gatemap-old ]; then  # the numbers of the previous build: unchanged?
+        .gpu-bundle/run gatemap-old pairhmm -t "$T" --backend gpu -o $P/old.txt $P/x60.in 2>> "$L"
+        cmp -s $P/old.txt $P/gatemap.txt && echo "# gatemap-old and gatemap: identical likelihoods" >> "$OUT/pairhmm60.tsv" \
+          || echo "# gatemap-old and gatemap: likelihoods DIFFER" >> "$OUT/pairhmm60.tsv"
+      fi
+      paste $P/gatemap.txt $P/gph_flat.txt | awk '{d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d; if (d > 1e-3) n++}
         END {printf "max |gatemap - gpuPairHMM| = %g, pairs differing by > 1e-3: %d\n", m, n}' >> "$OUT/pairhmm60.tsv"
       ;;
     devices)

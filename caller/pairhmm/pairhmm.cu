@@ -3,6 +3,8 @@
 // lane, or a block of warps for long reads); tasks are sorted by shape and haplotype
 // length; each shape runs on its own stream, so a small batch's shapes overlap; a
 // shape's underflowed pairs are recomputed in double after its float pass.
+#include <omp.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -473,7 +475,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   std::memset(hcode + hap_end, kCodeOutside, kHapPad);
   // Tasks ordered by kernel shape, then longest haplotype first, so that the groups of
   // a warp take equal steps and long ones can take their own launch: a counting sort
-  // in two passes over the pairs (shape choices cached, since lengths repeat).
+  // in two passes over the pairs, on all threads.
   int max_hap = 0;
   plan.max_read.fill(0);
   for (size_t g = g0; g < g1; ++g) {
@@ -483,57 +485,89 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
     }
   }
   // key = (shape * 2 + direct_double) * n_keys + (max_hap - H)
-  const size_t n_keys = static_cast<size_t>(max_hap) + 1;
-  std::vector<int64_t> start(2 * kConfigs.size() * n_keys + 1, 0);
+  const size_t n_keys = static_cast<size_t>(max_hap) + 1, n_all = 2 * kConfigs.size() * n_keys;
   auto key = [&](int R, int H, int cfg) { return (2 * cfg + (direct_double(R, H, cfg) ? 1 : 0)) * n_keys + (max_hap - H); };
-  auto for_each_pair = [&](auto&& fn) {
-    for (size_t g = g0; g < g1; ++g) {
-      const auto& gr = b.groups[g];
+  // The groups in contiguous slices of about equal pairs, one per thread: each slice
+  // keeps its pairs' order, so the sort is the sequential (stable) one.
+  const size_t n_groups = g1 - g0;
+  std::vector<size_t> pair_at(n_groups + 1, 0);  // index of each group's first pair
+  for (size_t g = 0; g < n_groups; ++g) {
+    pair_at[g + 1] = pair_at[g] + static_cast<size_t>(b.groups[g0 + g].n_reads) * b.groups[g0 + g].n_haps;
+  }
+  const int T = static_cast<int>(std::max<size_t>(1, std::min<size_t>(omp_get_max_threads(), n_groups)));
+  std::vector<size_t> slice(T + 1, n_groups);
+  for (int t = 0; t < T; ++t) {
+    slice[t] = static_cast<size_t>(std::lower_bound(pair_at.begin(), pair_at.end() - 1, plan.n_pairs * t / T) -
+                                   pair_at.begin());
+  }
+  auto for_slice_pairs = [&](int t, auto&& fn) {
+    for (size_t g = slice[t]; g < slice[t + 1]; ++g) {
+      const auto& gr = b.groups[g0 + g];
+      size_t pi = pair_at[g];
       for (int32_t r = gr.first_read; r < gr.first_read + gr.n_reads; ++r) {
-        for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps; ++k) fn(r, k);
+        for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps; ++k) fn(r, k, pi++);
       }
     }
   };
   int64_t cells = 0;
-  for_each_pair([&](int32_t r, int32_t k) { cells += static_cast<int64_t>(b.read_len[r]) * b.hap_len[k]; });
+#pragma omp parallel for num_threads(T) reduction(+ : cells)
+  for (int t = 0; t < T; ++t) {
+    for_slice_pairs(t, [&](int32_t r, int32_t k, size_t) { cells += static_cast<int64_t>(b.read_len[r]) * b.hap_len[k]; });
+  }
   const int64_t max_steps = busy_steps(std::max(cells, env.min_busy_cells), env);
   // A pair's shape depends only on (R, H, uniform gap): picked once per distinct triple
-  // (reads and haplotypes of a group differ in length, so pairs rarely repeat the last
-  // one), kept per pair for the second pass.
-  std::unordered_map<uint64_t, uint8_t> shape_memo;
-  auto shape_of = [&](int32_t r, int H) {
-    const int R = b.read_len[r], u = uniform_gap[r - plan.read0];
-    const uint64_t k = (static_cast<uint64_t>(R) << 33) | (static_cast<uint64_t>(H) << 1) | static_cast<uint64_t>(u);
-    const auto it = shape_memo.find(k);
-    if (it != shape_memo.end()) return static_cast<int>(it->second);
-    const int cfg = pick_config(R, H, u != 0, env, max_steps);
-    shape_memo.emplace(k, static_cast<uint8_t>(cfg));
-    return cfg;
-  };
+  // and thread, kept per pair; then each thread counts its pairs per key.
   std::vector<uint8_t> pair_shape(plan.n_pairs);
-  size_t pi = 0;
-  for_each_pair([&](int32_t r, int32_t k) {
-    const int R = b.read_len[r], H = b.hap_len[k], cfg = shape_of(r, H);
-    pair_shape[pi++] = static_cast<uint8_t>(cfg);
-    ++start[key(R, H, cfg) + 1];
-    plan.max_read[cfg] = std::max(plan.max_read[cfg], R);
-  });
-  for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+  std::vector<std::vector<int64_t>> at_key(T, std::vector<int64_t>(n_all, 0));
+  std::vector<std::array<int, kConfigs.size()>> max_read(T);
+#pragma omp parallel num_threads(T)
+  {
+    const int t = omp_get_thread_num();
+    std::unordered_map<uint64_t, uint8_t> memo;
+    max_read[t].fill(0);
+    for_slice_pairs(t, [&](int32_t r, int32_t k, size_t pi) {
+      const int R = b.read_len[r], H = b.hap_len[k], u = uniform_gap[r - plan.read0];
+      const uint64_t m = (static_cast<uint64_t>(R) << 33) | (static_cast<uint64_t>(H) << 1) | static_cast<uint64_t>(u);
+      auto it = memo.find(m);
+      if (it == memo.end()) it = memo.emplace(m, static_cast<uint8_t>(pick_config(R, H, u != 0, env, max_steps))).first;
+      const int cfg = it->second;
+      pair_shape[pi] = static_cast<uint8_t>(cfg);
+      ++at_key[t][key(R, H, cfg)];
+      max_read[t][cfg] = std::max(max_read[t][cfg], R);
+    });
+  }
+  // Where each thread's pairs of each key go: keys in order, threads in order within a key.
+  std::vector<int64_t> key_end(n_all);
+  int64_t running = 0;
+  for (size_t kk = 0; kk < n_all; ++kk) {
+    for (int t = 0; t < T; ++t) {
+      const int64_t n = at_key[t][kk];
+      at_key[t][kk] = running;
+      running += n;
+    }
+    key_end[kk] = running;
+  }
+  for (int t = 0; t < T; ++t) {
+    for (size_t c = 0; c < kConfigs.size(); ++c) plan.max_read[c] = std::max(plan.max_read[c], max_read[t][c]);
+  }
   auto* tasks = reinterpret_cast<int4*>(h + plan.off_tasks);
   plan.task_hap_len.resize(plan.n_pairs);
-  int out = 0;
-  for_each_pair([&](int32_t r, int32_t k) {
-    const int R = b.read_len[r], H = b.hap_len[k], cfg = pair_shape[out];
-    const int64_t pos = start[key(R, H, cfg)]++;
-    tasks[pos] = make_int4(r - plan.read0, k - plan.hap0, out++, 0);
-    plan.task_hap_len[pos] = H;
-  });
-  // After the second pass start[segment * n_keys + max_hap] is where a segment ends.
+#pragma omp parallel num_threads(T)
+  {
+    const int t = omp_get_thread_num();
+    for_slice_pairs(t, [&](int32_t r, int32_t k, size_t pi) {
+      const int R = b.read_len[r], H = b.hap_len[k], cfg = pair_shape[pi];
+      const int64_t pos = at_key[t][key(R, H, cfg)]++;
+      tasks[pos] = make_int4(r - plan.read0, k - plan.hap0, static_cast<int>(pi), 0);
+      plan.task_hap_len[pos] = H;
+    });
+  }
+  // A segment (shape, direct double) ends where its last key (H = 0) does.
   size_t at = 0;
   for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
     plan.config_begin[cfg] = static_cast<int>(at);
-    plan.float_end[cfg] = static_cast<int>(start[2 * cfg * n_keys + max_hap]);
-    at = static_cast<size_t>(start[(2 * cfg + 1) * n_keys + max_hap]);
+    plan.float_end[cfg] = static_cast<int>(key_end[2 * cfg * n_keys + max_hap]);
+    at = static_cast<size_t>(key_end[(2 * cfg + 1) * n_keys + max_hap]);
   }
   plan.config_begin[kConfigs.size()] = static_cast<int>(at);
 }
