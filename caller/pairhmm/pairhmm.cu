@@ -391,7 +391,22 @@ struct ChunkPlan {
   std::vector<int32_t> task_hap_len;  // haplotype length of each task (sorted order)
   size_t off_tasks = 0, off_rbegin = 0, off_rlen = 0, off_hbegin = 0, off_hlen = 0, off_rq = 0, off_rowf = 0, off_rcode = 0,
          off_hcode = 0, bytes = 0;
+  size_t read_bases = 0;
 };
+
+// Each read base's float row parameters from its qualities and code (the same numbers
+// the host's row_params gives: double arithmetic without fused operations, then
+// rounded), the code's bits in the last float, as the kernels read them.
+__global__ void expand_rows_kernel(const uchar4* rq, const uint8_t* rcode, size_t n, bool tristate, float4* rowf) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const uchar4 q = rq[i];
+    const uint8_t code = rcode[i];
+    const RowParams<float> p = detail::row_params<float>(c_ph2pr, q.x, q.y, q.z, q.w, code == kCodeN, tristate);
+    rowf[2 * i] = make_float4(p.mm, p.gm, p.mx, p.my);
+    rowf[2 * i + 1] = make_float4(p.g, p.p_match, p.p_mismatch, __int_as_float(static_cast<int>(code)));
+  }
+}
 
 void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, ChunkPlan& plan) {
   plan.first_pair = first_pair;
@@ -418,15 +433,18 @@ void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, 
   plan.off_hbegin = o, o = align16(o + n_haps * 4);
   plan.off_hlen = o, o = align16(o + n_haps * 4);
   plan.off_rq = o, o = align16(o + read_bases * 4);
-  plan.off_rowf = o, o = align16(o + read_bases * 2 * sizeof(float4));
   plan.off_rcode = o, o = align16(o + read_bases);
   plan.off_hcode = o, o = align16(o + hap_bases + (n_haps + 1) * kHapPad + 16);
+  // The per-base row parameters come last: the device computes them from the qualities
+  // (expand_rows_kernel), so only the bytes before them are filled and copied.
+  plan.off_rowf = o, o = align16(o + read_bases * 2 * sizeof(float4));
+  plan.read_bases = read_bases;
   plan.bytes = o;
 }
 
 // Writes the chunk's input image (tasks sorted by kernel configuration, then by
 // haplotype and read length so that the groups of a warp take equal steps).
-void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, const LaunchEnv& env, ChunkPlan& plan,
+void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& env, ChunkPlan& plan,
                 unsigned char* h) {
   const int64_t rbase = plan.n_pairs ? b.read_begin[plan.read0] : 0;
   const int64_t hbase = plan.n_pairs ? b.hap_begin[plan.hap0] : 0;
@@ -435,10 +453,9 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
   auto* hbegin = reinterpret_cast<uint32_t*>(h + plan.off_hbegin);
   auto* hlen = reinterpret_cast<int32_t*>(h + plan.off_hlen);
   auto* rq = reinterpret_cast<uchar4*>(h + plan.off_rq);
-  auto* rowf = reinterpret_cast<float4*>(h + plan.off_rowf);
   auto* rcode = h + plan.off_rcode;
   auto* hcode = h + plan.off_hcode;
-  // Per-base row parameters are most of the host's work: spread over the cores.
+  // Per-base qualities and codes: spread over the cores.
   std::vector<uint8_t> uniform_gap(static_cast<size_t>(plan.read1 - plan.read0));  // per read (pick_config)
 #pragma omp parallel for schedule(dynamic, 64)
   for (int32_t r = plan.read0; r < plan.read1; ++r) {
@@ -451,15 +468,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, bool tristate, cons
     rlen[r - plan.read0] = b.read_len[r];
     for (int32_t i = 0; i < b.read_len[r]; ++i) {
       rq[local + i] = make_uchar4(b.base_q[at + i], b.ins_q[at + i], b.del_q[at + i], b.gcp_q[at + i]);
-      const uint8_t code = detail::base_code(b.read_bases[at + i]);
-      rcode[local + i] = code;
-      const RowParams<float> p = detail::row_params<float>(detail::ph2pr_table(), b.base_q[at + i], b.ins_q[at + i],
-                                                           b.del_q[at + i], b.gcp_q[at + i], code == kCodeN, tristate);
-      int code_bits = code;
-      float code_f;
-      std::memcpy(&code_f, &code_bits, sizeof(float));
-      rowf[2 * (local + i)] = make_float4(p.mm, p.gm, p.mx, p.my);
-      rowf[2 * (local + i) + 1] = make_float4(p.g, p.p_match, p.p_mismatch, code_f);
+      rcode[local + i] = detail::base_code(b.read_bases[at + i]);
     }
   }
   // Each haplotype's codes follow kHapPad padding codes, and padding follows the last.
@@ -624,15 +633,23 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     plan_chunk(batch, g, g1, first_pair, plan);
     for (auto& scratch : s.shape_scratch) scratch.resize(kScratchBytes / kConfigs.size());
     const auto t_pack = std::chrono::steady_clock::now();
-    s.in_h.resize(plan.bytes);
-    fill_chunk(batch, g, g1, opt.tristate, im.env, plan, s.in_h.data());
+    s.in_h.resize(plan.off_rowf);  // the row parameters after it are made on the device
+    fill_chunk(batch, g, g1, im.env, plan, s.in_h.data());
     pack_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_pack).count();
     s.in_d.resize(plan.bytes);
     s.out_h.resize(plan.n_pairs + kConfigs.size());  // results, then the shapes' double counts (as ints)
     s.out_d.resize(plan.n_pairs + 1);
     s.redo_d.resize(plan.n_pairs + kConfigs.size());
     const cudaStream_t st = s.stream.get();
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.in_d.data(), s.in_h.data(), plan.bytes, cudaMemcpyHostToDevice, st));
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.in_d.data(), s.in_h.data(), plan.off_rowf, cudaMemcpyHostToDevice, st));
+    if (plan.read_bases) {
+      const int threads = 256;
+      const int blocks = static_cast<int>(std::min<size_t>((plan.read_bases + threads - 1) / threads, 65535));
+      expand_rows_kernel<<<blocks, threads, 0, st>>>(
+          reinterpret_cast<const uchar4*>(s.in_d.data() + plan.off_rq), s.in_d.data() + plan.off_rcode,
+          plan.read_bases, opt.tristate, reinterpret_cast<float4*>(s.in_d.data() + plan.off_rowf));
+      GATEMAP_CUDA_CHECK(cudaGetLastError());
+    }
     GATEMAP_CUDA_CHECK(cudaMemsetAsync(s.redo_d.data(), 0, kConfigs.size() * sizeof(int), st));
     unsigned char* d = s.in_d.data();
     DeviceChunk c{reinterpret_cast<const int4*>(d + plan.off_tasks), reinterpret_cast<const uint32_t*>(d + plan.off_rbegin),
