@@ -19,6 +19,7 @@
 #include "caller/vcf_records.hpp"
 #include "caller/input.hpp"
 #include "caller/intervals.hpp"
+#include "caller/read_ahead.hpp"
 #include "caller/pairhmm/pairhmm.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -105,6 +106,7 @@ class Caller {
     } else {
       for (const Interval& iv : intervals_) call_interval(iv);
     }
+    reader_.stop();  // before the input's counts are read
     vcf_->close();
     if (skipped_no_ref_) {
       log::warn("call", std::to_string(skipped_no_ref_) + " reads on contigs missing from the reference were skipped");
@@ -122,7 +124,7 @@ class Caller {
   const std::string& contig_seq(int tid) { return ref_[ref_index_.at(input_.contigs()[tid])].seq; }
   int64_t contig_len(int tid) { return static_cast<int64_t>(contig_seq(tid).size()); }
 
-  void advance() { has_pending_ = input_.next(pending_tid_, pending_); }
+  void advance() { has_pending_ = reader_.next(pending_tid_, pending_); }
 
   // Moves the pending reads of contig tid that start before `until` into the window.
   void pull_reads(int tid, int64_t until) {
@@ -170,7 +172,7 @@ class Caller {
     emit_begin_ = iv.begin, emit_end_ = iv.end;
     for (int64_t lead = kLeadIn;; lead *= 4) {
       const int64_t start = std::max<int64_t>(0, iv.begin - lead);
-      input_.query(tid, start, len);
+      reader_.query(tid, start, len);
       advance();
       if (call_span(tid, start, stop, std::min(opt_.window, stop - start + 10000), start > 0)) break;
     }
@@ -386,6 +388,7 @@ class Caller {
   std::vector<io::FastaRecord> ref_;
   std::map<std::string, int> ref_index_;
   ReadInput input_;
+  ReadAhead reader_{input_};
   std::unique_ptr<io::VcfWriter> vcf_;
   std::unique_ptr<pairhmm::PairHmmEngine> engine_;
   std::vector<Interval> intervals_;  // -L, merged and sorted

@@ -42,6 +42,7 @@ Event normalise(Event e, const std::string& contig) {
 
 std::vector<Event> haplotype_events(const std::string& ref, int64_t region_begin, const std::string& hap,
                                     const std::string& contig) {
+  if (hap == ref) return {};  // the reference haplotype (one in every region): nothing to align
   const size_t n = ref.size(), m = hap.size();
   // M: ends in a match/mismatch, D: in a deletion (ref base vs gap), I: in an insertion.
   const size_t W = m + 1;

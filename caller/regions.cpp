@@ -3,6 +3,7 @@
 // active when it has at least 2 such events and they make 10% of its depth; active
 // stretches (gaps up to the padding joined) become cores of bounded length, padded.
 #include <htslib/sam.h>
+#include <omp.h>
 
 #include <algorithm>
 
@@ -14,43 +15,52 @@ std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int6
                                  const std::vector<AlignedRead>& reads, int min_base_q, int padding, int max_len) {
   const int64_t n = win_end - win_begin;
   std::vector<float> depth(static_cast<size_t>(std::max<int64_t>(n, 0)), 0.f), evid(depth.size(), 0.f);
-  auto add = [&](std::vector<float>& v, int64_t p, float w) {
-    if (p >= win_begin && p < win_end) v[p - win_begin] += w;
-  };
-  for (const AlignedRead& r : reads) {
-    int64_t rpos = r.pos;
-    int q = 0;
-    for (size_t k = 0; k < r.cigar.size(); ++k) {
-      const int op = bam_cigar_op(r.cigar[k]);
-      const int len = bam_cigar_oplen(r.cigar[k]);
-      switch (op) {
-        case BAM_CMATCH: case BAM_CEQUAL: case BAM_CDIFF:
-          for (int i = 0; i < len; ++i) {
-            const int64_t p = rpos + i;
-            if (p < win_begin || p >= win_end || r.qual[q + i] < min_base_q) continue;
-            add(depth, p, 1.f);
-            const char b = ref[p];
-            if (b != 'N' && r.seq[q + i] != b && r.seq[q + i] != 'N') add(evid, p, 1.f);
-          }
-          rpos += len, q += len;
-          break;
-        case BAM_CINS:
-          add(evid, rpos - 1, 1.f), add(evid, rpos, 1.f);
-          q += len;
-          break;
-        case BAM_CDEL:
-          for (int i = 0; i < len; ++i) add(evid, rpos + i, 1.f), add(depth, rpos + i, 1.f);
-          rpos += len;
-          break;
-        case BAM_CSOFT_CLIP:
-          if (len >= 5) add(evid, k == 0 ? rpos : rpos - 1, 1.f);
-          q += len;
-          break;
-        case BAM_CREF_SKIP:
-          rpos += len;
-          break;
-        default:
-          break;
+  // Evidence per position, in slices of positions on all threads: each slice walks the
+  // reads (sorted by start) that can reach it, in order, so sums are the serial ones.
+  const int64_t slices = std::max<int64_t>(1, std::min<int64_t>(n / 8192, 4 * omp_get_max_threads()));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t sl = 0; sl < slices; ++sl) {
+    const int64_t lo = win_begin + n * sl / slices, hi = win_begin + n * (sl + 1) / slices;
+    auto add = [&](std::vector<float>& v, int64_t p, float w) {
+      if (p >= lo && p < hi) v[p - win_begin] += w;
+    };
+    for (const AlignedRead& r : reads) {
+      if (r.pos > hi) break;        // an insertion or clip adds at most one base before the read
+      if (r.end + 1 < lo) continue;
+      int64_t rpos = r.pos;
+      int q = 0;
+      for (size_t k = 0; k < r.cigar.size(); ++k) {
+        const int op = bam_cigar_op(r.cigar[k]);
+        const int len = bam_cigar_oplen(r.cigar[k]);
+        switch (op) {
+          case BAM_CMATCH: case BAM_CEQUAL: case BAM_CDIFF:
+            for (int i = 0; i < len; ++i) {
+              const int64_t p = rpos + i;
+              if (p < lo || p >= hi || r.qual[q + i] < min_base_q) continue;
+              add(depth, p, 1.f);
+              const char b = ref[p];
+              if (b != 'N' && r.seq[q + i] != b && r.seq[q + i] != 'N') add(evid, p, 1.f);
+            }
+            rpos += len, q += len;
+            break;
+          case BAM_CINS:
+            add(evid, rpos - 1, 1.f), add(evid, rpos, 1.f);
+            q += len;
+            break;
+          case BAM_CDEL:
+            for (int i = 0; i < len; ++i) add(evid, rpos + i, 1.f), add(depth, rpos + i, 1.f);
+            rpos += len;
+            break;
+          case BAM_CSOFT_CLIP:
+            if (len >= 5) add(evid, k == 0 ? rpos : rpos - 1, 1.f);
+            q += len;
+            break;
+          case BAM_CREF_SKIP:
+            rpos += len;
+            break;
+          default:
+            break;
+        }
       }
     }
   }
