@@ -388,7 +388,7 @@ class Caller {
   std::vector<io::FastaRecord> ref_;
   std::map<std::string, int> ref_index_;
   ReadInput input_;
-  ReadAhead reader_{input_};
+  ReadAhead reader_{input_, omp_get_max_threads() > 4 ? 3 : 1};  // converting threads
   std::unique_ptr<io::VcfWriter> vcf_;
   std::unique_ptr<pairhmm::PairHmmEngine> engine_;
   std::vector<Interval> intervals_;  // -L, merged and sorted

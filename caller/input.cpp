@@ -53,10 +53,14 @@ ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq, int th
     }
     files_.push_back(std::move(f));
   }
+  spare_ = bam_init1();
+  if (!spare_) throw std::bad_alloc();
   for (auto& f : files_) fill(*f);
 }
 
-ReadInput::~ReadInput() = default;
+ReadInput::~ReadInput() {
+  if (spare_) bam_destroy1(spare_);
+}
 
 bool ReadInput::fill(File& f) {
   for (;;) {
@@ -102,7 +106,7 @@ void ReadInput::query(int tid, int64_t begin, int64_t end) {
   }
 }
 
-bool ReadInput::next(int& tid, detail::AlignedRead& read) {
+const bam1_t* ReadInput::next_record(int& tid) {
   for (;;) {
     File* best = nullptr;
     for (auto& f : files_) {
@@ -112,31 +116,43 @@ bool ReadInput::next(int& tid, detail::AlignedRead& read) {
         best = f.get();
       }
     }
-    if (!best) return false;
-    const bam1_t* b = best->rec;
+    if (!best) return nullptr;
     ++seen_;
+    const bam1_t* b = best->rec;
     const uint16_t skip = BAM_FUNMAP | BAM_FSECONDARY | BAM_FSUPPLEMENTARY | BAM_FDUP | BAM_FQCFAIL;
     if ((b->core.flag & skip) || b->core.qual < min_mapq_ || b->core.n_cigar == 0 || b->core.l_qseq == 0) {
       ++filtered_;
       fill(*best);
       continue;
     }
-    tid = b->core.tid;
-    read.pos = b->core.pos;
-    read.end = bam_endpos(b);
-    read.mapq = b->core.qual;
-    const uint8_t* s = bam_get_seq(b);
-    const uint8_t* q = bam_get_qual(b);
-    read.seq.resize(b->core.l_qseq);
-    read.qual.resize(b->core.l_qseq);
-    for (int i = 0; i < b->core.l_qseq; ++i) {
-      read.seq[i] = seq_nt16_str[bam_seqi(s, i)];
-      read.qual[i] = q[0] == 0xff ? 30 : q[i];
-    }
-    read.cigar.assign(bam_get_cigar(b), bam_get_cigar(b) + b->core.n_cigar);
+    // Handed out as it is; the file moves on at the next call.
+    std::swap(best->rec, spare_);
     fill(*best);
-    return true;
+    tid = spare_->core.tid;
+    return spare_;
   }
+}
+
+void ReadInput::to_read(const bam1_t* b, detail::AlignedRead& read) {
+  read.pos = b->core.pos;
+  read.end = bam_endpos(b);
+  read.mapq = b->core.qual;
+  const uint8_t* s = bam_get_seq(b);
+  const uint8_t* q = bam_get_qual(b);
+  read.seq.resize(b->core.l_qseq);
+  read.qual.resize(b->core.l_qseq);
+  for (int i = 0; i < b->core.l_qseq; ++i) {
+    read.seq[i] = seq_nt16_str[bam_seqi(s, i)];
+    read.qual[i] = q[0] == 0xff ? 30 : q[i];
+  }
+  read.cigar.assign(bam_get_cigar(b), bam_get_cigar(b) + b->core.n_cigar);
+}
+
+bool ReadInput::next(int& tid, detail::AlignedRead& read) {
+  const bam1_t* b = next_record(tid);
+  if (!b) return false;
+  to_read(b, read);
+  return true;
 }
 
 }  // namespace gatemap::caller

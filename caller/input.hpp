@@ -26,6 +26,10 @@ class ReadInput {
   // are skipped wherever they are. Throws FormatError, naming the file and record, when a
   // file is not coordinate-sorted, a record lies outside its contig, or headers disagree.
   bool next(int& tid, detail::AlignedRead& read);
+  // The same, as the record itself (valid until the next call; null at the end), and
+  // the conversion next() applies to it.
+  const bam1_t* next_record(int& tid);
+  static void to_read(const bam1_t* record, detail::AlignedRead& read);
   // From now on only the reads overlapping [begin, end) of contig tid, through each
   // input's index (.bai/.csi; a clear error when one has none).
   void query(int tid, int64_t begin, int64_t end);
@@ -40,6 +44,7 @@ class ReadInput {
   std::vector<std::string> contigs_;
   std::vector<int64_t> lengths_;
   std::string sample_ = "sample";
+  bam1_t* spare_ = nullptr;  // the record handed out last (swapped with a file's)
   int min_mapq_;
   int64_t seen_ = 0, filtered_ = 0, unplaced_ = 0;
 };

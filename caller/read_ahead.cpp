@@ -1,70 +1,120 @@
 #include "caller/read_ahead.hpp"
 
+#include <new>
+
 namespace gatemap::caller {
 
+ReadAhead::~ReadAhead() {
+  stop();
+  for (Slot& s : slots_) {
+    for (bam1_t* b : s.records) bam_destroy1(b);
+  }
+}
+
 void ReadAhead::start() {
-  stopping_ = false, done_ = false;
-  current_ = Batch();
+  stopping_ = false, ended_ = false, running_ = true, error_ = nullptr;
+  to_convert_ = to_hand_ = 0;
+  current_.clear();
   at_ = 0;
-  thread_ = std::thread([this] { produce(); });
+  for (Slot& s : slots_) s.state = State::free, s.error = nullptr, s.last = false;
+  threads_.emplace_back([this] { take_records(); });
+  for (int i = 0; i < converters_; ++i) threads_.emplace_back([this] { convert(); });
 }
 
 void ReadAhead::stop() {
-  if (!thread_.joinable()) return;
+  if (!running_) return;
   {
     std::lock_guard<std::mutex> lock(m_);
     stopping_ = true;
   }
   cv_.notify_all();
-  thread_.join();
-  ready_.clear();
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+  running_ = false;
 }
 
-void ReadAhead::produce() {
-  for (;;) {
-    Batch b;
+void ReadAhead::take_records() {
+  for (size_t batch = 0;; ++batch) {
+    Slot& s = slots_[batch % kSlots];
+    {
+      std::unique_lock<std::mutex> lock(m_);
+      cv_.wait(lock, [&] { return stopping_ || s.state == State::free; });
+      if (stopping_) return;
+    }
+    // The slot is this thread's until it is marked raw.
+    s.n = 0, s.last = false, s.error = nullptr;
     try {
       int tid = -1;
-      detail::AlignedRead r;
-      while (b.reads.size() < kBatchReads) {
-        if (!input_.next(tid, r)) {
-          b.last = true;
+      while (s.n < kBatchReads) {
+        const bam1_t* b = input_.next_record(tid);
+        if (!b) {
+          s.last = true;
           break;
         }
-        b.reads.emplace_back(tid, std::move(r));
-        r = detail::AlignedRead();
+        if (s.n == s.records.size()) {
+          s.records.push_back(bam_init1());
+          if (!s.records.back()) throw std::bad_alloc();
+          s.tids.push_back(-1);
+        }
+        if (!bam_copy1(s.records[s.n], b)) throw std::bad_alloc();
+        s.tids[s.n++] = tid;
       }
     } catch (...) {
-      b.error = std::current_exception();
-      b.last = true;
+      s.error = std::current_exception();
+      s.last = true;
     }
-    const bool last = b.last;
-    std::unique_lock<std::mutex> lock(m_);
-    cv_.wait(lock, [&] { return stopping_ || ready_.size() < kBatchesAhead; });
-    if (stopping_) return;
-    ready_.push_back(std::move(b));
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      s.state = State::raw;
+    }
     cv_.notify_all();
-    if (last) return;
+    if (s.last) return;
+  }
+}
+
+void ReadAhead::convert() {
+  for (;;) {
+    Slot* s = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(m_);
+      cv_.wait(lock, [&] { return stopping_ || slots_[to_convert_ % kSlots].state == State::raw; });
+      if (stopping_) return;
+      s = &slots_[to_convert_ % kSlots];
+      s->state = State::converting;
+      ++to_convert_;
+    }
+    s->reads.resize(s->n);
+    for (size_t i = 0; i < s->n; ++i) {
+      s->reads[i].first = s->tids[i];
+      ReadInput::to_read(s->records[i], s->reads[i].second);
+    }
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      s->state = State::ready;
+    }
+    cv_.notify_all();
   }
 }
 
 bool ReadAhead::next(int& tid, detail::AlignedRead& read) {
-  if (!thread_.joinable() && !done_) start();
-  while (at_ == current_.reads.size()) {
-    if (current_.error) std::rethrow_exception(std::exchange(current_.error, nullptr));
-    if (current_.last || done_) {
-      done_ = true;
-      return false;
-    }
+  if (!running_ && !ended_) start();
+  while (at_ == current_.size()) {
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));  // after the reads before it
+    if (ended_) return false;
+    Slot& s = slots_[to_hand_ % kSlots];
     std::unique_lock<std::mutex> lock(m_);
-    cv_.wait(lock, [&] { return !ready_.empty(); });
-    current_ = std::move(ready_.front());
-    ready_.pop_front();
+    cv_.wait(lock, [&] { return s.state == State::ready; });
+    current_.swap(s.reads);
     at_ = 0;
+    ended_ = s.last;
+    error_ = std::exchange(s.error, nullptr);
+    s.state = State::free;
+    ++to_hand_;
+    lock.unlock();
     cv_.notify_all();
   }
-  tid = current_.reads[at_].first;
-  read = std::move(current_.reads[at_].second);
+  tid = current_[at_].first;
+  read = std::move(current_[at_].second);
   ++at_;
   return true;
 }

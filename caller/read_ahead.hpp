@@ -1,10 +1,13 @@
 #pragma once
-// The caller's input read ahead: records are decoded and filtered on a thread of their
-// own, in batches, while the caller works on the reads before them (decoding was a
-// third of a GPU run, on the one thread the windows wait for). Same reads, same order,
-// same errors (rethrown where the read would have been).
+// The caller's input read ahead: one thread takes the records from the files (merged,
+// filtered) in batches, a few threads turn batches into reads, and the caller receives
+// them in order while it works on the reads before them (decoding was a third of a GPU
+// run, on the one thread the windows wait for). Same reads, same order, same errors
+// (rethrown where the read would have been).
+#include <htslib/sam.h>
+
+#include <array>
 #include <condition_variable>
-#include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -17,8 +20,8 @@ namespace gatemap::caller {
 
 class ReadAhead {
  public:
-  explicit ReadAhead(ReadInput& input) : input_(input) {}
-  ~ReadAhead() { stop(); }
+  explicit ReadAhead(ReadInput& input, int converters = 3) : input_(input), converters_(converters) {}
+  ~ReadAhead();
   ReadAhead(const ReadAhead&) = delete;
   ReadAhead& operator=(const ReadAhead&) = delete;
 
@@ -29,24 +32,35 @@ class ReadAhead {
   void stop();
 
  private:
-  struct Batch {
+  static constexpr size_t kBatchReads = 2048, kSlots = 8;
+  enum class State { free, raw, converting, ready };
+  // Batch number n lives in slot n % kSlots.
+  struct Slot {
+    State state = State::free;
+    std::vector<bam1_t*> records;  // copies, reused from batch to batch
+    std::vector<int> tids;
+    size_t n = 0;
     std::vector<std::pair<int, detail::AlignedRead>> reads;
-    bool last = false;  // the input ends after these reads
+    bool last = false;  // the input ends after this batch
     std::exception_ptr error;
   };
   void start();
-  void produce();
+  void take_records();  // the reading thread
+  void convert();       // a converting thread
 
-  static constexpr size_t kBatchReads = 4096, kBatchesAhead = 8;
   ReadInput& input_;
-  std::thread thread_;
+  const int converters_;
+  std::vector<std::thread> threads_;
   std::mutex m_;
   std::condition_variable cv_;
-  std::deque<Batch> ready_;
-  bool stopping_ = false;
-  Batch current_;
+  std::array<Slot, kSlots> slots_;
+  bool stopping_ = false, running_ = false;
+  size_t to_convert_ = 0;  // the next batch number a converter takes
+  size_t to_hand_ = 0;     // the next batch number the caller takes
+  std::vector<std::pair<int, detail::AlignedRead>> current_;
   size_t at_ = 0;
-  bool done_ = false;  // the input's end was handed out
+  bool ended_ = false;     // the caller has taken the last batch
+  std::exception_ptr error_;  // the input's error, thrown once the reads before it are taken
 };
 
 }  // namespace gatemap::caller
