@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <map>
 #include <memory>
 
@@ -17,6 +18,7 @@
 #include "caller/detail.hpp"
 #include "caller/gvcf.hpp"
 #include "caller/vcf_records.hpp"
+#include "caller/window_steps.hpp"
 #include "caller/input.hpp"
 #include "caller/intervals.hpp"
 #include "caller/read_ahead.hpp"
@@ -199,6 +201,7 @@ class Caller {
       }
       if (lead_in_too_short_) return false;
       if (we >= len || next >= stop) {
+        finish_window();
         if (blocks_) blocks_->flush();
         return true;
       }
@@ -243,92 +246,70 @@ class Caller {
     }
     lead_in_ = false;
     stats_.regions_s += since(t0);
-    emit(tid, we >= len ? len : next - pad, call_regions(tid, regions));
+    start_window(tid, we >= len ? len : next - pad, regions);
     return next;
   }
 
-  // The regions' calls to write: in order, one per position, inside the -L interval.
-  std::vector<detail::SiteCall> call_regions(int tid, const std::vector<Region>& regions) {
-    if (regions.empty()) return {};
-    const std::string& seq = contig_seq(tid);
-    std::vector<RegionWork> work(regions.size());
-    auto t0 = std::chrono::steady_clock::now();
-    ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (size_t i = 0; i < regions.size(); ++i) {
-      errors.run([&] {
-        RegionWork& w = work[i];
-        w.region = regions[i];
-        std::string bases;
-        std::vector<uint8_t> quals;
-        std::vector<const AlignedRead*> used;
-        for (const AlignedRead& r : reads_) {
-          if (r.pos >= w.region.end || r.end <= w.region.begin) continue;
-          detail::read_slice(r, w.region.begin, w.region.end, bases, quals);
-          if (bases.empty()) continue;
-          w.slices.push_back(bases);
-          w.quals.push_back(quals);
-          used.push_back(&r);
-        }
-        const std::string ref_region = seq.substr(w.region.begin, w.region.end - w.region.begin);
-        w.haps = detail::assemble(ref_region, w.slices, w.quals, opt_.min_base_q, opt_.min_prune, opt_.max_haplotypes);
-        if (w.haps.size() < 2) {  // no k worked, or the graph shows no alternative to the reference
-          w.assembled = false;
-          w.haps = detail::pileup_haplotypes(ref_region, w.region.begin, used, opt_.min_base_q, opt_.max_haplotypes);
-        }
-        for (const std::string& h : w.haps)
-          w.events.push_back(detail::haplotype_events(ref_region, w.region.begin, h, seq));
-      });
-    }
-    errors.rethrow();
-    stats_.assembly_s += since(t0);
-    // One pair-HMM batch for the window: reads x haplotypes of every region with an alternative.
-    t0 = std::chrono::steady_clock::now();
+  // A window between its assembly and its records: its pair-HMM batch being scored
+  // (on the GPU while the next window is assembled) and, for a gVCF, its bases'
+  // reference confidence (taken before its reads are dropped).
+  struct PendingWindow {
+    int tid = -1;
+    std::vector<RegionWork> work;
     pairhmm::PairHmmBatch batch;
-    for (RegionWork& w : work) {
-      ++stats_.regions;
-      if (!w.assembled) ++stats_.regions_unassembled;
-      if (w.haps.size() < 2 || w.slices.empty()) continue;
-      stats_.haplotypes += static_cast<int64_t>(w.haps.size());
-      const int32_t first_read = static_cast<int32_t>(batch.read_len.size());
-      for (size_t r = 0; r < w.slices.size(); ++r) {
-        std::vector<uint8_t> bq = w.quals[r];
-        for (uint8_t& q : bq) q = q < 18 ? 6 : q;  // GATK's pair-HMM base-quality floor
-        const std::vector<uint8_t> gap(bq.size(), 45), gcp(bq.size(), 10);
-        batch.add_read(w.slices[r], bq, gap, gap, gcp);
-      }
-      const int32_t first_hap = static_cast<int32_t>(batch.hap_len.size());
-      for (const std::string& h : w.haps) batch.add_haplotype(h);
-      w.group = static_cast<int32_t>(batch.groups.size());
-      batch.add_group(first_read, static_cast<int32_t>(w.slices.size()), first_hap, static_cast<int32_t>(w.haps.size()));
-    }
     std::vector<double> lik;
     pairhmm::PairHmmStats ps;
-    engine_->compute(batch, pairhmm::PairHmmOptions{}, lik, &ps);
-    stats_.pairs += ps.pairs;
-    stats_.pairhmm_kernel_ms += ps.kernel_ms;
+    std::future<void> scoring;
+    int64_t conf_begin = 0, conf_end = 0;  // gVCF: the bases this window writes
+    RefConfidence conf;
+  };
+
+  // Assembles the window's regions, finishes the window before it, and starts scoring
+  // this one. `until`: where the bases this window writes end.
+  void start_window(int tid, int64_t until, const std::vector<Region>& regions) {
+    const std::string& seq = contig_seq(tid);
+    auto w = std::make_unique<PendingWindow>();
+    w->tid = tid;
+    auto t0 = std::chrono::steady_clock::now();
+    w->work = detail::assemble_regions(regions, reads_, seq, opt_);
+    stats_.assembly_s += since(t0);
+    for (const RegionWork& r : w->work) {
+      ++stats_.regions;
+      if (!r.assembled) ++stats_.regions_unassembled;
+      if (r.haps.size() >= 2 && !r.slices.empty()) stats_.haplotypes += static_cast<int64_t>(r.haps.size());
+    }
+    w->batch = detail::pairhmm_batch(w->work);
+    if (blocks_) {
+      w->conf_begin = std::max(span_done_, emit_begin_), w->conf_end = std::min(until, emit_end_);
+      if (w->conf_begin < w->conf_end) {
+        reference_confidence(reads_, seq, w->conf_begin, w->conf_end, opt_.min_base_q, w->conf);
+      }
+    }
+    span_done_ = std::max(span_done_, until);
+    finish_window();
+    PendingWindow* p = w.get();
+    const auto score = [this, p] { engine_->compute(p->batch, pairhmm::PairHmmOptions{}, p->lik, &p->ps); };
+    if (engine_->backend() == gpu::Backend::gpu) {
+      p->scoring = std::async(std::launch::async, score);
+    } else {
+      t0 = std::chrono::steady_clock::now();
+      score();  // the CPU twin needs the threads the next assembly would take
+      stats_.pairhmm_s += since(t0);
+    }
+    scoring_ = std::move(w);
+  }
+
+  // The scored window's likelihoods (waited for), genotypes and records.
+  void finish_window() {
+    if (!scoring_) return;
+    PendingWindow& w = *scoring_;
+    auto t0 = std::chrono::steady_clock::now();
+    if (w.scoring.valid()) w.scoring.get();
     stats_.pairhmm_s += since(t0);
-    // Genotype every site of every region.
+    stats_.pairs += w.ps.pairs;
+    stats_.pairhmm_kernel_ms += w.ps.kernel_ms;
     t0 = std::chrono::steady_clock::now();
-    std::vector<size_t> offset(batch.groups.size() + 1, 0);
-    for (size_t g = 0; g < batch.groups.size(); ++g) {
-      offset[g + 1] = offset[g] + static_cast<size_t>(batch.groups[g].n_reads) * batch.groups[g].n_haps;
-    }
-    std::vector<std::vector<SiteRecord>> per_region(work.size());
-    ParallelErrors genotype_errors;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (size_t i = 0; i < work.size(); ++i) {
-      genotype_errors.run([&] {
-        if (work[i].group >= 0) per_region[i] = detail::call_sites(work[i], lik, offset[work[i].group], seq, opt_.het_snp, opt_.het_indel,
-                                                              opt_.min_qual, opt_.gvcf);
-      });
-    }
-    genotype_errors.rethrow();
-    std::vector<SiteRecord> records;
-    for (auto& v : per_region) records.insert(records.end(), v.begin(), v.end());
-    std::stable_sort(records.begin(), records.end(), [](const SiteRecord& a, const SiteRecord& b) {
-      return a.pos != b.pos ? a.pos < b.pos : a.away < b.away;
-    });
+    std::vector<SiteRecord> records = detail::genotype_regions(w.work, w.batch, w.lik, contig_seq(w.tid), opt_);
     stats_.genotype_s += since(t0);
     std::vector<detail::SiteCall> calls;
     for (SiteRecord& rec : records) {
@@ -337,7 +318,8 @@ class Caller {
       calls.push_back(std::move(rec.call));
       last_written_ = rec.pos;
     }
-    return calls;
+    emit(w, calls);
+    scoring_.reset();
   }
 
   void write(int tid, const detail::SiteCall& c) {
@@ -345,19 +327,18 @@ class Caller {
     ++stats_.calls;
   }
 
-  // Writes the calls of a window and, for a gVCF, the reference blocks of [span_done_,
-  // until) around them (within the -L interval). Sites of the next window lie at or after
-  // its first region's start, `padding` before it: `until` stays that far behind.
-  void emit(int tid, int64_t until, const std::vector<detail::SiteCall>& calls) {
+  // Writes a window's calls and, for a gVCF, the reference blocks of its bases around
+  // them. (Sites of the next window lie at or after its first region's start, `padding`
+  // before it: a window's bases end that far before its end.)
+  void emit(const PendingWindow& w, const std::vector<detail::SiteCall>& calls) {
+    const int tid = w.tid;
     if (!blocks_) {
       for (const detail::SiteCall& c : calls) write(tid, c);
       return;
     }
     const std::string& seq = contig_seq(tid);
-    const int64_t b = std::max(span_done_, emit_begin_), e = std::min(until, emit_end_);
-    span_done_ = std::max(span_done_, until);
-    RefConfidence conf;
-    if (b < e) reference_confidence(reads_, seq, b, e, opt_.min_base_q, conf);
+    const int64_t b = w.conf_begin, e = w.conf_end;
+    const RefConfidence& conf = w.conf;
     const int rid = bcf_hdr_name2id(vcf_->header(), input_.contigs()[tid].c_str());
     size_t k = 0;
     const auto write_call = [&] {
@@ -400,6 +381,7 @@ class Caller {
   int64_t emit_begin_ = 0, emit_end_ = 0;  // records are written for sites starting here
   bool lead_in_ = false;             // the window starts inside an interval's lead-in
   bool lead_in_too_short_ = false;
+  std::unique_ptr<PendingWindow> scoring_;  // scored while the next window is assembled
   std::unique_ptr<GvcfBlocks> blocks_;  // --gvcf
   int64_t span_done_ = 0;               // gVCF: positions before this are written
   int64_t covered_until_ = 0;           // gVCF: the last variant record's reference allele ends here
