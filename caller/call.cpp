@@ -109,6 +109,7 @@ class Caller {
       for (const Interval& iv : intervals_) call_interval(iv);
     }
     reader_.stop();  // before the input's counts are read
+    stats_.input_wait_s = reader_.waited_s();
     vcf_->close();
     if (skipped_no_ref_) {
       log::warn("call", std::to_string(skipped_no_ref_) + " reads on contigs missing from the reference were skipped");
@@ -409,12 +410,12 @@ std::string format_stats(const CallStats& s) {
   std::snprintf(buf, sizeof buf,
                 "reads\t%lld\nreads_filtered\t%lld\nregions\t%lld\nregions_unassembled\t%lld\nhaplotypes\t%lld\n"
                 "pairhmm_pairs\t%lld\ncalls\t%lld\nbackend\t%s\nregions_s\t%.3f\nassembly_s\t%.3f\npairhmm_s\t%.3f\n"
-                "pairhmm_kernel_ms\t%.3f\ngenotype_s\t%.3f\ntotal_s\t%.3f\n",
+                "pairhmm_kernel_ms\t%.3f\ngenotype_s\t%.3f\ninput_wait_s\t%.3f\ntotal_s\t%.3f\n",
                 static_cast<long long>(s.reads), static_cast<long long>(s.reads_filtered),
                 static_cast<long long>(s.regions), static_cast<long long>(s.regions_unassembled),
                 static_cast<long long>(s.haplotypes), static_cast<long long>(s.pairs), static_cast<long long>(s.calls),
                 s.backend.c_str(), s.regions_s, s.assembly_s, s.pairhmm_s, s.pairhmm_kernel_ms, s.genotype_s,
-                s.total_s);
+                s.input_wait_s, s.total_s);
   return buf;
 }
 

@@ -1,5 +1,6 @@
 #include "caller/read_ahead.hpp"
 
+#include <chrono>
 #include <new>
 
 namespace gatemap::caller {
@@ -103,7 +104,11 @@ bool ReadAhead::next(int& tid, detail::AlignedRead& read) {
     if (ended_) return false;
     Slot& s = slots_[to_hand_ % kSlots];
     std::unique_lock<std::mutex> lock(m_);
-    cv_.wait(lock, [&] { return s.state == State::ready; });
+    if (s.state != State::ready) {
+      const auto t0 = std::chrono::steady_clock::now();
+      cv_.wait(lock, [&] { return s.state == State::ready; });
+      waited_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
     current_.swap(s.reads);
     at_ = 0;
     ended_ = s.last;

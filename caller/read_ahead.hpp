@@ -30,6 +30,8 @@ class ReadAhead {
   void query(int tid, int64_t begin, int64_t end);
   // Stops reading ahead (before the input's counts are read).
   void stop();
+  // Seconds the caller waited for reads (the input's decoding not keeping up).
+  double waited_s() const { return waited_s_; }
 
  private:
   static constexpr size_t kBatchReads = 2048, kSlots = 8;
@@ -61,6 +63,7 @@ class ReadAhead {
   size_t at_ = 0;
   bool ended_ = false;     // the caller has taken the last batch
   std::exception_ptr error_;  // the input's error, thrown once the reads before it are taken
+  double waited_s_ = 0;
 };
 
 }  // namespace gatemap::caller

@@ -260,7 +260,9 @@ std::vector<GvcfRecord> read_vcf(const std::string& path, bool gvcf) {
     n = 0;
     if (bcf_get_format_int32(hdr, rec, "GQ", &gq, &n) > 0) g.gq = gq[0];
     free(gq);
-    if (gvcf) EXPECT_STREQ(rec->d.allele[rec->n_allele - 1], "<NON_REF>") << g.contig << ":" << g.pos;
+    if (gvcf) {
+      EXPECT_STREQ(rec->d.allele[rec->n_allele - 1], "<NON_REF>") << g.contig << ":" << g.pos;
+    }
     if (!g.block) {
       g.text = g.contig + ":" + std::to_string(g.pos) + " " + rec->d.allele[0];
       for (int a = 1; a < rec->n_allele - (gvcf ? 1 : 0); ++a) {
