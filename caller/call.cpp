@@ -193,7 +193,9 @@ class Caller {
     reads_.clear();
     for (;;) {
       int64_t we = std::min(len, ws_ + window);
+      auto t_reads = std::chrono::steady_clock::now();
       pull_reads(tid, we + kReadReach);
+      stats_.reads_s += since(t_reads);
       int64_t next = process_window(tid, we, false);
       if (next == ws_ && !lead_in_too_short_) {  // one cluster fills the window: widen it, then call it cut
         we = std::min(len, ws_ + std::max(window, opt_.window));
@@ -209,8 +211,10 @@ class Caller {
       ws_ = next;
       // Reads that end before the next window's first possible region are done.
       const int64_t keep_from = ws_ - opt_.region_padding - 1;
+      t_reads = std::chrono::steady_clock::now();
       reads_.erase(std::remove_if(reads_.begin(), reads_.end(), [&](const AlignedRead& x) { return x.end < keep_from; }),
                    reads_.end());
+      stats_.reads_s += since(t_reads);
     }
   }
 
@@ -279,6 +283,7 @@ class Caller {
       if (!r.assembled) ++stats_.regions_unassembled;
       if (r.haps.size() >= 2 && !r.slices.empty()) stats_.haplotypes += static_cast<int64_t>(r.haps.size());
     }
+    t0 = std::chrono::steady_clock::now();
     w->batch = detail::pairhmm_batch(w->work);
     if (blocks_) {
       w->conf_begin = std::max(span_done_, emit_begin_), w->conf_end = std::min(until, emit_end_);
@@ -286,6 +291,7 @@ class Caller {
         reference_confidence(reads_, seq, w->conf_begin, w->conf_end, opt_.min_base_q, w->conf);
       }
     }
+    stats_.batch_s += since(t0);
     span_done_ = std::max(span_done_, until);
     finish_window();
     PendingWindow* p = w.get();
@@ -312,6 +318,7 @@ class Caller {
     t0 = std::chrono::steady_clock::now();
     std::vector<SiteRecord> records = detail::genotype_regions(w.work, w.batch, w.lik, contig_seq(w.tid), opt_);
     stats_.genotype_s += since(t0);
+    t0 = std::chrono::steady_clock::now();
     std::vector<detail::SiteCall> calls;
     for (SiteRecord& rec : records) {
       if (rec.pos <= last_written_) continue;  // the same site from an overlapping region
@@ -321,6 +328,7 @@ class Caller {
     }
     emit(w, calls);
     scoring_.reset();
+    stats_.write_s += since(t0);
   }
 
   void write(int tid, const detail::SiteCall& c) {
@@ -410,12 +418,13 @@ std::string format_stats(const CallStats& s) {
   std::snprintf(buf, sizeof buf,
                 "reads\t%lld\nreads_filtered\t%lld\nregions\t%lld\nregions_unassembled\t%lld\nhaplotypes\t%lld\n"
                 "pairhmm_pairs\t%lld\ncalls\t%lld\nbackend\t%s\nregions_s\t%.3f\nassembly_s\t%.3f\npairhmm_s\t%.3f\n"
-                "pairhmm_kernel_ms\t%.3f\ngenotype_s\t%.3f\ninput_wait_s\t%.3f\ntotal_s\t%.3f\n",
+                "pairhmm_kernel_ms\t%.3f\ngenotype_s\t%.3f\nbatch_s\t%.3f\nwrite_s\t%.3f\nreads_s\t%.3f\n"
+                "input_wait_s\t%.3f\ntotal_s\t%.3f\n",
                 static_cast<long long>(s.reads), static_cast<long long>(s.reads_filtered),
                 static_cast<long long>(s.regions), static_cast<long long>(s.regions_unassembled),
                 static_cast<long long>(s.haplotypes), static_cast<long long>(s.pairs), static_cast<long long>(s.calls),
                 s.backend.c_str(), s.regions_s, s.assembly_s, s.pairhmm_s, s.pairhmm_kernel_ms, s.genotype_s,
-                s.input_wait_s, s.total_s);
+                s.batch_s, s.write_s, s.reads_s, s.input_wait_s, s.total_s);
   return buf;
 }
 

@@ -34,6 +34,9 @@ struct CallStats {
   int64_t reads = 0, reads_filtered = 0, regions = 0, haplotypes = 0, pairs = 0, calls = 0;
   int64_t regions_unassembled = 0;  // no alternative assembled: haplotypes from the reads' alignments instead
   double regions_s = 0, assembly_s = 0, pairhmm_s = 0, genotype_s = 0, total_s = 0;
+  double batch_s = 0;       // building the pair-HMM batches (and gVCF confidence)
+  double write_s = 0;       // choosing and writing records
+  double reads_s = 0;       // moving reads into and out of the windows (waits included)
   double input_wait_s = 0;  // waiting for the input's reads (decoding behind the windows)
   double pairhmm_kernel_ms = 0;
   std::string backend;

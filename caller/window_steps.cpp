@@ -41,14 +41,26 @@ std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, con
 
 pairhmm::PairHmmBatch pairhmm_batch(std::vector<RegionWork>& work) {
   pairhmm::PairHmmBatch batch;
+  size_t bases = 0;
+  for (const RegionWork& w : work) {
+    for (const std::string& s : w.slices) bases += s.size();
+  }
+  for (auto* v : {&batch.base_q, &batch.ins_q, &batch.del_q, &batch.gcp_q}) v->reserve(bases);
+  batch.read_bases.reserve(bases);
   for (RegionWork& w : work) {
     if (w.haps.size() < 2 || w.slices.empty()) continue;
     const int32_t first_read = static_cast<int32_t>(batch.read_len.size());
     for (size_t r = 0; r < w.slices.size(); ++r) {
-      std::vector<uint8_t> bq = w.quals[r];
-      for (uint8_t& q : bq) q = q < 18 ? 6 : q;  // GATK's pair-HMM base-quality floor
-      const std::vector<uint8_t> gap(bq.size(), 45), gcp(bq.size(), 10);
-      batch.add_read(w.slices[r], bq, gap, gap, gcp);
+      // Appended in place (no copies per read): GATK's base-quality floor (below 18: 6),
+      // gap open Q45 both ways, gap continuation Q10.
+      const std::string& s = w.slices[r];
+      batch.read_begin.push_back(static_cast<int64_t>(batch.read_bases.size()));
+      batch.read_len.push_back(static_cast<int32_t>(s.size()));
+      batch.read_bases.insert(batch.read_bases.end(), s.begin(), s.end());
+      for (uint8_t q : w.quals[r]) batch.base_q.push_back(q < 18 ? 6 : q);
+      batch.ins_q.insert(batch.ins_q.end(), s.size(), 45);
+      batch.del_q.insert(batch.del_q.end(), s.size(), 45);
+      batch.gcp_q.insert(batch.gcp_q.end(), s.size(), 10);
     }
     const int32_t first_hap = static_cast<int32_t>(batch.hap_len.size());
     for (const std::string& h : w.haps) batch.add_haplotype(h);
