@@ -46,7 +46,8 @@ double since(std::chrono::steady_clock::time_point t0) {
 
 class Caller {
  public:
-  explicit Caller(const CallOptions& opt)
+  // `engine`: the pair-HMM engine being made (a GPU's start-up overlaps reading the reference).
+  Caller(const CallOptions& opt, std::future<std::unique_ptr<pairhmm::PairHmmEngine>> engine)
       : opt_(opt),
         ref_(io::read_fasta(opt.reference)),
         input_(opt.inputs, opt.min_mapq, std::min(8, std::max(1, omp_get_max_threads() / 2))) {
@@ -89,6 +90,8 @@ class Caller {
                         "##FORMAT=<ID=AD,Number=R,Type=Integer,Description=\"Informative reads per allele\">",
                         "##FORMAT=<ID=PL,Number=G,Type=Integer,Description=\"Phred-scaled genotype likelihoods\">"};
     if (!opt.intervals.empty()) intervals_ = parse_intervals(opt.intervals, info.contigs);  // before any output
+    engine_ = engine.get();  // (no GPU for --backend gpu: an error before any output too)
+    stats_.backend = gpu::backend_name(engine_->backend());
     if (opt.gvcf) {
       const auto lines = gvcf_header_lines();
       info.extra_lines.insert(info.extra_lines.end(), lines.begin(), lines.end());
@@ -96,9 +99,7 @@ class Caller {
     vcf_ = std::make_unique<io::VcfWriter>(opt.output, info, std::min(8, omp_get_max_threads()));
     if (opt.gvcf) blocks_ = std::make_unique<GvcfBlocks>(*vcf_);
     ref_visited_.assign(ref_.size(), false);
-    const gpu::Backend backend = gpu::choose_backend(opt.backend);
-    engine_ = std::make_unique<pairhmm::PairHmmEngine>(backend, gpu::resolve_devices(opt.device, backend));
-    stats_.backend = gpu::backend_name(engine_->backend());
+
   }
 
   CallStats run() {
@@ -409,7 +410,11 @@ CallStats run_call(const CallOptions& opt) {
   std::vector<std::string> inputs = opt.inputs;
   inputs.push_back(opt.reference);
   io::check_not_input(opt.output, "-o", inputs);
-  Caller caller(opt);
+  auto engine = std::async(std::launch::async, [&opt] {
+    const gpu::Backend backend = gpu::choose_backend(opt.backend);
+    return std::make_unique<pairhmm::PairHmmEngine>(backend, gpu::resolve_devices(opt.device, backend));
+  });
+  Caller caller(opt, std::move(engine));
   return caller.run();
 }
 

@@ -40,32 +40,57 @@ std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, con
 }
 
 pairhmm::PairHmmBatch pairhmm_batch(std::vector<RegionWork>& work) {
+  // Where each region's reads, bases and haplotypes go (in region order), then every
+  // region filled in on all threads.
   pairhmm::PairHmmBatch batch;
-  size_t bases = 0;
-  for (const RegionWork& w : work) {
-    for (const std::string& s : w.slices) bases += s.size();
-  }
-  for (auto* v : {&batch.base_q, &batch.ins_q, &batch.del_q, &batch.gcp_q}) v->reserve(bases);
-  batch.read_bases.reserve(bases);
-  for (RegionWork& w : work) {
-    if (w.haps.size() < 2 || w.slices.empty()) continue;
-    const int32_t first_read = static_cast<int32_t>(batch.read_len.size());
-    for (size_t r = 0; r < w.slices.size(); ++r) {
-      // Appended in place (no copies per read): GATK's base-quality floor (below 18: 6),
-      // gap open Q45 both ways, gap continuation Q10.
-      const std::string& s = w.slices[r];
-      batch.read_begin.push_back(static_cast<int64_t>(batch.read_bases.size()));
-      batch.read_len.push_back(static_cast<int32_t>(s.size()));
-      batch.read_bases.insert(batch.read_bases.end(), s.begin(), s.end());
-      for (uint8_t q : w.quals[r]) batch.base_q.push_back(q < 18 ? 6 : q);
-      batch.ins_q.insert(batch.ins_q.end(), s.size(), 45);
-      batch.del_q.insert(batch.del_q.end(), s.size(), 45);
-      batch.gcp_q.insert(batch.gcp_q.end(), s.size(), 10);
+  struct At {
+    int64_t read = 0, base = 0, hap = 0, hap_base = 0;
+  };
+  std::vector<At> at(work.size() + 1);
+  for (size_t i = 0; i < work.size(); ++i) {
+    RegionWork& w = work[i];
+    At next = at[i];
+    if (w.haps.size() >= 2 && !w.slices.empty()) {
+      w.group = static_cast<int32_t>(batch.groups.size());
+      batch.groups.push_back({static_cast<int32_t>(at[i].read), static_cast<int32_t>(w.slices.size()),
+                              static_cast<int32_t>(at[i].hap), static_cast<int32_t>(w.haps.size())});
+      next.read += static_cast<int64_t>(w.slices.size());
+      for (const std::string& r : w.slices) next.base += static_cast<int64_t>(r.size());
+      next.hap += static_cast<int64_t>(w.haps.size());
+      for (const std::string& h : w.haps) next.hap_base += static_cast<int64_t>(h.size());
     }
-    const int32_t first_hap = static_cast<int32_t>(batch.hap_len.size());
-    for (const std::string& h : w.haps) batch.add_haplotype(h);
-    w.group = static_cast<int32_t>(batch.groups.size());
-    batch.add_group(first_read, static_cast<int32_t>(w.slices.size()), first_hap, static_cast<int32_t>(w.haps.size()));
+    at[i + 1] = next;
+  }
+  const At total = at.back();
+  batch.read_begin.resize(total.read), batch.read_len.resize(total.read);
+  batch.read_bases.resize(total.base);
+  for (auto* v : {&batch.base_q, &batch.ins_q, &batch.del_q, &batch.gcp_q}) v->resize(total.base);
+  batch.hap_begin.resize(total.hap), batch.hap_len.resize(total.hap);
+  batch.hap_bases.resize(total.hap_base);
+#pragma omp parallel for schedule(dynamic, 16)
+  for (size_t i = 0; i < work.size(); ++i) {
+    const RegionWork& w = work[i];
+    if (w.group < 0) continue;
+    int64_t read = at[i].read, base = at[i].base;
+    for (size_t r = 0; r < w.slices.size(); ++r, ++read) {
+      // GATK's base-quality floor (below 18: 6), gap open Q45 both ways, continuation Q10.
+      const std::string& s = w.slices[r];
+      batch.read_begin[read] = base;
+      batch.read_len[read] = static_cast<int32_t>(s.size());
+      for (size_t k = 0; k < s.size(); ++k, ++base) {
+        batch.read_bases[base] = s[k];
+        const uint8_t q = w.quals[r][k];
+        batch.base_q[base] = q < 18 ? 6 : q;
+        batch.ins_q[base] = 45, batch.del_q[base] = 45, batch.gcp_q[base] = 10;
+      }
+    }
+    int64_t hap = at[i].hap, hap_base = at[i].hap_base;
+    for (const std::string& h : w.haps) {
+      batch.hap_begin[hap] = hap_base;
+      batch.hap_len[hap++] = static_cast<int32_t>(h.size());
+      std::copy(h.begin(), h.end(), batch.hap_bases.begin() + hap_base);
+      hap_base += static_cast<int64_t>(h.size());
+    }
   }
   return batch;
 }
