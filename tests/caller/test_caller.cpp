@@ -16,6 +16,7 @@
 #include "mapper/run.hpp"
 #include "sim/rng.hpp"
 #include "sim/sim.hpp"
+#include "tests/caller/call_fixture.hpp"
 #include "tests/test_util.hpp"
 #include "tests/vcf_check.hpp"
 
@@ -137,20 +138,10 @@ TEST(CallerEndToEnd, PlantedVariantsCalledWithGenotypes) {
   add(p7, std::string(1, b80), std::string(1, a2), 2);                     //                alt 2 on hap 2
   add(L - 300, seq.substr(L - 300, 1), std::string(1, other(seq[L - 300])), 3);  // near the contig end
   apply_donor(genome, donor);
-  io::write_fasta(dir.file("ref.fa"), genome);
   sim::ReadOptions ro;
   ro.n_fragments = static_cast<int64_t>(30.0 * L / 300);
   ro.seed = 8;
-  std::vector<sim::SimRead> reads;
-  sim::simulate_reads(genome, &donor, ro, reads);
-  std::string fq[2];
-  for (size_t i = 0; i < reads.size(); ++i) {
-    fq[i % 2] += "@" + reads[i].name + "\n" + reads[i].seq + "\n+\n" + reads[i].qual + "\n";
-  }
-  test::write_file(dir.file("r_1.fq"), fq[0]);
-  test::write_file(dir.file("r_2.fq"), fq[1]);
-  index::IndexOptions io;
-  index::save_index(*index::build_index(dir.file("ref.fa"), io), dir.file("ref.gmi"));
+  test::write_reference_and_pairs(dir, genome, donor, ro);
   mapper::RunOptions mo;
   mo.index_path = dir.file("ref.gmi");
   mo.reads1 = dir.file("r_1.fq");

@@ -21,6 +21,7 @@
 #include "io/fasta.hpp"
 #include "mapper/run.hpp"
 #include "sim/sim.hpp"
+#include "tests/caller/call_fixture.hpp"
 #include "tests/test_util.hpp"
 
 namespace gatemap {
@@ -115,19 +116,9 @@ struct MappedSample {
       return a.contig != b.contig ? a.contig < b.contig : a.pos < b.pos;
     });
     apply_donor(genome, donor);
-    io::write_fasta(dir.file("ref.fa"), genome);
     sim::ReadOptions ro;
     ro.n_fragments = 30 * g.length / 300;
-    std::vector<sim::SimRead> reads;
-    sim::simulate_reads(genome, &donor, ro, reads);
-    std::string fq[2];
-    for (size_t i = 0; i < reads.size(); ++i) {
-      fq[i % 2] += "@" + reads[i].name + "\n" + reads[i].seq + "\n+\n" + reads[i].qual + "\n";
-    }
-    test::write_file(dir.file("r_1.fq"), fq[0]);
-    test::write_file(dir.file("r_2.fq"), fq[1]);
-    index::IndexOptions io;
-    index::save_index(*index::build_index(dir.file("ref.fa"), io), dir.file("ref.gmi"));
+    test::write_reference_and_pairs(dir, genome, donor, ro);
     mapper::RunOptions mo;
     mo.index_path = dir.file("ref.gmi");
     mo.reads1 = dir.file("r_1.fq");

@@ -49,4 +49,11 @@ inline CorrectionSet make_correction_set(int genome_len, int read_len, double co
   return set;
 }
 
+// The set's reads as one FASTQ file.
+inline std::string fastq_of(const CorrectionSet& set) {
+  std::string fq;
+  for (const auto& r : set.reads) fq += "@" + r.name + "\n" + r.seq + "\n+\n" + r.qual + "\n";
+  return fq;
+}
+
 }  // namespace gatemap::test

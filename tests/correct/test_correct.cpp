@@ -71,9 +71,7 @@ TEST(KmerCounter, FirstValley) {
 TEST(Correct, LowCoveragePassesReadsThrough) {
   test::TempDir dir;
   const auto set = test::make_correction_set(200000, 100, 1, 0.5, 1, 4);
-  std::string fq;
-  for (const auto& r : set.reads) fq += "@" + r.name + "\n" + r.seq + "\n+\n" + r.qual + "\n";
-  test::write_file(dir.file("in.fq"), fq);
+  test::write_file(dir.file("in.fq"), test::fastq_of(set));
   correct::CorrectRunOptions o;
   o.in1 = dir.file("in.fq");
   o.out1 = dir.file("out.fq");

@@ -47,9 +47,7 @@ TEST(CorrectGpu, DeviceListEqualsCpuTwin) {
   GATEMAP_REQUIRE_GPU();
   test::TempDir dir;
   const auto set = test::make_correction_set(30000, 100, 30, 0.5, 1, 9);
-  std::string fq;
-  for (const auto& r : set.reads) fq += "@" + r.name + "\n" + r.seq + "\n+\n" + r.qual + "\n";
-  test::write_file(dir.file("in.fq"), fq);
+  test::write_file(dir.file("in.fq"), test::fastq_of(set));
   correct::CorrectRunOptions o;
   o.in1 = dir.file("in.fq");
   o.out1 = dir.file("cpu.fq");
