@@ -76,8 +76,7 @@ int run_pairhmm(const PairHmmArgs& a) {
   log::info("pairhmm", used + ": " + std::to_string(lik.size()) + " likelihoods, " + std::to_string(st.double_pairs) +
                            " recomputed in double, engine " + std::to_string(st.total_ms) + " ms (kernels " +
                            std::to_string(st.kernel_ms) + " ms, packing " + std::to_string(st.pack_ms) +
-                           " ms); written in " +
-                           std::to_string(log::wall_seconds() - t) + " s");
+                           " ms); written in " + std::to_string(log::wall_seconds() - t) + " s");
   return 0;
 }
 

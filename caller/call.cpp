@@ -17,12 +17,12 @@
 #include "caller/caller.hpp"
 #include "caller/detail.hpp"
 #include "caller/gvcf.hpp"
-#include "caller/vcf_records.hpp"
-#include "caller/window_steps.hpp"
 #include "caller/input.hpp"
 #include "caller/intervals.hpp"
-#include "caller/read_ahead.hpp"
 #include "caller/pairhmm/pairhmm.hpp"
+#include "caller/read_ahead.hpp"
+#include "caller/vcf_records.hpp"
+#include "caller/window_steps.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/parallel.hpp"
@@ -99,7 +99,6 @@ class Caller {
     vcf_ = std::make_unique<io::VcfWriter>(opt.output, info, std::min(8, omp_get_max_threads()));
     if (opt.gvcf) blocks_ = std::make_unique<GvcfBlocks>(*vcf_);
     ref_visited_.assign(ref_.size(), false);
-
   }
 
   CallStats run() {
@@ -213,8 +212,9 @@ class Caller {
       // Reads that end before the next window's first possible region are done.
       const int64_t keep_from = ws_ - opt_.region_padding - 1;
       t_reads = std::chrono::steady_clock::now();
-      reads_.erase(std::remove_if(reads_.begin(), reads_.end(), [&](const AlignedRead& x) { return x.end < keep_from; }),
-                   reads_.end());
+      reads_.erase(
+          std::remove_if(reads_.begin(), reads_.end(), [&](const AlignedRead& x) { return x.end < keep_from; }),
+          reads_.end());
       stats_.reads_s += since(t_reads);
     }
   }
@@ -322,7 +322,7 @@ class Caller {
     t0 = std::chrono::steady_clock::now();
     std::vector<detail::SiteCall> calls;
     for (SiteRecord& rec : records) {
-      if (rec.pos <= last_written_) continue;  // the same site from an overlapping region
+      if (rec.pos <= last_written_) continue;                       // the same site from an overlapping region
       if (rec.pos < emit_begin_ || rec.pos >= emit_end_) continue;  // outside the -L interval
       calls.push_back(std::move(rec.call));
       last_written_ = rec.pos;
@@ -387,16 +387,16 @@ class Caller {
   AlignedRead pending_;              // the next read of the input, not yet in a window
   int pending_tid_ = -1;
   bool has_pending_ = false;
-  int64_t ws_ = 0;                   // the current window's start
+  int64_t ws_ = 0;                         // the current window's start
   int64_t emit_begin_ = 0, emit_end_ = 0;  // records are written for sites starting here
-  bool lead_in_ = false;             // the window starts inside an interval's lead-in
+  bool lead_in_ = false;                   // the window starts inside an interval's lead-in
   bool lead_in_too_short_ = false;
   std::unique_ptr<PendingWindow> scoring_;  // scored while the next window is assembled
-  std::unique_ptr<GvcfBlocks> blocks_;  // --gvcf
-  int64_t span_done_ = 0;               // gVCF: positions before this are written
-  int64_t covered_until_ = 0;           // gVCF: the last variant record's reference allele ends here
-  std::vector<bool> ref_visited_;       // gVCF: reference contigs with reads (the others get one block)
-  int64_t last_written_ = -1;        // position of the span's last record
+  std::unique_ptr<GvcfBlocks> blocks_;      // --gvcf
+  int64_t span_done_ = 0;                   // gVCF: positions before this are written
+  int64_t covered_until_ = 0;               // gVCF: the last variant record's reference allele ends here
+  std::vector<bool> ref_visited_;           // gVCF: reference contigs with reads (the others get one block)
+  int64_t last_written_ = -1;               // position of the span's last record
   int64_t skipped_no_ref_ = 0;      // reads on contigs the reference lacks
   CallStats stats_;
 };
@@ -428,8 +428,8 @@ std::string format_stats(const CallStats& s) {
                 static_cast<long long>(s.reads), static_cast<long long>(s.reads_filtered),
                 static_cast<long long>(s.regions), static_cast<long long>(s.regions_unassembled),
                 static_cast<long long>(s.haplotypes), static_cast<long long>(s.pairs), static_cast<long long>(s.calls),
-                s.backend.c_str(), s.regions_s, s.assembly_s, s.pairhmm_s, s.pairhmm_kernel_ms, s.genotype_s,
-                s.batch_s, s.write_s, s.reads_s, s.input_wait_s, s.total_s);
+                s.backend.c_str(), s.regions_s, s.assembly_s, s.pairhmm_s, s.pairhmm_kernel_ms, s.genotype_s, s.batch_s,
+                s.write_s, s.reads_s, s.input_wait_s, s.total_s);
   return buf;
 }
 

@@ -11,10 +11,9 @@ namespace gatemap::caller {
 namespace {
 
 // GATK's default GQ band lower bounds: a block holds positions of one band.
-constexpr int32_t kBands[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-                              21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
-                              42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 70, 80,
-                              90, 99};
+constexpr int32_t kBands[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                              22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+                              44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 70, 80, 90, 99};
 constexpr int kNumBands = static_cast<int>(sizeof(kBands) / sizeof(kBands[0]));
 
 // log10 P(base | genotype) for one read base of quality q: [match][genotype 0/0, 0/X, X/X].

@@ -10,7 +10,7 @@
 namespace gatemap::caller {
 
 struct Interval {
-  int contig = 0;  // index in `contigs` below (reference order)
+  int contig = 0;              // index in `contigs` below (reference order)
   int64_t begin = 0, end = 0;  // 0-based, half-open
 };
 

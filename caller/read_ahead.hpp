@@ -61,7 +61,7 @@ class ReadAhead {
   size_t to_hand_ = 0;     // the next batch number the caller takes
   std::vector<std::pair<int, detail::AlignedRead>> current_;
   size_t at_ = 0;
-  bool ended_ = false;     // the caller has taken the last batch
+  bool ended_ = false;        // the caller has taken the last batch
   std::exception_ptr error_;  // the input's error, thrown once the reads before it are taken
   double waited_s_ = 0;
 };

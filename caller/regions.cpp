@@ -25,7 +25,7 @@ std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int6
       if (p >= lo && p < hi) v[p - win_begin] += w;
     };
     for (const AlignedRead& r : reads) {
-      if (r.pos > hi) break;        // an insertion or clip adds at most one base before the read
+      if (r.pos > hi) break;  // an insertion or clip adds at most one base before the read
       if (r.end + 1 < lo) continue;
       int64_t rpos = r.pos;
       int q = 0;
@@ -33,7 +33,9 @@ std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int6
         const int op = bam_cigar_op(r.cigar[k]);
         const int len = bam_cigar_oplen(r.cigar[k]);
         switch (op) {
-          case BAM_CMATCH: case BAM_CEQUAL: case BAM_CDIFF:
+          case BAM_CMATCH:
+          case BAM_CEQUAL:
+          case BAM_CDIFF:
             for (int i = 0; i < len; ++i) {
               const int64_t p = rpos + i;
               if (p < lo || p >= hi || r.qual[q + i] < min_base_q) continue;

@@ -8,8 +8,9 @@
 
 namespace gatemap::caller::detail {
 
-std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double>& lik, size_t at, const std::string& seq,
-                                   double het_snp, double het_indel, double min_qual, bool with_non_ref) {
+std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double>& lik, size_t at,
+                                   const std::string& seq, double het_snp, double het_indel, double min_qual,
+                                   bool with_non_ref) {
   // Sites: events grouped by position; alleles share the longest reference allele.
   std::map<int64_t, std::vector<Event>> sites;
   for (const auto& evs : w.events) {
@@ -35,7 +36,8 @@ std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double
         hap_allele[h] = 1 + static_cast<int>(std::find(evs.begin(), evs.end(), e) - evs.begin());
       }
     }
-    const bool snp = std::all_of(evs.begin(), evs.end(), [](const Event& e) { return e.ref.size() == 1 && e.alt.size() == 1; });
+    const bool snp =
+        std::all_of(evs.begin(), evs.end(), [](const Event& e) { return e.ref.size() == 1 && e.alt.size() == 1; });
     const double het = snp ? het_snp : het_indel;
     SiteCall call = genotype_site(region_lik, n_reads, n_haps, hap_allele, alleles, het, with_non_ref);
     if (call.gt_a == 0 && call.gt_b == 0) continue;
@@ -62,8 +64,8 @@ std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double
     // call of the region that has the site in (or nearest to) its core is kept.
     const int64_t site_end = pos + static_cast<int64_t>(ref_len);
     const int64_t away = site_end <= w.region.core_begin ? w.region.core_begin - site_end + 1
-                         : pos >= w.region.core_end     ? pos - w.region.core_end + 1
-                                                        : 0;
+                         : pos >= w.region.core_end      ? pos - w.region.core_end + 1
+                                                         : 0;
     out.push_back({pos, away, std::move(call)});
   }
   return out;

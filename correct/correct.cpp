@@ -6,10 +6,10 @@
 
 #include <cerrno>
 #include <chrono>
-#include <future>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <memory>
 
 #include "common/dna.hpp"
@@ -73,8 +73,8 @@ void correct_on_gpus(const std::vector<std::unique_ptr<KmerCorrectGpu>>& engines
       [&] {
         std::vector<std::future<void>> running;
         for (size_t p = 0; p < batch.parts.size(); ++p) {
-          running.push_back(std::async(std::launch::async,
-                                       [&, p] { engines[p]->correct(copt, batch.parts[p], &kernel_ms[p]); }));
+          running.push_back(
+              std::async(std::launch::async, [&, p] { engines[p]->correct(copt, batch.parts[p], &kernel_ms[p]); }));
         }
         for (auto& r : running) r.wait();
         for (auto& r : running) r.get();

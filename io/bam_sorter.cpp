@@ -2,13 +2,12 @@
 
 #include <unistd.h>
 
-#include <parallel/algorithm>
-
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <parallel/algorithm>
 #include <queue>
 #include <utility>
 

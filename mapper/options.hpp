@@ -3,7 +3,6 @@
 // the algorithm's options decide the records, the hardware only the speed.
 #include <cstdint>
 #include <string>
-
 #include <vector>
 
 #include "gpu/device.hpp"

@@ -13,12 +13,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/error.hpp"
-#include "gpu/buffers.cuh"
-#include "gpu/cuda_check.cuh"
 #include "caller/pairhmm/pairhmm.hpp"
 #include "caller/pairhmm/pairhmm_core.hpp"
 #include "caller/pairhmm/pairhmm_kernels.cuh"
+#include "common/error.hpp"
+#include "gpu/buffers.cuh"
+#include "gpu/cuda_check.cuh"
 
 namespace gatemap::caller::pairhmm {
 namespace detail {
@@ -64,7 +64,7 @@ struct LaunchEnv {
   int sm_count = 1;
   int forced_config = -1;  // benchmarks: every pair takes this shape
   size_t shared_limit = 48 * 1024;  // dynamic shared memory one block may use (prior tables + boundaries)
-  int64_t min_busy_cells = 0;  // a part of a batch split between devices: the whole batch's cells
+  int64_t min_busy_cells = 0;       // a part of a batch split between devices: the whole batch's cells
 };
 
 // Bytes of band boundary (two values per column, BoundaryCell) for one block: a row
@@ -444,8 +444,7 @@ void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, 
 
 // Writes the chunk's input image (tasks sorted by kernel configuration, then by
 // haplotype and read length so that the groups of a warp take equal steps).
-void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& env, ChunkPlan& plan,
-                unsigned char* h) {
+void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& env, ChunkPlan& plan, unsigned char* h) {
   const int64_t rbase = plan.n_pairs ? b.read_begin[plan.read0] : 0;
   const int64_t hbase = plan.n_pairs ? b.hap_begin[plan.hap0] : 0;
   auto* rbegin = reinterpret_cast<uint32_t*>(h + plan.off_rbegin);
@@ -521,7 +520,8 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
   int64_t cells = 0;
 #pragma omp parallel for num_threads(T) reduction(+ : cells)
   for (int t = 0; t < T; ++t) {
-    for_slice_pairs(t, [&](int32_t r, int32_t k, size_t) { cells += static_cast<int64_t>(b.read_len[r]) * b.hap_len[k]; });
+    for_slice_pairs(t,
+                    [&](int32_t r, int32_t k, size_t) { cells += static_cast<int64_t>(b.read_len[r]) * b.hap_len[k]; });
   }
   const int64_t max_steps = busy_steps(std::max(cells, env.min_busy_cells), env);
   // A pair's shape depends only on (R, H, uniform gap): picked once per distinct triple
@@ -645,9 +645,9 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     if (plan.read_bases) {
       const int threads = 256;
       const int blocks = static_cast<int>(std::min<size_t>((plan.read_bases + threads - 1) / threads, 65535));
-      expand_rows_kernel<<<blocks, threads, 0, st>>>(
-          reinterpret_cast<const uchar4*>(s.in_d.data() + plan.off_rq), s.in_d.data() + plan.off_rcode,
-          plan.read_bases, opt.tristate, reinterpret_cast<float4*>(s.in_d.data() + plan.off_rowf));
+      expand_rows_kernel<<<blocks, threads, 0, st>>>(reinterpret_cast<const uchar4*>(s.in_d.data() + plan.off_rq),
+                                                     s.in_d.data() + plan.off_rcode, plan.read_bases, opt.tristate,
+                                                     reinterpret_cast<float4*>(s.in_d.data() + plan.off_rowf));
       GATEMAP_CUDA_CHECK(cudaGetLastError());
     }
     GATEMAP_CUDA_CHECK(cudaMemsetAsync(s.redo_d.data(), 0, kConfigs.size() * sizeof(int), st));

@@ -82,7 +82,7 @@ struct PairHmmStats {
   int64_t double_pairs = 0;  // recomputed in double after a float underflow
   double kernel_ms = 0;         // GPU: kernel time from CUDA events (float and double passes)
   double double_kernel_ms = 0;  // GPU: of which the double pass
-  double pack_ms = 0;        // GPU: host time building the chunks' input images
+  double pack_ms = 0;           // GPU: host time building the chunks' input images
   double total_ms = 0;       // everything from the batch to results on the host
 };
 

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <string>
 
-#include "common/error.hpp"
 #include "caller/pairhmm/pairhmm.hpp"
+#include "common/error.hpp"
 #include "io/line_reader.hpp"
 
 namespace gatemap::caller::pairhmm {

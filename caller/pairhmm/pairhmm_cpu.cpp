@@ -6,10 +6,10 @@
 #endif
 
 #include <algorithm>
-#include <future>
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <vector>
 

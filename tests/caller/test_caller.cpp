@@ -1,7 +1,6 @@
 // The caller's steps against hand-made cases, and planted variants end to end through
 // simulation, gatemap's mapper, an in-memory sort and the caller.
 #include <gtest/gtest.h>
-
 #include <htslib/vcf.h>
 
 #include <cctype>

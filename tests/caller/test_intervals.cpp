@@ -34,12 +34,14 @@ const std::vector<std::pair<std::string, int64_t>> kContigs = {{"1", 1000}, {"2"
 
 std::string show(const std::vector<Interval>& ivs) {
   std::string s;
-  for (const Interval& iv : ivs) s += std::to_string(iv.contig) + ":" + std::to_string(iv.begin) + "-" + std::to_string(iv.end) + " ";
+  for (const Interval& iv : ivs)
+    s += std::to_string(iv.contig) + ":" + std::to_string(iv.begin) + "-" + std::to_string(iv.end) + " ";
   return s;
 }
 
 TEST(CallIntervals, RegionStringsMergedInReferenceOrder) {
-  EXPECT_EQ(show(parse_intervals({"2:1-10", "1:1,000-1,000", "1:101-200", "1:150-300", "1"}, kContigs)), "0:0-1000 1:0-10 ");
+  EXPECT_EQ(show(parse_intervals({"2:1-10", "1:1,000-1,000", "1:101-200", "1:150-300", "1"}, kContigs)),
+            "0:0-1000 1:0-10 ");
   EXPECT_EQ(show(parse_intervals({"1:101-200", "1:201-250", "2:400"}, kContigs)), "0:100-250 1:399-500 ");
   EXPECT_EQ(show(parse_intervals({"HLA:x", "1:990-5000"}, kContigs)), "0:989-1000 2:0-300 ");  // end clipped
   EXPECT_EQ(show(parse_intervals({"HLA:x:11-20"}, kContigs)), "2:10-20 ");
@@ -197,7 +199,6 @@ TEST(CallIntervals, ScatteredCallsEqualTheWholeRun) {
   }
 }
 
-
 // Ten reads matching the reference at Q30 over a base: 0/0 best, the het genotype
 // 10 x 10 log10(0.999 / ((0.999 + 0.001 / 3) / 2)) = 30 PL below; a base with no reads: no
 // evidence (PL 0,0,0, GQ 0); five reads with another base: 0/0 not best, GQ 0.
@@ -225,7 +226,7 @@ struct GvcfRecord {
   std::string contig;
   int64_t pos = 0, end = 0;  // 1-based, inclusive
   bool block = false;
-  std::string text;          // variant records: the line without <NON_REF> and PL
+  std::string text;  // variant records: the line without <NON_REF> and PL
   int gq = 0;
 };
 

@@ -5,8 +5,8 @@
 #include "correct/kmer_correct.hpp"
 #include "correct/kmer_count.hpp"
 #include "tests/correct/correct_fixture.hpp"
-#include "tests/test_util.hpp"
 #include "tests/gpu/gpu_test.hpp"
+#include "tests/test_util.hpp"
 
 namespace gatemap {
 namespace {
