@@ -89,7 +89,10 @@ class Caller {
                         "##FORMAT=<ID=DP,Number=1,Type=Integer,Description=\"Reads scored at the site\">",
                         "##FORMAT=<ID=AD,Number=R,Type=Integer,Description=\"Informative reads per allele\">",
                         "##FORMAT=<ID=PL,Number=G,Type=Integer,Description=\"Phred-scaled genotype likelihoods\">"};
-    if (!opt.intervals.empty()) intervals_ = parse_intervals(opt.intervals, info.contigs);  // before any output
+    if (!opt.intervals.empty()) {  // bad intervals or no index: errors before any output
+      intervals_ = parse_intervals(opt.intervals, info.contigs);
+      input_.load_indexes();
+    }
     engine_ = engine.get();  // (no GPU for --backend gpu: an error before any output too)
     stats_.backend = gpu::backend_name(engine_->backend());
     if (opt.gvcf) {

@@ -91,13 +91,19 @@ bool ReadInput::fill(File& f) {
   }
 }
 
-void ReadInput::query(int tid, int64_t begin, int64_t end) {
+void ReadInput::load_indexes() {
   for (auto& f : files_) {
     if (!f->idx) f->idx = sam_index_load(f->fp, f->path.c_str());
     if (!f->idx) {
       throw FormatError("'" + f->path + "' has no index (.bai/.csi), which -L needs: run 'samtools index " + f->path +
                         "'");
     }
+  }
+}
+
+void ReadInput::query(int tid, int64_t begin, int64_t end) {
+  load_indexes();
+  for (auto& f : files_) {
     if (f->itr) hts_itr_destroy(f->itr);
     f->itr = sam_itr_queryi(f->idx, tid, begin, end);
     if (!f->itr) throw FormatError("'" + f->path + "': cannot query its index");

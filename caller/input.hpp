@@ -33,6 +33,8 @@ class ReadInput {
   // From now on only the reads overlapping [begin, end) of contig tid, through each
   // input's index (.bai/.csi; a clear error when one has none).
   void query(int tid, int64_t begin, int64_t end);
+  // Loads every input's index now (the clear error of query() before any output).
+  void load_indexes();
   int64_t seen() const { return seen_; }
   int64_t filtered() const { return filtered_; }
   int64_t unplaced() const { return unplaced_; }
