@@ -101,7 +101,6 @@ class Caller {
     }
     vcf_ = std::make_unique<io::VcfWriter>(opt.output, info, std::min(8, omp_get_max_threads()));
     if (opt.gvcf) blocks_ = std::make_unique<GvcfBlocks>(*vcf_);
-    ref_visited_.assign(ref_.size(), false);
   }
 
   CallStats run() {
@@ -142,26 +141,28 @@ class Caller {
   }
 
   void call_everything() {
+    std::vector<bool> visited(ref_.size(), false);  // gVCF: reference contigs without reads get one block
     advance();
     while (has_pending_) {
       const int tid = pending_tid_;
-      if (!ref_index_.count(input_.contigs()[tid])) {
+      const auto in_ref = ref_index_.find(input_.contigs()[tid]);
+      if (in_ref == ref_index_.end()) {
         ++skipped_no_ref_;
         advance();
         continue;
       }
-      const int c = ref_index_.at(input_.contigs()[tid]);
+      const int c = in_ref->second;
       for (int u = 0; u < c; ++u) {  // gVCF: contigs before it without reads, in reference order
-        if (!ref_visited_[u]) emit_uncovered(u, 0, static_cast<int64_t>(ref_[u].seq.size()));
-        ref_visited_[u] = true;
+        if (!visited[u]) emit_uncovered(u, 0, static_cast<int64_t>(ref_[u].seq.size()));
+        visited[u] = true;
       }
-      ref_visited_[c] = true;
+      visited[c] = true;
       emit_begin_ = 0, emit_end_ = contig_len(tid);
       call_span(tid, 0, contig_len(tid), opt_.window, false);
       log::info("call", "contig " + input_.contigs()[tid] + " done: " + std::to_string(stats_.calls) + " calls so far");
     }
     for (size_t u = 0; u < ref_.size(); ++u) {
-      if (!ref_visited_[u]) emit_uncovered(static_cast<int>(u), 0, static_cast<int64_t>(ref_[u].seq.size()));
+      if (!visited[u]) emit_uncovered(static_cast<int>(u), 0, static_cast<int64_t>(ref_[u].seq.size()));
     }
   }
 
@@ -398,7 +399,6 @@ class Caller {
   std::unique_ptr<GvcfBlocks> blocks_;      // --gvcf
   int64_t span_done_ = 0;                   // gVCF: positions before this are written
   int64_t covered_until_ = 0;               // gVCF: the last variant record's reference allele ends here
-  std::vector<bool> ref_visited_;           // gVCF: reference contigs with reads (the others get one block)
   int64_t last_written_ = -1;               // position of the span's last record
   int64_t skipped_no_ref_ = 0;      // reads on contigs the reference lacks
   CallStats stats_;

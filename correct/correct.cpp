@@ -215,7 +215,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   }
   CorrectSummary sum;
   const gpu::Backend backend = gpu::choose_backend(opt.backend);
-  gpu::resolve_devices(opt.device, backend);  // a bad --device before any work
+  const std::vector<int> devices = gpu::resolve_devices(opt.device, backend);  // a bad --device before any work
   sum.backend = gpu::backend_name(backend);
 
   // Pass 1: count, then the solid spectrum (the counts are freed when it returns).
@@ -229,7 +229,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<KmerCorrectGpu>> engines;  // none made (the spectrum does not fit): the CPU twin
   if (backend == gpu::Backend::gpu && !pass_through) {
-    for (const int device : gpu::resolve_devices(opt.device, backend)) {
+    for (const int device : devices) {
       auto engine = gpu::make_engine_or_null<KmerCorrectGpu>("correct", spectrum, device);
       if (engine) engines.push_back(std::move(engine));
     }
