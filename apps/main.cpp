@@ -1,5 +1,7 @@
 // The `gatemap` binary: parses the command line with CLI11 and runs one subcommand.
 // Library errors end here: "[E::<command>] <message>", exit 1 (2 for usage errors).
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -11,6 +13,9 @@
 
 int main(int argc, char** argv) {
   using namespace gatemap;
+  // glibc loads libgcc_s when a thread first exits by unwinding (as OpenMP's threads of a
+  // worker thread do); loaded now, that cannot fail, and abort, later under a memory limit.
+  dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_NODELETE);
   apps::AppContext ctx;
   for (int i = 0; i < argc; ++i) ctx.command_line += (i ? " " : "") + std::string(argv[i]);
 

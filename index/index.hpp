@@ -60,6 +60,11 @@ class Index {
   const int64_t* n_end() const { return n_end_; }
   int64_t n_runs() const { return n_runs_; }
   const IndexStats& stats() const { return stats_; }
+  // The k-mer table (for a device copy): the positions of bucket b (the key's top
+  // bucket_bits bits) are positions()[bucket_offsets()[b] .. bucket_offsets()[b + 1]),
+  // sorted by k-mer, then position; bucket_offsets()[2^bucket_bits] of them.
+  const uint32_t* bucket_offsets() const { return bucket_offsets_; }
+  const uint32_t* positions() const { return positions_; }
   int64_t file_bytes() const { return file_bytes_; }
 
   // Base code (0..3) at a global position; positions inside N runs read as A (check has_n).

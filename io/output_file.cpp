@@ -5,8 +5,11 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 
 #include "common/error.hpp"
 
@@ -24,6 +27,28 @@ bool written_in_place(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+// Temporary files not yet committed, removed at exit() too: a library that ends the
+// process itself (libgomp when it cannot start a thread) skips our destructors.
+struct Pending {
+  std::mutex m;
+  std::set<std::string> paths;
+};
+Pending& pending() {
+  static Pending* p = [] {
+    auto* made = new Pending;  // never destroyed: the exit handler may run after static destructors
+    std::atexit([] {
+      const std::lock_guard<std::mutex> lock(pending().m);
+      for (const std::string& path : pending().paths) std::remove(path.c_str());
+    });
+    return made;
+  }();
+  return *p;
+}
+void forget(const std::string& path) {
+  const std::lock_guard<std::mutex> lock(pending().m);
+  pending().paths.erase(path);
+}
+
 }  // namespace
 
 OutputFile::OutputFile(const std::string& path) : path_(path), write_(path) {
@@ -31,10 +56,14 @@ OutputFile::OutputFile(const std::string& path) : path_(path), write_(path) {
   const fs::path p(path);
   // Same directory (rename stays on one file system); a hidden name with the process id.
   write_ = (p.parent_path() / ("." + p.filename().string() + ".gatemap-tmp." + std::to_string(::getpid()))).string();
+  const std::lock_guard<std::mutex> lock(pending().m);
+  pending().paths.insert(write_);
 }
 
 OutputFile::~OutputFile() {
-  if (!committed_ && write_ != path_) std::remove(write_.c_str());
+  if (committed_ || write_ == path_) return;
+  std::remove(write_.c_str());
+  forget(write_);
 }
 
 void OutputFile::commit() {
@@ -42,6 +71,7 @@ void OutputFile::commit() {
   if (write_ != path_ && std::rename(write_.c_str(), path_.c_str()) != 0) {
     throw IoError("cannot rename '" + write_ + "' to '" + path_ + "': " + std::strerror(errno));
   }
+  if (write_ != path_) forget(write_);
   committed_ = true;
 }
 

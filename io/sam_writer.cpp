@@ -47,7 +47,6 @@ const char* sam_output_mode(const std::string& path) {
 SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int threads)
     : path_(path.empty() ? "-" : path), out_(path_) {
   const char* mode = sam_output_mode(path_);
-  const bool compressed = mode[1] != '\0';  // BAM or bgzipped SAM
   hdr_ = sam_hdr_init();
   if (!hdr_) throw Error("cannot allocate a SAM header");
   std::string text = info.coordinate_sorted ? "@HD\tVN:1.6\tSO:coordinate\n" : "@HD\tVN:1.6\tSO:unsorted\tGO:query\n";
@@ -73,7 +72,7 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     sam_hdr_destroy(hdr_);
     throw IoError("cannot open '" + path_ + "' for writing: " + std::strerror(errno));
   }
-  if (compressed) set_hts_threads(fp_, threads, path_);
+  set_hts_threads(fp_, threads, path_);  // BGZF threads, or SAM formatted on threads
   if (sam_hdr_write(fp_, hdr_) != 0) {
     hts_close(fp_);
     fp_ = nullptr;

@@ -2,7 +2,7 @@
 // SAM/BAM output through htslib. The header carries @HD VN:1.6 SO:unsorted GO:query,
 // one @SQ per contig, an optional @RG (from -R) and @PG with the full command line.
 // BAM is chosen by a ".bam" suffix and compressed with `threads` BGZF threads; ".sam.gz"
-// writes bgzipped SAM; CRAM and other compressed suffixes are refused (UsageError).
+// writes bgzipped SAM; plain SAM is formatted on `threads` htslib threads; CRAM and other compressed suffixes are refused (UsageError).
 // Every write is checked: a failed write or close (full disk) throws IoError.
 #include <htslib/sam.h>
 

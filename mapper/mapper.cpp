@@ -7,9 +7,12 @@
 #include <omp.h>
 
 #include <chrono>
+#include <future>
+#include <mutex>
 
 #include "common/error.hpp"
 #include "common/parallel.hpp"
+#include "common/serial_worker.hpp"
 #include "mapper/candidates.hpp"
 #include "mapper/filter_stage.hpp"
 #include "mapper/hits.hpp"
@@ -19,6 +22,7 @@
 #include "mapper/reference.hpp"
 #include "mapper/sam_record.hpp"
 #include "mapper/seed.hpp"
+#include "mapper/seed_stage.hpp"
 #include "mapper/verify.hpp"
 #include "mapper/workspace.hpp"
 
@@ -39,17 +43,23 @@ struct Mapper::Impl {
   Verifier verifier;
   Placer placer;
   InsertModel insert;
+  SeedStage seeder;
   FilterStage filter;
   std::vector<Workspace> workspaces;  // one per OpenMP thread
+  std::mutex filter_mutex;  // begun batches start the filter while the main thread collects
   // A batch between begin_batch and finish_batch. Two exist, so that the next batch is
-  // seeded while the GPU filters the current one; their buffers are reused.
+  // seeded (on the GPU or the CPU, on a thread of its own) and filtered while the current
+  // one is verified and placed; their buffers are reused.
   struct BatchState {
     std::vector<SeededRead> seeded;
     CandidateBatch cand;
     std::vector<uint8_t> codes;  // filter result per candidate
     std::vector<ReadHits> hits;
+    std::future<void> begun;     // seeding, candidates and the filter's start
+    MapStats stats;              // of the begun part, added when the batch finishes
   };
   BatchState batches[2];
+  SerialWorker worker;  // begins batches; last, so that its jobs end before what they use is destroyed
   int64_t begun = 0, finished = 0;
 
   Impl(const index::Index& idx, const MapOptions& o, const Hardware& hw)
@@ -58,39 +68,18 @@ struct Mapper::Impl {
         verifier(ref),
         placer(ref, verifier, opt),
         insert(opt.pair),
+        seeder(idx, opt, hw),
         filter(ref, opt.filter, hw),
         workspaces(static_cast<size_t>(omp_get_max_threads())) {}
 
   Workspace& workspace() { return workspaces.at(static_cast<size_t>(omp_get_thread_num())); }
 
-  void seed_batch(const io::ReadBatch& batch, BatchState& bs, MapStats& stats);
   void verify_batch(BatchState& bs, MapStats& stats);
   void fallback_batch(BatchState& bs);
   void place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs);
   void place_pairs(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs,
                    MapStats& stats);
 };
-
-void Mapper::Impl::seed_batch(const io::ReadBatch& batch, BatchState& bs, MapStats& stats) {
-  const int64_t n = static_cast<int64_t>(batch.size());
-  bs.seeded.resize(static_cast<size_t>(n));
-  int64_t capped = 0, cap_hits = 0, ncand = 0;
-  ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 256) reduction(+ : capped, cap_hits, ncand)
-  for (int64_t r = 0; r < n; ++r) {
-    errors.run([&] {
-      SeededRead& w = bs.seeded[r];
-      seed_read(ref.index(), batch.reads[r].seq, opt, workspace().seed, w);
-      capped += w.capped;
-      cap_hits += w.cand_cap_hit;
-      ncand += static_cast<int64_t>(w.cand.size());
-    });
-  }
-  errors.rethrow();
-  stats.capped_reads += capped;
-  stats.candidate_cap_hits += cap_hits;
-  stats.candidates += ncand;
-}
 
 // Candidates that passed the filter, aligned within their read's threshold.
 void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
@@ -198,14 +187,18 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   if (im.opt.output.copy_comment) {  // here, not inside the parallel record building, which cannot throw
     for (const io::Read& read : batch.reads) check_comment_tags(read);
   }
-  auto t0 = std::chrono::steady_clock::now();
-  im.seed_batch(batch, bs, stats_);
-  stats_.seed_s += seconds_since(t0);
-
-  t0 = std::chrono::steady_clock::now();
-  build_candidates(batch, bs.seeded, im.filter.on(), bs.cand);
-  im.filter.start(bs.cand, bs.codes, stats_);  // on the GPU only started: finish_batch collects it
-  stats_.filter_s += seconds_since(t0);
+  // Batches are begun one at a time, in order, on the worker (seeding keeps its buffers).
+  bs.begun = im.worker.submit([&im, &batch, &bs] {
+    omp_set_num_threads(static_cast<int>(im.workspaces.size()));  // a thread's own setting: -t
+    auto t0 = std::chrono::steady_clock::now();
+    im.seeder.run(batch, bs.seeded, bs.stats);
+    bs.stats.seed_s += seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    build_candidates(batch, bs.seeded, im.filter.on(), bs.cand);
+    const std::lock_guard<std::mutex> lock(im.filter_mutex);
+    im.filter.start(bs.cand, bs.codes, bs.stats);  // on the GPU only started: finish_batch collects it
+    bs.stats.filter_s += seconds_since(t0);
+  });
 }
 
 void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
@@ -213,10 +206,16 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   if (im.finished >= im.begun) throw Error("internal: finish_batch without begin_batch");
   Impl::BatchState& bs = im.batches[im.finished % 2];
   ++im.finished;
+  bs.begun.get();  // seeded, candidates built, filter started (or their error)
+  stats_ += bs.stats;
+  bs.stats = {};
   const int64_t n = static_cast<int64_t>(batch.size());
   if (static_cast<int64_t>(bs.seeded.size()) != n) throw Error("internal: finish_batch with another batch");
 
-  im.filter.finish(bs.cand, bs.codes, stats_);  // host time spent waiting counts as filter time
+  {
+    const std::lock_guard<std::mutex> lock(im.filter_mutex);
+    im.filter.finish(bs.cand, bs.codes, stats_);  // host time spent waiting counts as filter time
+  }
   auto t0 = std::chrono::steady_clock::now();
   im.verify_batch(bs, stats_);
   stats_.verify_s += seconds_since(t0);
@@ -254,6 +253,30 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   stats_.pair_s += seconds_since(t0);
   stats_.insert_mean = im.insert.mean();
   stats_.insert_sd = im.insert.sd();
+}
+
+MapStats& MapStats::operator+=(const MapStats& o) {
+  for (auto [a, b] : {std::pair{&reads, o.reads}, {&candidates, o.candidates}, {&filter_rejected, o.filter_rejected},
+                      {&filter_unfiltered, o.filter_unfiltered}, {&verified, o.verified}, {&mapped, o.mapped},
+                      {&unmapped, o.unmapped}, {&records, o.records}, {&secondary, o.secondary},
+                      {&supplementary, o.supplementary}, {&proper_pairs, o.proper_pairs}, {&rescued, o.rescued},
+                      {&capped_reads, o.capped_reads}, {&candidate_cap_hits, o.candidate_cap_hits},
+                      {&filter_cpu_fallbacks, o.filter_cpu_fallbacks}, {&seed_cpu_fallbacks, o.seed_cpu_fallbacks},
+                      {&duplicate_reads, o.duplicate_reads}, {&duplicate_pairs, o.duplicate_pairs},
+                      {&duplicate_unpaired, o.duplicate_unpaired}}) {
+    *a += b;
+  }
+  for (auto [a, b] : {std::pair{&seed_s, o.seed_s}, {&seed_device_s, o.seed_device_s}, {&filter_s, o.filter_s},
+                      {&filter_kernel_s, o.filter_kernel_s}, {&verify_s, o.verify_s}, {&pair_s, o.pair_s},
+                      {&output_s, o.output_s}, {&fallback_s, o.fallback_s}, {&filter_prepare_s, o.filter_prepare_s},
+                      {&filter_engine_s, o.filter_engine_s}, {&input_wait_s, o.input_wait_s}}) {
+    *a += b;
+  }
+  if (o.insert_mean != 0) {
+    insert_mean = o.insert_mean;
+    insert_sd = o.insert_sd;
+  }
+  return *this;
 }
 
 void validate(const MapOptions& opt) {

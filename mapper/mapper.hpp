@@ -20,8 +20,9 @@ namespace gatemap::mapper {
 struct MapStats {
   int64_t reads = 0, candidates = 0, filter_rejected = 0, filter_unfiltered = 0, verified = 0;
   int64_t mapped = 0, unmapped = 0, records = 0, secondary = 0, supplementary = 0, proper_pairs = 0, rescued = 0;
-  int64_t capped_reads = 0, candidate_cap_hits = 0, filter_cpu_fallbacks = 0;
+  int64_t capped_reads = 0, candidate_cap_hits = 0, filter_cpu_fallbacks = 0, seed_cpu_fallbacks = 0;
   double seed_s = 0, filter_s = 0, filter_kernel_s = 0, verify_s = 0, pair_s = 0, output_s = 0;
+  double seed_device_s = 0;  // of seed_s: the GPU seeder's device time (copies and kernels)
   double fallback_s = 0;  // clipped re-alignment of reads with no hit within e (filter or not)
   // Of filter_s on the GPU: the host building the candidate list and packing reads, and
   // the host's time inside the engine's submit and collect (the rest of the GPU's work
@@ -31,6 +32,8 @@ struct MapStats {
   int64_t duplicate_reads = 0, duplicate_pairs = 0, duplicate_unpaired = 0;  // --markdup
   double insert_mean = 0, insert_sd = 0;
   std::string to_json() const;
+  // Sums counts and times (the insert size is the other's, when it has one).
+  MapStats& operator+=(const MapStats& o);
 };
 
 // Maps chunks of reads. Not thread-safe itself; uses OpenMP inside each stage.

@@ -43,8 +43,9 @@ struct MapOptions {
 
 // Where the work runs: the same records on any of them.
 struct Hardware {
-  gpu::Backend backend = gpu::Backend::cpu;  // --backend (or --filter gpu|cpu): where the filter runs
+  gpu::Backend backend = gpu::Backend::cpu;  // --backend (or --filter gpu|cpu): where seeding and the filter run
   bool encode_on_device = false;             // --encode-on-device
+  bool seed_on_gpu = true;                   // --cpu-seed turns it off: seeding on the CPU with a GPU filter
   std::vector<int> devices = {0};            // --device: batches spread over these GPUs
   int threads = 1;                           // -t
 };

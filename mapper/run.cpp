@@ -26,7 +26,7 @@ std::string MapStats::to_json() const {
     << ",\n  \"verified\": " << verified << ",\n  \"reads_with_capped_seeds\": " << capped_reads
     << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits << ",\n  \"duplicate_reads\": " << duplicate_reads
     << ",\n  \"duplicate_pairs\": " << duplicate_pairs << ",\n  \"duplicate_unpaired_reads\": " << duplicate_unpaired
-    << ",\n  \"gpu_batches_on_cpu\": " << filter_cpu_fallbacks << ",\n  \"insert_mean\": " << insert_mean
+    << ",\n  \"gpu_batches_on_cpu\": " << filter_cpu_fallbacks << ",\n  \"gpu_seed_batches_on_cpu\": " << seed_cpu_fallbacks << ",\n  \"insert_mean\": " << insert_mean
     << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {\"seed\": " << seed_s << ", \"filter\": " << filter_s
     << ", \"filter_kernel\": " << filter_kernel_s << ", \"filter_prepare\": " << filter_prepare_s
     << ", \"filter_engine\": " << filter_engine_s << ", \"verify\": " << verify_s << ", \"fallback\": " << fallback_s
@@ -37,10 +37,9 @@ std::string MapStats::to_json() const {
 namespace {
 
 // --filter says whether GateKeeper runs (auto|off; gpu|cpu as before: on, and where),
-// --backend where it runs; the two must not disagree.
-std::string filter_backend(const RunOptions& opt) {
-  if (opt.filter == "auto") return opt.backend;
-  if (opt.filter == "off") return "off";
+// --backend where the GPU stages (seeding, the filter) run; the two must not disagree.
+std::string backend_of(const RunOptions& opt) {
+  if (opt.filter == "auto" || opt.filter == "off") return opt.backend;
   if (opt.backend != "auto" && opt.backend != opt.filter) {
     throw UsageError("--filter " + opt.filter + " and --backend " + opt.backend + " disagree");
   }
@@ -58,7 +57,8 @@ void report(const MapStats& st, const std::string& stats_path) {
                        ", verified " + std::to_string(st.verified) + "; reads with capped seeds " +
                        std::to_string(st.capped_reads) + ", at the candidate cap " +
                        std::to_string(st.candidate_cap_hits));
-  log::info("map", "time: seed " + std::to_string(st.seed_s) + " s, filter " + std::to_string(st.filter_s) +
+  log::info("map", "time: seed " + std::to_string(st.seed_s) + " s (device " + std::to_string(st.seed_device_s) +
+                       " s), filter " + std::to_string(st.filter_s) +
                        " s (kernel " + std::to_string(st.filter_kernel_s) + " s), verify " +
                        std::to_string(st.verify_s) + " s, fallback " + std::to_string(st.fallback_s) + " s, finish " +
                        std::to_string(st.pair_s) + " s, output " + std::to_string(st.output_s) +
@@ -135,13 +135,12 @@ MapStats run_mapping(RunOptions opt) {
   if (opt.sort && mode != "wb") throw UsageError("--sort needs -o FILE.bam");
   io::check_not_input(opt.output, "-o", {opt.index_path, opt.reads1, opt.reads2});
   if (!opt.stats_path.empty()) io::check_not_input(opt.stats_path, "--stats", {opt.index_path, opt.reads1, opt.reads2});
-  const std::string where = filter_backend(opt);
-  opt.map.filter = where != "off";
-  // Whether a GPU filters: probed on a thread of its own (CUDA's start-up takes a few
+  const std::string where = backend_of(opt);
+  opt.map.filter = opt.filter != "off";
+  // Whether a GPU seeds and filters: probed on a thread of its own (CUDA's start-up takes a few
   // tenths of a second) while the index loads and the first batch is read.
-  std::future<gpu::Backend> probe;
   gpu::resolve_devices(opt.device, gpu::Backend::cpu);  // its syntax, before any work
-  if (opt.map.filter) probe = std::async(std::launch::async, [where] { return gpu::choose_backend(where); });
+  std::future<gpu::Backend> probe = std::async(std::launch::async, [where] { return gpu::choose_backend(where); });
   const double t_load = log::wall_seconds();
   auto idx = index::load_index(opt.index_path);
   log::info("map", "loaded index '" + opt.index_path + "' (" + std::to_string(idx->contigs().size()) + " contigs, " +
@@ -154,11 +153,11 @@ MapStats run_mapping(RunOptions opt) {
   io::FastqSource source(opt.reads1, opt.reads2, std::max(1, opt.hw.threads / 4), opt.interleaved);
   // The filter backend: GPU when asked or (auto) when present; otherwise the CPU twin.
   const auto make_mapper = [&] {
-    if (probe.valid()) opt.hw.backend = probe.get();
+    opt.hw.backend = probe.get();
     opt.hw.devices = gpu::resolve_devices(opt.device, opt.hw.backend);
-    log::info("map", std::string("GateKeeper filter: ") + (!opt.map.filter                       ? "off"
-                                                           : opt.hw.backend == gpu::Backend::gpu ? "GPU"
-                                                                                                 : "CPU"));
+    const bool gpu = opt.hw.backend == gpu::Backend::gpu;
+    log::info("map", std::string("seeding on the ") + (gpu && opt.hw.seed_on_gpu ? "GPU" : "CPU") +
+                         ", GateKeeper filter " + (!opt.map.filter ? "off" : gpu ? "on the GPU" : "on the CPU"));
     return std::make_unique<Mapper>(*idx, opt.map, opt.hw);  // a GPU engine gets ready while batch 1 is seeded
   };
   std::unique_ptr<Mapper> mapper;
@@ -213,6 +212,7 @@ MapStats run_mapping(RunOptions opt) {
     }
     if (writing.valid()) output_s += writing.get();
   } catch (...) {
+    mapper.reset();  // waits for a batch still being seeded on its thread (it reads its slot)
     if (reading.valid()) reading.wait();
     if (writing.valid()) writing.wait();
     destroy(written);

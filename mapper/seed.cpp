@@ -1,15 +1,15 @@
-// Seeding: k-mers of the read and of its reverse complement are looked up; hits vote
-// for diagonals (reference position - read offset), which are clustered within e into
-// candidates. A read within e edits of its origin has an exact segment of
-// L = m/(e+1) bases (pigeonhole). The index holds every s-th reference position, so a
-// segment is found when s consecutive read offsets inside it are queried: querying
-// runs of s offsets every `step` = L-k-s+2 offsets is enough, and far cheaper than all.
+// Seeding on the CPU: k-mers of the read and of its reverse complement are looked up
+// (seeding::for_each_query says which); hits vote for diagonals (reference position -
+// read offset), which are clustered within e into candidates (seeding::cluster_hits).
+// The GPU seeder (seeding/seed_gpu.cu) follows the same rules.
 #include "mapper/seed.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "common/dna.hpp"
+#include "mapper/seeding/seed_core.hpp"
 
 namespace gatemap::mapper::detail {
 
@@ -72,43 +72,68 @@ void seed_read(const index::Index& idx, const std::string& seq, const MapOptions
   collect_candidates(idx, out, opt.seed, scratch);
 }
 
+namespace {
+
+void push_candidates(const index::Index& idx, uint8_t strand, const SeedCluster* clusters,
+                     const std::vector<uint32_t>& order, SeededRead& w) {
+  for (uint32_t i : order) {
+    const SeedCluster& c = clusters[i];
+    w.cand.push_back({strand, static_cast<uint32_t>(idx.contig_of(c.diag + c.seed_offset)), c.diag, c.support});
+  }
+}
+
+}  // namespace
+
+// The best supported --max-cand, ordered by support, ties in diagonal order (what a
+// stable sort by support keeps).
+void add_strand_candidates(const index::Index& idx, uint8_t strand, const SeedCluster* clusters, size_t n,
+                           int max_candidates, SeededRead& w, std::vector<uint32_t>& order) {
+  order.resize(n);
+  std::iota(order.begin(), order.end(), 0u);
+  if (static_cast<int64_t>(n) > max_candidates) {
+    const auto better = [&](uint32_t x, uint32_t y) {
+      return clusters[x].support != clusters[y].support ? clusters[x].support > clusters[y].support : x < y;
+    };
+    std::nth_element(order.begin(), order.begin() + max_candidates, order.end(), better);
+    std::sort(order.begin(), order.begin() + max_candidates, better);
+    order.resize(static_cast<size_t>(max_candidates));
+    w.cand_cap_hit = true;
+  }
+  push_candidates(idx, strand, clusters, order, w);
+}
+
+void add_kept_candidates(const index::Index& idx, uint8_t strand, const SeedCluster* kept, size_t n, bool cap_hit,
+                         SeededRead& w, std::vector<uint32_t>& order) {
+  order.resize(n);
+  std::iota(order.begin(), order.end(), 0u);
+  if (cap_hit) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t x, uint32_t y) { return kept[x].support > kept[y].support; });
+    w.cand_cap_hit = true;
+  }
+  push_candidates(idx, strand, kept, order, w);
+}
+
 void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOptions& opt, SeedScratch& scratch) {
-  auto& [hits, merged, runs, strand_cand, seed_pos, order, queries] = scratch;
+  auto& [hits, merged, runs, clusters, order, queries] = scratch;
   const uint32_t max_occ = opt.max_occ ? opt.max_occ : idx.max_occ();
-  const int max_candidates = opt.max_candidates;
   const int k = idx.k();
-  const int m = static_cast<int>(w.codes[0].size());
+  const int m = w.length();
   w.cand.clear();
   w.capped = false;
   w.cand_cap_hit = false;
-  if (m < k || m >= kMaxSeedReadLen) return;
-  const uint64_t low = (uint64_t{1} << k) - 1;
+  if (m < k || m >= seeding::kMaxSeedReadLen) return;
   const int s = idx.stride();
-  const int step = std::max(1, m / (w.max_edits + 1) - k - s + 2);
+  const int step = seeding::seed_step(m, w.max_edits, k, s);
   for (uint8_t strand = 0; strand < 2; ++strand) {
     const uint8_t* codes = w.codes[strand].data();
-    // A hit packed as (diagonal + kMaxSeedReadLen, read offset): integer order is by
-    // diagonal, then by reference position (= diagonal + offset).
     hits.clear();
     runs.clear();  // each lookup appends a sorted run (positions of a k-mer ascend)
     // The query k-mers first, so that their lookups' cache misses overlap (prefetch).
     queries.clear();
-    uint64_t hi = 0, lo = 0;
-    int valid = 0;  // bases since the last N
-    for (int q = 0; q < m; ++q) {
-      const uint8_t c = codes[q];
-      if (c > 3) {
-        valid = 0;
-        continue;
-      }
-      // Rolling planes: base j of the window at bit j, so shift right and add at bit k-1.
-      hi = (hi >> 1) | (static_cast<uint64_t>(c >> 1) << (k - 1));
-      lo = (lo >> 1) | (static_cast<uint64_t>(c & 1) << (k - 1));
-      if (++valid < k) continue;
-      const int start = q - k + 1;
-      if (start % step >= s) continue;
-      queries.emplace_back((hi & low) | ((lo & low) << k), start);
-    }
+    seeding::for_each_query(
+        m, k, s, step, [&](int q) { return codes[q]; },
+        [&](uint64_t key, int start) { queries.emplace_back(key, start); });
     for (int stage = 0; stage < 3; ++stage) {
       for (const auto& qk : queries) idx.prefetch(qk.first, stage);
     }
@@ -119,59 +144,15 @@ void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOption
         continue;
       }
       if (kh.count) runs.push_back(hits.size());
-      for (uint32_t h = 0; h < kh.count; ++h) {
-        hits.push_back((static_cast<uint64_t>(kh.pos[h]) - start + kMaxSeedReadLen) << kSeedOffsetBits | start);
-      }
+      for (uint32_t h = 0; h < kh.count; ++h) hits.push_back(seeding::pack_hit(kh.pos[h], start));
     }
     merge_runs(hits, runs, merged);
-    // Cluster diagonals: a cluster holds the diagonals within e of its first one.
-    strand_cand.clear();
-    seed_pos.clear();
-    const auto diag_of = [](uint64_t h) { return static_cast<int64_t>(h >> kSeedOffsetBits) - kMaxSeedReadLen; };
-    const auto pos_of = [&](uint64_t h) {
-      return diag_of(h) + static_cast<int64_t>(h & (uint64_t{kMaxSeedReadLen} - 1));
-    };
-    for (size_t a = 0; a < hits.size();) {
-      size_t b = a;
-      const int64_t first_diag = diag_of(hits[a]);
-      while (b < hits.size() && diag_of(hits[b]) - first_diag <= w.max_edits) ++b;
-      // The most supported diagonal of the cluster is its centre.
-      int64_t best_diag = first_diag, best_pos = pos_of(hits[a]);
-      uint32_t best_n = 0;
-      for (size_t x = a; x < b;) {
-        size_t y = x;
-        const int64_t d = diag_of(hits[x]);
-        while (y < b && diag_of(hits[y]) == d) ++y;
-        if (y - x > best_n) {
-          best_n = static_cast<uint32_t>(y - x);
-          best_diag = d;
-          best_pos = pos_of(hits[x]);
-        }
-        x = y;
-      }
-      // The contig field holds the seed position until the cap is applied.
-      strand_cand.push_back({strand, 0, best_diag, static_cast<uint32_t>(b - a)});
-      seed_pos.push_back(best_pos);
-      a = b;
-    }
-    order.resize(strand_cand.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    if (static_cast<int>(strand_cand.size()) > max_candidates) {
-      // The best supported, ties in diagonal order (what a stable sort by support keeps).
-      const auto better = [&](uint32_t x, uint32_t y) {
-        return strand_cand[x].support != strand_cand[y].support ? strand_cand[x].support > strand_cand[y].support
-                                                                : x < y;
-      };
-      std::nth_element(order.begin(), order.begin() + max_candidates, order.end(), better);
-      std::sort(order.begin(), order.begin() + max_candidates, better);
-      order.resize(max_candidates);
-      w.cand_cap_hit = true;
-    }
-    for (uint32_t i : order) {
-      Candidate c = strand_cand[i];
-      c.contig = static_cast<uint32_t>(idx.contig_of(seed_pos[i]));
-      w.cand.push_back(c);
-    }
+    clusters.clear();
+    seeding::cluster_hits(hits.data(), static_cast<int64_t>(hits.size()), w.max_edits,
+                          [&](int64_t diag, uint32_t seed_offset, uint32_t support) {
+                            clusters.push_back({diag, seed_offset, support});
+                          });
+    add_strand_candidates(idx, strand, clusters.data(), clusters.size(), opt.max_candidates, w, order);
   }
 }
 

@@ -15,10 +15,6 @@
 
 namespace gatemap::mapper::detail {
 
-// Reads longer than kMaxSeedReadLen get no candidates (they are reported unmapped).
-constexpr int kSeedOffsetBits = 22;
-constexpr int kMaxSeedReadLen = 1 << kSeedOffsetBits;
-
 // The edit threshold of a read of m bases: -e, or 4% of m (at least 2, at most 64).
 int edit_threshold(const VerifyOptions& opt, int m);
 
@@ -26,7 +22,17 @@ int edit_threshold(const VerifyOptions& opt, int m);
 void set_read_codes(SeededRead& w, const std::string& seq);
 
 // Candidates of w (codes and max_edits set). Thread-safe with one scratch per thread.
+// Reads of seeding::kMaxSeedReadLen bases or more get none (they are reported unmapped).
 void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOptions& opt, SeedScratch& scratch);
+
+// One strand's clusters (seeding::cluster_hits) -> w.cand: the best supported
+// max_candidates (sets w.cand_cap_hit when some are left out), contigs looked up.
+void add_strand_candidates(const index::Index& idx, uint8_t strand, const SeedCluster* clusters, size_t n,
+                           int max_candidates, SeededRead& w, std::vector<uint32_t>& order);
+// The same from clusters the cap has already chosen (the GPU seeder's, in diagonal
+// order): when some were left out (cap_hit), ordered by support as above.
+void add_kept_candidates(const index::Index& idx, uint8_t strand, const SeedCluster* kept, size_t n, bool cap_hit,
+                         SeededRead& w, std::vector<uint32_t>& order);
 
 // The whole stage for one read: codes, threshold, candidates.
 void seed_read(const index::Index& idx, const std::string& seq, const MapOptions& opt, SeedScratch& scratch,

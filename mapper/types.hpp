@@ -16,6 +16,15 @@ struct Candidate {
   uint32_t support;  // seed hits in its cluster
 };
 
+// A cluster of seed hits before the --max-cand cap: its centre diagonal, the read offset
+// of that diagonal's first hit (diag + seed_offset, its reference position, names the
+// contig), and its hits. 16 bytes: the GPU seeder sends these back.
+struct SeedCluster {
+  int64_t diag;
+  uint32_t seed_offset;
+  uint32_t support;
+};
+
 // A verified location of a read.
 struct Hit {
   uint8_t strand = 0;

@@ -17,8 +17,7 @@ namespace gatemap::mapper::detail {
 struct SeedScratch {
   std::vector<uint64_t> hits, merged;
   std::vector<size_t> runs;
-  std::vector<Candidate> strand_cand;
-  std::vector<int64_t> seed_pos;
+  std::vector<SeedCluster> clusters;  // of one strand
   std::vector<uint32_t> order;
   std::vector<std::pair<uint64_t, int>> queries;  // (k-mer key, read offset)
 };

@@ -19,6 +19,12 @@
 #   pairhmm60  the PairHMM project's 1m.in concatenated 60 times: gatemap pairhmm vs gpuPairHMM
 #           (bin/gpuPairHMM, built from ../shared/peers), alternating, PH_ROUNDS rounds; outputs
 #           compared -> pairhmm60.tsv pairhmm60.log
+#   mapbench  GRCh37 chr20 (63 Mbp, from the bundle), MB_PAIRS (1 M) simulated 2x150 pairs:
+#           gatemap (GPU seeding + filter, GPU with the filter off, CPU seeding + GPU filter,
+#           CPU), minimap2 -ax sr and bwa mem (bin/minimap2, bin/bwa carried; MB_BWA=0 skips
+#           it) with the same threads, MB_ROUNDS rounds alternating; wall, peak RSS, peak GPU
+#           memory, accuracy; records compared (MB_TOOLS: a subset) -> mapbench.tsv
+#           mapbench_raw.tsv mapbench.log
 #   devices --device all vs 0 (and 0,0: two engines on one GPU) for map, call and correct on
 #           the demo data (DEVICE_PAIRS pairs), outputs compared; scaling efficiency
 #           t(0) / (N x t(all)) with N the visible GPUs -> devices.tsv devices.log
@@ -205,6 +211,63 @@ for stage in "$@"; do
       fi
       paste $P/gatemap.txt $P/gph_flat.txt | awk '{d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d; if (d > 1e-3) n++}
         END {printf "max |gatemap - gpuPairHMM| = %g, pairs differing by > 1e-3: %d\n", m, n}' >> "$OUT/pairhmm60.tsv"
+      ;;
+    mapbench)
+      R=$PWD/.gpu-bundle/data/real D=/tmp/gm_mb L=$OUT/mapbench.log
+      mkdir -p $D
+      if [ ! -s $D/20.gmi ]; then
+        for i in 1 2 3 4 5 6; do zcat $R/20.part$i-of-6.fa.gz; done > $D/20.fa
+        $B gatemap sim variants $D/20.fa -o $D/donor >> $L 2>&1
+        $B gatemap sim reads $D/20.fa --vcf $D/donor.truth.vcf.gz -n "${MB_PAIRS:-1000000}" -l 150 -t "$T" \
+          -o $D/pe >> $L 2>&1
+        st=$(date +%s%N); $B gatemap index -t "$T" -o $D/20.gmi $D/20.fa >> $L 2>&1
+        echo "gatemap index: $(( ($(date +%s%N) - st) / 1000000 )) ms" >> $L
+        $B minimap2 -x sr -d $D/20.mmi $D/20.fa >> $L 2>&1
+        [ "${MB_BWA:-1}" = 0 ] || $B bwa index $D/20.fa >> $L 2>&1
+      fi
+      tools=${MB_TOOLS:-gm_gpu gm_gpu_off gm_cpuseed gm_cpu minimap2}
+      [ "${MB_BWA:-1}" = 0 ] || tools="$tools bwa"
+      printf "round\ttool\twall_s\trss_mb\tgpu_peak_mb\n" > "$OUT/mapbench_raw.tsv"
+      for round in $(seq "${MB_ROUNDS:-3}"); do
+        for tool in $tools; do
+          [ $tool = bwa ] && [ "$round" -gt 1 ] && continue  # slow: run once, for its time and accuracy
+          gm=".gpu-bundle/bin/gatemap map -t $T -o $D/$tool.sam --stats $D/$tool.json"
+          case $tool in
+            gm_gpu) cmd="$gm --backend gpu $D/20.gmi" ;;
+            gm_gpu_off) cmd="$gm --backend gpu --filter off $D/20.gmi" ;;
+            gm_cpuseed) cmd="$gm --backend gpu --cpu-seed $D/20.gmi" ;;
+            gm_cpu) cmd="$gm --backend cpu $D/20.gmi" ;;
+            minimap2) cmd=".gpu-bundle/bin/minimap2 -ax sr -t $T -o $D/$tool.sam $D/20.mmi" ;;
+            bwa) cmd=".gpu-bundle/bin/bwa mem -t $T -o $D/$tool.sam $D/20.fa" ;;
+          esac
+          nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > /tmp/gpumem.txt &
+          smi=$!
+          st=$(date +%s%N)
+          echo "## round $round $tool: $cmd" >> $L
+          $B time -f %M -o /tmp/rss.txt $cmd $D/pe_1.fq $D/pe_2.fq 2>> $L
+          w=$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+          kill $smi; wait $smi 2> /dev/null
+          [ -s $D/$tool.json ] && cat $D/$tool.json >> $L
+          printf "%s\t%s\t%s\t%s\t%s\n" "$round" $tool "$w" "$(( $(tail -1 /tmp/rss.txt) / 1024 ))" \
+            "$(sort -n /tmp/gpumem.txt | tail -1)" >> "$OUT/mapbench_raw.tsv"
+        done
+      done
+      for tool in gm_gpu_off gm_cpuseed gm_cpu; do
+        [ -s $D/$tool.sam ] || continue
+        cmp -s <(grep -v '^@PG' $D/gm_gpu.sam) <(grep -v '^@PG' $D/$tool.sam) \
+          && echo "records gm_gpu == $tool: identical" >> $L || echo "records gm_gpu != $tool: DIFFER" >> $L
+      done
+      # Medians, ratio to minimap2, accuracy at MAPQ 60 / 20 / 1 (fraction mapped, error rate).
+      printf "tool\twall_s\tx_minimap2\trss_mb\tgpu_peak_mb\tmapq60_frac\tmapq60_err\tmapq20_frac\tmapq20_err\tmapq1_frac\tmapq1_err\n" \
+        > "$OUT/mapbench.tsv"
+      mm=$(awk '$2 == "minimap2" { print $3 }' "$OUT/mapbench_raw.tsv" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+      for tool in $tools; do
+        read -r w rss gpum < <(awk -v t=$tool '$2 == t { print $3, $4, $5 }' "$OUT/mapbench_raw.tsv" | sort -n |
+          awk '{ w[NR] = $1; r[NR] = $2; g[NR] = $3 } END { m = int((NR + 1) / 2); print w[m], r[m], g[m] }')
+        acc=$($B gatemap eval map $D/$tool.sam 2> /dev/null | awk '$1 == 60 { a = $3 "\t" $5 } $1 == 20 { b = $3 "\t" $5 }
+          $1 == 1 { c = $3 "\t" $5 } END { print a "\t" b "\t" c }')
+        printf "%s\t%s\t%.2f\t%s\t%s\t%s\n" $tool "$w" "$(awk -v a="$mm" -v b="$w" 'BEGIN { print a / b }')" "$rss" "$gpum" "$acc" >> "$OUT/mapbench.tsv"
+      done
       ;;
     devices)
       D=/tmp/gm_devices L="$OUT/devices.log"

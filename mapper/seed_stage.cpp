@@ -1,0 +1,116 @@
+#include "mapper/seed_stage.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <string>
+
+#include "common/log.hpp"
+#include "common/parallel.hpp"
+#include "gpu/fallback.hpp"
+#include "mapper/seed.hpp"
+
+namespace gatemap::mapper::detail {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+SeedStage::SeedStage(const index::Index& idx, const MapOptions& opt, const Hardware& hw)
+    : idx_(idx), opt_(opt), scratch_(static_cast<size_t>(omp_get_max_threads())) {
+  if (hw.backend != gpu::Backend::gpu || !hw.seed_on_gpu || hw.devices.empty()) return;
+  const int device = hw.devices.front();  // seeding is synchronous: one device is enough to feed the others
+  gpu_pending_ = std::async(std::launch::async, [this, device] {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto engine = gpu::make_engine_or_null<seeding::SeedGpu>("map", idx_, device);
+    if (engine) {
+      log::info("map", "GPU seeding ready (index of " + std::to_string(engine->index_bytes() >> 20) +
+                           " MiB on device " + std::to_string(device) + ") in " + std::to_string(seconds_since(t0)) +
+                           " s");
+    }
+    return engine;
+  });
+}
+
+SeedStage::~SeedStage() {
+  if (gpu_pending_.valid()) gpu_pending_.wait();
+}
+
+void SeedStage::candidates_on_cpu(std::vector<SeededRead>& seeded) {
+  const int64_t n = static_cast<int64_t>(seeded.size());
+  ParallelErrors errors;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t r = 0; r < n; ++r) {
+    errors.run([&] { collect_candidates(idx_, seeded[r], opt_.seed, scratch_[omp_get_thread_num()]); });
+  }
+  errors.rethrow();
+}
+
+// The GPU's kept clusters -> candidates (reads the GPU left: on the CPU).
+void SeedStage::candidates_from_gpu(std::vector<SeededRead>& seeded) {
+  const int64_t n = static_cast<int64_t>(seeded.size());
+  const seeding::SeedClusters& c = clusters_;
+  ParallelErrors errors;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t r = 0; r < n; ++r) {
+    errors.run([&] {
+      SeededRead& w = seeded[r];
+      SeedScratch& scratch = scratch_[omp_get_thread_num()];
+      if (c.on_cpu[r]) return collect_candidates(idx_, w, opt_.seed, scratch);
+      w.cand.clear();
+      w.cand_cap_hit = false;
+      w.capped = c.capped[2 * r] || c.capped[2 * r + 1];
+      for (uint8_t strand = 0; strand < 2; ++strand) {
+        const int64_t t = 2 * r + strand;
+        add_kept_candidates(idx_, strand, c.clusters.data() + c.first[t], c.first[t + 1] - c.first[t],
+                            c.cap_hit[t] != 0, w, scratch.order);
+      }
+    });
+  }
+  errors.rethrow();
+}
+
+void SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, MapStats& stats) {
+  const int64_t n = static_cast<int64_t>(batch.size());
+  seeded.resize(static_cast<size_t>(n));
+  ParallelErrors errors;
+#pragma omp parallel for schedule(static, 256)
+  for (int64_t r = 0; r < n; ++r) {
+    errors.run([&] {
+      set_read_codes(seeded[r], batch.reads[r].seq);
+      seeded[r].max_edits = edit_threshold(opt_.verify, seeded[r].length());
+    });
+  }
+  errors.rethrow();
+  if (gpu_pending_.valid()) gpu_ = gpu_pending_.get();
+  const bool on_gpu = gpu_ && gpu::run_or_fall_back(
+                                  "map", "GPU seeding failed, batch seeded",
+                                  [&] {
+                                    const uint32_t max_occ = opt_.seed.max_occ ? opt_.seed.max_occ : idx_.max_occ();
+                                    gpu_->seed(seeded, max_occ, opt_.seed.max_candidates, clusters_);
+                                  },
+                                  [] {});
+  if (on_gpu) {
+    stats.seed_device_s += clusters_.kernel_ms / 1000;
+    candidates_from_gpu(seeded);
+  } else {
+    if (gpu_) ++stats.seed_cpu_fallbacks;
+    candidates_on_cpu(seeded);
+  }
+  int64_t capped = 0, cap_hits = 0, ncand = 0;
+#pragma omp parallel for schedule(static, 1024) reduction(+ : capped, cap_hits, ncand)
+  for (int64_t r = 0; r < n; ++r) {
+    capped += seeded[r].capped;
+    cap_hits += seeded[r].cand_cap_hit;
+    ncand += static_cast<int64_t>(seeded[r].cand.size());
+  }
+  stats.capped_reads += capped;
+  stats.candidate_cap_hits += cap_hits;
+  stats.candidates += ncand;
+}
+
+}  // namespace gatemap::mapper::detail

@@ -1,0 +1,48 @@
+#pragma once
+// Seeding on the GPU: the index (k-mer table and 2-bit reference) is uploaded once to
+// plain device memory; per batch the reads' codes go up, and each read strand's k-mer
+// lookups, hit lists, sort and diagonal clusters are computed on the device with the
+// CPU's rules (seed_core.hpp), the --max-cand cap included. Only the kept clusters come
+// back; the host orders a capped strand's by support and names contigs
+// (order_kept_candidates), so the candidates are identical. The CPU twin is mapper/seed.cpp.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "index/index.hpp"
+#include "mapper/types.hpp"
+
+namespace gatemap::mapper::seeding {
+
+// Clusters of one batch, per read strand t = 2 * read + strand (0 forward, 1 reverse):
+// all of them, or (cap_hit[t]) the best supported max_cand, in diagonal order.
+struct SeedClusters {
+  std::vector<int64_t> first;                 // clusters of t: [first[t], first[t + 1])
+  std::vector<detail::SeedCluster> clusters;  // in diagonal order within each read strand
+  std::vector<uint8_t> capped;                // per read strand: a k-mer over max_occ was skipped
+  std::vector<uint8_t> cap_hit;               // per read strand: more clusters than max_cand
+  std::vector<uint8_t> on_cpu;                // per read: too many hits for the device, seed it on the CPU
+  double kernel_ms = 0;                       // device time of the batch (events)
+};
+
+class SeedGpu {
+ public:
+  // Uploads the index to `device`; throws CudaError when it does not fit in the free
+  // device memory (with room for a batch) or the device fails. max_hit_slots: the most
+  // hits a chunk of read strands holds (0: a share of the free memory; small values
+  // test the chunking and the reads left to the CPU).
+  SeedGpu(const index::Index& idx, int device, int64_t max_hit_slots = 0);
+  ~SeedGpu();
+  SeedGpu(const SeedGpu&) = delete;
+  SeedGpu& operator=(const SeedGpu&) = delete;
+
+  // Clusters of reads whose codes[0] and max_edits are set (codes[1] is not read).
+  void seed(const std::vector<detail::SeededRead>& reads, uint32_t max_occ, uint32_t max_cand, SeedClusters& out);
+  int64_t index_bytes() const;  // device memory the index takes
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gatemap::mapper::seeding

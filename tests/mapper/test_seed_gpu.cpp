@@ -1,0 +1,180 @@
+// On the GPU machine: the GPU seeder's candidates equal the CPU seeding's
+// (collect_candidates, the twin) read by read: repeats over --max-occ, the --max-cand
+// cap, N runs, reads shorter than k, every threshold, and batches cut into chunks or
+// left to the CPU when their hits exceed the device buffer.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "../gpu/gpu_test.hpp"
+#include "../test_util.hpp"
+#include "index/index.hpp"
+#include "io/fasta.hpp"
+#include "mapper/seed.hpp"
+#include "mapper/seeding/seed_gpu.hpp"
+
+using namespace gatemap;
+using namespace gatemap::mapper;
+using namespace gatemap::mapper::detail;
+
+namespace {
+
+// Two contigs: random bases with N runs, and a 1.5 kb unit repeated 60 times with a few
+// changes per copy (k-mers over a max_occ of 20, more clusters than --max-cand).
+struct RepeatGenome {
+  test::TempDir dir;
+  std::vector<std::string> contigs;
+  std::unique_ptr<index::Index> idx;
+  RepeatGenome() {
+    std::mt19937_64 rng(5);
+    std::string a = test::random_dna(rng, 150000);
+    for (int i = 0; i < 5; ++i) a.replace(10000 + 25000 * i, 50 + 40 * i, std::string(50 + 40 * i, 'N'));
+    const std::string unit = test::random_dna(rng, 1500);
+    std::string b;
+    for (int i = 0; i < 60; ++i) {
+      std::string copy = unit;
+      for (int j = 0; j < 8; ++j) copy[rng() % copy.size()] = "ACGT"[rng() % 4];
+      b += copy + test::random_dna(rng, rng() % 40);
+    }
+    contigs = {a, b};
+    const std::string fa = dir.file("ref.fa");
+    io::write_fasta(fa, {{"random", a}, {"repeats", b}});
+    index::IndexOptions io;
+    io.max_occ = 20;
+    idx = index::build_index(fa, io);
+  }
+};
+
+// Reads of every kind: substrings of either contig (mutated, with N, reverse
+// complemented), random reads, reads shorter than k and empty ones.
+std::vector<std::string> reads_of(const RepeatGenome& g, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) {
+    const int kind = static_cast<int>(rng() % 10);
+    if (kind == 0) {
+      out.push_back(test::random_dna(rng, 50 + rng() % 200));
+      continue;
+    }
+    if (kind == 1) {
+      out.push_back(test::random_dna(rng, rng() % 16));
+      continue;
+    }
+    const std::string& c = g.contigs[rng() % 2];
+    const size_t len = 60 + rng() % 250;
+    std::string r = c.substr(rng() % (c.size() - len), len);
+    for (int e = static_cast<int>(rng() % 8); e > 0; --e) r[rng() % r.size()] = "ACGTN"[rng() % 5];
+    if (rng() % 2) {
+      std::string rc(r.rbegin(), r.rend());
+      for (char& ch : rc) ch = ch == 'A' ? 'T' : ch == 'C' ? 'G' : ch == 'G' ? 'C' : ch == 'T' ? 'A' : 'N';
+      r = rc;
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+void expect_same_candidates(const RepeatGenome& g, const std::vector<std::string>& reads, const MapOptions& opt,
+                            seeding::SeedGpu& engine) {
+  std::vector<SeededRead> gpu(reads.size()), cpu(reads.size());
+  SeedScratch scratch;
+  for (size_t r = 0; r < reads.size(); ++r) {
+    seed_read(*g.idx, reads[r], opt, scratch, cpu[r]);
+    set_read_codes(gpu[r], reads[r]);
+    gpu[r].max_edits = cpu[r].max_edits;
+  }
+  seeding::SeedClusters c;
+  engine.seed(gpu, opt.seed.max_occ ? opt.seed.max_occ : g.idx->max_occ(), opt.seed.max_candidates, c);
+  int64_t capped = 0, at_cap = 0, cands = 0;
+  for (size_t r = 0; r < reads.size(); ++r) {
+    SeededRead& w = gpu[r];
+    if (c.on_cpu[r]) {
+      collect_candidates(*g.idx, w, opt.seed, scratch);
+    } else {
+      w.capped = c.capped[2 * r] || c.capped[2 * r + 1];
+      for (uint8_t s = 0; s < 2; ++s) {
+        const int64_t t = 2 * static_cast<int64_t>(r) + s;
+        add_kept_candidates(*g.idx, s, c.clusters.data() + c.first[t], c.first[t + 1] - c.first[t],
+                            c.cap_hit[t] != 0, w, scratch.order);
+      }
+    }
+    ASSERT_EQ(w.capped, cpu[r].capped) << "read " << r;
+    ASSERT_EQ(w.cand_cap_hit, cpu[r].cand_cap_hit) << "read " << r;
+    ASSERT_EQ(w.cand.size(), cpu[r].cand.size()) << "read " << r;
+    for (size_t i = 0; i < w.cand.size(); ++i) {
+      const Candidate &x = w.cand[i], &y = cpu[r].cand[i];
+      ASSERT_TRUE(x.strand == y.strand && x.contig == y.contig && x.diag == y.diag && x.support == y.support)
+          << "read " << r << " candidate " << i;
+    }
+    capped += w.capped;
+    at_cap += w.cand_cap_hit;
+    cands += static_cast<int64_t>(w.cand.size());
+  }
+  // The inputs reach every rule (or the comparison above proves little).
+  EXPECT_GT(capped, 0);
+  EXPECT_GT(at_cap, 0);
+  EXPECT_GT(cands, static_cast<int64_t>(reads.size()) / 4);
+}
+
+const RepeatGenome& genome() {
+  static const RepeatGenome g;
+  return g;
+}
+
+}  // namespace
+
+TEST(SeedGpu, CandidatesEqualTheCpuAtEveryThreshold) {
+  GATEMAP_REQUIRE_GPU();
+  seeding::SeedGpu engine(*genome().idx, 0);
+  const std::vector<std::string> reads = reads_of(genome(), 20000, 1);
+  for (const int e : {-1, 0, 3, 8, 30}) {
+    MapOptions opt;
+    opt.verify.max_edits = e;
+    opt.seed.max_candidates = 4;
+    SCOPED_TRACE("e " + std::to_string(e));
+    expect_same_candidates(genome(), reads, opt, engine);
+  }
+}
+
+TEST(SeedGpu, MaxOccAndTheDefaultCap) {
+  GATEMAP_REQUIRE_GPU();
+  seeding::SeedGpu engine(*genome().idx, 0);
+  const std::vector<std::string> reads = reads_of(genome(), 5000, 2);
+  MapOptions opt;
+  opt.seed.max_occ = 7;
+  opt.seed.max_candidates = 2;
+  expect_same_candidates(genome(), reads, opt, engine);
+  opt.seed.max_occ = 0;
+  opt.seed.max_candidates = 1;
+  expect_same_candidates(genome(), reads, opt, engine);
+}
+
+// A buffer of 100 hits: the batch runs in many chunks, and read strands with
+// more hits than the buffer go to the CPU; the candidates do not change.
+TEST(SeedGpu, SmallBufferChunksAndLeavesReadsToTheCpu) {
+  GATEMAP_REQUIRE_GPU();
+  seeding::SeedGpu engine(*genome().idx, 0, 100);
+  const std::vector<std::string> reads = reads_of(genome(), 3000, 3);
+  MapOptions opt;
+  opt.seed.max_candidates = 3;
+  expect_same_candidates(genome(), reads, opt, engine);
+  std::vector<SeededRead> w(reads.size());
+  for (size_t r = 0; r < reads.size(); ++r) {
+    set_read_codes(w[r], reads[r]);
+    w[r].max_edits = 30;
+  }
+  seeding::SeedClusters c;
+  engine.seed(w, genome().idx->max_occ(), 32, c);
+  int64_t on_cpu = 0;
+  for (uint8_t x : c.on_cpu) on_cpu += x;
+  EXPECT_GT(on_cpu, 0);
+}
+
+TEST(SeedGpu, EmptyBatch) {
+  GATEMAP_REQUIRE_GPU();
+  seeding::SeedGpu engine(*genome().idx, 0);
+  seeding::SeedClusters c;
+  engine.seed({}, 20, 32, c);
+  EXPECT_EQ(c.first.size(), 1u);
+  EXPECT_TRUE(c.clusters.empty());
+}
