@@ -1,5 +1,8 @@
 #include "io/sam_writer.hpp"
 
+#include <htslib/hfile.h>
+#include <htslib/kstring.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -8,6 +11,10 @@
 #include "io/hts_threads.hpp"
 
 namespace gatemap::io {
+
+namespace {
+constexpr int64_t kFormatChunk = 4096;  // records a thread formats at a time
+}  // namespace
 
 std::string parse_read_group(const std::string& value, std::string& id) {
   std::string line;
@@ -72,7 +79,8 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     sam_hdr_destroy(hdr_);
     throw IoError("cannot open '" + path_ + "' for writing: " + std::strerror(errno));
   }
-  set_hts_threads(fp_, threads, path_);  // BGZF threads, or SAM formatted on threads
+  plain_sam_ = mode[1] == '\0';
+  if (!plain_sam_) set_hts_threads(fp_, threads, path_);  // BGZF compression on threads
   if (sam_hdr_write(fp_, hdr_) != 0) {
     hts_close(fp_);
     fp_ = nullptr;
@@ -92,6 +100,43 @@ void SamWriter::write(const bam1_t* rec) {
     throw IoError("write to '" + path_ + "' failed (disk full?) at record " + std::to_string(written_ + 1));
   }
   ++written_;
+}
+
+void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
+  const int64_t n = static_cast<int64_t>(recs.size());
+  if (!plain_sam_ || n < 2 * kFormatChunk) {
+    for (const bam1_t* b : recs) write(b);
+    return;
+  }
+  // Chunks of records formatted as text on the threads, then written in order.
+  const int64_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
+  std::vector<kstring_t> text(static_cast<size_t>(chunks), KS_INITIALIZE);
+  std::vector<int64_t> failed(static_cast<size_t>(chunks), -1);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t c = 0; c < chunks; ++c) {
+    kstring_t line = KS_INITIALIZE;
+    kstring_t& out = text[static_cast<size_t>(c)];
+    for (int64_t i = c * kFormatChunk; i < std::min(n, (c + 1) * kFormatChunk); ++i) {
+      if (sam_format1(hdr_, recs[static_cast<size_t>(i)], &line) < 0 || kputsn(line.s, line.l, &out) < 0 ||
+          kputc('\n', &out) < 0) {
+        failed[static_cast<size_t>(c)] = i;
+        break;
+      }
+    }
+    ks_free(&line);
+  }
+  for (int64_t c = 0; c < chunks; ++c) {
+    kstring_t& t = text[static_cast<size_t>(c)];
+    const int64_t bad = failed[static_cast<size_t>(c)];
+    const bool ok = bad < 0 && hwrite(fp_->fp.hfile, t.s, t.l) == static_cast<ssize_t>(t.l);
+    if (!ok) {
+      for (kstring_t& u : text) ks_free(&u);
+      throw IoError("write to '" + path_ + "' failed (" + (bad >= 0 ? "cannot format" : "disk full?") + ") at record " +
+                    std::to_string(written_ + (bad >= 0 ? bad - c * kFormatChunk : 0) + 1));
+    }
+    written_ += std::min(n, (c + 1) * kFormatChunk) - c * kFormatChunk;
+    ks_free(&t);
+  }
 }
 
 void SamWriter::write_index(const std::string& index_path, int min_shift) {

@@ -2,7 +2,7 @@
 // SAM/BAM output through htslib. The header carries @HD VN:1.6 SO:unsorted GO:query,
 // one @SQ per contig, an optional @RG (from -R) and @PG with the full command line.
 // BAM is chosen by a ".bam" suffix and compressed with `threads` BGZF threads; ".sam.gz"
-// writes bgzipped SAM; plain SAM is formatted on `threads` htslib threads; CRAM and other compressed suffixes are refused (UsageError).
+// writes bgzipped SAM; write_all() formats plain SAM on the OpenMP threads; CRAM and other compressed suffixes are refused (UsageError).
 // Every write is checked: a failed write or close (full disk) throws IoError.
 #include <htslib/sam.h>
 
@@ -40,6 +40,8 @@ class SamWriter {
   SamWriter& operator=(const SamWriter&) = delete;
 
   void write(const bam1_t* rec);
+  // All of them, in order: plain SAM is formatted in parallel (OpenMP), then written.
+  void write_all(const std::vector<bam1_t*>& recs);
   // Builds the index while writing (BAM in coordinate order only; call before the first
   // record): close() saves it to index_path (.bai with min_shift 0, .csi with 14).
   void write_index(const std::string& index_path, int min_shift);
@@ -55,6 +57,7 @@ class SamWriter {
   sam_hdr_t* hdr_ = nullptr;
   std::string rg_id_;
   std::string index_path_;
+  bool plain_sam_ = false;  // text straight to the file: write_all formats it in parallel
   int64_t written_ = 0;
 };
 

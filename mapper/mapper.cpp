@@ -187,8 +187,7 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   if (im.opt.output.copy_comment) {  // here, not inside the parallel record building, which cannot throw
     for (const io::Read& read : batch.reads) check_comment_tags(read);
   }
-  // Batches are begun one at a time, in order, on the worker (seeding keeps its buffers).
-  bs.begun = im.worker.submit([&im, &batch, &bs] {
+  auto begin = [&im, &batch, &bs] {
     omp_set_num_threads(static_cast<int>(im.workspaces.size()));  // a thread's own setting: -t
     auto t0 = std::chrono::steady_clock::now();
     im.seeder.run(batch, bs.seeded, bs.stats);
@@ -198,7 +197,17 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
     const std::lock_guard<std::mutex> lock(im.filter_mutex);
     im.filter.start(bs.cand, bs.codes, bs.stats);  // on the GPU only started: finish_batch collects it
     bs.stats.filter_s += seconds_since(t0);
-  });
+  };
+  // With the GPU seeding, batches are begun on the worker (one at a time, in order)
+  // while the caller finishes the previous one; seeding on the CPU would only take
+  // the cores the finishing needs, so it runs here.
+  if (im.seeder.on_gpu()) {
+    bs.begun = im.worker.submit(begin);
+  } else {
+    std::packaged_task<void()> now(begin);
+    bs.begun = now.get_future();
+    now();
+  }
 }
 
 void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {

@@ -46,6 +46,7 @@ struct Hardware {
   gpu::Backend backend = gpu::Backend::cpu;  // --backend (or --filter gpu|cpu): where seeding and the filter run
   bool encode_on_device = false;             // --encode-on-device
   bool seed_on_gpu = true;                   // --cpu-seed turns it off: seeding on the CPU with a GPU filter
+  int64_t seed_batch_bytes_limit = 0;        // device memory a batch's reads may take when seeded (0: any)
   std::vector<int> devices = {0};            // --device: batches spread over these GPUs
   int threads = 1;                           // -t
 };

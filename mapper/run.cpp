@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "common/serial_worker.hpp"
 #include "gpu/device.hpp"
 #include "io/bam_sorter.hpp"
 #include "io/output_file.hpp"
@@ -97,7 +98,7 @@ class RecordOutput {
   // Writes (or hands to the sorter) and clears the records.
   void take(std::vector<bam1_t*>& recs) {
     if (sorter_) return sorter_->add(recs);
-    for (bam1_t* b : recs) writer_->write(b);
+    writer_->write_all(recs);
     for (bam1_t* b : recs) bam_destroy1(b);
     recs.clear();
   }
@@ -171,14 +172,20 @@ MapStats run_mapping(RunOptions opt) {
     recs.clear();
   };
   const auto read_into = [&](io::ReadBatch* b) { return source.next_batch(*b, opt.batch_reads, batch_bases); };
+  // Writing runs on a thread of its own (one for the run: SAM is formatted there on an
+  // OpenMP team of -t threads), its seconds added up as output_s.
+  const int threads = omp_get_max_threads();
+  double output_s = 0;
   const auto write_all = [&] {
+    omp_set_num_threads(threads);
     const double t = log::wall_seconds();
     out.take(written);
-    return log::wall_seconds() - t;
+    output_s += log::wall_seconds() - t;
   };
   int64_t batch_no = 0;
-  double output_s = 0, input_wait_s = 0;
-  std::future<double> writing;
+  double input_wait_s = 0;
+  SerialWorker writer;
+  std::future<void> writing;
   std::future<bool> reading;
   try {
     int cur = 0;
@@ -200,17 +207,17 @@ MapStats run_mapping(RunOptions opt) {
       records.clear();
       mapper->finish_batch(slots[cur], records);
       const double t1 = log::wall_seconds();
-      if (writing.valid()) output_s += writing.get();
+      if (writing.valid()) writing.get();
       destroy(written);
       std::swap(written, records);
-      writing = std::async(std::launch::async, write_all);
+      writing = writer.submit(write_all);
       ++batch_no;
       log::info("map", "batch " + std::to_string(batch_no) + ": " + std::to_string(slots[cur].size()) +
                            " reads mapped (" + std::to_string(t1 - t0) + " s, seeding of the next batch included)");
       cur = next;
       have = more;
     }
-    if (writing.valid()) output_s += writing.get();
+    if (writing.valid()) writing.get();
   } catch (...) {
     mapper.reset();  // waits for a batch still being seeded on its thread (it reads its slot)
     if (reading.valid()) reading.wait();

@@ -23,10 +23,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 SeedStage::SeedStage(const index::Index& idx, const MapOptions& opt, const Hardware& hw)
     : idx_(idx), opt_(opt), scratch_(static_cast<size_t>(omp_get_max_threads())) {
   if (hw.backend != gpu::Backend::gpu || !hw.seed_on_gpu || hw.devices.empty()) return;
-  const int device = hw.devices.front();  // seeding is synchronous: one device is enough to feed the others
-  gpu_pending_ = std::async(std::launch::async, [this, device] {
+  const int device = hw.devices.front();  // one device seeds: it keeps ahead of the stages after it
+  const int64_t limit = hw.seed_batch_bytes_limit;
+  gpu_pending_ = std::async(std::launch::async, [this, device, limit] {
     const auto t0 = std::chrono::steady_clock::now();
-    auto engine = gpu::make_engine_or_null<seeding::SeedGpu>("map", idx_, device);
+    auto engine = gpu::make_engine_or_null<seeding::SeedGpu>("map", idx_, device, int64_t{0}, limit);
     if (engine) {
       log::info("map", "GPU seeding ready (index of " + std::to_string(engine->index_bytes() >> 20) +
                            " MiB on device " + std::to_string(device) + ") in " + std::to_string(seconds_since(t0)) +

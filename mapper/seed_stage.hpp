@@ -26,6 +26,8 @@ class SeedStage {
   // Seeds the batch into `seeded` (one per read). One batch at a time (it runs on a
   // thread beside the stages that finish the previous batch: it has its own scratch).
   void run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, MapStats& stats);
+  // Whether batches go to the GPU seeder (one was asked for and has not failed to start).
+  bool on_gpu() const { return gpu_pending_.valid() || gpu_; }
 
  private:
   void candidates_on_cpu(std::vector<SeededRead>& seeded);

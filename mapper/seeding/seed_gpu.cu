@@ -201,6 +201,7 @@ struct SeedGpu::Impl {
   IndexView view{};
   int64_t index_bytes = 0;
   int64_t slots = 0;  // hits a chunk holds
+  int64_t batch_bytes_limit = 0;
   gpu::DeviceBuffer<uint32_t> offsets, positions;
   gpu::DeviceBuffer<uint64_t> hi, lo;
   gpu::Stream stream;
@@ -226,9 +227,11 @@ struct SeedGpu::Impl {
   void run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t max_cand, SeedClusters& out);
 };
 
-SeedGpu::SeedGpu(const index::Index& idx, int device, int64_t max_hit_slots) : impl_(std::make_unique<Impl>()) {
+SeedGpu::SeedGpu(const index::Index& idx, int device, int64_t max_hit_slots, int64_t batch_bytes_limit)
+    : impl_(std::make_unique<Impl>()) {
   Impl& im = *impl_;
   im.device = device;
+  im.batch_bytes_limit = batch_bytes_limit;
   GATEMAP_CUDA_CHECK(cudaSetDevice(device));
   const int64_t buckets = (int64_t{1} << idx.bucket_bits()) + 1;
   const int64_t npos = idx.bucket_offsets()[buckets - 1];
@@ -329,6 +332,11 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   begin[0] = 0;
   for (int64_t r = 0; r < n; ++r) begin[r + 1] = begin[r] + reads[r].length();
   const int64_t bases = begin[n];
+  const int64_t batch_bytes = bases + n * (2 * sizeof(int64_t) + sizeof(int32_t)) + strands * 3 * sizeof(int64_t);
+  if (im.batch_bytes_limit > 0 && batch_bytes > im.batch_bytes_limit) {
+    throw CudaError("a batch of " + std::to_string(n) + " reads needs " + std::to_string(batch_bytes) +
+                    " bytes of device memory, over the limit of " + std::to_string(im.batch_bytes_limit));
+  }
   im.h_codes.resize(static_cast<size_t>(std::max<int64_t>(bases, 1)));
   im.h_edits.resize(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static, 1024)

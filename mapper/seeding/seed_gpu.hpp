@@ -30,8 +30,10 @@ class SeedGpu {
   // Uploads the index to `device`; throws CudaError when it does not fit in the free
   // device memory (with room for a batch) or the device fails. max_hit_slots: the most
   // hits a chunk of read strands holds (0: a share of the free memory; small values
-  // test the chunking and the reads left to the CPU).
-  SeedGpu(const index::Index& idx, int device, int64_t max_hit_slots = 0);
+  // test the chunking and the reads left to the CPU). batch_bytes_limit: the most device
+  // memory a batch's reads may take (0: no limit); a larger batch throws CudaError, as
+  // running out of device memory does, and the caller seeds it on the CPU.
+  SeedGpu(const index::Index& idx, int device, int64_t max_hit_slots = 0, int64_t batch_bytes_limit = 0);
   ~SeedGpu();
   SeedGpu(const SeedGpu&) = delete;
   SeedGpu& operator=(const SeedGpu&) = delete;

@@ -6,7 +6,7 @@ namespace gatemap::mapper::seeding {
 
 struct SeedGpu::Impl {};
 
-SeedGpu::SeedGpu(const index::Index&, int, int64_t) {
+SeedGpu::SeedGpu(const index::Index&, int, int64_t, int64_t) {
   throw CudaError("GPU seeding requested but this gatemap was built without CUDA");
 }
 SeedGpu::~SeedGpu() = default;

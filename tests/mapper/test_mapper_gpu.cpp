@@ -30,3 +30,19 @@ TEST(MapperGpu, DeviceListSpreadsBatchesWithTheSameRecords) {
   mapper::run_mapping(o);
   EXPECT_EQ(test::without_pg(test::read_file(o.output)), d.map(d.pe1, d.pe2, "cpu", 2, 4000));
 }
+
+// A device budget too small for a full batch (an artificial out-of-memory): those
+// batches are seeded on the CPU with a warning, the last, smaller one on the GPU; the
+// records do not change and none is lost.
+TEST(MapperGpu, BatchOverTheDeviceBudgetIsSeededOnTheCpu) {
+  if (!gpu::device_available()) GTEST_SKIP() << "no CUDA device";
+  static test::SimData d(20000, 20000);
+  mapper::RunOptions o = d.options(d.pe1, d.pe2, d.dir.file("budget.sam"));
+  o.filter = "gpu";
+  o.batch_reads = 6000;  // 40,000 reads: six batches of 6,000 and one of 4,000
+  o.hw.seed_batch_bytes_limit = 1000000;  // 4,000 reads of 150 bp take 872,000 bytes, 6,000 take 1,308,000
+  const mapper::MapStats st = mapper::run_mapping(o);
+  EXPECT_EQ(st.seed_cpu_fallbacks, 6);
+  EXPECT_EQ(st.reads, 40000);
+  EXPECT_EQ(test::without_pg(test::read_file(o.output)), d.map(d.pe1, d.pe2, "cpu", 2, 6000));
+}
