@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "common/parallel.hpp"
 #include "common/serial_worker.hpp"
+#include "gpu/fallback.hpp"
 #include "mapper/candidates.hpp"
 #include "mapper/filter_stage.hpp"
 #include "mapper/hits.hpp"
@@ -23,6 +24,7 @@
 #include "mapper/sam_record.hpp"
 #include "mapper/seed.hpp"
 #include "mapper/seed_stage.hpp"
+#include "mapper/seeding/verify_gpu.hpp"
 #include "mapper/verify.hpp"
 #include "mapper/workspace.hpp"
 
@@ -47,6 +49,8 @@ struct Mapper::Impl {
   FilterStage filter;
   std::vector<Workspace> workspaces;  // one per OpenMP thread
   std::mutex filter_mutex;  // begun batches start the filter while the main thread collects
+  std::unique_ptr<seeding::VerifyGpu> verify_gpu;  // made on the worker for the first batch the GPU seeds
+  bool verify_gpu_tried = false;
   // A batch between begin_batch and finish_batch. Two exist, so that the next batch is
   // seeded (on the GPU or the CPU, on a thread of its own) and filtered while the current
   // one is verified and placed; their buffers are reused.
@@ -55,7 +59,9 @@ struct Mapper::Impl {
     CandidateBatch cand;
     std::vector<uint8_t> codes;  // filter result per candidate
     std::vector<ReadHits> hits;
-    std::future<void> begun;     // seeding, candidates and the filter's start
+    std::vector<uint8_t> on_device;        // per candidate: verified on the GPU, into device_result
+    std::vector<BandResult> device_result;
+    std::future<void> begun;     // seeding, candidates and the filter's start (and, with the GPU, verification)
     MapStats stats;              // of the begun part, added when the batch finishes
   };
   BatchState batches[2];
@@ -74,12 +80,66 @@ struct Mapper::Impl {
 
   Workspace& workspace() { return workspaces.at(static_cast<size_t>(omp_get_thread_num())); }
 
+  void verify_on_gpu(BatchState& bs);
   void verify_batch(BatchState& bs, MapStats& stats);
   void fallback_batch(BatchState& bs);
   void place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs);
   void place_pairs(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs,
                    MapStats& stats);
 };
+
+// With the reads on the device (the GPU seeded them): the candidates that passed the
+// filter and that the bit-vector verifier takes, verified there. verify_batch takes
+// their results and verifies the rest on the CPU.
+void Mapper::Impl::verify_on_gpu(BatchState& bs) {
+  if (!verify_gpu_tried) {
+    verify_gpu_tried = true;
+    verify_gpu = gpu::make_engine_or_null<seeding::VerifyGpu>("map", seeder.device());
+  }
+  if (!verify_gpu) return;
+  const int64_t n = static_cast<int64_t>(bs.seeded.size());
+  const auto takes = [&](int64_t r, int64_t i) {
+    const SeededRead& w = bs.seeded[r];
+    const Candidate& c = w.cand[i - bs.cand.first[r]];
+    return filter::filter_accepts(bs.codes[i], bs.cand.max_edits) &&
+           verifier.myers_applies(w.length(), c.contig, c.diag, w.max_edits);
+  };
+  std::vector<int64_t> at(static_cast<size_t>(n) + 1, 0);
+#pragma omp parallel for schedule(static, 1024)
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) at[r + 1] += takes(r, i);
+  }
+  for (int64_t r = 0; r < n; ++r) at[r + 1] += at[r];
+  std::vector<seeding::VerifyJob> jobs(static_cast<size_t>(at[n]));
+  std::vector<int64_t> job_cand(jobs.size());
+#pragma omp parallel for schedule(static, 1024)
+  for (int64_t r = 0; r < n; ++r) {
+    const SeededRead& w = bs.seeded[r];
+    int64_t k = at[r];
+    for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) {
+      if (!takes(r, i)) continue;
+      const Candidate& c = w.cand[i - bs.cand.first[r]];
+      jobs[k] = {c.diag, static_cast<uint32_t>(r), c.strand, static_cast<uint8_t>(w.max_edits),
+                 static_cast<uint8_t>(w.max_edits)};
+      job_cand[k++] = i;
+    }
+  }
+  std::vector<BandResult> results;
+  double ms = 0;
+  if (!gpu::run_or_fall_back(
+          "map", "GPU verification failed, batch verified",
+          [&] { verify_gpu->verify(seeder.gpu()->device_reads(), jobs, results, &ms); }, [] {})) {
+    return;
+  }
+  bs.on_device.assign(static_cast<size_t>(bs.cand.size()), 0);
+  bs.device_result.resize(static_cast<size_t>(bs.cand.size()));
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    bs.on_device[job_cand[k]] = 1;
+    bs.device_result[job_cand[k]] = results[k];
+  }
+  bs.stats.verify_device_s += ms / 1000;
+  bs.stats.verified_on_gpu += static_cast<int64_t>(jobs.size());
+}
 
 // Candidates that passed the filter, aligned within their read's threshold.
 void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
@@ -103,7 +163,9 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
         }
         ++verified;
         const Candidate& c = w.cand[i - bs.cand.first[r]];
-        const Hit h = verifier.verify_one(w, c, w.max_edits, c.diag, ws);
+        const Hit h = !bs.on_device.empty() && bs.on_device[i]
+                          ? Verifier::make_hit(c, c.diag, bs.device_result[i], false)
+                          : verifier.verify_one(w, c, w.max_edits, c.diag, ws);
         if (h.edits >= 0) hits.push_back(h);
       }
     });
@@ -190,13 +252,18 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   auto begin = [&im, &batch, &bs] {
     omp_set_num_threads(static_cast<int>(im.workspaces.size()));  // a thread's own setting: -t
     auto t0 = std::chrono::steady_clock::now();
-    im.seeder.run(batch, bs.seeded, bs.stats);
+    const bool seeded_on_gpu = im.seeder.run(batch, bs.seeded, bs.stats);
     bs.stats.seed_s += seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     build_candidates(batch, bs.seeded, im.filter.on(), bs.cand);
-    const std::lock_guard<std::mutex> lock(im.filter_mutex);
-    im.filter.start(bs.cand, bs.codes, bs.stats);  // on the GPU only started: finish_batch collects it
+    {
+      const std::lock_guard<std::mutex> lock(im.filter_mutex);
+      im.filter.start(bs.cand, bs.codes, bs.stats);  // on the GPU only started: finish_batch collects it
+      if (seeded_on_gpu) im.filter.finish(bs.cand, bs.codes, bs.stats);  // here: the GPU verifies next
+    }
     bs.stats.filter_s += seconds_since(t0);
+    bs.on_device.clear();
+    if (seeded_on_gpu) im.verify_on_gpu(bs);
   };
   // With the GPU seeding, batches are begun on the worker (one at a time, in order)
   // while the caller finishes the previous one; seeding on the CPU would only take
@@ -271,11 +338,13 @@ MapStats& MapStats::operator+=(const MapStats& o) {
                       {&supplementary, o.supplementary}, {&proper_pairs, o.proper_pairs}, {&rescued, o.rescued},
                       {&capped_reads, o.capped_reads}, {&candidate_cap_hits, o.candidate_cap_hits},
                       {&filter_cpu_fallbacks, o.filter_cpu_fallbacks}, {&seed_cpu_fallbacks, o.seed_cpu_fallbacks},
+                      {&verified_on_gpu, o.verified_on_gpu},
                       {&duplicate_reads, o.duplicate_reads}, {&duplicate_pairs, o.duplicate_pairs},
                       {&duplicate_unpaired, o.duplicate_unpaired}}) {
     *a += b;
   }
-  for (auto [a, b] : {std::pair{&seed_s, o.seed_s}, {&seed_device_s, o.seed_device_s}, {&filter_s, o.filter_s},
+  for (auto [a, b] : {std::pair{&seed_s, o.seed_s}, {&seed_device_s, o.seed_device_s},
+                      {&verify_device_s, o.verify_device_s}, {&filter_s, o.filter_s},
                       {&filter_kernel_s, o.filter_kernel_s}, {&verify_s, o.verify_s}, {&pair_s, o.pair_s},
                       {&output_s, o.output_s}, {&fallback_s, o.fallback_s}, {&filter_prepare_s, o.filter_prepare_s},
                       {&filter_engine_s, o.filter_engine_s}, {&input_wait_s, o.input_wait_s}}) {

@@ -22,7 +22,9 @@ struct MapStats {
   int64_t mapped = 0, unmapped = 0, records = 0, secondary = 0, supplementary = 0, proper_pairs = 0, rescued = 0;
   int64_t capped_reads = 0, candidate_cap_hits = 0, filter_cpu_fallbacks = 0, seed_cpu_fallbacks = 0;
   double seed_s = 0, filter_s = 0, filter_kernel_s = 0, verify_s = 0, pair_s = 0, output_s = 0;
-  double seed_device_s = 0;  // of seed_s: the GPU seeder's device time (copies and kernels)
+  double seed_device_s = 0;    // of seed_s: the GPU seeder's device time (copies and kernels)
+  double verify_device_s = 0;  // the GPU verifier's device time (it runs beside the CPU stages)
+  int64_t verified_on_gpu = 0;
   double fallback_s = 0;  // clipped re-alignment of reads with no hit within e (filter or not)
   // Of filter_s on the GPU: the host building the candidate list and packing reads, and
   // the host's time inside the engine's submit and collect (the rest of the GPU's work

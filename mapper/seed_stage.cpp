@@ -23,7 +23,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 SeedStage::SeedStage(const index::Index& idx, const MapOptions& opt, const Hardware& hw)
     : idx_(idx), opt_(opt), scratch_(static_cast<size_t>(omp_get_max_threads())) {
   if (hw.backend != gpu::Backend::gpu || !hw.seed_on_gpu || hw.devices.empty()) return;
-  const int device = hw.devices.front();  // one device seeds: it keeps ahead of the stages after it
+  const int device = device_ = hw.devices.front();  // one device seeds: it keeps ahead of the stages after it
   const int64_t limit = hw.seed_batch_bytes_limit;
   gpu_pending_ = std::async(std::launch::async, [this, device, limit] {
     const auto t0 = std::chrono::steady_clock::now();
@@ -75,7 +75,7 @@ void SeedStage::candidates_from_gpu(std::vector<SeededRead>& seeded) {
   errors.rethrow();
 }
 
-void SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, MapStats& stats) {
+bool SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, MapStats& stats) {
   const int64_t n = static_cast<int64_t>(batch.size());
   seeded.resize(static_cast<size_t>(n));
   ParallelErrors errors;
@@ -112,6 +112,7 @@ void SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded,
   stats.capped_reads += capped;
   stats.candidate_cap_hits += cap_hits;
   stats.candidates += ncand;
+  return on_gpu;
 }
 
 }  // namespace gatemap::mapper::detail

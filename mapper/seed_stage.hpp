@@ -23,9 +23,12 @@ class SeedStage {
   SeedStage(const SeedStage&) = delete;
   SeedStage& operator=(const SeedStage&) = delete;
 
-  // Seeds the batch into `seeded` (one per read). One batch at a time (it runs on a
-  // thread beside the stages that finish the previous batch: it has its own scratch).
-  void run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, MapStats& stats);
+  // Seeds the batch into `seeded` (one per read); true when the GPU did (its reads are
+  // then on the device: gpu()->device_reads()). One batch at a time (it runs on a thread
+  // beside the stages that finish the previous batch: it has its own scratch).
+  bool run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, MapStats& stats);
+  const seeding::SeedGpu* gpu() const { return gpu_.get(); }
+  int device() const { return device_; }
   // Whether batches go to the GPU seeder (one was asked for and has not failed to start).
   bool on_gpu() const { return gpu_pending_.valid() || gpu_; }
 
@@ -35,6 +38,7 @@ class SeedStage {
 
   const index::Index& idx_;
   const MapOptions& opt_;
+  int device_ = 0;
   std::unique_ptr<seeding::SeedGpu> gpu_;
   // The index goes up to the device on a thread of its own while the first batch is read.
   std::future<std::unique_ptr<seeding::SeedGpu>> gpu_pending_;

@@ -26,13 +26,17 @@ Hit Verifier::verify_one(const SeededRead& w, const Candidate& c, int band, int6
     r = banded_distance(w.codes[c.strand].data(), m, ws.window, ref_.contig_begin(c.contig), ref_.contig_end(c.contig),
                         diag, band, max_edits, ws.dp, clip);
   }
+  return make_hit(c, diag, r, clip > 0);
+}
+
+Hit Verifier::make_hit(const Candidate& c, int64_t diag, const BandResult& r, bool clipped) {
   Hit h;
   h.strand = c.strand;
   h.contig = c.contig;
   h.diag = diag;
   h.edits = r.edits;
   h.ref_end = r.ref_end;
-  h.clipped = clip > 0;
+  h.clipped = clipped;
   return h;
 }
 

@@ -30,6 +30,12 @@ class Verifier {
   // read aligns. It sees all candidates so that every filter setting gives the same records.
   void clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws) const;
 
+  // The hit a band result stands for (r.edits -1: none).
+  static Hit make_hit(const Candidate& c, int64_t diag, const BandResult& r, bool clipped);
+  // Whether the bit-vector verifier (and the GPU one) takes a read of m bases at diag in
+  // band: the whole band inside the contig, free of N.
+  bool myers_applies(int m, uint32_t contig, int64_t diag, int band) const;
+
   // The alignment of a hit, in the band it was found in.
   Alignment align(const SeededRead& w, const Hit& h, Workspace& ws) const;
   // The alignment a record reports: align()'s path drawn again with affine gaps when it
@@ -46,9 +52,6 @@ class Verifier {
   static int rescue_max_cost(const SeededRead& w);
 
  private:
-  // The bit-vector verifier needs the whole band inside the contig, free of N.
-  bool myers_applies(int m, uint32_t contig, int64_t diag, int band) const;
-
   const Reference& ref_;
 };
 

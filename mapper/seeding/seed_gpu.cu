@@ -200,6 +200,7 @@ struct SeedGpu::Impl {
   int device = 0;
   IndexView view{};
   int64_t index_bytes = 0;
+  int64_t length = 0;  // reference bases
   int64_t slots = 0;  // hits a chunk holds
   int64_t batch_bytes_limit = 0;
   gpu::DeviceBuffer<uint32_t> offsets, positions;
@@ -232,6 +233,7 @@ SeedGpu::SeedGpu(const index::Index& idx, int device, int64_t max_hit_slots, int
   Impl& im = *impl_;
   im.device = device;
   im.batch_bytes_limit = batch_bytes_limit;
+  im.length = idx.length();
   GATEMAP_CUDA_CHECK(cudaSetDevice(device));
   const int64_t buckets = (int64_t{1} << idx.bucket_bits()) + 1;
   const int64_t npos = idx.bucket_offsets()[buckets - 1];
@@ -265,6 +267,11 @@ SeedGpu::SeedGpu(const index::Index& idx, int device, int64_t max_hit_slots, int
 SeedGpu::~SeedGpu() = default;
 
 int64_t SeedGpu::index_bytes() const { return impl_->index_bytes; }
+
+DeviceReads SeedGpu::device_reads() const {
+  const Impl& im = *impl_;
+  return {im.d_codes.data(), im.d_begin.data(), {im.hi.data(), im.lo.data(), im.length}};
+}
 
 // Read strands [a, b) whose hits fit the buffer: hits, sort, clusters, the cap; the kept
 // clusters appended to out.

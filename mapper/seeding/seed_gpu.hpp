@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "index/index.hpp"
+#include "mapper/myers.hpp"
 #include "mapper/types.hpp"
 
 namespace gatemap::mapper::seeding {
@@ -23,6 +24,14 @@ struct SeedClusters {
   std::vector<uint8_t> cap_hit;               // per read strand: more clusters than max_cand
   std::vector<uint8_t> on_cpu;                // per read: too many hits for the device, seed it on the CPU
   double kernel_ms = 0;                       // device time of the batch (events)
+};
+
+// The reads of the batch last seeded and the reference, on the device (for the GPU
+// verifier): valid until the next seed().
+struct DeviceReads {
+  const uint8_t* codes = nullptr;  // forward codes, read r at [begin[r], begin[r + 1])
+  const int64_t* begin = nullptr;
+  PlaneRef planes;
 };
 
 class SeedGpu {
@@ -41,6 +50,7 @@ class SeedGpu {
   // Clusters of reads whose codes[0] and max_edits are set (codes[1] is not read).
   void seed(const std::vector<detail::SeededRead>& reads, uint32_t max_occ, uint32_t max_cand, SeedClusters& out);
   int64_t index_bytes() const;  // device memory the index takes
+  DeviceReads device_reads() const;
 
  private:
   struct Impl;

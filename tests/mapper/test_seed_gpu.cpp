@@ -11,7 +11,9 @@
 #include "index/index.hpp"
 #include "io/fasta.hpp"
 #include "mapper/seed.hpp"
+#include "mapper/myers.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
+#include "mapper/seeding/verify_gpu.hpp"
 
 using namespace gatemap;
 using namespace gatemap::mapper;
@@ -177,4 +179,63 @@ TEST(SeedGpu, EmptyBatch) {
   engine.seed({}, 20, 32, c);
   EXPECT_EQ(c.first.size(), 1u);
   EXPECT_TRUE(c.clusters.empty());
+}
+
+// The GPU verifier on the seeder's reads: the same edits and ends as the CPU's
+// myers_banded_distance for every band and threshold, near the read's origin (hits) and
+// anywhere (mostly cut off early). Bands stay inside the contigs, as the mapper ensures.
+TEST(VerifyGpu, DistancesEqualTheCpuBitVector) {
+  GATEMAP_REQUIRE_GPU();
+  const RepeatGenome& g = genome();
+  seeding::SeedGpu seeder(*g.idx, 0);
+  seeding::VerifyGpu verifier(0);
+  std::mt19937_64 rng(9);
+  std::vector<std::string> reads;
+  std::vector<int64_t> origin;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string& c = g.contigs[0];
+    const size_t len = 60 + rng() % 250, at = 200 + rng() % (c.size() - len - 400);
+    std::string r = c.substr(at, len);
+    for (int e = static_cast<int>(rng() % 6); e > 0; --e) r[rng() % r.size()] = "ACGT"[rng() % 4];
+    if (rng() % 4 == 0) r.erase(rng() % r.size(), 1 + rng() % 3);
+    if (i % 2) {  // odd reads come from the reverse strand: their strand 1 aligns at the origin
+      std::string rc(r.rbegin(), r.rend());
+      for (char& ch : rc) ch = ch == 'A' ? 'T' : ch == 'C' ? 'G' : ch == 'G' ? 'C' : 'A';
+      r = rc;
+    }
+    reads.push_back(r);
+    origin.push_back(static_cast<int64_t>(at));
+  }
+  std::vector<SeededRead> w(reads.size());
+  for (size_t r = 0; r < reads.size(); ++r) {
+    set_read_codes(w[r], reads[r]);
+    w[r].max_edits = 6;
+  }
+  seeding::SeedClusters c;
+  seeder.seed(w, g.idx->max_occ(), 32, c);
+  std::vector<seeding::VerifyJob> jobs;
+  for (size_t r = 0; r < reads.size(); ++r) {
+    for (int k = 0; k < 4; ++k) {
+      const uint8_t band = static_cast<uint8_t>(rng() % 32), edits = static_cast<uint8_t>(rng() % 40);
+      const int64_t diag = k < 3 ? origin[r] + static_cast<int64_t>(rng() % 9) - 4 : 100 + rng() % 100000;
+      const uint8_t strand = static_cast<uint8_t>((r % 2) ^ (k == 3));
+      jobs.push_back({diag, static_cast<uint32_t>(r), strand, band, edits});
+    }
+  }
+  std::vector<BandResult> out;
+  verifier.verify(seeder.device_reads(), jobs, out);
+  const PlaneRef planes{g.idx->hi(), g.idx->lo(), g.idx->length()};
+  int64_t found = 0;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const seeding::VerifyJob& j = jobs[k];
+    const SeededRead& read = w[j.read];
+    const BandResult cpu =
+        myers_banded_distance(read.codes[j.strand].data(), read.length(), planes, j.diag, j.band, j.max_edits);
+    ASSERT_EQ(out[k].edits, cpu.edits) << "job " << k;
+    if (cpu.edits >= 0) {
+      ASSERT_EQ(out[k].ref_end, cpu.ref_end) << "job " << k;
+    }
+    found += cpu.edits >= 0;
+  }
+  EXPECT_GT(found, static_cast<int64_t>(jobs.size()) / 4);  // hits as well as misses
 }
