@@ -59,6 +59,7 @@ struct Mapper::Impl {
     CandidateBatch cand;
     std::vector<uint8_t> codes;  // filter result per candidate
     std::vector<ReadHits> hits;
+    std::vector<std::vector<bam1_t*>> records;  // per read, handed on when the batch finishes
     std::vector<uint8_t> on_device;        // per candidate: verified on the GPU, into device_result
     std::vector<BandResult> device_result;
     std::future<void> begun;     // seeding, candidates and the filter's start (and, with the GPU, verification)
@@ -300,7 +301,9 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   stats_.fallback_s += seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  std::vector<std::vector<bam1_t*>> recs(static_cast<size_t>(n));
+  std::vector<std::vector<bam1_t*>>& recs = bs.records;
+  recs.resize(static_cast<size_t>(n));
+  for (auto& read_recs : recs) read_recs.clear();  // keeps their memory: no allocation per read
   if (batch.paired) {
     im.place_pairs(batch, bs, recs, stats_);
   } else {
