@@ -60,8 +60,8 @@ struct Mapper::Impl {
     std::vector<uint8_t> codes;  // filter result per candidate
     std::vector<ReadHits> hits;
     std::vector<std::vector<bam1_t*>> records;  // per read, handed on when the batch finishes
-    std::vector<uint8_t> on_device;        // per candidate: verified on the GPU, into device_result
-    std::vector<BandResult> device_result;
+    std::vector<seeding::VerifyJob> jobs;   // per candidate: the GPU's job (band kSkipJob: not taken)
+    std::vector<BandResult> device_result;  // per candidate: the GPU's result; empty without the GPU
     std::future<void> begun;     // seeding, candidates and the filter's start (and, with the GPU, verification)
     MapStats stats;              // of the begun part, added when the batch finishes
   };
@@ -98,48 +98,32 @@ void Mapper::Impl::verify_on_gpu(BatchState& bs) {
     verify_gpu = gpu::make_engine_or_null<seeding::VerifyGpu>("map", seeder.device());
   }
   if (!verify_gpu) return;
+  // One job per candidate (skipped ones with band kSkipJob), so that results land at
+  // their candidate's index without a compaction pass.
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
-  const auto takes = [&](int64_t r, int64_t i) {
-    const SeededRead& w = bs.seeded[r];
-    const Candidate& c = w.cand[i - bs.cand.first[r]];
-    return filter::filter_accepts(bs.codes[i], bs.cand.max_edits) &&
-           verifier.myers_applies(w.length(), c.contig, c.diag, w.max_edits);
-  };
-  std::vector<int64_t> at(static_cast<size_t>(n) + 1, 0);
-#pragma omp parallel for schedule(static, 1024)
-  for (int64_t r = 0; r < n; ++r) {
-    for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) at[r + 1] += takes(r, i);
-  }
-  for (int64_t r = 0; r < n; ++r) at[r + 1] += at[r];
-  std::vector<seeding::VerifyJob> jobs(static_cast<size_t>(at[n]));
-  std::vector<int64_t> job_cand(jobs.size());
-#pragma omp parallel for schedule(static, 1024)
+  std::vector<seeding::VerifyJob>& jobs = bs.jobs;
+  jobs.resize(static_cast<size_t>(bs.cand.size()));
+  int64_t taken = 0;
+#pragma omp parallel for schedule(static, 1024) reduction(+ : taken)
   for (int64_t r = 0; r < n; ++r) {
     const SeededRead& w = bs.seeded[r];
-    int64_t k = at[r];
     for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) {
-      if (!takes(r, i)) continue;
       const Candidate& c = w.cand[i - bs.cand.first[r]];
-      jobs[k] = {c.diag, static_cast<uint32_t>(r), c.strand, static_cast<uint8_t>(w.max_edits),
-                 static_cast<uint8_t>(w.max_edits)};
-      job_cand[k++] = i;
+      const bool take = filter::filter_accepts(bs.codes[i], bs.cand.max_edits) &&
+                        verifier.myers_applies(w.length(), c.contig, c.diag, w.max_edits);
+      const auto band = static_cast<uint8_t>(take ? w.max_edits : seeding::kSkipJob);
+      jobs[i] = {c.diag, static_cast<uint32_t>(r), c.strand, band, static_cast<uint8_t>(w.max_edits)};
+      taken += take;
     }
   }
-  std::vector<BandResult> results;
   double ms = 0;
   if (!gpu::run_or_fall_back(
           "map", "GPU verification failed, batch verified",
-          [&] { verify_gpu->verify(seeder.gpu()->device_reads(), jobs, results, &ms); }, [] {})) {
+          [&] { verify_gpu->verify(seeder.gpu()->device_reads(), jobs, bs.device_result, &ms); }, [] {})) {
     return;
   }
-  bs.on_device.assign(static_cast<size_t>(bs.cand.size()), 0);
-  bs.device_result.resize(static_cast<size_t>(bs.cand.size()));
-  for (size_t k = 0; k < jobs.size(); ++k) {
-    bs.on_device[job_cand[k]] = 1;
-    bs.device_result[job_cand[k]] = results[k];
-  }
   bs.stats.verify_device_s += ms / 1000;
-  bs.stats.verified_on_gpu += static_cast<int64_t>(jobs.size());
+  bs.stats.verified_on_gpu += taken;
 }
 
 // Candidates that passed the filter, aligned within their read's threshold.
@@ -164,7 +148,7 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
         }
         ++verified;
         const Candidate& c = w.cand[i - bs.cand.first[r]];
-        const Hit h = !bs.on_device.empty() && bs.on_device[i]
+        const Hit h = !bs.device_result.empty() && bs.jobs[i].band != seeding::kSkipJob
                           ? Verifier::make_hit(c, c.diag, bs.device_result[i], false)
                           : verifier.verify_one(w, c, w.max_edits, c.diag, ws);
         if (h.edits >= 0) hits.push_back(h);
@@ -263,7 +247,7 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
       if (seeded_on_gpu) im.filter.finish(bs.cand, bs.codes, bs.stats);  // here: the GPU verifies next
     }
     bs.stats.filter_s += seconds_since(t0);
-    bs.on_device.clear();
+    bs.device_result.clear();
     if (seeded_on_gpu) im.verify_on_gpu(bs);
   };
   // With the GPU seeding, batches are begun on the worker (one at a time, in order)
@@ -283,7 +267,9 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   if (im.finished >= im.begun) throw Error("internal: finish_batch without begin_batch");
   Impl::BatchState& bs = im.batches[im.finished % 2];
   ++im.finished;
+  auto t_wait = std::chrono::steady_clock::now();
   bs.begun.get();  // seeded, candidates built, filter started (or their error)
+  stats_.begin_wait_s += seconds_since(t_wait);
   stats_ += bs.stats;
   bs.stats = {};
   const int64_t n = static_cast<int64_t>(batch.size());
@@ -350,7 +336,8 @@ MapStats& MapStats::operator+=(const MapStats& o) {
                       {&verify_device_s, o.verify_device_s}, {&filter_s, o.filter_s},
                       {&filter_kernel_s, o.filter_kernel_s}, {&verify_s, o.verify_s}, {&pair_s, o.pair_s},
                       {&output_s, o.output_s}, {&fallback_s, o.fallback_s}, {&filter_prepare_s, o.filter_prepare_s},
-                      {&filter_engine_s, o.filter_engine_s}, {&input_wait_s, o.input_wait_s}}) {
+                      {&filter_engine_s, o.filter_engine_s}, {&input_wait_s, o.input_wait_s},
+                      {&begin_wait_s, o.begin_wait_s}, {&output_wait_s, o.output_wait_s}}) {
     *a += b;
   }
   if (o.insert_mean != 0) {

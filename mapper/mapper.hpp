@@ -31,6 +31,8 @@ struct MapStats {
   // overlaps the next batch's seeding).
   double filter_prepare_s = 0, filter_engine_s = 0;
   double input_wait_s = 0;  // mapping waiting for reads (input slower than mapping)
+  double begin_wait_s = 0;  // finishing waiting for the batch's seeding (and GPU stages) on the worker
+  double output_wait_s = 0;  // mapping waiting for the previous batch's records to be written
   int64_t duplicate_reads = 0, duplicate_pairs = 0, duplicate_unpaired = 0;  // --markdup
   double insert_mean = 0, insert_sd = 0;
   std::string to_json() const;

@@ -33,7 +33,8 @@ std::string MapStats::to_json() const {
     << ", \"verify_device\": " << verify_device_s << ", \"filter\": " << filter_s
     << ", \"filter_kernel\": " << filter_kernel_s << ", \"filter_prepare\": " << filter_prepare_s
     << ", \"filter_engine\": " << filter_engine_s << ", \"verify\": " << verify_s << ", \"fallback\": " << fallback_s
-    << ", \"finish\": " << pair_s << ", \"output\": " << output_s << ", \"input_wait\": " << input_wait_s << "}\n}\n";
+    << ", \"finish\": " << pair_s << ", \"output\": " << output_s << ", \"input_wait\": " << input_wait_s
+    << ", \"begin_wait\": " << begin_wait_s << ", \"output_wait\": " << output_wait_s << "}\n}\n";
   return o.str();
 }
 
@@ -66,7 +67,8 @@ void report(const MapStats& st, const std::string& stats_path) {
                        std::to_string(st.verify_s) + " s (" + std::to_string(st.verified_on_gpu) + " on the GPU in " +
                        std::to_string(st.verify_device_s) + " s), fallback " + std::to_string(st.fallback_s) + " s, finish " +
                        std::to_string(st.pair_s) + " s, output " + std::to_string(st.output_s) +
-                       " s, waiting for input " + std::to_string(st.input_wait_s) + " s");
+                       " s; waiting for input " + std::to_string(st.input_wait_s) + " s, for seeding " +
+                       std::to_string(st.begin_wait_s) + " s, for output " + std::to_string(st.output_wait_s) + " s");
   if (!stats_path.empty()) {
     std::FILE* f = std::fopen(stats_path.c_str(), "w");
     if (!f) throw IoError("cannot write '" + stats_path + "'");
@@ -192,7 +194,7 @@ MapStats run_mapping(RunOptions opt) {
     output_s += log::wall_seconds() - t;
   };
   int64_t batch_no = 0;
-  double input_wait_s = 0;
+  double input_wait_s = 0, output_wait_s = 0;
   SerialWorker writer;
   std::future<void> writing;
   std::future<bool> reading;
@@ -216,7 +218,9 @@ MapStats run_mapping(RunOptions opt) {
       records.clear();
       mapper->finish_batch(slots[cur], records);
       const double t1 = log::wall_seconds();
+      const double t_out = log::wall_seconds();
       if (writing.valid()) writing.get();
+      output_wait_s += log::wall_seconds() - t_out;
       destroy(written);
       std::swap(written, records);
       writing = writer.submit(write_all);
@@ -240,6 +244,7 @@ MapStats run_mapping(RunOptions opt) {
   MapStats st = mapper->stats();
   st.output_s = output_s;
   st.input_wait_s = input_wait_s;
+  st.output_wait_s = output_wait_s;
   if (const io::DuplicateCounts* d = out.duplicates()) {
     st.duplicate_reads = d->duplicate_reads;
     st.duplicate_pairs = d->duplicate_pairs;

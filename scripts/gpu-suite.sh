@@ -25,6 +25,9 @@
 #           it) with the same threads, MB_ROUNDS rounds alternating; wall, peak RSS, peak GPU
 #           memory, accuracy; records compared (MB_TOOLS: a subset) -> mapbench.tsv
 #           mapbench_raw.tsv mapbench.log
+#   mapbench37  the same on the 3.1 Gbp `--like grch37` genome, MB37_PAIRS (500 k) pairs,
+#           MB37_TOOLS (gm_gpu gm_cpuseed: minimap2's index takes too long for one call)
+#           -> mapbench37.tsv mapbench37_raw.tsv mapbench37.log
 #   devices --device all vs 0 (and 0,0: two engines on one GPU) for map, call and correct on
 #           the demo data (DEVICE_PAIRS pairs), outputs compared; scaling efficiency
 #           t(0) / (N x t(all)) with N the visible GPUs -> devices.tsv devices.log
@@ -55,6 +58,54 @@ filter_table() {
       cmp -s <(grep -v '^@PG' /tmp/filter_table_gpu.sam) <(grep -v '^@PG' /tmp/filter_table_off.sam) \
         || echo "# e=$e $mode: RECORDS DIFFER" >> "$tsv"
     done
+  done
+}
+# Times mapping tools on the same reads, alternating rounds: wall, peak RSS, peak GPU
+# memory; records of gatemap's settings compared; medians, ratio to minimap2 and
+# accuracy at MAPQ 60/20/1.   map_tools PREFIX TOOLS ROUNDS NAME (PREFIX.gmi/.mmi/.fa,
+# reads $D/pe_1.fq $D/pe_2.fq, log $L) -> NAME.tsv NAME_raw.tsv
+map_tools() {
+  local prefix=$1 tools=$2 rounds=$3 name=$4 round tool gm cmd smi st w mm rss gpum acc
+  printf "round\ttool\twall_s\trss_mb\tgpu_peak_mb\n" > "$OUT/${name}_raw.tsv"
+  for round in $(seq "$rounds"); do
+    for tool in $tools; do
+      [ $tool = bwa ] && [ "$round" -gt 1 ] && continue  # slow: run once, for its time and accuracy
+      gm=".gpu-bundle/bin/gatemap map -t $T -o $D/$tool.sam --stats $D/$tool.json"
+      case $tool in
+        gm_gpu) cmd="$gm --backend gpu $prefix.gmi" ;;
+        gm_gpu_off) cmd="$gm --backend gpu --filter off $prefix.gmi" ;;
+        gm_cpuseed) cmd="$gm --backend gpu --cpu-seed $prefix.gmi" ;;
+        gm_cpu) cmd="$gm --backend cpu $prefix.gmi" ;;
+        minimap2) cmd=".gpu-bundle/bin/minimap2 -ax sr -t $T -o $D/$tool.sam $prefix.mmi" ;;
+        bwa) cmd=".gpu-bundle/bin/bwa mem -t $T -o $D/$tool.sam $prefix.fa" ;;
+      esac
+      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > /tmp/gpumem.txt &
+      smi=$!
+      st=$(date +%s%N)
+      echo "## round $round $tool: $cmd" >> $L
+      $B time -f %M -o /tmp/rss.txt $cmd $D/pe_1.fq $D/pe_2.fq 2>> $L
+      w=$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+      kill $smi; wait $smi 2> /dev/null
+      [ -s $D/$tool.json ] && cat $D/$tool.json >> $L
+      printf "%s\t%s\t%s\t%s\t%s\n" "$round" $tool "$w" "$(( $(tail -1 /tmp/rss.txt) / 1024 ))" \
+        "$(sort -n /tmp/gpumem.txt | tail -1)" >> "$OUT/${name}_raw.tsv"
+    done
+  done
+  for tool in gm_gpu_off gm_cpuseed gm_cpu; do
+    [ -s $D/$tool.sam ] || continue
+    cmp -s <(grep -v '^@PG' $D/gm_gpu.sam) <(grep -v '^@PG' $D/$tool.sam) \
+      && echo "records gm_gpu == $tool: identical" >> $L || echo "records gm_gpu != $tool: DIFFER" >> $L
+  done
+  # Medians, ratio to minimap2, accuracy at MAPQ 60 / 20 / 1 (fraction mapped, error rate).
+  printf "tool\twall_s\tx_minimap2\trss_mb\tgpu_peak_mb\tmapq60_frac\tmapq60_err\tmapq20_frac\tmapq20_err\tmapq1_frac\tmapq1_err\n" \
+    > "$OUT/$name.tsv"
+  mm=$(awk '$2 == "minimap2" { print $3 }' "$OUT/${name}_raw.tsv" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+  for tool in $tools; do
+    read -r w rss gpum < <(awk -v t=$tool '$2 == t { print $3, $4, $5 }' "$OUT/${name}_raw.tsv" | sort -n |
+      awk '{ w[NR] = $1; r[NR] = $2; g[NR] = $3 } END { m = int((NR + 1) / 2); print w[m], r[m], g[m] }')
+    acc=$($B gatemap eval map $D/$tool.sam 2> /dev/null | awk '$1 == 60 { a = $3 "\t" $5 } $1 == 20 { b = $3 "\t" $5 }
+      $1 == 1 { c = $3 "\t" $5 } END { print a "\t" b "\t" c }')
+    printf "%s\t%s\t%.2f\t%s\t%s\t%s\n" $tool "$w" "$(awk -v a="$mm" -v b="$w" 'BEGIN { print (a == "" ? "nan" : a / b) }')" "$rss" "$gpum" "$acc" >> "$OUT/$name.tsv"
   done
 }
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,memory.free --format=csv; $B gatemap version; } \
@@ -227,47 +278,18 @@ for stage in "$@"; do
       fi
       tools=${MB_TOOLS:-gm_gpu gm_gpu_off gm_cpuseed gm_cpu minimap2}
       [ "${MB_BWA:-1}" = 0 ] || tools="$tools bwa"
-      printf "round\ttool\twall_s\trss_mb\tgpu_peak_mb\n" > "$OUT/mapbench_raw.tsv"
-      for round in $(seq "${MB_ROUNDS:-3}"); do
-        for tool in $tools; do
-          [ $tool = bwa ] && [ "$round" -gt 1 ] && continue  # slow: run once, for its time and accuracy
-          gm=".gpu-bundle/bin/gatemap map -t $T -o $D/$tool.sam --stats $D/$tool.json"
-          case $tool in
-            gm_gpu) cmd="$gm --backend gpu $D/20.gmi" ;;
-            gm_gpu_off) cmd="$gm --backend gpu --filter off $D/20.gmi" ;;
-            gm_cpuseed) cmd="$gm --backend gpu --cpu-seed $D/20.gmi" ;;
-            gm_cpu) cmd="$gm --backend cpu $D/20.gmi" ;;
-            minimap2) cmd=".gpu-bundle/bin/minimap2 -ax sr -t $T -o $D/$tool.sam $D/20.mmi" ;;
-            bwa) cmd=".gpu-bundle/bin/bwa mem -t $T -o $D/$tool.sam $D/20.fa" ;;
-          esac
-          nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > /tmp/gpumem.txt &
-          smi=$!
-          st=$(date +%s%N)
-          echo "## round $round $tool: $cmd" >> $L
-          $B time -f %M -o /tmp/rss.txt $cmd $D/pe_1.fq $D/pe_2.fq 2>> $L
-          w=$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
-          kill $smi; wait $smi 2> /dev/null
-          [ -s $D/$tool.json ] && cat $D/$tool.json >> $L
-          printf "%s\t%s\t%s\t%s\t%s\n" "$round" $tool "$w" "$(( $(tail -1 /tmp/rss.txt) / 1024 ))" \
-            "$(sort -n /tmp/gpumem.txt | tail -1)" >> "$OUT/mapbench_raw.tsv"
-        done
-      done
-      for tool in gm_gpu_off gm_cpuseed gm_cpu; do
-        [ -s $D/$tool.sam ] || continue
-        cmp -s <(grep -v '^@PG' $D/gm_gpu.sam) <(grep -v '^@PG' $D/$tool.sam) \
-          && echo "records gm_gpu == $tool: identical" >> $L || echo "records gm_gpu != $tool: DIFFER" >> $L
-      done
-      # Medians, ratio to minimap2, accuracy at MAPQ 60 / 20 / 1 (fraction mapped, error rate).
-      printf "tool\twall_s\tx_minimap2\trss_mb\tgpu_peak_mb\tmapq60_frac\tmapq60_err\tmapq20_frac\tmapq20_err\tmapq1_frac\tmapq1_err\n" \
-        > "$OUT/mapbench.tsv"
-      mm=$(awk '$2 == "minimap2" { print $3 }' "$OUT/mapbench_raw.tsv" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-      for tool in $tools; do
-        read -r w rss gpum < <(awk -v t=$tool '$2 == t { print $3, $4, $5 }' "$OUT/mapbench_raw.tsv" | sort -n |
-          awk '{ w[NR] = $1; r[NR] = $2; g[NR] = $3 } END { m = int((NR + 1) / 2); print w[m], r[m], g[m] }')
-        acc=$($B gatemap eval map $D/$tool.sam 2> /dev/null | awk '$1 == 60 { a = $3 "\t" $5 } $1 == 20 { b = $3 "\t" $5 }
-          $1 == 1 { c = $3 "\t" $5 } END { print a "\t" b "\t" c }')
-        printf "%s\t%s\t%.2f\t%s\t%s\t%s\n" $tool "$w" "$(awk -v a="$mm" -v b="$w" 'BEGIN { print a / b }')" "$rss" "$gpum" "$acc" >> "$OUT/mapbench.tsv"
-      done
+      map_tools $D/20 "$tools" "${MB_ROUNDS:-3}" mapbench
+      ;;
+    mapbench37)
+      D=/tmp/gm_mb37 L=$OUT/mapbench37.log
+      mkdir -p $D
+      st=$(date +%s)
+      $B gatemap sim genome --like grch37 --scale 1 -t "$T" -o $D/ref.fa > $L 2>&1
+      echo "sim genome: $(( $(date +%s) - st )) s" >> $L
+      $B gatemap sim reads $D/ref.fa -n "${MB37_PAIRS:-500000}" -l 150 -t "$T" -o $D/pe >> $L 2>&1
+      st=$(date +%s%N); $B gatemap index -t "$T" -o $D/ref.gmi $D/ref.fa >> $L 2>&1
+      echo "gatemap index: $(( ($(date +%s%N) - st) / 1000000 )) ms" >> $L
+      map_tools $D/ref "${MB37_TOOLS:-gm_gpu gm_cpuseed}" "${MB37_ROUNDS:-2}" mapbench37
       ;;
     devices)
       D=/tmp/gm_devices L="$OUT/devices.log"

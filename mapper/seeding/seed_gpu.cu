@@ -211,6 +211,7 @@ struct SeedGpu::Impl {
   gpu::PinnedBuffer<uint8_t> h_codes;
   gpu::PinnedBuffer<int64_t> h_begin, h_offsets, h_at;
   gpu::PinnedBuffer<int32_t> h_edits;
+  gpu::PinnedBuffer<detail::SeedCluster> h_clusters;  // the kept clusters of the batch, for the caller
   gpu::DeviceBuffer<uint8_t> d_codes, d_capped, d_cap_hit;
   gpu::DeviceBuffer<int64_t> d_begin, d_counts, d_offsets, d_rel, d_kept, d_at;
   gpu::DeviceBuffer<int32_t> d_edits;
@@ -307,15 +308,15 @@ void SeedGpu::Impl::run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t m
                                      cudaMemcpyDeviceToHost, s));
   stream.sync();
   const int64_t total = h_at.data()[segments];
-  const size_t base = out.clusters.size();
-  for (int64_t i = 0; i < segments; ++i) out.first[a + i + 1] = static_cast<int64_t>(base) + h_at.data()[i + 1];
+  const int64_t base = out.n_clusters;
+  for (int64_t i = 0; i < segments; ++i) out.first[a + i + 1] = base + h_at.data()[i + 1];
   if (total == 0) return;
   d_kept_clusters.resize(static_cast<size_t>(total));
   gather_kernel<<<blocks_for(segments), kThreads, 0, s>>>(d_scratch.data(), d_rel.data(), d_at.data(), segments,
                                                            d_kept_clusters.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
-  out.clusters.resize(base + static_cast<size_t>(total));
-  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(out.clusters.data() + base, d_kept_clusters.data(),
+  out.n_clusters = base + total;  // h_clusters holds them: sized for the batch's bound in seed()
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(h_clusters.data() + base, d_kept_clusters.data(),
                                      static_cast<size_t>(total) * sizeof(detail::SeedCluster), cudaMemcpyDeviceToHost,
                                      s));
   stream.sync();
@@ -330,7 +331,8 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   out.capped.assign(static_cast<size_t>(strands), 0);
   out.cap_hit.assign(static_cast<size_t>(strands), 0);
   out.on_cpu.assign(static_cast<size_t>(n), 0);
-  out.clusters.clear();
+  out.clusters = nullptr;
+  out.n_clusters = 0;
   out.kernel_ms = 0;
   if (n == 0) return;
   // The reads' forward codes, one after another (the kernels complement them).
@@ -381,6 +383,8 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   im.stream.sync();
   // Chunks of read strands whose hits fit the buffer; a strand alone over it: its read on the CPU.
   const int64_t* off = im.h_offsets.data();
+  im.h_clusters.resize(static_cast<size_t>(std::max<int64_t>(1, std::min(off[strands], strands * int64_t{max_cand}))));
+  out.clusters = im.h_clusters.data();
   for (int64_t a = 0; a < strands;) {
     if (off[a + 1] - off[a] > im.slots) {
       out.on_cpu[static_cast<size_t>(a >> 1)] = 1;

@@ -19,7 +19,8 @@ namespace gatemap::mapper::seeding {
 // all of them, or (cap_hit[t]) the best supported max_cand, in diagonal order.
 struct SeedClusters {
   std::vector<int64_t> first;                 // clusters of t: [first[t], first[t + 1])
-  std::vector<detail::SeedCluster> clusters;  // in diagonal order within each read strand
+  const detail::SeedCluster* clusters = nullptr;  // n_clusters, in diagonal order within each read strand
+  int64_t n_clusters = 0;                         // (the engine's memory: valid until its next seed())
   std::vector<uint8_t> capped;                // per read strand: a k-mer over max_occ was skipped
   std::vector<uint8_t> cap_hit;               // per read strand: more clusters than max_cand
   std::vector<uint8_t> on_cpu;                // per read: too many hits for the device, seed it on the CPU

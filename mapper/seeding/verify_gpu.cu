@@ -1,4 +1,6 @@
 // The GPU verifier (see verify_gpu.hpp): one thread per candidate.
+#include <omp.h>
+
 #include <string>
 
 #include "gpu/buffers.cuh"
@@ -15,6 +17,10 @@ __global__ void verify_kernel(PlaneRef ref, const uint8_t* codes, const int64_t*
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   const VerifyJob j = jobs[i];
+  if (j.band == kSkipJob) {
+    out[i] = BandResult{};
+    return;
+  }
   const uint8_t* rc = codes + begin[j.read];
   const int m = static_cast<int>(begin[j.read + 1] - begin[j.read]);
   if (j.strand == 0) {
@@ -61,7 +67,10 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
   im.h_out.resize(n);
   im.d_jobs.resize(n);
   im.d_out.resize(n);
-  std::copy(jobs.begin(), jobs.end(), im.h_jobs.data());
+  const int64_t count = static_cast<int64_t>(n);
+  VerifyJob* h_jobs = im.h_jobs.data();
+#pragma omp parallel for schedule(static, 65536)
+  for (int64_t i = 0; i < count; ++i) h_jobs[i] = jobs[i];  // into pinned memory, for an asynchronous copy
   im.start.record(s);
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.d_jobs.data(), im.h_jobs.data(), n * sizeof(VerifyJob), cudaMemcpyHostToDevice, s));
   verify_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, s>>>(
@@ -70,7 +79,9 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.h_out.data(), im.d_out.data(), n * sizeof(BandResult), cudaMemcpyDeviceToHost, s));
   im.stop.record(s);
   im.stop.sync();
-  std::copy(im.h_out.data(), im.h_out.data() + n, out.begin());
+  const BandResult* h_out = im.h_out.data();
+#pragma omp parallel for schedule(static, 65536)
+  for (int64_t i = 0; i < count; ++i) out[i] = h_out[i];
   if (ms) *ms = gpu::Event::elapsed_ms(im.start, im.stop);
 }
 
