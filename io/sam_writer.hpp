@@ -2,8 +2,9 @@
 // SAM/BAM output through htslib. The header carries @HD VN:1.6 SO:unsorted GO:query,
 // one @SQ per contig, an optional @RG (from -R) and @PG with the full command line.
 // BAM is chosen by a ".bam" suffix and compressed with `threads` BGZF threads; ".sam.gz"
-// writes bgzipped SAM; write_all() formats plain SAM on the OpenMP threads; CRAM and other compressed suffixes are refused (UsageError).
-// Every write is checked: a failed write or close (full disk) throws IoError.
+// writes bgzipped SAM; write_all() formats plain SAM on the OpenMP threads; CRAM and
+// other compressed suffixes are refused (UsageError). Every write is checked: a failed
+// write or close (full disk) throws IoError.
 #include <htslib/sam.h>
 
 #include <cstdint>

@@ -48,7 +48,7 @@ struct Mapper::Impl {
   SeedStage seeder;
   FilterStage filter;
   std::vector<Workspace> workspaces;  // one per OpenMP thread
-  std::mutex filter_mutex;  // begun batches start the filter while the main thread collects
+  std::mutex filter_mutex;            // begun batches start the filter while the main thread collects
   std::unique_ptr<seeding::VerifyGpu> verify_gpu;  // made on the worker for the first batch the GPU seeds
   bool verify_gpu_tried = false;
   // A batch between begin_batch and finish_batch. Two exist, so that the next batch is
@@ -60,10 +60,10 @@ struct Mapper::Impl {
     std::vector<uint8_t> codes;  // filter result per candidate
     std::vector<ReadHits> hits;
     std::vector<std::vector<bam1_t*>> records;  // per read, handed on when the batch finishes
-    std::vector<seeding::VerifyJob> jobs;   // per candidate: the GPU's job (band kSkipJob: not taken)
-    std::vector<BandResult> device_result;  // per candidate: the GPU's result; empty without the GPU
-    std::future<void> begun;     // seeding, candidates and the filter's start (and, with the GPU, verification)
-    MapStats stats;              // of the begun part, added when the batch finishes
+    std::vector<seeding::VerifyJob> jobs;       // per candidate: the GPU's job (band kSkipJob: not taken)
+    std::vector<BandResult> device_result;      // per candidate: the GPU's result; empty without the GPU
+    std::future<void> begun;  // seeding, candidates and the filter's start (and, with the GPU, verification)
+    MapStats stats;           // of the begun part, added when the batch finishes
   };
   BatchState batches[2];
   SerialWorker worker;  // begins batches; last, so that its jobs end before what they use is destroyed
@@ -321,23 +321,42 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
 }
 
 MapStats& MapStats::operator+=(const MapStats& o) {
-  for (auto [a, b] : {std::pair{&reads, o.reads}, {&candidates, o.candidates}, {&filter_rejected, o.filter_rejected},
-                      {&filter_unfiltered, o.filter_unfiltered}, {&verified, o.verified}, {&mapped, o.mapped},
-                      {&unmapped, o.unmapped}, {&records, o.records}, {&secondary, o.secondary},
-                      {&supplementary, o.supplementary}, {&proper_pairs, o.proper_pairs}, {&rescued, o.rescued},
-                      {&capped_reads, o.capped_reads}, {&candidate_cap_hits, o.candidate_cap_hits},
-                      {&filter_cpu_fallbacks, o.filter_cpu_fallbacks}, {&seed_cpu_fallbacks, o.seed_cpu_fallbacks},
+  for (auto [a, b] : {std::pair{&reads, o.reads},
+                      {&candidates, o.candidates},
+                      {&filter_rejected, o.filter_rejected},
+                      {&filter_unfiltered, o.filter_unfiltered},
+                      {&verified, o.verified},
+                      {&mapped, o.mapped},
+                      {&unmapped, o.unmapped},
+                      {&records, o.records},
+                      {&secondary, o.secondary},
+                      {&supplementary, o.supplementary},
+                      {&proper_pairs, o.proper_pairs},
+                      {&rescued, o.rescued},
+                      {&capped_reads, o.capped_reads},
+                      {&candidate_cap_hits, o.candidate_cap_hits},
+                      {&filter_cpu_fallbacks, o.filter_cpu_fallbacks},
+                      {&seed_cpu_fallbacks, o.seed_cpu_fallbacks},
                       {&verified_on_gpu, o.verified_on_gpu},
-                      {&duplicate_reads, o.duplicate_reads}, {&duplicate_pairs, o.duplicate_pairs},
+                      {&duplicate_reads, o.duplicate_reads},
+                      {&duplicate_pairs, o.duplicate_pairs},
                       {&duplicate_unpaired, o.duplicate_unpaired}}) {
     *a += b;
   }
-  for (auto [a, b] : {std::pair{&seed_s, o.seed_s}, {&seed_device_s, o.seed_device_s},
-                      {&verify_device_s, o.verify_device_s}, {&filter_s, o.filter_s},
-                      {&filter_kernel_s, o.filter_kernel_s}, {&verify_s, o.verify_s}, {&pair_s, o.pair_s},
-                      {&output_s, o.output_s}, {&fallback_s, o.fallback_s}, {&filter_prepare_s, o.filter_prepare_s},
-                      {&filter_engine_s, o.filter_engine_s}, {&input_wait_s, o.input_wait_s},
-                      {&begin_wait_s, o.begin_wait_s}, {&output_wait_s, o.output_wait_s}}) {
+  for (auto [a, b] : {std::pair{&seed_s, o.seed_s},
+                      {&seed_device_s, o.seed_device_s},
+                      {&verify_device_s, o.verify_device_s},
+                      {&filter_s, o.filter_s},
+                      {&filter_kernel_s, o.filter_kernel_s},
+                      {&verify_s, o.verify_s},
+                      {&pair_s, o.pair_s},
+                      {&output_s, o.output_s},
+                      {&fallback_s, o.fallback_s},
+                      {&filter_prepare_s, o.filter_prepare_s},
+                      {&filter_engine_s, o.filter_engine_s},
+                      {&input_wait_s, o.input_wait_s},
+                      {&begin_wait_s, o.begin_wait_s},
+                      {&output_wait_s, o.output_wait_s}}) {
     *a += b;
   }
   if (o.insert_mean != 0) {

@@ -25,16 +25,19 @@ std::string MapStats::to_json() const {
     << ",\n  \"supplementary\": " << supplementary << ",\n  \"proper_pairs\": " << proper_pairs
     << ",\n  \"rescued\": " << rescued << ",\n  \"candidates\": " << candidates
     << ",\n  \"filter_rejected\": " << filter_rejected << ",\n  \"filter_unfiltered\": " << filter_unfiltered
-    << ",\n  \"verified\": " << verified << ",\n  \"verified_on_gpu\": " << verified_on_gpu << ",\n  \"reads_with_capped_seeds\": " << capped_reads
-    << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits << ",\n  \"duplicate_reads\": " << duplicate_reads
-    << ",\n  \"duplicate_pairs\": " << duplicate_pairs << ",\n  \"duplicate_unpaired_reads\": " << duplicate_unpaired
-    << ",\n  \"gpu_batches_on_cpu\": " << filter_cpu_fallbacks << ",\n  \"gpu_seed_batches_on_cpu\": " << seed_cpu_fallbacks << ",\n  \"insert_mean\": " << insert_mean
-    << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {\"seed\": " << seed_s << ", \"seed_device\": " << seed_device_s
-    << ", \"verify_device\": " << verify_device_s << ", \"filter\": " << filter_s
-    << ", \"filter_kernel\": " << filter_kernel_s << ", \"filter_prepare\": " << filter_prepare_s
-    << ", \"filter_engine\": " << filter_engine_s << ", \"verify\": " << verify_s << ", \"fallback\": " << fallback_s
-    << ", \"finish\": " << pair_s << ", \"output\": " << output_s << ", \"input_wait\": " << input_wait_s
-    << ", \"begin_wait\": " << begin_wait_s << ", \"output_wait\": " << output_wait_s << "}\n}\n";
+    << ",\n  \"verified\": " << verified << ",\n  \"verified_on_gpu\": " << verified_on_gpu
+    << ",\n  \"reads_with_capped_seeds\": " << capped_reads << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits
+    << ",\n  \"duplicate_reads\": " << duplicate_reads << ",\n  \"duplicate_pairs\": " << duplicate_pairs
+    << ",\n  \"duplicate_unpaired_reads\": " << duplicate_unpaired
+    << ",\n  \"gpu_batches_on_cpu\": " << filter_cpu_fallbacks
+    << ",\n  \"gpu_seed_batches_on_cpu\": " << seed_cpu_fallbacks << ",\n  \"insert_mean\": " << insert_mean
+    << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {\"seed\": " << seed_s
+    << ", \"seed_device\": " << seed_device_s << ", \"verify_device\": " << verify_device_s
+    << ", \"filter\": " << filter_s << ", \"filter_kernel\": " << filter_kernel_s
+    << ", \"filter_prepare\": " << filter_prepare_s << ", \"filter_engine\": " << filter_engine_s
+    << ", \"verify\": " << verify_s << ", \"fallback\": " << fallback_s << ", \"finish\": " << pair_s
+    << ", \"output\": " << output_s << ", \"input_wait\": " << input_wait_s << ", \"begin_wait\": " << begin_wait_s
+    << ", \"output_wait\": " << output_wait_s << "}\n}\n";
   return o.str();
 }
 
@@ -62,13 +65,13 @@ void report(const MapStats& st, const std::string& stats_path) {
                        std::to_string(st.capped_reads) + ", at the candidate cap " +
                        std::to_string(st.candidate_cap_hits));
   log::info("map", "time: seed " + std::to_string(st.seed_s) + " s (device " + std::to_string(st.seed_device_s) +
-                       " s), filter " + std::to_string(st.filter_s) +
-                       " s (kernel " + std::to_string(st.filter_kernel_s) + " s), verify " +
-                       std::to_string(st.verify_s) + " s (" + std::to_string(st.verified_on_gpu) + " on the GPU in " +
-                       std::to_string(st.verify_device_s) + " s), fallback " + std::to_string(st.fallback_s) + " s, finish " +
-                       std::to_string(st.pair_s) + " s, output " + std::to_string(st.output_s) +
-                       " s; waiting for input " + std::to_string(st.input_wait_s) + " s, for seeding " +
-                       std::to_string(st.begin_wait_s) + " s, for output " + std::to_string(st.output_wait_s) + " s");
+                       " s), filter " + std::to_string(st.filter_s) + " s (kernel " +
+                       std::to_string(st.filter_kernel_s) + " s), verify " + std::to_string(st.verify_s) + " s (" +
+                       std::to_string(st.verified_on_gpu) + " on the GPU in " + std::to_string(st.verify_device_s) +
+                       " s), fallback " + std::to_string(st.fallback_s) + " s, finish " + std::to_string(st.pair_s) +
+                       " s, output " + std::to_string(st.output_s) + " s; waiting for input " +
+                       std::to_string(st.input_wait_s) + " s, for seeding " + std::to_string(st.begin_wait_s) +
+                       " s, for output " + std::to_string(st.output_wait_s) + " s");
   if (!stats_path.empty()) {
     std::FILE* f = std::fopen(stats_path.c_str(), "w");
     if (!f) throw IoError("cannot write '" + stats_path + "'");
@@ -169,7 +172,10 @@ MapStats run_mapping(RunOptions opt) {
     opt.hw.devices = gpu::resolve_devices(opt.device, opt.hw.backend);
     const bool gpu = opt.hw.backend == gpu::Backend::gpu;
     log::info("map", std::string("seeding on the ") + (gpu && opt.hw.seed_on_gpu ? "GPU" : "CPU") +
-                         ", GateKeeper filter " + (!opt.map.filter ? "off" : gpu ? "on the GPU" : "on the CPU"));
+                         ", GateKeeper filter " +
+                         (!opt.map.filter ? "off"
+                          : gpu           ? "on the GPU"
+                                          : "on the CPU"));
     return std::make_unique<Mapper>(*idx, opt.map, opt.hw);  // a GPU engine gets ready while batch 1 is seeded
   };
   std::unique_ptr<Mapper> mapper;

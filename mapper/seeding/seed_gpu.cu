@@ -2,13 +2,12 @@
 // hits of its looked-up k-mers, (scan), write them, (segmented sort), cluster them and
 // keep the best --max-cand, (scan), gather the kept ones. Read strands whose hits exceed the device buffer are left to
 // the CPU; a batch whose hits exceed it is done in chunks of read strands.
-#include <cub/device/device_scan.cuh>
-#include <cub/device/device_segmented_sort.cuh>
-
 #include <omp.h>
 
 #include <algorithm>
 #include <cstring>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 #include <string>
 
 #include "gpu/buffers.cuh"
@@ -19,12 +18,12 @@ namespace gatemap::mapper::seeding {
 namespace {
 
 constexpr int kThreads = 128;
-constexpr double kBufferShare = 0.25;                // of the free memory left after the index
-constexpr int64_t kMinHitSlots = int64_t{1} << 20;   // hits a chunk holds at least
-constexpr int64_t kMaxHitSlots = int64_t{1} << 27;   // ... and at most (1 GiB of keys)
+constexpr double kBufferShare = 0.25;               // of the free memory left after the index
+constexpr int64_t kMinHitSlots = int64_t{1} << 20;  // hits a chunk holds at least
+constexpr int64_t kMaxHitSlots = int64_t{1} << 27;  // ... and at most (1 GiB of keys)
 // Per hit: its key, sorted, a cluster (16), the sort's scratch (about a key).
 constexpr int64_t kSlotBytes = 3 * sizeof(uint64_t) + sizeof(detail::SeedCluster);
-constexpr size_t kHeadroom = size_t{512} << 20;      // left free for the filter and the runtime
+constexpr size_t kHeadroom = size_t{512} << 20;  // left free for the filter and the runtime
 
 struct IndexView {
   const uint32_t* offsets;
@@ -201,7 +200,7 @@ struct SeedGpu::Impl {
   IndexView view{};
   int64_t index_bytes = 0;
   int64_t length = 0;  // reference bases
-  int64_t slots = 0;  // hits a chunk holds
+  int64_t slots = 0;   // hits a chunk holds
   int64_t batch_bytes_limit = 0;
   gpu::DeviceBuffer<uint32_t> offsets, positions;
   gpu::DeviceBuffer<uint64_t> hi, lo;
@@ -254,8 +253,14 @@ SeedGpu::SeedGpu(const index::Index& idx, int device, int64_t max_hit_slots, int
   upload(im.positions, idx.positions(), std::max<int64_t>(npos, 1));
   upload(im.hi, idx.hi(), idx.words64());
   upload(im.lo, idx.lo(), idx.words64());
-  im.view = {im.offsets.data(), im.positions.data(), im.hi.data(), im.lo.data(), idx.words64(),
-             idx.k(),           2 * idx.k() - idx.bucket_bits(), idx.stride()};
+  im.view = {im.offsets.data(),
+             im.positions.data(),
+             im.hi.data(),
+             im.lo.data(),
+             idx.words64(),
+             idx.k(),
+             2 * idx.k() - idx.bucket_bits(),
+             idx.stride()};
   const int64_t left = static_cast<int64_t>(free_b) - im.index_bytes - static_cast<int64_t>(kHeadroom);
   im.slots = std::clamp<int64_t>(static_cast<int64_t>(kBufferShare * static_cast<double>(left)) / kSlotBytes,
                                  kMinHitSlots, kMaxHitSlots);
@@ -283,9 +288,9 @@ void SeedGpu::Impl::run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t m
   d_kept.resize(static_cast<size_t>(segments + 1));
   d_at.resize(static_cast<size_t>(segments + 1));
   d_cap_hit.resize(static_cast<size_t>(segments));
-  fill_hits_kernel<<<blocks_for(segments + 1), kThreads, 0, s>>>(view, d_codes.data(), d_begin.data(),
-                                                                  d_edits.data(), a, b, max_occ, d_offsets.data(),
-                                                                  d_hits.data(), d_rel.data());
+  fill_hits_kernel<<<blocks_for(segments + 1), kThreads, 0, s>>>(view, d_codes.data(), d_begin.data(), d_edits.data(),
+                                                                 a, b, max_occ, d_offsets.data(), d_hits.data(),
+                                                                 d_rel.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
   if (items > 0) {
     with_temp([&](void* temp, size_t& bytes) {
@@ -293,10 +298,9 @@ void SeedGpu::Impl::run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t m
                                                 d_rel.data(), d_rel.data() + 1, s);
     });
   }
-  cluster_select_kernel<<<blocks_for(segments + 1), kThreads, 0, s>>>(d_sorted.data(), d_rel.data(),
-                                                                       d_edits.data(), a, segments, max_cand,
-                                                                       d_scratch.data(), d_kept.data(),
-                                                                       d_cap_hit.data());
+  cluster_select_kernel<<<blocks_for(segments + 1), kThreads, 0, s>>>(d_sorted.data(), d_rel.data(), d_edits.data(), a,
+                                                                      segments, max_cand, d_scratch.data(),
+                                                                      d_kept.data(), d_cap_hit.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
   with_temp([&](void* temp, size_t& bytes) {
     return cub::DeviceScan::ExclusiveSum(temp, bytes, d_kept.data(), d_at.data(), segments + 1, s);
@@ -313,7 +317,7 @@ void SeedGpu::Impl::run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t m
   if (total == 0) return;
   d_kept_clusters.resize(static_cast<size_t>(total));
   gather_kernel<<<blocks_for(segments), kThreads, 0, s>>>(d_scratch.data(), d_rel.data(), d_at.data(), segments,
-                                                           d_kept_clusters.data());
+                                                          d_kept_clusters.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
   out.n_clusters = base + total;  // h_clusters holds them: sized for the batch's bound in seed()
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(h_clusters.data() + base, d_kept_clusters.data(),
@@ -361,15 +365,15 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   im.d_offsets.resize(static_cast<size_t>(strands + 1));
   im.d_capped.resize(static_cast<size_t>(strands));
   im.start.record(s);
-  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.d_codes.data(), im.h_codes.data(), static_cast<size_t>(bases),
-                                     cudaMemcpyHostToDevice, s));
+  GATEMAP_CUDA_CHECK(
+      cudaMemcpyAsync(im.d_codes.data(), im.h_codes.data(), static_cast<size_t>(bases), cudaMemcpyHostToDevice, s));
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.d_begin.data(), begin, static_cast<size_t>(n + 1) * sizeof(int64_t),
                                      cudaMemcpyHostToDevice, s));
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.d_edits.data(), im.h_edits.data(), static_cast<size_t>(n) * sizeof(int32_t),
                                      cudaMemcpyHostToDevice, s));
   count_hits_kernel<<<blocks_for(strands), kThreads, 0, s>>>(im.view, im.d_codes.data(), im.d_begin.data(),
-                                                              im.d_edits.data(), strands, max_occ,
-                                                              im.d_counts.data(), im.d_capped.data());
+                                                             im.d_edits.data(), strands, max_occ, im.d_counts.data(),
+                                                             im.d_capped.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
   GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.d_offsets.data(), 0, sizeof(int64_t), s));
   im.with_temp([&](void* temp, size_t& bytes) {
@@ -378,8 +382,8 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   im.h_offsets.resize(static_cast<size_t>(strands + 1));
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.h_offsets.data(), im.d_offsets.data(),
                                      static_cast<size_t>(strands + 1) * sizeof(int64_t), cudaMemcpyDeviceToHost, s));
-  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(out.capped.data(), im.d_capped.data(), static_cast<size_t>(strands),
-                                     cudaMemcpyDeviceToHost, s));
+  GATEMAP_CUDA_CHECK(
+      cudaMemcpyAsync(out.capped.data(), im.d_capped.data(), static_cast<size_t>(strands), cudaMemcpyDeviceToHost, s));
   im.stream.sync();
   // Chunks of read strands whose hits fit the buffer; a strand alone over it: its read on the CPU.
   const int64_t* off = im.h_offsets.data();

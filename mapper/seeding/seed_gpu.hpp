@@ -18,13 +18,13 @@ namespace gatemap::mapper::seeding {
 // Clusters of one batch, per read strand t = 2 * read + strand (0 forward, 1 reverse):
 // all of them, or (cap_hit[t]) the best supported max_cand, in diagonal order.
 struct SeedClusters {
-  std::vector<int64_t> first;                 // clusters of t: [first[t], first[t + 1])
+  std::vector<int64_t> first;                     // clusters of t: [first[t], first[t + 1])
   const detail::SeedCluster* clusters = nullptr;  // n_clusters, in diagonal order within each read strand
   int64_t n_clusters = 0;                         // (the engine's memory: valid until its next seed())
-  std::vector<uint8_t> capped;                // per read strand: a k-mer over max_occ was skipped
-  std::vector<uint8_t> cap_hit;               // per read strand: more clusters than max_cand
-  std::vector<uint8_t> on_cpu;                // per read: too many hits for the device, seed it on the CPU
-  double kernel_ms = 0;                       // device time of the batch (events)
+  std::vector<uint8_t> capped;                    // per read strand: a k-mer over max_occ was skipped
+  std::vector<uint8_t> cap_hit;                   // per read strand: more clusters than max_cand
+  std::vector<uint8_t> on_cpu;                    // per read: too many hits for the device, seed it on the CPU
+  double kernel_ms = 0;                           // device time of the batch (events)
 };
 
 // The reads of the batch last seeded and the reference, on the device (for the GPU

@@ -72,11 +72,13 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
 #pragma omp parallel for schedule(static, 65536)
   for (int64_t i = 0; i < count; ++i) h_jobs[i] = jobs[i];  // into pinned memory, for an asynchronous copy
   im.start.record(s);
-  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.d_jobs.data(), im.h_jobs.data(), n * sizeof(VerifyJob), cudaMemcpyHostToDevice, s));
+  GATEMAP_CUDA_CHECK(
+      cudaMemcpyAsync(im.d_jobs.data(), im.h_jobs.data(), n * sizeof(VerifyJob), cudaMemcpyHostToDevice, s));
   verify_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, s>>>(
       reads.planes, reads.codes, reads.begin, im.d_jobs.data(), static_cast<int64_t>(n), im.d_out.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
-  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.h_out.data(), im.d_out.data(), n * sizeof(BandResult), cudaMemcpyDeviceToHost, s));
+  GATEMAP_CUDA_CHECK(
+      cudaMemcpyAsync(im.h_out.data(), im.d_out.data(), n * sizeof(BandResult), cudaMemcpyDeviceToHost, s));
   im.stop.record(s);
   im.stop.sync();
   const BandResult* h_out = im.h_out.data();

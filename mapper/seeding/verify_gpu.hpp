@@ -15,10 +15,10 @@ namespace gatemap::mapper::seeding {
 constexpr uint8_t kSkipJob = 0xff;  // a job's band: not verified (its result stays "none")
 
 struct VerifyJob {
-  int64_t diag;       // global position of the read's first base
-  uint32_t read;      // in the batch last seeded
-  uint8_t strand;     // 1: the reverse complement
-  uint8_t band;       // at most kMyersMaxBand, or kSkipJob
+  int64_t diag;    // global position of the read's first base
+  uint32_t read;   // in the batch last seeded
+  uint8_t strand;  // 1: the reverse complement
+  uint8_t band;    // at most kMyersMaxBand, or kSkipJob
   uint8_t max_edits;
 };
 

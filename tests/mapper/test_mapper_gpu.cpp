@@ -39,7 +39,7 @@ TEST(MapperGpu, BatchOverTheDeviceBudgetIsSeededOnTheCpu) {
   static test::SimData d(20000, 20000);
   mapper::RunOptions o = d.options(d.pe1, d.pe2, d.dir.file("budget.sam"));
   o.filter = "gpu";
-  o.batch_reads = 6000;  // 40,000 reads: six batches of 6,000 and one of 4,000
+  o.batch_reads = 6000;                   // 40,000 reads: six batches of 6,000 and one of 4,000
   o.hw.seed_batch_bytes_limit = 1000000;  // 4,000 reads of 150 bp take 872,000 bytes, 6,000 take 1,308,000
   const mapper::MapStats st = mapper::run_mapping(o);
   EXPECT_EQ(st.seed_cpu_fallbacks, 6);

@@ -10,8 +10,8 @@
 #include "../test_util.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
-#include "mapper/seed.hpp"
 #include "mapper/myers.hpp"
+#include "mapper/seed.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
 #include "mapper/seeding/verify_gpu.hpp"
 
@@ -96,8 +96,8 @@ void expect_same_candidates(const RepeatGenome& g, const std::vector<std::string
       w.capped = c.capped[2 * r] || c.capped[2 * r + 1];
       for (uint8_t s = 0; s < 2; ++s) {
         const int64_t t = 2 * static_cast<int64_t>(r) + s;
-        add_kept_candidates(*g.idx, s, c.clusters + c.first[t], c.first[t + 1] - c.first[t],
-                            c.cap_hit[t] != 0, w, scratch.order);
+        add_kept_candidates(*g.idx, s, c.clusters + c.first[t], c.first[t + 1] - c.first[t], c.cap_hit[t] != 0, w,
+                            scratch.order);
       }
     }
     ASSERT_EQ(w.capped, cpu[r].capped) << "read " << r;
