@@ -119,7 +119,8 @@ void Mapper::Impl::verify_on_gpu(BatchState& bs) {
   double ms = 0;
   if (!gpu::run_or_fall_back(
           "map", "GPU verification failed, batch verified",
-          [&] { verify_gpu->verify(seeder.gpu()->device_reads(), jobs, bs.device_result, &ms); }, [] {})) {
+          [&] { verify_gpu->verify(seeder.gpu()->device_reads(), jobs, bs.device_result, &ms); },
+          [&] { bs.device_result.clear(); })) {  // verify_batch then verifies every candidate on the CPU
     return;
   }
   bs.stats.verify_device_s += ms / 1000;

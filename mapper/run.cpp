@@ -170,12 +170,9 @@ MapStats run_mapping(RunOptions opt) {
   const auto make_mapper = [&] {
     opt.hw.backend = probe.get();
     opt.hw.devices = gpu::resolve_devices(opt.device, opt.hw.backend);
-    const bool gpu = opt.hw.backend == gpu::Backend::gpu;
-    log::info("map", std::string("seeding on the ") + (gpu && opt.hw.seed_on_gpu ? "GPU" : "CPU") +
-                         ", GateKeeper filter " +
-                         (!opt.map.filter ? "off"
-                          : gpu           ? "on the GPU"
-                                          : "on the CPU"));
+    const bool on_gpu = opt.hw.backend == gpu::Backend::gpu;
+    log::info("map", std::string("seeding on the ") + (on_gpu && opt.hw.seed_on_gpu ? "GPU" : "CPU") +
+                         ", GateKeeper filter " + (!opt.map.filter ? "off" : on_gpu ? "on the GPU" : "on the CPU"));
     return std::make_unique<Mapper>(*idx, opt.map, opt.hw);  // a GPU engine gets ready while batch 1 is seeded
   };
   std::unique_ptr<Mapper> mapper;

@@ -23,6 +23,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 SeedStage::SeedStage(const index::Index& idx, const MapOptions& opt, const Hardware& hw)
     : idx_(idx), opt_(opt), scratch_(static_cast<size_t>(omp_get_max_threads())) {
   if (hw.backend != gpu::Backend::gpu || !hw.seed_on_gpu || hw.devices.empty()) return;
+  wants_gpu_ = true;
   const int device = device_ = hw.devices.front();  // one device seeds: it keeps ahead of the stages after it
   const int64_t limit = hw.seed_batch_bytes_limit;
   gpu_pending_ = std::async(std::launch::async, [this, device, limit] {

@@ -29,8 +29,9 @@ class SeedStage {
   bool run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, MapStats& stats);
   const seeding::SeedGpu* gpu() const { return gpu_.get(); }
   int device() const { return device_; }
-  // Whether batches go to the GPU seeder (one was asked for and has not failed to start).
-  bool on_gpu() const { return gpu_pending_.valid() || gpu_; }
+  // Whether a GPU seeder was asked for (set once: the caller's thread may ask while the
+  // engine is being made; batches go to the CPU when it could not be).
+  bool on_gpu() const { return wants_gpu_; }
 
  private:
   void candidates_on_cpu(std::vector<SeededRead>& seeded);
@@ -39,6 +40,7 @@ class SeedStage {
   const index::Index& idx_;
   const MapOptions& opt_;
   int device_ = 0;
+  bool wants_gpu_ = false;
   std::unique_ptr<seeding::SeedGpu> gpu_;
   // The index goes up to the device on a thread of its own while the first batch is read.
   std::future<std::unique_ptr<seeding::SeedGpu>> gpu_pending_;

@@ -1,14 +1,16 @@
 // The GPU seeder (see seed_gpu.hpp). Per batch, one thread per read strand: count the
 // hits of its looked-up k-mers, (scan), write them, (segmented sort), cluster them and
-// keep the best --max-cand, (scan), gather the kept ones. Read strands whose hits exceed the device buffer are left to
-// the CPU; a batch whose hits exceed it is done in chunks of read strands.
+// keep the best --max-cand, (scan), gather the kept ones. Read strands whose hits exceed
+// the device buffer are left to the CPU; a batch whose hits exceed it is done in chunks
+// of read strands.
 #include <omp.h>
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
-#include <string>
 
 #include "gpu/buffers.cuh"
 #include "mapper/seeding/seed_core.hpp"
@@ -228,13 +230,13 @@ struct SeedGpu::Impl {
   void run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t max_cand, SeedClusters& out);
 };
 
-SeedGpu::SeedGpu(const index::Index& idx, int device, int64_t max_hit_slots, int64_t batch_bytes_limit)
-    : impl_(std::make_unique<Impl>()) {
+SeedGpu::SeedGpu(const index::Index& idx, int device, int64_t max_hit_slots, int64_t batch_bytes_limit) {
+  GATEMAP_CUDA_CHECK(cudaSetDevice(device));  // first: the stream and events belong to it
+  impl_ = std::make_unique<Impl>();
   Impl& im = *impl_;
   im.device = device;
   im.batch_bytes_limit = batch_bytes_limit;
   im.length = idx.length();
-  GATEMAP_CUDA_CHECK(cudaSetDevice(device));
   const int64_t buckets = (int64_t{1} << idx.bucket_bits()) + 1;
   const int64_t npos = idx.bucket_offsets()[buckets - 1];
   im.index_bytes = buckets * 4 + npos * 4 + 2 * idx.words64() * 8;
