@@ -34,7 +34,7 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_option("--backend", o->backend, "Where the filter runs, as in the other commands: gpu, cpu or auto")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
       ->capture_default_str();
-  sub->add_flag("--encode-on-device", o->hw.encode_on_device, "2-bit encode reads on the GPU");
+  sub->add_flag("--encode-on-device", o->hw.encode_on_device, "2-bit encode the filter's reads on the GPU (always when the GPU seeds)");
   sub->add_flag(
       "--cpu-seed", [o](int64_t) { o->hw.seed_on_gpu = false; }, "Seed on the CPU even when a GPU filters");
   sub->add_option("--device", o->device, "GPUs: 0, 0,1,... or all (batches spread over them)")->capture_default_str();

@@ -74,6 +74,7 @@ map_tools() {
       case $tool in
         gm_gpu) cmd="$gm --backend gpu $prefix.gmi" ;;
         gm_gpu_off) cmd="$gm --backend gpu --filter off $prefix.gmi" ;;
+        gm_gpu_enc) cmd="$gm --backend gpu --encode-on-device $prefix.gmi" ;;
         gm_cpuseed) cmd="$gm --backend gpu --cpu-seed $prefix.gmi" ;;
         gm_cpu) cmd="$gm --backend cpu $prefix.gmi" ;;
         minimap2) cmd=".gpu-bundle/bin/minimap2 -ax sr -t $T -o $D/$tool.sam $prefix.mmi" ;;
@@ -91,7 +92,7 @@ map_tools() {
         "$(sort -n /tmp/gpumem.txt | tail -1)" >> "$OUT/${name}_raw.tsv"
     done
   done
-  for tool in gm_gpu_off gm_cpuseed gm_cpu; do
+  for tool in gm_gpu_off gm_gpu_enc gm_cpuseed gm_cpu; do
     [ -s $D/$tool.sam ] || continue
     cmp -s <(grep -v '^@PG' $D/gm_gpu.sam) <(grep -v '^@PG' $D/$tool.sam) \
       && echo "records gm_gpu == $tool: identical" >> $L || echo "records gm_gpu != $tool: DIFFER" >> $L
