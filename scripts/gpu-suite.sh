@@ -24,7 +24,8 @@
 #           CPU), minimap2 -ax sr and bwa mem (bin/minimap2, bin/bwa carried; MB_BWA=0 skips
 #           it) with the same threads, MB_ROUNDS rounds alternating; wall, peak RSS, peak GPU
 #           memory, accuracy; records compared (MB_TOOLS: a subset) -> mapbench.tsv
-#           mapbench_raw.tsv mapbench.log
+#           mapbench_raw.tsv mapbench.log (plot it here: scripts/plot_mapbench.py; the GPU
+#           machine has no matplotlib)
 #   mapbench37  the same on the 3.1 Gbp `--like grch37` genome, MB37_PAIRS (500 k) pairs,
 #           MB37_TOOLS (gm_gpu gm_cpuseed: minimap2's index takes too long for one call)
 #           -> mapbench37.tsv mapbench37_raw.tsv mapbench37.log
