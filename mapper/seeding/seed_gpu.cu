@@ -267,9 +267,6 @@ SeedGpu::SeedGpu(const index::Index& idx, int device, int64_t max_hit_slots, int
   im.slots = std::clamp<int64_t>(static_cast<int64_t>(kBufferShare * static_cast<double>(left)) / kSlotBytes,
                                  kMinHitSlots, kMaxHitSlots);
   if (max_hit_slots > 0) im.slots = std::min(im.slots, max_hit_slots);
-  im.d_hits.resize(static_cast<size_t>(im.slots));
-  im.d_sorted.resize(static_cast<size_t>(im.slots));
-  im.d_scratch.resize(static_cast<size_t>(im.slots));
 }
 
 SeedGpu::~SeedGpu() = default;
@@ -290,6 +287,14 @@ void SeedGpu::Impl::run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t m
   d_kept.resize(static_cast<size_t>(segments + 1));
   d_at.resize(static_cast<size_t>(segments + 1));
   d_cap_hit.resize(static_cast<size_t>(segments));
+  // The hit buffers grow to what a chunk needs (at most `slots`): a batch of short reads
+  // on a small genome does not hold gigabytes it never uses.
+  if (static_cast<int64_t>(d_hits.size()) < items) {
+    const auto grown = static_cast<size_t>(std::min(slots, items + items / 4));  // room for the next batches
+    d_hits.resize(grown);
+    d_sorted.resize(grown);
+    d_scratch.resize(grown);
+  }
   fill_hits_kernel<<<blocks_for(segments + 1), kThreads, 0, s>>>(view, d_codes.data(), d_begin.data(), d_edits.data(),
                                                                  a, b, max_occ, d_offsets.data(), d_hits.data(),
                                                                  d_rel.data());
