@@ -335,5 +335,44 @@ TEST(CallGvcf, EveryBaseOnceBlocksByGqBandVariantsAsInTheVcf) {
   EXPECT_EQ(check_gvcf(part, parts), inside);
 }
 
+
+// The gVCF is what bcftools expects of one: it reads every record, and `bcftools merge
+// --gvcf` joins two samples' blocks (here the same sample twice, renamed) into as many
+// records, the variant sites among them at the same places.
+TEST(CallGvcf, BcftoolsMergesItWithAnotherSample) {
+  if (test::run_command("command -v bcftools") != 0) GTEST_SKIP() << "bcftools not installed";
+  const MappedSample& sample = mapped_sample();
+  caller::CallOptions co;
+  co.inputs = {sample.dir.file("r.bam")};
+  co.reference = sample.dir.file("ref.fa");
+  co.backend = "cpu";
+  co.gvcf = true;
+  co.output = sample.dir.file("m1.g.vcf.gz");
+  caller::run_call(co);
+  const std::string d = sample.dir.path() + "/";
+  std::string out;
+  ASSERT_EQ(test::run_command("cd " + d + " && echo other > name.txt && bcftools reheader -s name.txt -o m2.g.vcf.gz " +
+                                  "m1.g.vcf.gz && bcftools index -t m1.g.vcf.gz && bcftools index -t m2.g.vcf.gz && " +
+                                  "bcftools merge --gvcf ref.fa -Oz -o merged.g.vcf.gz m1.g.vcf.gz m2.g.vcf.gz",
+                              &out),
+            0)
+      << out;
+  const auto count = [&](const std::string& args) {
+    std::string n;
+    EXPECT_EQ(test::run_command("bcftools view -H " + args + " | wc -l", &n), 0) << n;
+    return std::stoll(n);
+  };
+  const int64_t records = count(d + "m1.g.vcf.gz");
+  EXPECT_EQ(records, static_cast<int64_t>(read_vcf(co.output, true).size()));
+  EXPECT_EQ(count(d + "merged.g.vcf.gz"), records);
+  const std::string variants = "-i 'N_ALT>1' ";  // a variant site: its alleles and <NON_REF>
+  const std::string sites = " | cut -f1,2,4,5";
+  std::string a, b;
+  ASSERT_EQ(test::run_command("bcftools view -H " + variants + d + "m1.g.vcf.gz" + sites, &a), 0) << a;
+  ASSERT_EQ(test::run_command("bcftools view -H " + variants + d + "merged.g.vcf.gz" + sites, &b), 0) << b;
+  EXPECT_GT(a.size(), 100u);
+  EXPECT_EQ(a, b);
+}
+
 }  // namespace
 }  // namespace gatemap
