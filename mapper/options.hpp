@@ -43,7 +43,8 @@ struct MapOptions {
 
 // Where the work runs: the same records on any of them.
 struct Hardware {
-  gpu::Backend backend = gpu::Backend::cpu;  // --backend (or --filter gpu|cpu): where seeding and the filter run
+  // --backend (or --filter gpu|cpu): where seeding, the filter and verification run.
+  gpu::Backend backend = gpu::Backend::cpu;
   bool encode_on_device = false;             // --encode-on-device
   bool seed_on_gpu = true;                   // --cpu-seed turns it off: seeding on the CPU with a GPU filter
   int64_t seed_batch_bytes_limit = 0;        // device memory a batch's reads may take when seeded (0: any)

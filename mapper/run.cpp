@@ -44,7 +44,8 @@ std::string MapStats::to_json() const {
 namespace {
 
 // --filter says whether GateKeeper runs (auto|off; gpu|cpu as before: on, and where),
-// --backend where the GPU stages (seeding, the filter) run; the two must not disagree.
+// --backend where the GPU stages (seeding, the filter, verification) run; the two must
+// not disagree.
 std::string backend_of(const RunOptions& opt) {
   if (opt.filter == "auto" || opt.filter == "off") return opt.backend;
   if (opt.backend != "auto" && opt.backend != opt.filter) {
