@@ -4,7 +4,7 @@
 // lookups, hit lists, sort and diagonal clusters are computed on the device with the
 // CPU's rules (seed_core.hpp), the --max-cand cap included. Only the kept clusters come
 // back; the host orders a capped strand's by support and names contigs
-// (order_kept_candidates), so the candidates are identical. The CPU twin is mapper/seed.cpp.
+// (add_kept_candidates), so the candidates are identical. The CPU twin is mapper/seed.cpp.
 #include <cstdint>
 #include <memory>
 #include <vector>
