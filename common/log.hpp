@@ -1,6 +1,7 @@
 #pragma once
 // Progress and diagnostics on stderr as bwa-style tagged lines: "[M::map] ...".
 // Thread-safe: each call writes one whole line.
+#include <chrono>
 #include <string>
 
 namespace gatemap::log {
@@ -17,6 +18,10 @@ void debug(const std::string& stage, const std::string& message);  // [D::stage]
 // Seconds since the process started (wall clock) and CPU seconds used so far.
 double wall_seconds();
 double cpu_seconds();
+// Seconds since t0 (for a stage's time).
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 // Peak resident set size of this process in bytes.
 long long peak_rss_bytes();
 

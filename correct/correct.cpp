@@ -44,10 +44,6 @@ void encode_batch(const io::Read* reads, size_t n, CorrectBatch& cb) {
   }
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // A batch's reads in one part per GPU engine (one part on the CPU), each part's reads
 // contiguous: part p holds reads [p * per, (p + 1) * per).
 struct BatchParts {
@@ -181,7 +177,7 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& sum, std::
     log::warn("correct", "the k-mer histogram has no coverage peak after its error peak (coverage too low for "
                          "spectrum correction, or -k too large): reads are written unchanged; --solid N forces a threshold");
   }
-  sum.count_s = seconds_since(t0);
+  sum.count_s = log::seconds_since(t0);
   std::string hist_text;
   for (size_t c = 1; c <= 12 && c < hist.size(); ++c) hist_text += " " + std::to_string(c) + ":" + std::to_string(hist[c]);
   log::info("correct", std::to_string(sum.kmers) + " k-mers (k=" + std::to_string(opt.k) + "), " +
@@ -192,7 +188,7 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& sum, std::
       build_spectrum(counter, sum.threshold ? sum.threshold : UINT32_MAX, opt.spectrum, opt.bloom_fpr);
   sum.solid_kmers = spectrum.n_kmers;
   sum.spectrum_bytes = spectrum.bytes();
-  sum.spectrum_s = seconds_since(t0);
+  sum.spectrum_s = log::seconds_since(t0);
   log::info("correct", "solid threshold " + std::to_string(sum.threshold) + ": " + std::to_string(sum.solid_kmers) +
                            " solid k-mers in a " + opt.spectrum + " spectrum of " +
                            std::to_string(sum.spectrum_bytes >> 20) + " MiB");
@@ -301,7 +297,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   }
   out1.close();
   if (out2) out2->close();
-  sum.correct_s = seconds_since(t0);
+  sum.correct_s = log::seconds_since(t0);
   return sum;
 }
 

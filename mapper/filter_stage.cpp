@@ -8,14 +8,6 @@
 
 namespace gatemap::mapper::detail {
 
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
-
 FilterStage::FilterStage(const Reference& ref, bool on, const Hardware& hw) : ref_(ref), on_(on), hw_(hw) {
   if (!on_ || hw_.backend != gpu::Backend::gpu) return;
   engines_pending_ = std::async(std::launch::async, [this] {
@@ -25,7 +17,7 @@ FilterStage::FilterStage(const Reference& ref, bool on, const Hardware& hw) : re
       auto engine = gpu::make_engine_or_null<filter::GateKeeperGpu>("map", ref_.filter_view(), device);
       if (!engine) continue;
       log::info("map", "GPU filter ready (reference on device " + std::to_string(device) + ") in " +
-                           std::to_string(seconds_since(t0)) + " s");
+                           std::to_string(log::seconds_since(t0)) + " s");
       made.push_back(std::move(engine));
     }
     return made;
@@ -61,7 +53,7 @@ void FilterStage::start(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStat
   if (hw_.backend == gpu::Backend::cpu) return filter_on_cpu(cb, codes, stats);
   const auto t0 = std::chrono::steady_clock::now();
   filter::pack_reads(cb.seqs, cb.reads, !hw_.encode_on_device);
-  stats.filter_prepare_s += seconds_since(t0);
+  stats.filter_prepare_s += log::seconds_since(t0);
   const auto t_submit = std::chrono::steady_clock::now();
   gpu::run_or_fall_back(
       "map", "GPU filter failed, batch filtered",
@@ -70,7 +62,7 @@ void FilterStage::start(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStat
         cb.ticket = engines_[cb.engine]->submit(cb.reads, cb.cand, cb.max_edits, hw_.encode_on_device);
       },
       [&] { filter_on_cpu(cb, codes, stats); });
-  stats.filter_engine_s += seconds_since(t_submit);
+  stats.filter_engine_s += log::seconds_since(t_submit);
 }
 
 void FilterStage::finish(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStats& stats) {
@@ -85,7 +77,7 @@ void FilterStage::finish(CandidateBatch& cb, std::vector<uint8_t>& codes, MapSta
       },
       [&] { filter_on_cpu(cb, codes, stats); });
   cb.ticket = -1;
-  const double waited = seconds_since(t0);
+  const double waited = log::seconds_since(t0);
   stats.filter_engine_s += waited;
   stats.filter_s += waited;
 }

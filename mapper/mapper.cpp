@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "common/error.hpp"
+#include "common/log.hpp"
 #include "common/parallel.hpp"
 #include "common/serial_worker.hpp"
 #include "gpu/fallback.hpp"
@@ -30,14 +31,6 @@
 
 namespace gatemap::mapper {
 using namespace detail;
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
 
 struct Mapper::Impl {
   MapOptions opt;
@@ -239,7 +232,7 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
     omp_set_num_threads(static_cast<int>(im.workspaces.size()));  // a thread's own setting: -t
     auto t0 = std::chrono::steady_clock::now();
     const bool seeded_on_gpu = im.seeder.run(batch, bs.seeded, bs.stats);
-    bs.stats.seed_s += seconds_since(t0);
+    bs.stats.seed_s += log::seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     build_candidates(batch, bs.seeded, im.filter.on(), bs.cand);
     {
@@ -247,7 +240,7 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
       im.filter.start(bs.cand, bs.codes, bs.stats);  // on the GPU only started: finish_batch collects it
       if (seeded_on_gpu) im.filter.finish(bs.cand, bs.codes, bs.stats);  // here: the GPU verifies next
     }
-    bs.stats.filter_s += seconds_since(t0);
+    bs.stats.filter_s += log::seconds_since(t0);
     bs.device_result.clear();
     if (seeded_on_gpu) im.verify_on_gpu(bs);
   };
@@ -270,7 +263,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   ++im.finished;
   auto t_wait = std::chrono::steady_clock::now();
   bs.begun.get();  // seeded, candidates built, filter started (or their error)
-  stats_.begin_wait_s += seconds_since(t_wait);
+  stats_.begin_wait_s += log::seconds_since(t_wait);
   stats_ += bs.stats;
   bs.stats = {};
   const int64_t n = static_cast<int64_t>(batch.size());
@@ -282,10 +275,10 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   }
   auto t0 = std::chrono::steady_clock::now();
   im.verify_batch(bs, stats_);
-  stats_.verify_s += seconds_since(t0);
+  stats_.verify_s += log::seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
   im.fallback_batch(bs);
-  stats_.fallback_s += seconds_since(t0);
+  stats_.fallback_s += log::seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
   std::vector<std::vector<bam1_t*>>& recs = bs.records;
@@ -316,7 +309,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   stats_.supplementary += supplementary;
   stats_.mapped += mapped;
   stats_.unmapped += n - mapped;
-  stats_.pair_s += seconds_since(t0);
+  stats_.pair_s += log::seconds_since(t0);
   stats_.insert_mean = im.insert.mean();
   stats_.insert_sd = im.insert.sd();
 }

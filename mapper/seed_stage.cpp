@@ -12,14 +12,6 @@
 
 namespace gatemap::mapper::detail {
 
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
-
 SeedStage::SeedStage(const index::Index& idx, const MapOptions& opt, const Hardware& hw)
     : idx_(idx), opt_(opt), scratch_(static_cast<size_t>(omp_get_max_threads())) {
   if (hw.backend != gpu::Backend::gpu || !hw.seed_on_gpu || hw.devices.empty()) return;
@@ -31,7 +23,7 @@ SeedStage::SeedStage(const index::Index& idx, const MapOptions& opt, const Hardw
     auto engine = gpu::make_engine_or_null<seeding::SeedGpu>("map", idx_, device, int64_t{0}, limit);
     if (engine) {
       log::info("map", "GPU seeding ready (index of " + std::to_string(engine->index_bytes() >> 20) +
-                           " MiB on device " + std::to_string(device) + ") in " + std::to_string(seconds_since(t0)) +
+                           " MiB on device " + std::to_string(device) + ") in " + std::to_string(log::seconds_since(t0)) +
                            " s");
     }
     return engine;

@@ -8,6 +8,7 @@
 
 #include "../gpu/gpu_test.hpp"
 #include "../test_util.hpp"
+#include "common/dna.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
 #include "mapper/myers.hpp"
@@ -66,11 +67,7 @@ std::vector<std::string> reads_of(const RepeatGenome& g, int n, uint64_t seed) {
     const size_t len = 60 + rng() % 250;
     std::string r = c.substr(rng() % (c.size() - len), len);
     for (int e = static_cast<int>(rng() % 8); e > 0; --e) r[rng() % r.size()] = "ACGTN"[rng() % 5];
-    if (rng() % 2) {
-      std::string rc(r.rbegin(), r.rend());
-      for (char& ch : rc) ch = ch == 'A' ? 'T' : ch == 'C' ? 'G' : ch == 'G' ? 'C' : ch == 'T' ? 'A' : 'N';
-      r = rc;
-    }
+    if (rng() % 2) r = reverse_complement(r);
     out.push_back(r);
   }
   return out;
@@ -198,11 +195,7 @@ TEST(VerifyGpu, DistancesEqualTheCpuBitVector) {
     std::string r = c.substr(at, len);
     for (int e = static_cast<int>(rng() % 6); e > 0; --e) r[rng() % r.size()] = "ACGT"[rng() % 4];
     if (rng() % 4 == 0) r.erase(rng() % r.size(), 1 + rng() % 3);
-    if (i % 2) {  // odd reads come from the reverse strand: their strand 1 aligns at the origin
-      std::string rc(r.rbegin(), r.rend());
-      for (char& ch : rc) ch = ch == 'A' ? 'T' : ch == 'C' ? 'G' : ch == 'G' ? 'C' : 'A';
-      r = rc;
-    }
+    if (i % 2) r = reverse_complement(r);  // from the reverse strand: their strand 1 aligns at the origin
     reads.push_back(r);
     origin.push_back(static_cast<int64_t>(at));
   }
