@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
     log::set_verbosity(ctx.verbosity - 1);
     const int status = ctx.run ? ctx.run() : 2;
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw IoError("writing to standard output failed");
+    log::debug("main", "exiting at " + std::to_string(log::wall_seconds()) + " s");
     return status;
   } catch (const UsageError& e) {
     log::error(ctx.command, e.what());

@@ -113,51 +113,69 @@ bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_ba
   if (!mate2_) return next_batch_serial(batch, max_records, max_bases);
   // Mate 2's file is parsed on a thread of its own while this one parses mate 1's.
   const size_t want = std::max<size_t>(max_records, 2) / 2 - ahead_.size() / 2;
+  // Records are parsed into reused Read objects (first_, second_) and swapped into the
+  // batch, whose previous records come back for the next parse: no allocation per read.
   const auto read_up_to = [want](FastqReader& in, std::vector<Read>& out) {
-    out.resize(want);
+    if (out.size() < want) out.resize(want);
     size_t n = 0;
     while (n < want && in.next(out[n])) ++n;
-    out.resize(n);
+    return n;
   };
-  std::vector<Read> first, second;
-  auto other = std::async(std::launch::async, read_up_to, std::ref(*mate2_), std::ref(second));
+  auto other = std::async(std::launch::async, read_up_to, std::ref(*mate2_), std::ref(second_));
+  size_t n1 = 0;
   try {
-    read_up_to(*mate1_, first);
+    n1 = read_up_to(*mate1_, first_);
   } catch (...) {
     other.wait();
     throw;
   }
-  other.get();
-  for (size_t i = 0; i < std::min(first.size(), second.size()); ++i) {
-    if (first[i].name != second[i].name) {
+  const size_t n2 = other.get();
+  for (size_t i = 0; i < std::min(n1, n2); ++i) {
+    if (first_[i].name != second_[i].name) {
       throw FormatError("FASTQ '" + mate2_->path() + "' record " +
-                        std::to_string(mate2_->records_read() - static_cast<int64_t>(second.size() - i) + 1) +
-                        ": mate name '" + second[i].name + "' does not match '" + first[i].name + "' in '" +
+                        std::to_string(mate2_->records_read() - static_cast<int64_t>(n2 - i) + 1) +
+                        ": mate name '" + second_[i].name + "' does not match '" + first_[i].name + "' in '" +
                         mate1_->path() + "'");
     }
   }
-  if (first.size() != second.size()) {
-    const bool longer1 = first.size() > second.size();
+  if (n1 != n2) {
+    const bool longer1 = n1 > n2;
     const auto& longer = longer1 ? *mate1_ : *mate2_;
     const auto& shorter = longer1 ? *mate2_ : *mate1_;
     throw FormatError("FASTQ '" + shorter.path() + "' ends after " + std::to_string(shorter.records_read()) +
                       " records but its mate file '" + longer.path() + "' has more");
   }
-  for (size_t i = 0; i < first.size(); ++i) {
-    ahead_.push_back(std::move(first[i]));
-    ahead_.push_back(std::move(second[i]));
-  }
   // The batch: as the serial reader would cut it (records, then bases).
-  batch.reads.clear();
   batch.first_id = fragments_;
   batch.paired = true;
+  const size_t max_reads = std::max<size_t>(max_records, 2);
   size_t taken = 0, bases = 0;
-  while (taken + 2 <= ahead_.size() && taken + 2 <= std::max<size_t>(max_records, 2) && bases < max_bases) {
-    bases += ahead_[taken].seq.size() + ahead_[taken + 1].seq.size();
-    taken += 2;
+  if (ahead_.empty()) {  // the usual case: this parse fills the batch
+    while (taken / 2 < n1 && taken + 2 <= max_reads && bases < max_bases) {
+      bases += first_[taken / 2].seq.size() + second_[taken / 2].seq.size();
+      taken += 2;
+    }
+    batch.reads.resize(taken);
+    for (size_t i = 0; i < taken / 2; ++i) {
+      std::swap(batch.reads[2 * i], first_[i]);
+      std::swap(batch.reads[2 * i + 1], second_[i]);
+    }
+    for (size_t i = taken / 2; i < n1; ++i) {  // past the batch's bases: the next batch's
+      ahead_.push_back(std::move(first_[i]));
+      ahead_.push_back(std::move(second_[i]));
+    }
+  } else {
+    for (size_t i = 0; i < n1; ++i) {
+      ahead_.push_back(std::move(first_[i]));
+      ahead_.push_back(std::move(second_[i]));
+    }
+    while (taken + 2 <= ahead_.size() && taken + 2 <= max_reads && bases < max_bases) {
+      bases += ahead_[taken].seq.size() + ahead_[taken + 1].seq.size();
+      taken += 2;
+    }
+    batch.reads.assign(std::make_move_iterator(ahead_.begin()), std::make_move_iterator(ahead_.begin() + taken));
+    ahead_.erase(ahead_.begin(), ahead_.begin() + taken);
   }
-  batch.reads.assign(std::make_move_iterator(ahead_.begin()), std::make_move_iterator(ahead_.begin() + taken));
-  ahead_.erase(ahead_.begin(), ahead_.begin() + taken);
   fragments_ += static_cast<int64_t>(taken / 2);
   return !batch.reads.empty();
 }

@@ -3,7 +3,10 @@
 #include <htslib/sam.h>
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
+
+#include "common/error.hpp"
 
 namespace gatemap::mapper {
 namespace {
@@ -34,10 +37,56 @@ Band make_band(const uint8_t* read, int m, const RefWindow& window, int64_t cont
 
 enum Move : uint8_t { kStart, kDiag, kIns, kDel };
 
+// The rows of the DP that tracks each cell's start row (S), and with kMoves the move
+// taken (M). Among equal costs a later start (a shorter alignment) loses; then diagonal
+// moves win over insertions, deletions and clipped starts, which places gaps leftmost in
+// the traceback. Cells off the usable reference keep what fill() set (kInf, 0, kStart).
+template <bool kMoves>
+void fill_tracked(const Band& b, int* D, int* S, uint8_t* M) {
+  const int w = b.w;
+  for (int i = 1; i <= b.m; ++i) {
+    int* drow = D + static_cast<size_t>(i) * w;
+    int* srow = S + static_cast<size_t>(i) * w;
+    const int* dprev = drow - w;
+    const int* sprev = srow - w;
+    const uint8_t rc = b.read[i - 1];
+    const int64_t g0 = b.g(i, 0);  // cell t ends at reference position g0 + t
+    const int t_first = static_cast<int>(std::clamp<int64_t>(b.lo - g0, 0, w));
+    const int t_last = static_cast<int>(std::clamp<int64_t>(b.hi - g0 + 1, 0, w));  // exclusive
+    const int t_diag = static_cast<int>(std::clamp<int64_t>(b.lo + 1 - g0, 0, w));  // first with a base before it
+    const uint8_t* ref = t_last > t_diag ? &b.win->codes[static_cast<size_t>(g0 + t_diag - 1 - b.win->begin)] : nullptr;
+    const int clip_here = b.clip ? b.clip_cost(i) : kInf;
+    for (int t = t_first; t < t_last; ++t) {
+      int best = kInf, start = i;
+      uint8_t move = kStart;
+      const auto consider = [&](int cost, int s, uint8_t mv) {
+        if (cost < best || (cost == best && s < start)) {
+          best = cost;
+          start = s;
+          move = mv;
+        }
+      };
+      const bool has_diag = t >= t_diag;
+      if (has_diag) {  // diagonal: read base i-1 against reference base g-1
+        const uint8_t fc = ref[t - t_diag];
+        consider(dprev[t] + ((rc == fc && rc < 4) ? 0 : 1), sprev[t], kDiag);
+      }
+      if (t + 1 < w) consider(dprev[t + 1] + 1, sprev[t + 1], kIns);      // read base inserted
+      if (has_diag && t > 0) consider(drow[t - 1] + 1, srow[t - 1], kDel);  // reference base deleted
+      if (clip_here < best) {  // start here, the first i bases clipped
+        best = clip_here;
+        start = i;
+        move = kStart;
+      }
+      drow[t] = best;
+      srow[t] = start;
+      if constexpr (kMoves) M[static_cast<size_t>(i) * w + t] = move;
+    }
+  }
+}
+
 // Fills D (costs) and, with clipping, S (row where each cell's alignment starts) and
-// M (the move taken). Among equal costs a later start (a shorter alignment) loses;
-// then diagonal moves win over insertions, deletions and clipped starts, which places
-// gaps leftmost in the traceback.
+// M (the move taken): see fill_tracked.
 void fill(const Band& b, std::vector<int>& D, std::vector<int>* S, std::vector<uint8_t>* M, int cutoff = kInf) {
   const size_t cells = static_cast<size_t>(b.m + 1) * b.w;
   D.assign(cells, kInf);
@@ -71,37 +120,11 @@ void fill(const Band& b, std::vector<int>& D, std::vector<int>* S, std::vector<u
     }
     return;
   }
-  for (int i = 1; i <= b.m; ++i) {
-    const size_t row = static_cast<size_t>(i) * b.w, prev = row - b.w;
-    const uint8_t rc = b.read[i - 1];
-    for (int t = 0; t < b.w; ++t) {
-      const int64_t g = b.g(i, t);
-      if (!b.in_ref(g)) continue;
-      int best = kInf, start = i;
-      uint8_t move = kStart;
-      const auto consider = [&](int cost, size_t from, uint8_t mv) {
-        const int s = S ? (*S)[from] : 0;
-        if (cost < best || (cost == best && s < start)) {
-          best = cost;
-          start = s;
-          move = mv;
-        }
-      };
-      if (g - 1 >= b.lo) {  // diagonal: read base i-1 against reference base g-1
-        const uint8_t fc = b.ref_code(g - 1);
-        consider(D[prev + t] + ((rc == fc && rc < 4) ? 0 : 1), prev + t, kDiag);
-      }
-      if (t + 1 < b.w) consider(D[prev + t + 1] + 1, prev + t + 1, kIns);        // read base inserted
-      if (g - 1 >= b.lo && t > 0) consider(D[row + t - 1] + 1, row + t - 1, kDel);  // reference base deleted
-      if (b.clip && b.clip_cost(i) < best) {  // start here, the first i bases clipped
-        best = b.clip_cost(i);
-        start = i;
-        move = kStart;
-      }
-      D[row + t] = best;
-      if (S) (*S)[row + t] = start;
-      if (M) (*M)[row + t] = move;
-    }
+  if (!S) throw Error("internal: the tracked banded DP needs start rows");
+  if (M) {
+    fill_tracked<true>(b, D.data(), S->data(), M->data());
+  } else {
+    fill_tracked<false>(b, D.data(), S->data(), nullptr);
   }
 }
 
@@ -265,42 +288,42 @@ Alignment alignment_from_path(const uint8_t* read, int m, const RefWindow& windo
     }
   };
   push(BAM_CSOFT_CLIP, static_cast<uint32_t>(head));
-  // MD: matches counted, mismatched reference bases written, deletions as ^bases.
+  // MD: matches counted, mismatched reference bases written, deletions as ^bases. The
+  // path is taken in runs of one CIGAR operation (M and X are both M).
+  char digits[16];
+  const auto append_count = [&](int n) { aln.md.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr); };
   g = aln.ref_begin;
   int run = 0, edits = 0;
-  bool in_deletion = false;
-  for (size_t k = first; k < last; ++k) {
+  for (size_t k = first; k < last;) {
     const char op = ops[k];
+    size_t end = k;
     if (op == 'M' || op == 'X') {
-      push(BAM_CMATCH, 1);
-      if (op == 'M') {
-        ++run;
-      } else {
-        aln.md += std::to_string(run);
+      for (; end < last && (ops[end] == 'M' || ops[end] == 'X'); ++end, ++g) {
+        if (ops[end] == 'M') {
+          ++run;
+          continue;
+        }
+        append_count(run);
         aln.md += "ACGTN"[b.ref_code(g)];
         run = 0;
         ++edits;
       }
-      ++g;
-      in_deletion = false;
+      push(BAM_CMATCH, static_cast<uint32_t>(end - k));
     } else if (op == 'I') {
-      push(BAM_CINS, 1);
-      ++edits;
-      in_deletion = false;
+      while (end < last && ops[end] == 'I') ++end;
+      push(BAM_CINS, static_cast<uint32_t>(end - k));
+      edits += static_cast<int>(end - k);
     } else {
-      push(BAM_CDEL, 1);
-      if (!in_deletion) {
-        aln.md += std::to_string(run);
-        aln.md += '^';
-        run = 0;
-      }
-      aln.md += "ACGTN"[b.ref_code(g)];
-      ++g;
-      ++edits;
-      in_deletion = true;
+      append_count(run);
+      aln.md += '^';
+      run = 0;
+      for (; end < last && ops[end] == 'D'; ++end, ++g) aln.md += "ACGTN"[b.ref_code(g)];
+      push(BAM_CDEL, static_cast<uint32_t>(end - k));
+      edits += static_cast<int>(end - k);
     }
+    k = end;
   }
-  aln.md += std::to_string(run);
+  append_count(run);
   push(BAM_CSOFT_CLIP, static_cast<uint32_t>(tail));
   aln.edits = edits;
   aln.ref_end = g;

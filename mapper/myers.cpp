@@ -58,10 +58,13 @@ Alignment myers_banded_align(const uint8_t* read, int m, const PlaneRef& ref, co
   const BandStepper stepper(ref, band);
   const int w = stepper.width();
   rows.resize(static_cast<size_t>(m) + 1);
-  rows[0] = MyersRow{};
+  // The row is carried in registers and only stored: stepping rows[i] in place would
+  // reload each row through memory (a store-forwarding stall on every base).
+  MyersRow row;
+  rows[0] = row;
   for (int i = 1; i <= m; ++i) {
-    rows[i] = rows[i - 1];
-    stepper.step(rows[i], read[i - 1], diag - band + i - 1);
+    stepper.step(row, read[i - 1], diag - band + i - 1);
+    rows[i] = row;
   }
   int cost = 0, t = 0;
   stepper.best_end(rows[m], band, cost, t);

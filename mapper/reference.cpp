@@ -30,7 +30,15 @@ void fetch_window(const index::Index& idx, int64_t begin, int64_t end, RefWindow
   end = std::min(end, idx.length());
   out.begin = begin;
   out.codes.resize(static_cast<size_t>(std::max<int64_t>(0, end - begin)));
-  for (int64_t p = begin; p < end; ++p) out.codes[p - begin] = idx.base(p);
+  // 64 bases per pair of plane words (the per-base decode was 3% of a GPU-seeded run).
+  uint8_t* codes = out.codes.data();
+  for (int64_t p = begin; p < end;) {
+    const int shift = static_cast<int>(p & 63);
+    const int n = static_cast<int>(std::min<int64_t>(64 - shift, end - p));
+    const uint64_t hi = idx.hi()[p >> 6] >> shift, lo = idx.lo()[p >> 6] >> shift;
+    for (int j = 0; j < n; ++j) *codes++ = static_cast<uint8_t>((((hi >> j) & 1) << 1) | ((lo >> j) & 1));
+    p += n;
+  }
   if (idx.has_n(begin, end)) {
     for (int64_t p = begin; p < end; ++p) {
       if (idx.has_n(p, p + 1)) out.codes[p - begin] = 4;

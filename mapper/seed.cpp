@@ -54,9 +54,15 @@ void set_read_codes(SeededRead& w, const std::string& seq) {
   const size_t m = seq.size();
   w.codes[0].resize(m);
   w.codes[1].resize(m);
+  // Raw pointers: stores through uint8_t may alias anything, and through the vectors
+  // they would reload both vectors' data pointers on every base.
+  uint8_t* const fwd = w.codes[0].data();
+  uint8_t* const rev = w.codes[1].data();
+  const char* const text = seq.data();
   for (size_t i = 0; i < m; ++i) {
-    w.codes[0][i] = base_code(seq[i]);
-    w.codes[1][m - 1 - i] = complement_code(w.codes[0][i]);
+    const uint8_t code = base_code(text[i]);
+    fwd[i] = code;
+    rev[m - 1 - i] = complement_code(code);
   }
 }
 

@@ -58,6 +58,7 @@ void SeedStage::candidates_from_gpu(std::vector<SeededRead>& seeded) {
       w.cand.clear();
       w.cand_cap_hit = false;
       w.capped = c.capped[2 * r] || c.capped[2 * r + 1];
+      w.cand.reserve(static_cast<size_t>(c.first[2 * r + 2] - c.first[2 * r]));  // grown once, not per push
       for (uint8_t strand = 0; strand < 2; ++strand) {
         const int64_t t = 2 * r + strand;
         add_kept_candidates(idx_, strand, c.clusters + c.first[t], c.first[t + 1] - c.first[t], c.cap_hit[t] != 0, w,

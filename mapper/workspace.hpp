@@ -26,6 +26,7 @@ struct Workspace {
   SeedScratch seed;
   DpScratch dp;
   std::vector<MyersRow> myers_rows;
+  std::vector<char> ops;  // an alignment's path
   AffineScratch affine;
   RefWindow window;        // of the candidate being verified or the mate being rescued
   RefWindow align_window;  // of the alignment being drawn

@@ -1,7 +1,9 @@
 // The mapper's stages one by one, on small inputs and without decoding BAM records:
 // seeding, candidates, verification, the insert model, MAPQ and ties, pairing, rescue.
 #include <gtest/gtest.h>
+#include <htslib/sam.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -12,10 +14,12 @@
 #include "mapper/candidates.hpp"
 #include "mapper/hits.hpp"
 #include "mapper/insert_model.hpp"
+#include "mapper/myers.hpp"
 #include "mapper/placement.hpp"
 #include "mapper/reference.hpp"
 #include "mapper/seed.hpp"
 #include "mapper/verify.hpp"
+#include "mapper/workspace.hpp"
 
 using namespace gatemap;
 using namespace gatemap::mapper;
@@ -159,6 +163,58 @@ TEST(Verify, PlantedEditsAreCountedAndTheEndFound) {
   // Above the threshold: no hit.
   const Hit far = verifier.verify_one(w, {0, 0, 90000, 1}, w.max_edits, 90000, ws);
   EXPECT_EQ(far.edits, -1);
+}
+
+// Hits whose edits are all mismatches on their diagonal take a shortcut (no bit-vector
+// pass): the alignment must be exactly the traceback's, as for hits with indels,
+// ties between equal edits included (mismatch runs, substitutions next to repeats).
+TEST(Verify, AlignmentEqualsTheBitVectorTracebackWithAndWithoutIndels) {
+  const auto& g = genome();
+  const Reference ref(*g.idx);
+  const Verifier verifier(ref);
+  Workspace ws;
+  std::mt19937_64 rng(23);
+  int ungapped = 0, gapped = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int m = 60 + static_cast<int>(rng() % 200);
+    const int64_t pos = 1000 + static_cast<int64_t>(rng() % (g.seq.size() - 2000));
+    std::string read = g.seq.substr(pos, m);
+    const int edits = static_cast<int>(rng() % 8);
+    const bool indel = rng() % 3 == 0;
+    for (int k = 0; k < edits; ++k) {
+      const size_t at = rng() % read.size();
+      if (indel && k == 0) {
+        read.erase(read.begin() + at);  // a deletion: the read is one base shorter
+      } else {
+        const size_t run = 1 + rng() % 3;  // runs of mismatches, ties for a gap pair
+        for (size_t j = at; j < std::min(read.size(), at + run); ++j) {
+          const int code = static_cast<int>(std::string("ACGT").find(read[j]));
+          read[j] = "ACGT"[(code + 1 + static_cast<int>(rng() % 3)) & 3];  // another base
+        }
+      }
+    }
+    const SeededRead w = seeded(read);
+    const Candidate c{0, 0, pos, 1};
+    const Hit h = verifier.verify_one(w, c, w.max_edits, c.diag, ws);
+    if (h.edits < 0) continue;
+    const Alignment got = verifier.align(w, h, ws);
+    const int band = w.max_edits;
+    ref.window(0, h.diag - band, h.diag + w.length() + band, ws.align_window);
+    const Alignment want = myers_banded_align(w.codes[0].data(), w.length(), ref.planes(), ws.align_window, 0,
+                                              static_cast<int64_t>(g.seq.size()), h.diag, band, ws.myers_rows);
+    ASSERT_EQ(got.cigar, want.cigar) << "trial " << trial;
+    ASSERT_EQ(got.md, want.md) << "trial " << trial;
+    ASSERT_EQ(got.ref_begin, want.ref_begin) << "trial " << trial;
+    ASSERT_EQ(got.edits, want.edits) << "trial " << trial;
+    ASSERT_EQ(got.score, want.score) << "trial " << trial;
+    ASSERT_EQ(got.clipped, want.clipped) << "trial " << trial;
+    const bool has_gap = std::any_of(want.cigar.begin(), want.cigar.end(), [](uint32_t op) {
+      return bam_cigar_op(op) == BAM_CINS || bam_cigar_op(op) == BAM_CDEL;
+    });
+    (has_gap ? gapped : ungapped)++;
+  }
+  EXPECT_GT(ungapped, 1000);
+  EXPECT_GT(gapped, 200);
 }
 
 TEST(InsertModel, EstimatedAsBwaMemFromUniquePairs) {
