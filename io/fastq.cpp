@@ -133,9 +133,8 @@ bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_ba
   for (size_t i = 0; i < std::min(n1, n2); ++i) {
     if (first_[i].name != second_[i].name) {
       throw FormatError("FASTQ '" + mate2_->path() + "' record " +
-                        std::to_string(mate2_->records_read() - static_cast<int64_t>(n2 - i) + 1) +
-                        ": mate name '" + second_[i].name + "' does not match '" + first_[i].name + "' in '" +
-                        mate1_->path() + "'");
+                        std::to_string(mate2_->records_read() - static_cast<int64_t>(n2 - i) + 1) + ": mate name '" +
+                        second_[i].name + "' does not match '" + first_[i].name + "' in '" + mate1_->path() + "'");
     }
   }
   if (n1 != n2) {

@@ -67,7 +67,7 @@ class FastqSource {
   bool interleaved_ = false;
   int64_t fragments_ = 0;
   // Two files: pairs read (and checked) but left out of the last batch by max_bases.
-  std::vector<Read> ahead_;          // pairs read past the last batch's bases
+  std::vector<Read> ahead_;
   std::vector<Read> first_, second_;  // the mates' records as parsed; reused across batches
 };
 

@@ -71,9 +71,9 @@ void fill_tracked(const Band& b, int* D, int* S, uint8_t* M) {
         const uint8_t fc = ref[t - t_diag];
         consider(dprev[t] + ((rc == fc && rc < 4) ? 0 : 1), sprev[t], kDiag);
       }
-      if (t + 1 < w) consider(dprev[t + 1] + 1, sprev[t + 1], kIns);      // read base inserted
+      if (t + 1 < w) consider(dprev[t + 1] + 1, sprev[t + 1], kIns);        // read base inserted
       if (has_diag && t > 0) consider(drow[t - 1] + 1, srow[t - 1], kDel);  // reference base deleted
-      if (clip_here < best) {  // start here, the first i bases clipped
+      if (clip_here < best) {                                               // start here, the first i bases clipped
         best = clip_here;
         start = i;
         move = kStart;
