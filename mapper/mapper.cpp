@@ -74,7 +74,7 @@ struct Mapper::Impl {
 
   Workspace& workspace() { return workspaces.at(static_cast<size_t>(omp_get_thread_num())); }
 
-  void verify_on_gpu(BatchState& bs);
+  bool filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchState& bs);
   void verify_batch(BatchState& bs, MapStats& stats);
   void fallback_batch(BatchState& bs);
   void place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs);
@@ -82,42 +82,53 @@ struct Mapper::Impl {
                    MapStats& stats);
 };
 
-// With the reads on the device (the GPU seeded them): the candidates that passed the
-// filter and that the bit-vector verifier takes, verified there. verify_batch takes
-// their results and verifies the rest on the CPU.
-void Mapper::Impl::verify_on_gpu(BatchState& bs) {
+// With the reads on the device (the GPU seeded them): every candidate filtered there
+// (GateKeeper codes into bs.codes) and those the filter accepts and the bit-vector
+// verifier takes verified there (bs.device_result); verify_batch verifies the rest on
+// the CPU. False when the GPU cannot (no engine, or the batch failed): the caller then
+// runs the filter stage and the CPU verifier.
+bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchState& bs) {
   if (!verify_gpu_tried) {
     verify_gpu_tried = true;
-    verify_gpu = gpu::make_engine_or_null<seeding::VerifyGpu>("map", seeder.device());
+    verify_gpu = gpu::make_engine_or_null<seeding::VerifyGpu>("map", seeder.device(), ref.filter_view());
   }
-  if (!verify_gpu) return;
-  // One job per candidate (skipped ones with band kSkipJob), so that results land at
-  // their candidate's index without a compaction pass.
+  if (!verify_gpu) return false;
+  build_candidates(batch, bs.seeded, false, bs.cand);  // offsets and the batch's threshold: no host arrays
+  bs.cand.ticket = -1;
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
   std::vector<seeding::VerifyJob>& jobs = bs.jobs;
   jobs.resize(static_cast<size_t>(bs.cand.size()));
-  int64_t taken = 0;
-#pragma omp parallel for schedule(static, 1024) reduction(+ : taken)
+  int max_len = 1;
+#pragma omp parallel for schedule(static, 1024) reduction(max : max_len)
   for (int64_t r = 0; r < n; ++r) {
     const SeededRead& w = bs.seeded[r];
+    max_len = std::max(max_len, w.length());
     for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) {
       const Candidate& c = w.cand[i - bs.cand.first[r]];
-      const bool take = filter::filter_accepts(bs.codes[i], bs.cand.max_edits) &&
-                        verifier.myers_applies(w.length(), c.contig, c.diag, w.max_edits);
-      const auto band = static_cast<uint8_t>(take ? w.max_edits : seeding::kSkipJob);
+      const bool bit_vector = verifier.myers_applies(w.length(), c.contig, c.diag, w.max_edits);
+      const auto band = static_cast<uint8_t>(bit_vector ? w.max_edits : seeding::kSkipJob);
       jobs[i] = {c.diag, static_cast<uint32_t>(r), c.strand, band, static_cast<uint8_t>(w.max_edits)};
-      taken += take;
     }
   }
-  double ms = 0;
+  const seeding::JobFilter job_filter{filter.on(), bs.cand.max_edits, max_len};
+  seeding::VerifyTiming timing;
   if (!gpu::run_or_fall_back(
-          "map", "GPU verification failed, batch verified",
-          [&] { verify_gpu->verify(seeder.gpu()->device_reads(), jobs, bs.device_result, &ms); },
-          [&] { bs.device_result.clear(); })) {  // verify_batch then verifies every candidate on the CPU
-    return;
+          "map", "GPU filtering and verification failed, batch filtered and verified",
+          [&] {
+            verify_gpu->verify(seeder.gpu()->device_reads(), jobs, job_filter, bs.codes, bs.device_result, &timing);
+          },
+          [&] { bs.device_result.clear(); })) {
+    return false;
   }
-  bs.stats.verify_device_s += ms / 1000;
+  int64_t taken = 0;
+#pragma omp parallel for schedule(static, 65536) reduction(+ : taken)
+  for (int64_t i = 0; i < bs.cand.size(); ++i) {
+    taken += jobs[i].band != seeding::kSkipJob && filter::filter_accepts(bs.codes[i], bs.cand.max_edits);
+  }
+  bs.stats.filter_kernel_s += timing.filter_ms / 1000;
+  bs.stats.verify_device_s += timing.verify_ms / 1000;
   bs.stats.verified_on_gpu += taken;
+  return true;
 }
 
 // Candidates that passed the filter, aligned within their read's threshold.
@@ -234,15 +245,13 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
     const bool seeded_on_gpu = im.seeder.run(batch, bs.seeded, bs.stats);
     bs.stats.seed_s += log::seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
-    build_candidates(batch, bs.seeded, im.filter.on(), bs.cand);
-    {
+    if (!seeded_on_gpu || !im.filter_and_verify_on_gpu(batch, bs)) {
+      bs.device_result.clear();
+      build_candidates(batch, bs.seeded, im.filter.on(), bs.cand);
       const std::lock_guard<std::mutex> lock(im.filter_mutex);
       im.filter.start(bs.cand, bs.codes, bs.stats);  // on the GPU only started: finish_batch collects it
-      if (seeded_on_gpu) im.filter.finish(bs.cand, bs.codes, bs.stats);  // here: the GPU verifies next
     }
     bs.stats.filter_s += log::seconds_since(t0);
-    bs.device_result.clear();
-    if (seeded_on_gpu) im.verify_on_gpu(bs);
   };
   // With the GPU seeding, batches are begun on the worker (one at a time, in order)
   // while the caller finishes the previous one; seeding on the CPU would only take

@@ -1,9 +1,13 @@
 // The GPU verifier (see verify_gpu.hpp): one thread per candidate.
 #include <omp.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
+#include "common/error.hpp"
 #include "gpu/buffers.cuh"
+#include "mapper/filter/gatekeeper_core.hpp"
 #include "mapper/myers_core.hpp"
 #include "mapper/seeding/verify_gpu.hpp"
 
@@ -11,13 +15,81 @@ namespace gatemap::mapper::seeding {
 namespace {
 
 constexpr int kThreads = 128;
+constexpr int kMaxWindowWords = (filter::kMaxReadLen + 2 * filter::kMaxEdits + 31) / 32;
 
-__global__ void verify_kernel(PlaneRef ref, const uint8_t* codes, const int64_t* begin, const VerifyJob* jobs,
-                              int64_t n, BandResult* out) {
+// One thread per read: both strands 2-bit packed from the seeder's codes, as the filter
+// packs a read's bases (filter::detail::pack_read: the first kMaxReadLen bases; N read
+// as A and flagged; longer reads pass unfiltered and are not flagged).
+__global__ void pack_codes_kernel(const uint8_t* __restrict__ codes, const int64_t* __restrict__ begin, int64_t n,
+                                  int stride, uint32_t* hi, uint32_t* lo, int32_t* len, uint8_t* has_n) {
+  const int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (r >= n) return;
+  const int full = static_cast<int>(begin[r + 1] - begin[r]);
+  const int m = min(full, filter::kMaxReadLen);
+  const uint8_t* rc = codes + begin[r];
+  uint32_t* fh = hi + 2 * r * stride;
+  uint32_t* fl = lo + 2 * r * stride;
+  uint32_t* rh = fh + stride;
+  uint32_t* rl = fl + stride;
+  for (int j = 0; j < stride; ++j) fh[j] = fl[j] = rh[j] = rl[j] = 0;
+  bool any_n = false;
+  for (int i = 0; i < m; ++i) {
+    const uint32_t c = rc[i] < 4 ? rc[i] : 0;
+    any_n |= rc[i] > 3;
+    fh[i >> 5] |= (c >> 1) << (i & 31);
+    fl[i >> 5] |= (c & 1) << (i & 31);
+    const int k = m - 1 - i;
+    const uint32_t comp = 3 - c;
+    rh[k >> 5] |= (comp >> 1) << (k & 31);
+    rl[k >> 5] |= (comp & 1) << (k & 31);
+  }
+  len[r] = full;
+  has_n[r] = any_n && full <= filter::kMaxReadLen;
+}
+
+// One thread per job: the GateKeeper code of its read strand at its diagonal, as the
+// filter's kernel computes it for the candidate arrays the filter stage builds.
+template <int WW>
+__global__ void filter_kernel(filter::FilterReference ref, const uint32_t* __restrict__ read_hi,
+                              const uint32_t* __restrict__ read_lo, const int32_t* __restrict__ len,
+                              const uint8_t* __restrict__ has_n, int stride, const VerifyJob* __restrict__ jobs,
+                              int64_t n, int e, uint8_t* __restrict__ out) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   const VerifyJob j = jobs[i];
-  if (j.band == kSkipJob) {
+  const bool outside = j.diag < 0 || j.diag > int64_t{0xffffffff};  // FilterCandidates::set
+  const uint32_t read_strand = (j.read << 1) | j.strand | (outside ? filter::FilterCandidates::kOutside : 0u);
+  const uint32_t diagonal = outside ? 0u : static_cast<uint32_t>(j.diag);
+  int m = 0;
+  int32_t contig = 0;
+  size_t off = 0;
+  uint8_t code = filter::kFilterUnfiltered;
+  if (filter::detail::candidate_pair(ref, len, has_n, stride, read_strand, diagonal, e, m, contig, off)) {
+    code = filter::detail::gatekeeper_pair<WW>(ref, read_hi + off, read_lo + off, m, diagonal, contig, e);
+  }
+  out[i] = code;
+}
+
+using FilterKernel = void (*)(filter::FilterReference, const uint32_t*, const uint32_t*, const int32_t*, const uint8_t*,
+                              int, const VerifyJob*, int64_t, int, uint8_t*);
+
+template <int WW>
+FilterKernel filter_kernel_for(int ww) {
+  if constexpr (WW >= kMaxWindowWords) {
+    return &filter_kernel<WW>;
+  } else {
+    return ww <= WW ? &filter_kernel<WW> : filter_kernel_for<WW + 1>(ww);
+  }
+}
+
+// codes: the filter's per job, or null (filter off).
+__global__ void verify_kernel(PlaneRef ref, const uint8_t* codes, const int64_t* begin, const VerifyJob* jobs,
+                              int64_t n, const uint8_t* filter_codes, int e, BandResult* out) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const VerifyJob j = jobs[i];
+  const bool accepted = !filter_codes || (filter_codes[i] & filter::kFilterUnfiltered) || filter_codes[i] <= e;
+  if (j.band == kSkipJob || !accepted) {
     out[i] = BandResult{};
     return;
   }
@@ -35,32 +107,59 @@ __global__ void verify_kernel(PlaneRef ref, const uint8_t* codes, const int64_t*
   }
 }
 
+template <typename T>
+void upload(gpu::DeviceBuffer<T>& dst, const T* src, size_t n) {
+  dst.resize(std::max<size_t>(n, 1));
+  if (n) GATEMAP_CUDA_CHECK(cudaMemcpy(dst.data(), src, n * sizeof(T), cudaMemcpyHostToDevice));
+}
+
 }  // namespace
 
 struct VerifyGpu::Impl {
   int device = 0;
   gpu::Stream stream;
-  gpu::Event start, stop;
+  gpu::Event start, filtered, stop;
+  filter::FilterReference fref;  // contig bounds and N runs here; planes set per batch (the seeder's)
+  gpu::DeviceBuffer<int64_t> contig_begin, contig_end, n_begin, n_end;
   gpu::PinnedBuffer<VerifyJob> h_jobs;
   gpu::PinnedBuffer<BandResult> h_out;
+  gpu::PinnedBuffer<uint8_t> h_codes;
   gpu::DeviceBuffer<VerifyJob> d_jobs;
   gpu::DeviceBuffer<BandResult> d_out;
+  gpu::DeviceBuffer<uint8_t> d_codes, d_has_n;
+  gpu::DeviceBuffer<uint32_t> d_hi, d_lo;
+  gpu::DeviceBuffer<int32_t> d_len;
 };
 
-VerifyGpu::VerifyGpu(int device) {
+VerifyGpu::VerifyGpu(int device, const filter::FilterReference& ref) {
   GATEMAP_CUDA_CHECK(cudaSetDevice(device));
   impl_ = std::make_unique<Impl>();
-  impl_->device = device;
+  Impl& im = *impl_;
+  im.device = device;
+  upload(im.contig_begin, ref.contig_begin, static_cast<size_t>(ref.n_contigs));
+  upload(im.contig_end, ref.contig_end, static_cast<size_t>(ref.n_contigs));
+  upload(im.n_begin, ref.n_begin, static_cast<size_t>(ref.n_runs));
+  upload(im.n_end, ref.n_end, static_cast<size_t>(ref.n_runs));
+  im.fref = ref;
+  im.fref.contig_begin = im.contig_begin.data();
+  im.fref.contig_end = im.contig_end.data();
+  im.fref.n_begin = im.n_begin.data();
+  im.fref.n_end = im.n_end.data();
+  im.fref.hi = im.fref.lo = nullptr;  // the host's: each batch takes the seeder's device copy
 }
 
 VerifyGpu::~VerifyGpu() = default;
 
-void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& jobs, std::vector<BandResult>& out,
-                       double* ms) {
+void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& jobs, const JobFilter& filter,
+                       std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing) {
   Impl& im = *impl_;
   const size_t n = jobs.size();
   out.resize(n);
+  codes.assign(n, 0);
   if (n == 0) return;
+  if (filter.on && (filter.e < 0 || filter.e > filter::kMaxEdits)) {
+    throw UsageError("GateKeeper: -e must be in 0.." + std::to_string(filter::kMaxEdits));
+  }
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
   const cudaStream_t s = im.stream.get();
   im.h_jobs.resize(n);
@@ -69,22 +168,59 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
   im.d_out.resize(n);
   const int64_t count = static_cast<int64_t>(n);
   VerifyJob* h_jobs = im.h_jobs.data();
-#pragma omp parallel for schedule(static, 65536)
-  for (int64_t i = 0; i < count; ++i) h_jobs[i] = jobs[i];  // into pinned memory, for an asynchronous copy
+  int64_t reads_n = 0;
+#pragma omp parallel for schedule(static, 65536) reduction(max : reads_n)
+  for (int64_t i = 0; i < count; ++i) {
+    h_jobs[i] = jobs[i];  // into pinned memory, for an asynchronous copy
+    reads_n = std::max<int64_t>(reads_n, int64_t{jobs[i].read} + 1);
+  }
   im.start.record(s);
   GATEMAP_CUDA_CHECK(
       cudaMemcpyAsync(im.d_jobs.data(), im.h_jobs.data(), n * sizeof(VerifyJob), cudaMemcpyHostToDevice, s));
-  verify_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, s>>>(
-      reads.planes, reads.codes, reads.begin, im.d_jobs.data(), static_cast<int64_t>(n), im.d_out.data());
+  const auto blocks = [](int64_t items) { return static_cast<unsigned>((items + kThreads - 1) / kThreads); };
+  const uint8_t* filter_codes = nullptr;
+  if (filter.on) {
+    // The longest read sets the words per read strand and the kernel's width.
+    const int max_len = std::clamp(filter.max_len, 1, filter::kMaxReadLen);
+    const int stride = (max_len + 31) / 32;
+    im.d_hi.resize(static_cast<size_t>(2 * reads_n * stride));
+    im.d_lo.resize(static_cast<size_t>(2 * reads_n * stride));
+    im.d_len.resize(static_cast<size_t>(reads_n));
+    im.d_has_n.resize(static_cast<size_t>(reads_n));
+    im.d_codes.resize(n);
+    im.h_codes.resize(n);
+    pack_codes_kernel<<<blocks(reads_n), kThreads, 0, s>>>(reads.codes, reads.begin, reads_n, stride, im.d_hi.data(),
+                                                           im.d_lo.data(), im.d_len.data(), im.d_has_n.data());
+    GATEMAP_CUDA_CHECK_LAUNCH();
+    filter::FilterReference fref = im.fref;
+    fref.hi = reinterpret_cast<const uint32_t*>(reads.planes.hi);  // the seeder's bases, as 32-bit words
+    fref.lo = reinterpret_cast<const uint32_t*>(reads.planes.lo);
+    const FilterKernel kernel = filter_kernel_for<1>((max_len + 2 * filter.e + 31) / 32);
+    kernel<<<blocks(count), kThreads, 0, s>>>(fref, im.d_hi.data(), im.d_lo.data(), im.d_len.data(), im.d_has_n.data(),
+                                              stride, im.d_jobs.data(), count, filter.e, im.d_codes.data());
+    GATEMAP_CUDA_CHECK_LAUNCH();
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.h_codes.data(), im.d_codes.data(), n, cudaMemcpyDeviceToHost, s));
+    filter_codes = im.d_codes.data();
+  }
+  im.filtered.record(s);
+  verify_kernel<<<blocks(count), kThreads, 0, s>>>(reads.planes, reads.codes, reads.begin, im.d_jobs.data(), count,
+                                                   filter_codes, filter.e, im.d_out.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
   GATEMAP_CUDA_CHECK(
       cudaMemcpyAsync(im.h_out.data(), im.d_out.data(), n * sizeof(BandResult), cudaMemcpyDeviceToHost, s));
   im.stop.record(s);
   im.stop.sync();
   const BandResult* h_out = im.h_out.data();
+  const uint8_t* h_codes = filter.on ? im.h_codes.data() : nullptr;
 #pragma omp parallel for schedule(static, 65536)
-  for (int64_t i = 0; i < count; ++i) out[i] = h_out[i];
-  if (ms) *ms = gpu::Event::elapsed_ms(im.start, im.stop);
+  for (int64_t i = 0; i < count; ++i) {
+    out[i] = h_out[i];
+    if (h_codes) codes[i] = h_codes[i];
+  }
+  if (timing) {
+    timing->filter_ms = gpu::Event::elapsed_ms(im.start, im.filtered);
+    timing->verify_ms = gpu::Event::elapsed_ms(im.filtered, im.stop);
+  }
 }
 
 }  // namespace gatemap::mapper::seeding

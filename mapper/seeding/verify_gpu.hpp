@@ -1,13 +1,16 @@
 #pragma once
-// Verification on the GPU: the banded Myers distance (myers_core.hpp, the CPU's
-// myers_banded_distance) of a batch's candidates, one thread each, on the reads and the
-// reference the GPU seeder already holds. Only candidates the bit-vector verifier takes
-// (band inside the contig, no N) come here; the rest stay on the CPU.
+// Filtering and verification on the GPU, on the reads and the reference the GPU seeder
+// already holds, one thread per candidate: the GateKeeper code of every candidate (the
+// kernel rules of mapper/filter/gatekeeper_core.hpp: the codes the filter stage's
+// engines give), then the banded Myers distance (myers_core.hpp, the CPU's
+// myers_banded_distance) of those the filter accepts and the bit-vector verifier takes
+// (band inside the contig, no N); the rest are verified on the CPU.
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "mapper/banded_dp.hpp"
+#include "mapper/filter/gatekeeper.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
 
 namespace gatemap::mapper::seeding {
@@ -22,16 +25,33 @@ struct VerifyJob {
   uint8_t max_edits;
 };
 
+// The filter for a batch's jobs: off (every code 0), or on at the batch's one threshold
+// e (the largest of its reads', as the filter stage uses).
+struct JobFilter {
+  bool on = false;
+  int e = 0;
+  int max_len = 0;  // the batch's longest read
+};
+
+struct VerifyTiming {
+  double filter_ms = 0;  // device time of packing the reads and the GateKeeper kernel
+  double verify_ms = 0;  // device time of the Myers kernel and the copies around it
+};
+
 class VerifyGpu {
  public:
-  explicit VerifyGpu(int device);  // throws CudaError when the device fails
+  // ref: the filter's view of the reference; its contig bounds and N runs are uploaded
+  // (the bases are the seeder's). Throws CudaError when the device fails.
+  VerifyGpu(int device, const filter::FilterReference& ref);
   ~VerifyGpu();
   VerifyGpu(const VerifyGpu&) = delete;
   VerifyGpu& operator=(const VerifyGpu&) = delete;
 
-  // One result per job, as myers_banded_distance gives it. Device time in *ms if given.
-  void verify(const DeviceReads& reads, const std::vector<VerifyJob>& jobs, std::vector<BandResult>& out,
-              double* ms = nullptr);
+  // Per job: codes[i], the GateKeeper code (0 with the filter off), and out[i], as
+  // myers_banded_distance gives it when the job's band is not kSkipJob and the filter
+  // accepts it (else no hit).
+  void verify(const DeviceReads& reads, const std::vector<VerifyJob>& jobs, const JobFilter& filter,
+              std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing = nullptr);
 
  private:
   struct Impl;

@@ -6,8 +6,11 @@ namespace gatemap::mapper::seeding {
 
 struct VerifyGpu::Impl {};
 
-VerifyGpu::VerifyGpu(int) { throw CudaError("GPU verification requested but this gatemap was built without CUDA"); }
+VerifyGpu::VerifyGpu(int, const filter::FilterReference&) {
+  throw CudaError("GPU verification requested but this gatemap was built without CUDA");
+}
 VerifyGpu::~VerifyGpu() = default;
-void VerifyGpu::verify(const DeviceReads&, const std::vector<VerifyJob>&, std::vector<BandResult>&, double*) {}
+void VerifyGpu::verify(const DeviceReads&, const std::vector<VerifyJob>&, const JobFilter&, std::vector<uint8_t>&,
+                       std::vector<BandResult>&, VerifyTiming*) {}
 
 }  // namespace gatemap::mapper::seeding

@@ -4,14 +4,18 @@
 // left to the CPU when their hits exceed the device buffer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <string_view>
 
 #include "../gpu/gpu_test.hpp"
 #include "../test_util.hpp"
 #include "common/dna.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
+#include "mapper/filter/gatekeeper.hpp"
 #include "mapper/myers.hpp"
+#include "mapper/reference.hpp"
 #include "mapper/seed.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
 #include "mapper/seeding/verify_gpu.hpp"
@@ -185,7 +189,8 @@ TEST(VerifyGpu, DistancesEqualTheCpuBitVector) {
   GATEMAP_REQUIRE_GPU();
   const RepeatGenome& g = genome();
   seeding::SeedGpu seeder(*g.idx, 0);
-  seeding::VerifyGpu verifier(0);
+  const Reference ref(*g.idx);
+  seeding::VerifyGpu verifier(0, ref.filter_view());
   std::mt19937_64 rng(9);
   std::vector<std::string> reads;
   std::vector<int64_t> origin;
@@ -216,7 +221,9 @@ TEST(VerifyGpu, DistancesEqualTheCpuBitVector) {
     }
   }
   std::vector<BandResult> out;
-  verifier.verify(seeder.device_reads(), jobs, out);
+  std::vector<uint8_t> codes;
+  verifier.verify(seeder.device_reads(), jobs, {}, codes, out);  // the filter off: every job verified
+  EXPECT_EQ(std::count(codes.begin(), codes.end(), 0), static_cast<int64_t>(jobs.size()));
   const PlaneRef planes{g.idx->hi(), g.idx->lo(), g.idx->length()};
   int64_t found = 0;
   for (size_t k = 0; k < jobs.size(); ++k) {
@@ -231,4 +238,72 @@ TEST(VerifyGpu, DistancesEqualTheCpuBitVector) {
     found += cpu.edits >= 0;
   }
   EXPECT_GT(found, static_cast<int64_t>(jobs.size()) / 4);  // hits as well as misses
+}
+
+// The filter on the seeder's reads: every job's GateKeeper code equals the CPU twin's on
+// the arrays the filter stage builds from the reads' text (reads with N, reads hanging
+// off contig ends and the reference's first base, N runs in the window, both contigs),
+// at e = 0, 2, 5 and 8; jobs the filter rejects are not verified, the others as
+// myers_banded_distance gives.
+TEST(VerifyGpu, FilterCodesEqualTheCpuTwinAndGateVerification) {
+  GATEMAP_REQUIRE_GPU();
+  const RepeatGenome& g = genome();
+  seeding::SeedGpu seeder(*g.idx, 0);
+  const Reference ref(*g.idx);
+  seeding::VerifyGpu verifier(0, ref.filter_view());
+  const std::vector<std::string> reads = reads_of(g, 2000, 17);
+  std::vector<SeededRead> w(reads.size());
+  for (size_t r = 0; r < reads.size(); ++r) {
+    set_read_codes(w[r], reads[r]);
+    w[r].max_edits = 5;
+  }
+  seeding::SeedClusters c;
+  seeder.seed(w, g.idx->max_occ(), 32, c);
+  std::mt19937_64 rng(21);
+  const int64_t length = g.idx->length();
+  std::vector<seeding::VerifyJob> jobs;
+  for (size_t r = 0; r < reads.size(); ++r) {
+    for (int k = 0; k < 6; ++k) {
+      int64_t diag = static_cast<int64_t>(rng() % static_cast<uint64_t>(length));
+      if (k == 4) diag = static_cast<int64_t>(g.contigs[0].size()) - static_cast<int64_t>(rng() % 200);  // a contig end
+      if (k == 5) diag = -static_cast<int64_t>(rng() % 20);  // off the first base
+      const uint8_t strand = static_cast<uint8_t>(rng() % 2);
+      // Bit-vector bands inside the reference only, as the mapper sends them.
+      const bool inside = diag - 5 >= 0 && diag + static_cast<int64_t>(reads[r].size()) + 5 <= length;
+      const auto band = static_cast<uint8_t>(k % 3 && inside ? 5 : seeding::kSkipJob);
+      jobs.push_back({diag, static_cast<uint32_t>(r), strand, band, 5});
+    }
+  }
+  std::vector<std::string_view> seqs(reads.begin(), reads.end());
+  filter::FilterReads packed;
+  filter::pack_reads(seqs, packed, true);
+  filter::FilterCandidates cand;
+  cand.resize(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) cand.set(i, jobs[i].read, jobs[i].strand, jobs[i].diag);
+  int max_len = 1;
+  for (const std::string& r : reads) max_len = std::max(max_len, static_cast<int>(r.size()));
+  const PlaneRef planes{g.idx->hi(), g.idx->lo(), g.idx->length()};
+  for (int e : {0, 2, 5, 8}) {
+    std::vector<uint8_t> want, codes;
+    filter::gatekeeper_cpu(ref.filter_view(), packed, cand, e, want);
+    std::vector<BandResult> out;
+    verifier.verify(seeder.device_reads(), jobs, {true, e, max_len}, codes, out);
+    int64_t rejected = 0, unfiltered = 0;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      ASSERT_EQ(codes[i], want[i]) << "e " << e << " job " << i;
+      const seeding::VerifyJob& j = jobs[i];
+      const bool accepted = filter::filter_accepts(codes[i], e);
+      rejected += !accepted;
+      unfiltered += (codes[i] & filter::kFilterUnfiltered) != 0;
+      if (j.band == seeding::kSkipJob || !accepted) {
+        ASSERT_EQ(out[i].edits, -1) << "e " << e << " job " << i;
+        continue;
+      }
+      const BandResult cpu = myers_banded_distance(w[j.read].codes[j.strand].data(), w[j.read].length(), planes, j.diag,
+                                                   j.band, j.max_edits);
+      ASSERT_EQ(out[i].edits, cpu.edits) << "e " << e << " job " << i;
+    }
+    EXPECT_GT(rejected, static_cast<int64_t>(jobs.size()) / 4) << "e " << e;
+    EXPECT_GT(unfiltered, 0) << "e " << e;
+  }
 }
