@@ -10,7 +10,10 @@ namespace gatemap::mapper::detail {
 
 FilterStage::FilterStage(const Reference& ref, bool on, const Hardware& hw) : ref_(ref), on_(on), hw_(hw) {
   if (!on_ || hw_.backend != gpu::Backend::gpu) return;
-  engines_pending_ = std::async(std::launch::async, [this] {
+  // When the GPU seeds, it also filters (on its own copy of the reads and reference):
+  // the engines are then made only if a batch falls back to this stage.
+  const auto policy = hw_.seed_on_gpu ? std::launch::deferred : std::launch::async;
+  engines_pending_ = std::async(policy, [this] {
     std::vector<std::unique_ptr<filter::GateKeeperGpu>> made;
     for (const int device : hw_.devices) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -25,7 +28,10 @@ FilterStage::FilterStage(const Reference& ref, bool on, const Hardware& hw) : re
 }
 
 FilterStage::~FilterStage() {
-  if (engines_pending_.valid()) engines_pending_.wait();
+  // Wait for engines being made, but do not make deferred ones now.
+  if (engines_pending_.valid() && engines_pending_.wait_for(std::chrono::seconds(0)) != std::future_status::deferred) {
+    engines_pending_.wait();
+  }
 }
 
 void FilterStage::await_engine() {

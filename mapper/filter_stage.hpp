@@ -38,7 +38,8 @@ class FilterStage {
   std::vector<std::unique_ptr<filter::GateKeeperGpu>> engines_;  // one per --device entry that could be set up
   size_t next_engine_ = 0;
   // The GPU engines (CUDA context, the reference on each device) are made on a thread of
-  // their own while the first batch is read and seeded; the first start() waits for them.
+  // their own while the first batch is read and seeded; the first start() waits for them
+  // (with GPU seeding: makes them, deferred).
   std::future<std::vector<std::unique_ptr<filter::GateKeeperGpu>>> engines_pending_;
 };
 

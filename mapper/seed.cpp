@@ -82,9 +82,19 @@ namespace {
 
 void push_candidates(const index::Index& idx, uint8_t strand, const SeedCluster* clusters,
                      const std::vector<uint32_t>& order, SeededRead& w) {
+  int32_t contig = -1;  // the last one looked up, [lo, hi): a read's candidates mostly share it
+  int64_t lo = 0, hi = 0;
   for (uint32_t i : order) {
     const SeedCluster& c = clusters[i];
-    w.cand.push_back({strand, static_cast<uint32_t>(idx.contig_of(c.diag + c.seed_offset)), c.diag, c.support});
+    const int64_t pos = c.diag + c.seed_offset;
+    if (contig < 0 || pos < lo || pos >= hi) {
+      contig = idx.contig_of(pos);
+      if (contig >= 0) {
+        lo = idx.contigs()[static_cast<size_t>(contig)].begin;
+        hi = lo + idx.contigs()[static_cast<size_t>(contig)].length;
+      }
+    }
+    w.cand.push_back({strand, static_cast<uint32_t>(contig), c.diag, c.support});
   }
 }
 
@@ -112,9 +122,10 @@ void add_kept_candidates(const index::Index& idx, uint8_t strand, const SeedClus
                          SeededRead& w, std::vector<uint32_t>& order) {
   order.resize(n);
   std::iota(order.begin(), order.end(), 0u);
-  if (cap_hit) {
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t x, uint32_t y) { return kept[x].support > kept[y].support; });
+  if (cap_hit) {  // by support, ties in diagonal order (a stable sort's order, without its buffer)
+    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+      return kept[x].support != kept[y].support ? kept[x].support > kept[y].support : x < y;
+    });
     w.cand_cap_hit = true;
   }
   push_candidates(idx, strand, kept, order, w);
