@@ -113,6 +113,14 @@ class PinnedBuffer {
   size_t n_ = 0;
 };
 
+// Per-batch buffers: grown by half again when a batch outgrows them. Batches differ in
+// size, and reallocating pinned or device memory at each new largest one (cudaFree
+// synchronizes the device; pinning pages is slow) cost more than the kernels.
+template <typename Buffer>
+void grow(Buffer& buf, size_t n) {
+  if (n > buf.size()) buf.resize(n + n / 2);
+}
+
 class Stream {
  public:
   Stream() { GATEMAP_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }

@@ -97,7 +97,9 @@ bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchSta
   bs.cand.ticket = -1;
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
   std::vector<seeding::VerifyJob>& jobs = bs.jobs;
-  jobs.resize(static_cast<size_t>(bs.cand.size()));
+  const auto count = static_cast<size_t>(bs.cand.size());
+  if (jobs.capacity() < count) jobs.reserve(count + count / 2);  // batches differ: grown rarely
+  jobs.resize(count);
   int max_len = 1;
 #pragma omp parallel for schedule(static, 1024) reduction(max : max_len)
   for (int64_t r = 0; r < n; ++r) {

@@ -224,7 +224,7 @@ struct SeedGpu::Impl {
   void with_temp(F call) {  // a CUB call: size its scratch, grow it, run it
     size_t bytes = 0;
     GATEMAP_CUDA_CHECK(call(nullptr, bytes));
-    d_temp.resize(bytes);
+    gpu::grow(d_temp, bytes);
     GATEMAP_CUDA_CHECK(call(d_temp.data(), bytes));
   }
   void run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t max_cand, SeedClusters& out);
@@ -283,10 +283,10 @@ DeviceReads SeedGpu::device_reads() const {
 void SeedGpu::Impl::run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t max_cand, SeedClusters& out) {
   const cudaStream_t s = stream.get();
   const int64_t segments = b - a, items = h_offsets.data()[b] - h_offsets.data()[a];
-  d_rel.resize(static_cast<size_t>(segments + 1));
-  d_kept.resize(static_cast<size_t>(segments + 1));
-  d_at.resize(static_cast<size_t>(segments + 1));
-  d_cap_hit.resize(static_cast<size_t>(segments));
+  gpu::grow(d_rel, static_cast<size_t>(segments + 1));
+  gpu::grow(d_kept, static_cast<size_t>(segments + 1));
+  gpu::grow(d_at, static_cast<size_t>(segments + 1));
+  gpu::grow(d_cap_hit, static_cast<size_t>(segments));
   // The hit buffers grow to what a chunk needs (at most `slots`): a batch of short reads
   // on a small genome does not hold gigabytes it never uses.
   if (static_cast<int64_t>(d_hits.size()) < items) {
@@ -312,7 +312,7 @@ void SeedGpu::Impl::run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t m
   with_temp([&](void* temp, size_t& bytes) {
     return cub::DeviceScan::ExclusiveSum(temp, bytes, d_kept.data(), d_at.data(), segments + 1, s);
   });
-  h_at.resize(static_cast<size_t>(segments + 1));
+  gpu::grow(h_at, static_cast<size_t>(segments + 1));
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(h_at.data(), d_at.data(), static_cast<size_t>(segments + 1) * sizeof(int64_t),
                                      cudaMemcpyDeviceToHost, s));
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(out.cap_hit.data() + a, d_cap_hit.data(), static_cast<size_t>(segments),
@@ -322,7 +322,7 @@ void SeedGpu::Impl::run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t m
   const int64_t base = out.n_clusters;
   for (int64_t i = 0; i < segments; ++i) out.first[a + i + 1] = base + h_at.data()[i + 1];
   if (total == 0) return;
-  d_kept_clusters.resize(static_cast<size_t>(total));
+  gpu::grow(d_kept_clusters, static_cast<size_t>(total));
   gather_kernel<<<blocks_for(segments), kThreads, 0, s>>>(d_scratch.data(), d_rel.data(), d_at.data(), segments,
                                                           d_kept_clusters.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
@@ -347,7 +347,7 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   out.kernel_ms = 0;
   if (n == 0) return;
   // The reads' forward codes, one after another (the kernels complement them).
-  im.h_begin.resize(static_cast<size_t>(n + 1));
+  gpu::grow(im.h_begin, static_cast<size_t>(n + 1));
   int64_t* begin = im.h_begin.data();
   begin[0] = 0;
   for (int64_t r = 0; r < n; ++r) begin[r + 1] = begin[r] + reads[r].length();
@@ -357,20 +357,20 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
     throw CudaError("a batch of " + std::to_string(n) + " reads needs " + std::to_string(batch_bytes) +
                     " bytes of device memory, over the limit of " + std::to_string(im.batch_bytes_limit));
   }
-  im.h_codes.resize(static_cast<size_t>(std::max<int64_t>(bases, 1)));
-  im.h_edits.resize(static_cast<size_t>(n));
+  gpu::grow(im.h_codes, static_cast<size_t>(std::max<int64_t>(bases, 1)));
+  gpu::grow(im.h_edits, static_cast<size_t>(n));
 #pragma omp parallel for schedule(static, 1024)
   for (int64_t r = 0; r < n; ++r) {
     std::memcpy(im.h_codes.data() + begin[r], reads[r].codes[0].data(), static_cast<size_t>(reads[r].length()));
     im.h_edits.data()[r] = reads[r].max_edits;
   }
   const cudaStream_t s = im.stream.get();
-  im.d_codes.resize(im.h_codes.size());
-  im.d_begin.resize(static_cast<size_t>(n + 1));
-  im.d_edits.resize(static_cast<size_t>(n));
-  im.d_counts.resize(static_cast<size_t>(strands));
-  im.d_offsets.resize(static_cast<size_t>(strands + 1));
-  im.d_capped.resize(static_cast<size_t>(strands));
+  gpu::grow(im.d_codes, im.h_codes.size());
+  gpu::grow(im.d_begin, static_cast<size_t>(n + 1));
+  gpu::grow(im.d_edits, static_cast<size_t>(n));
+  gpu::grow(im.d_counts, static_cast<size_t>(strands));
+  gpu::grow(im.d_offsets, static_cast<size_t>(strands + 1));
+  gpu::grow(im.d_capped, static_cast<size_t>(strands));
   im.start.record(s);
   GATEMAP_CUDA_CHECK(
       cudaMemcpyAsync(im.d_codes.data(), im.h_codes.data(), static_cast<size_t>(bases), cudaMemcpyHostToDevice, s));
@@ -386,7 +386,7 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   im.with_temp([&](void* temp, size_t& bytes) {
     return cub::DeviceScan::InclusiveSum(temp, bytes, im.d_counts.data(), im.d_offsets.data() + 1, strands, s);
   });
-  im.h_offsets.resize(static_cast<size_t>(strands + 1));
+  gpu::grow(im.h_offsets, static_cast<size_t>(strands + 1));
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.h_offsets.data(), im.d_offsets.data(),
                                      static_cast<size_t>(strands + 1) * sizeof(int64_t), cudaMemcpyDeviceToHost, s));
   GATEMAP_CUDA_CHECK(
@@ -394,7 +394,8 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   im.stream.sync();
   // Chunks of read strands whose hits fit the buffer; a strand alone over it: its read on the CPU.
   const int64_t* off = im.h_offsets.data();
-  im.h_clusters.resize(static_cast<size_t>(std::max<int64_t>(1, std::min(off[strands], strands * int64_t{max_cand}))));
+  gpu::grow(im.h_clusters,
+            static_cast<size_t>(std::max<int64_t>(1, std::min(off[strands], strands * int64_t{max_cand}))));
   out.clusters = im.h_clusters.data();
   for (int64_t a = 0; a < strands;) {
     if (off[a + 1] - off[a] > im.slots) {

@@ -154,6 +154,8 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
                        std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing) {
   Impl& im = *impl_;
   const size_t n = jobs.size();
+  if (out.capacity() < n) out.reserve(n + n / 2);  // see grow()
+  if (codes.capacity() < n) codes.reserve(n + n / 2);
   out.resize(n);
   codes.assign(n, 0);
   if (n == 0) return;
@@ -162,10 +164,10 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
   }
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
   const cudaStream_t s = im.stream.get();
-  im.h_jobs.resize(n);
-  im.h_out.resize(n);
-  im.d_jobs.resize(n);
-  im.d_out.resize(n);
+  gpu::grow(im.h_jobs, n);
+  gpu::grow(im.h_out, n);
+  gpu::grow(im.d_jobs, n);
+  gpu::grow(im.d_out, n);
   const int64_t count = static_cast<int64_t>(n);
   VerifyJob* h_jobs = im.h_jobs.data();
   int64_t reads_n = 0;
@@ -183,12 +185,12 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
     // The longest read sets the words per read strand and the kernel's width.
     const int max_len = std::clamp(filter.max_len, 1, filter::kMaxReadLen);
     const int stride = (max_len + 31) / 32;
-    im.d_hi.resize(static_cast<size_t>(2 * reads_n * stride));
-    im.d_lo.resize(static_cast<size_t>(2 * reads_n * stride));
-    im.d_len.resize(static_cast<size_t>(reads_n));
-    im.d_has_n.resize(static_cast<size_t>(reads_n));
-    im.d_codes.resize(n);
-    im.h_codes.resize(n);
+    gpu::grow(im.d_hi, static_cast<size_t>(2 * reads_n * stride));
+    gpu::grow(im.d_lo, static_cast<size_t>(2 * reads_n * stride));
+    gpu::grow(im.d_len, static_cast<size_t>(reads_n));
+    gpu::grow(im.d_has_n, static_cast<size_t>(reads_n));
+    gpu::grow(im.d_codes, n);
+    gpu::grow(im.h_codes, n);
     pack_codes_kernel<<<blocks(reads_n), kThreads, 0, s>>>(reads.codes, reads.begin, reads_n, stride, im.d_hi.data(),
                                                            im.d_lo.data(), im.d_len.data(), im.d_has_n.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
