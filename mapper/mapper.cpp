@@ -53,7 +53,7 @@ struct Mapper::Impl {
     std::vector<uint8_t> codes;  // filter result per candidate
     std::vector<ReadHits> hits;
     std::vector<std::vector<bam1_t*>> records;  // per read, handed on when the batch finishes
-    std::vector<seeding::VerifyJob> jobs;       // per candidate: the GPU's job (band kSkipJob: not taken)
+    std::vector<seeding::VerifyJob> jobs;       // per candidate: the GPU's job
     std::vector<BandResult> device_result;      // per candidate: the GPU's result; empty without the GPU
     std::future<void> begun;  // seeding, candidates and the filter's start (and, with the GPU, verification)
     MapStats stats;           // of the begun part, added when the batch finishes
@@ -105,11 +105,10 @@ bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchSta
   for (int64_t r = 0; r < n; ++r) {
     const SeededRead& w = bs.seeded[r];
     max_len = std::max(max_len, w.length());
+    const auto edits = static_cast<uint8_t>(w.max_edits);  // the device checks where the bit-vector verifier applies
     for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) {
       const Candidate& c = w.cand[i - bs.cand.first[r]];
-      const bool bit_vector = verifier.myers_applies(w.length(), c.contig, c.diag, w.max_edits);
-      const auto band = static_cast<uint8_t>(bit_vector ? w.max_edits : seeding::kSkipJob);
-      jobs[i] = {c.diag, static_cast<uint32_t>(r), c.strand, band, static_cast<uint8_t>(w.max_edits)};
+      jobs[i] = {c.diag, static_cast<uint32_t>(r), c.strand, edits, edits};
     }
   }
   const seeding::JobFilter job_filter{filter.on(), bs.cand.max_edits, max_len};
@@ -125,7 +124,8 @@ bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchSta
   int64_t taken = 0;
 #pragma omp parallel for schedule(static, 65536) reduction(+ : taken)
   for (int64_t i = 0; i < bs.cand.size(); ++i) {
-    taken += jobs[i].band != seeding::kSkipJob && filter::filter_accepts(bs.codes[i], bs.cand.max_edits);
+    taken +=
+        bs.device_result[i].edits != seeding::kNotVerified && filter::filter_accepts(bs.codes[i], bs.cand.max_edits);
   }
   bs.stats.filter_kernel_s += timing.filter_ms / 1000;
   bs.stats.verify_device_s += timing.verify_ms / 1000;
@@ -155,7 +155,7 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
         }
         ++verified;
         const Candidate& c = w.cand[i - bs.cand.first[r]];
-        const Hit h = !bs.device_result.empty() && bs.jobs[i].band != seeding::kSkipJob
+        const Hit h = !bs.device_result.empty() && bs.device_result[i].edits != seeding::kNotVerified
                           ? Verifier::make_hit(c, c.diag, bs.device_result[i], false)
                           : verifier.verify_one(w, c, w.max_edits, c.diag, ws);
         if (h.edits >= 0) hits.push_back(h);

@@ -82,9 +82,19 @@ FilterKernel filter_kernel_for(int ww) {
   }
 }
 
+// Verifier::myers_applies on the device: the band's window inside one contig (the one
+// holding the read's middle base, the only one it can lie in), free of N.
+__device__ bool bit_vector_applies(const filter::FilterReference& ref, int64_t diag, int m, int band) {
+  if (band > kMyersMaxBand) return false;
+  const int32_t contig = filter::detail::filter_contig(ref, diag, m);
+  const int64_t begin = diag - band, end = diag + m + band;
+  return begin >= ref.contig_begin[contig] && end <= ref.contig_end[contig] &&
+         !filter::detail::overlaps_n(ref, begin, end);
+}
+
 // codes: the filter's per job, or null (filter off).
-__global__ void verify_kernel(PlaneRef ref, const uint8_t* codes, const int64_t* begin, const VerifyJob* jobs,
-                              int64_t n, const uint8_t* filter_codes, int e, BandResult* out) {
+__global__ void verify_kernel(filter::FilterReference fref, PlaneRef ref, const uint8_t* codes, const int64_t* begin,
+                              const VerifyJob* jobs, int64_t n, const uint8_t* filter_codes, int e, BandResult* out) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   const VerifyJob j = jobs[i];
@@ -95,6 +105,12 @@ __global__ void verify_kernel(PlaneRef ref, const uint8_t* codes, const int64_t*
   }
   const uint8_t* rc = codes + begin[j.read];
   const int m = static_cast<int>(begin[j.read + 1] - begin[j.read]);
+  if (!bit_vector_applies(fref, j.diag, m, j.band)) {
+    BandResult skipped;
+    skipped.edits = kNotVerified;
+    out[i] = skipped;
+    return;
+  }
   if (j.strand == 0) {
     out[i] = myers::banded_distance([rc](int q) { return rc[q]; }, m, ref, j.diag, j.band, j.max_edits);
   } else {
@@ -181,6 +197,9 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
       cudaMemcpyAsync(im.d_jobs.data(), im.h_jobs.data(), n * sizeof(VerifyJob), cudaMemcpyHostToDevice, s));
   const auto blocks = [](int64_t items) { return static_cast<unsigned>((items + kThreads - 1) / kThreads); };
   const uint8_t* filter_codes = nullptr;
+  filter::FilterReference fref = im.fref;
+  fref.hi = reinterpret_cast<const uint32_t*>(reads.planes.hi);  // the seeder's bases, as 32-bit words
+  fref.lo = reinterpret_cast<const uint32_t*>(reads.planes.lo);
   if (filter.on) {
     // The longest read sets the words per read strand and the kernel's width.
     const int max_len = std::clamp(filter.max_len, 1, filter::kMaxReadLen);
@@ -194,9 +213,7 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
     pack_codes_kernel<<<blocks(reads_n), kThreads, 0, s>>>(reads.codes, reads.begin, reads_n, stride, im.d_hi.data(),
                                                            im.d_lo.data(), im.d_len.data(), im.d_has_n.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
-    filter::FilterReference fref = im.fref;
-    fref.hi = reinterpret_cast<const uint32_t*>(reads.planes.hi);  // the seeder's bases, as 32-bit words
-    fref.lo = reinterpret_cast<const uint32_t*>(reads.planes.lo);
+
     const FilterKernel kernel = filter_kernel_for<1>((max_len + 2 * filter.e + 31) / 32);
     kernel<<<blocks(count), kThreads, 0, s>>>(fref, im.d_hi.data(), im.d_lo.data(), im.d_len.data(), im.d_has_n.data(),
                                               stride, im.d_jobs.data(), count, filter.e, im.d_codes.data());
@@ -205,8 +222,8 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
     filter_codes = im.d_codes.data();
   }
   im.filtered.record(s);
-  verify_kernel<<<blocks(count), kThreads, 0, s>>>(reads.planes, reads.codes, reads.begin, im.d_jobs.data(), count,
-                                                   filter_codes, filter.e, im.d_out.data());
+  verify_kernel<<<blocks(count), kThreads, 0, s>>>(fref, reads.planes, reads.codes, reads.begin, im.d_jobs.data(),
+                                                   count, filter_codes, filter.e, im.d_out.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
   GATEMAP_CUDA_CHECK(
       cudaMemcpyAsync(im.h_out.data(), im.d_out.data(), n * sizeof(BandResult), cudaMemcpyDeviceToHost, s));

@@ -16,6 +16,7 @@
 namespace gatemap::mapper::seeding {
 
 constexpr uint8_t kSkipJob = 0xff;  // a job's band: not verified (its result stays "none")
+constexpr int kNotVerified = -2;    // a result's edits: the bit-vector verifier does not take the job
 
 struct VerifyJob {
   int64_t diag;    // global position of the read's first base
@@ -47,9 +48,11 @@ class VerifyGpu {
   VerifyGpu(const VerifyGpu&) = delete;
   VerifyGpu& operator=(const VerifyGpu&) = delete;
 
-  // Per job: codes[i], the GateKeeper code (0 with the filter off), and out[i], as
-  // myers_banded_distance gives it when the job's band is not kSkipJob and the filter
-  // accepts it (else no hit).
+  // Per job: codes[i], the GateKeeper code (0 with the filter off), and out[i]: no hit
+  // when the filter rejects the job or its band is kSkipJob; edits kNotVerified when the
+  // bit-vector verifier does not take it (Verifier::myers_applies: the band wider than
+  // kMyersMaxBand, or its window not inside one contig or over N; the CPU verifies it);
+  // else as myers_banded_distance gives it.
   void verify(const DeviceReads& reads, const std::vector<VerifyJob>& jobs, const JobFilter& filter,
               std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing = nullptr);
 

@@ -19,6 +19,7 @@
 #include "mapper/seed.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
 #include "mapper/seeding/verify_gpu.hpp"
+#include "mapper/verify.hpp"
 
 using namespace gatemap;
 using namespace gatemap::mapper;
@@ -182,9 +183,17 @@ TEST(SeedGpu, EmptyBatch) {
   EXPECT_EQ(c.n_clusters, 0);
 }
 
+// Whether the CPU verifier would take a job with the bit-vector verifier (its window
+// inside one contig, free of N): the device must say "not verified" for the others.
+bool bit_vector_applies(const RepeatGenome& g, const Verifier& verifier, int64_t diag, int m, int band) {
+  if (diag - band < 0) return false;
+  const int32_t contig = g.idx->contig_of(diag + m / 2);
+  return verifier.myers_applies(m, static_cast<uint32_t>(contig), diag, band);
+}
+
 // The GPU verifier on the seeder's reads: the same edits and ends as the CPU's
 // myers_banded_distance for every band and threshold, near the read's origin (hits) and
-// anywhere (mostly cut off early). Bands stay inside the contigs, as the mapper ensures.
+// anywhere (mostly cut off early); windows over N or a contig end not verified.
 TEST(VerifyGpu, DistancesEqualTheCpuBitVector) {
   GATEMAP_REQUIRE_GPU();
   const RepeatGenome& g = genome();
@@ -225,10 +234,16 @@ TEST(VerifyGpu, DistancesEqualTheCpuBitVector) {
   verifier.verify(seeder.device_reads(), jobs, {}, codes, out);  // the filter off: every job verified
   EXPECT_EQ(std::count(codes.begin(), codes.end(), 0), static_cast<int64_t>(jobs.size()));
   const PlaneRef planes{g.idx->hi(), g.idx->lo(), g.idx->length()};
-  int64_t found = 0;
+  const Verifier cpu_verifier(ref);
+  int64_t found = 0, not_verified = 0;
   for (size_t k = 0; k < jobs.size(); ++k) {
     const seeding::VerifyJob& j = jobs[k];
     const SeededRead& read = w[j.read];
+    if (!bit_vector_applies(g, cpu_verifier, j.diag, read.length(), j.band)) {
+      ASSERT_EQ(out[k].edits, seeding::kNotVerified) << "job " << k;
+      ++not_verified;
+      continue;
+    }
     const BandResult cpu =
         myers_banded_distance(read.codes[j.strand].data(), read.length(), planes, j.diag, j.band, j.max_edits);
     ASSERT_EQ(out[k].edits, cpu.edits) << "job " << k;
@@ -238,6 +253,7 @@ TEST(VerifyGpu, DistancesEqualTheCpuBitVector) {
     found += cpu.edits >= 0;
   }
   EXPECT_GT(found, static_cast<int64_t>(jobs.size()) / 4);  // hits as well as misses
+  EXPECT_GT(not_verified, 0);                               // windows over N runs
 }
 
 // The filter on the seeder's reads: every job's GateKeeper code equals the CPU twin's on
@@ -283,6 +299,7 @@ TEST(VerifyGpu, FilterCodesEqualTheCpuTwinAndGateVerification) {
   int max_len = 1;
   for (const std::string& r : reads) max_len = std::max(max_len, static_cast<int>(r.size()));
   const PlaneRef planes{g.idx->hi(), g.idx->lo(), g.idx->length()};
+  const Verifier cpu_verifier(ref);
   for (int e : {0, 2, 5, 8}) {
     std::vector<uint8_t> want, codes;
     filter::gatekeeper_cpu(ref.filter_view(), packed, cand, e, want);
@@ -297,6 +314,10 @@ TEST(VerifyGpu, FilterCodesEqualTheCpuTwinAndGateVerification) {
       unfiltered += (codes[i] & filter::kFilterUnfiltered) != 0;
       if (j.band == seeding::kSkipJob || !accepted) {
         ASSERT_EQ(out[i].edits, -1) << "e " << e << " job " << i;
+        continue;
+      }
+      if (!bit_vector_applies(g, cpu_verifier, j.diag, w[j.read].length(), j.band)) {
+        ASSERT_EQ(out[i].edits, seeding::kNotVerified) << "e " << e << " job " << i;
         continue;
       }
       const BandResult cpu = myers_banded_distance(w[j.read].codes[j.strand].data(), w[j.read].length(), planes, j.diag,
