@@ -88,29 +88,50 @@ GATEMAP_HD bool overlaps_n(const FilterReference& ref, int64_t begin, int64_t en
   return lo < ref.n_runs && ref.n_begin[lo] < end;
 }
 
-// Packs one read's bases (ASCII) into forward and reverse-complement bit-planes.
-GATEMAP_HD void pack_read(const char* s, int m, uint32_t* fh, uint32_t* fl, uint32_t* rh, uint32_t* rl, int stride,
-                     uint8_t* has_n) {
+// Packs one read into forward and reverse-complement bit-planes; code(i) is base i as
+// 0..3, or above 3 for N (packed as A, and the read flagged).
+template <class Code>
+GATEMAP_HD void pack_read_codes(Code code, int m, uint32_t* fh, uint32_t* fl, uint32_t* rh, uint32_t* rl, int stride,
+                                uint8_t* has_n) {
   bool n = false;
   for (int j = 0; j < stride; ++j) fh[j] = fl[j] = rh[j] = rl[j] = 0;
   for (int i = 0; i < m; ++i) {
-    const char c = s[i];
-    uint32_t code = 0;
-    switch (c) {
-      case 'A': case 'a': code = 0; break;
-      case 'C': case 'c': code = 1; break;
-      case 'G': case 'g': code = 2; break;
-      case 'T': case 't': code = 3; break;
-      default: n = true;
-    }
-    fh[i >> 5] |= (code >> 1) << (i & 31);
-    fl[i >> 5] |= (code & 1) << (i & 31);
+    const uint32_t raw = code(i);
+    const uint32_t c = raw < 4 ? raw : 0;
+    n |= raw > 3;
+    fh[i >> 5] |= (c >> 1) << (i & 31);
+    fl[i >> 5] |= (c & 1) << (i & 31);
     const int r = m - 1 - i;
-    const uint32_t rc = 3 - code;
+    const uint32_t rc = 3 - c;
     rh[r >> 5] |= (rc >> 1) << (r & 31);
     rl[r >> 5] |= (rc & 1) << (r & 31);
   }
   *has_n = n ? 1 : 0;
+}
+
+// The same from ASCII bases (any case; other letters are N).
+GATEMAP_HD void pack_read(const char* s, int m, uint32_t* fh, uint32_t* fl, uint32_t* rh, uint32_t* rl, int stride,
+                          uint8_t* has_n) {
+  pack_read_codes(
+      [s](int i) -> uint32_t {
+        switch (s[i]) {
+          case 'A':
+          case 'a':
+            return 0;
+          case 'C':
+          case 'c':
+            return 1;
+          case 'G':
+          case 'g':
+            return 2;
+          case 'T':
+          case 't':
+            return 3;
+          default:
+            return 4;
+        }
+      },
+      m, fh, fl, rh, rl, stride, has_n);
 }
 
 // ---- the algorithm's steps on bit-vectors of WW words (bit i = read base i) ----

@@ -29,22 +29,10 @@ __global__ void pack_codes_kernel(const uint8_t* __restrict__ codes, const int64
   const uint8_t* rc = codes + begin[r];
   uint32_t* fh = hi + 2 * r * stride;
   uint32_t* fl = lo + 2 * r * stride;
-  uint32_t* rh = fh + stride;
-  uint32_t* rl = fl + stride;
-  for (int j = 0; j < stride; ++j) fh[j] = fl[j] = rh[j] = rl[j] = 0;
-  bool any_n = false;
-  for (int i = 0; i < m; ++i) {
-    const uint32_t c = rc[i] < 4 ? rc[i] : 0;
-    any_n |= rc[i] > 3;
-    fh[i >> 5] |= (c >> 1) << (i & 31);
-    fl[i >> 5] |= (c & 1) << (i & 31);
-    const int k = m - 1 - i;
-    const uint32_t comp = 3 - c;
-    rh[k >> 5] |= (comp >> 1) << (k & 31);
-    rl[k >> 5] |= (comp & 1) << (k & 31);
-  }
+  filter::detail::pack_read_codes([rc](int i) -> uint32_t { return rc[i]; }, m, fh, fl, fh + stride, fl + stride,
+                                  stride, &has_n[r]);
   len[r] = full;
-  has_n[r] = any_n && full <= filter::kMaxReadLen;
+  if (full > filter::kMaxReadLen) has_n[r] = 0;
 }
 
 // One thread per job: the GateKeeper code of its read strand at its diagonal, as the
