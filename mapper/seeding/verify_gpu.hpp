@@ -4,7 +4,7 @@
 // kernel rules of mapper/filter/gatekeeper_core.hpp: the codes the filter stage's
 // engines give), then the banded Myers distance (myers_core.hpp, the CPU's
 // myers_banded_distance) of those the filter accepts and the bit-vector verifier takes
-// (band inside the contig, no N); the rest are verified on the CPU.
+// (band inside one contig, no N: decided on the device); the rest are verified on the CPU.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -22,7 +22,7 @@ struct VerifyJob {
   int64_t diag;    // global position of the read's first base
   uint32_t read;   // in the batch last seeded
   uint8_t strand;  // 1: the reverse complement
-  uint8_t band;    // at most kMyersMaxBand, or kSkipJob
+  uint8_t band;    // the bit-vector band (wider than kMyersMaxBand: not verified), or kSkipJob
   uint8_t max_edits;
 };
 
@@ -35,8 +35,8 @@ struct JobFilter {
 };
 
 struct VerifyTiming {
-  double filter_ms = 0;  // device time of packing the reads and the GateKeeper kernel
-  double verify_ms = 0;  // device time of the Myers kernel and the copies around it
+  double filter_ms = 0;  // device time from the jobs' copy through packing and the GateKeeper kernel
+  double verify_ms = 0;  // device time of the Myers kernel and the results' copy back
 };
 
 class VerifyGpu {
