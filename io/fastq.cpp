@@ -148,6 +148,12 @@ bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_ba
   batch.first_id = fragments_;
   batch.paired = true;
   const size_t max_reads = std::max<size_t>(max_records, 2);
+  const auto keep_ahead = [&](size_t from) {  // parsed pairs [from, n1) wait for a later batch
+    for (size_t i = from; i < n1; ++i) {
+      ahead_.push_back(std::move(first_[i]));
+      ahead_.push_back(std::move(second_[i]));
+    }
+  };
   size_t taken = 0, bases = 0;
   if (ahead_.empty()) {  // the usual case: this parse fills the batch
     while (taken / 2 < n1 && taken + 2 <= max_reads && bases < max_bases) {
@@ -159,15 +165,9 @@ bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_ba
       std::swap(batch.reads[2 * i], first_[i]);
       std::swap(batch.reads[2 * i + 1], second_[i]);
     }
-    for (size_t i = taken / 2; i < n1; ++i) {  // past the batch's bases: the next batch's
-      ahead_.push_back(std::move(first_[i]));
-      ahead_.push_back(std::move(second_[i]));
-    }
+    keep_ahead(taken / 2);  // past the batch's bases
   } else {
-    for (size_t i = 0; i < n1; ++i) {
-      ahead_.push_back(std::move(first_[i]));
-      ahead_.push_back(std::move(second_[i]));
-    }
+    keep_ahead(0);
     while (taken + 2 <= ahead_.size() && taken + 2 <= max_reads && bases < max_bases) {
       bases += ahead_[taken].seq.size() + ahead_[taken + 1].seq.size();
       taken += 2;

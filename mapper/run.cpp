@@ -229,9 +229,8 @@ MapStats run_mapping(RunOptions opt) {
       records.clear();
       mapper->finish_batch(slots[cur], records);
       const double t1 = log::wall_seconds();
-      const double t_out = log::wall_seconds();
       if (writing.valid()) writing.get();
-      output_wait_s += log::wall_seconds() - t_out;
+      output_wait_s += log::wall_seconds() - t1;
       destroy(written);
       std::swap(written, records);
       writing = writer.submit(write_all);
@@ -253,12 +252,9 @@ MapStats run_mapping(RunOptions opt) {
   destroy(written);
   out.close();
   MapStats st = mapper->stats();
-  double t_free = log::wall_seconds();
+  const double t_free = log::wall_seconds();
   mapper.reset();  // the GPU engines' device and pinned memory: counted in the run's time
   log::debug("map", "mapper released in " + std::to_string(log::wall_seconds() - t_free) + " s");
-  t_free = log::wall_seconds();
-  idx.reset();
-  log::debug("map", "index released in " + std::to_string(log::wall_seconds() - t_free) + " s");
   st.output_s = output_s;
   st.input_wait_s = input_wait_s;
   st.output_wait_s = output_wait_s;

@@ -80,6 +80,13 @@ void seed_read(const index::Index& idx, const std::string& seq, const MapOptions
 
 namespace {
 
+// Best supported first, ties in diagonal (index) order: what a stable sort by support keeps.
+auto by_support(const SeedCluster* clusters) {
+  return [clusters](uint32_t x, uint32_t y) {
+    return clusters[x].support != clusters[y].support ? clusters[x].support > clusters[y].support : x < y;
+  };
+}
+
 void push_candidates(const index::Index& idx, uint8_t strand, const SeedCluster* clusters,
                      const std::vector<uint32_t>& order, SeededRead& w) {
   int32_t contig = -1;  // the last one looked up, [lo, hi): a read's candidates mostly share it
@@ -107,9 +114,7 @@ void add_strand_candidates(const index::Index& idx, uint8_t strand, const SeedCl
   order.resize(n);
   std::iota(order.begin(), order.end(), 0u);
   if (static_cast<int64_t>(n) > max_candidates) {
-    const auto better = [&](uint32_t x, uint32_t y) {
-      return clusters[x].support != clusters[y].support ? clusters[x].support > clusters[y].support : x < y;
-    };
+    const auto better = by_support(clusters);
     std::nth_element(order.begin(), order.begin() + max_candidates, order.end(), better);
     std::sort(order.begin(), order.begin() + max_candidates, better);
     order.resize(static_cast<size_t>(max_candidates));
@@ -122,10 +127,8 @@ void add_kept_candidates(const index::Index& idx, uint8_t strand, const SeedClus
                          SeededRead& w, std::vector<uint32_t>& order) {
   order.resize(n);
   std::iota(order.begin(), order.end(), 0u);
-  if (cap_hit) {  // by support, ties in diagonal order (a stable sort's order, without its buffer)
-    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-      return kept[x].support != kept[y].support ? kept[x].support > kept[y].support : x < y;
-    });
+  if (cap_hit) {  // a full order: a stable sort's, without its buffer
+    std::sort(order.begin(), order.end(), by_support(kept));
     w.cand_cap_hit = true;
   }
   push_candidates(idx, strand, kept, order, w);
