@@ -5,6 +5,7 @@
 #include "apps/commands.hpp"
 #include "common/error.hpp"
 #include "correct/correct.hpp"
+#include "io/bam_sorter.hpp"
 
 namespace gatemap::apps {
 
@@ -39,12 +40,20 @@ void register_correct(CLI::App& app, AppContext& ctx) {
       "--cpu", [o] { o->backend = "cpu"; }, "Same as --backend cpu");
   gpu->excludes(cpu)->excludes(backend);
   cpu->excludes(backend);
-  sub->add_option("--keep-reads-gb", o->keep_reads_gb, "Keep reads in memory between the two passes up to this size")
-      ->check(finite_in(0, 1e6))
+  sub->add_option("--keep-reads-gb", o->keep_reads_gb,
+                  "Keep reads in memory between the passes up to this size (-1: read files again; keep input that "
+                  "cannot be read twice up to 4 GB, then spill it to a temporary file)")
+      ->check(finite_in(-1, 1e6))
+      ->capture_default_str();
+  auto count_mem = std::make_shared<std::string>("0");
+  sub->add_option("--count-mem", *count_mem,
+                  "Memory for the k-mer counts (e.g. 2G); more k-mers are counted in parts, one more pass over the "
+                  "reads each (0: half the GPU's free memory, or half the RAM on the CPU)")
       ->capture_default_str();
   sub->add_option("--summary", *summary, "Write the summary (TSV) to this file");
   sub->add_option("-t,--threads", o->threads, "CPU threads (0: all)")->capture_default_str();
-  on_run(sub, ctx, [o, summary] {
+  on_run(sub, ctx, [o, summary, count_mem] {
+    o->count_mem = *count_mem == "0" ? 0 : io::parse_memory(*count_mem, "--count-mem");
     const correct::CorrectSummary s = correct::run_correct(*o);
     const std::string text = correct::format_summary(s);
     std::fprintf(stderr, "%s", text.c_str());

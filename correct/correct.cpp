@@ -1,22 +1,20 @@
 #include "correct/correct.hpp"
 
 #include <omp.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <future>
 #include <memory>
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "common/parallel.hpp"
+#include "correct/count_pass.hpp"
 #include "correct/kmer_count.hpp"
+#include "correct/kmer_count_gpu.hpp"
+#include "correct/read_input.hpp"
 #include "gpu/device.hpp"
 #include "gpu/fallback.hpp"
 #include "io/fastq.hpp"
@@ -82,118 +80,67 @@ void correct_on_gpus(const std::vector<std::unique_ptr<KmerCorrectGpu>>& engines
 }
 }  // namespace
 
-KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold, const std::string& kind,
-                                     double fpr) {
-  uint64_t n = 0;
-  counter.for_each_solid(threshold, [&](uint64_t) { ++n; });
-  KmerSpectrum s = kind == "exact" ? KmerSpectrum::make_exact(counter.k(), n)
-                                            : KmerSpectrum::make_bloom(counter.k(), n, fpr);
-  counter.for_each_solid(threshold, [&](uint64_t x) { s.insert(x); });
-  return s;
+namespace {
+
+size_t default_count_budget(gpu::Backend backend) {
+  if (backend == gpu::Backend::gpu) return 0;  // the GPU table takes half the free device memory
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2 : size_t(8) << 30;
 }
 
-// Inputs that cannot be read twice (a pipe, stdin, process substitution) and outgrow
-// the in-memory allowance are copied to bgzipped FASTQ files in the temporary directory
-// during pass 1, read by pass 2 and removed at the end.
-class Spill {
- public:
-  Spill(bool paired, int threads) {
-    std::string dir = (std::filesystem::temp_directory_path() / "gatemap-correct-XXXXXX").string();
-    if (!::mkdtemp(dir.data())) throw IoError("cannot create a temporary folder '" + dir + "': " + std::strerror(errno));
-    dir_ = dir;
-    for (int m = 0; m < (paired ? 2 : 1); ++m) {
-      paths_.push_back(dir_ + "/reads_" + std::to_string(m + 1) + ".fq.gz");
-      writers_.push_back(std::make_unique<io::FastqWriter>(paths_.back(), std::max(1, threads)));
-    }
-    log::info("correct", "the input cannot be read twice and outgrows --keep-reads-gb: spilling it to '" + dir_ + "'");
+// Pass 1: count (on the GPU when there is one; any GPU failure counts again on the
+// CPU), pick the threshold and build the solid spectrum.
+KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int device, ReadInput& input,
+                        CorrectSummary& sum) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const SpectrumOptions sopt{opt.threshold, opt.spectrum, opt.bloom_fpr};
+  const size_t budget = opt.count_mem ? opt.count_mem : default_count_budget(backend);
+  CountStats stats;
+  KmerSpectrum spectrum;
+  input.start();  // the first batch is parsed while the GPU starts
+  std::unique_ptr<KmerCountGpu> gpu_table;
+  if (backend == gpu::Backend::gpu)
+    gpu_table = gpu::make_engine_or_null<KmerCountGpu>("correct", opt.k, budget, device);
+  const bool on_gpu =
+      gpu_table && gpu::run_or_fall_back(
+                       "correct", "GPU failed, k-mers counted",
+                       [&] { spectrum = count_and_build_spectrum(*gpu_table, input, sopt, stats); }, [&] {});
+  if (on_gpu) {
+    sum.count_kernel_ms = gpu_table->kernel_ms();
+  } else {
+    gpu_table.reset();
+    KmerCounter table(opt.k, opt.count_mem ? opt.count_mem : default_count_budget(gpu::Backend::cpu));
+    spectrum = count_and_build_spectrum(table, input, sopt, stats);
   }
-  ~Spill() {
-    writers_.clear();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
+  sum.count_backend = on_gpu ? "gpu" : "cpu";
+  sum.reads = input.reads();
+  sum.kmers = stats.kmers;
+  sum.distinct_kmers = stats.distinct;
+  sum.threshold = stats.threshold;
+  sum.count_parts = stats.parts;
+  sum.spectrum_s = stats.spectrum_s;
+  sum.count_read_wait_s = input.read_wait_s();
+  sum.solid_kmers = spectrum.n_kmers;
+  sum.spectrum_bytes = spectrum.bytes();
+  sum.count_s = log::seconds_since(t0);
+  std::string hist_text;
+  for (size_t c = 1; c <= 12 && c < stats.histogram.size(); ++c) {
+    hist_text += " " + std::to_string(c) + ":" + std::to_string(stats.histogram[c]);
   }
-  void write(const io::ReadBatch& batch) {
-    for (size_t i = 0; i < batch.size(); ++i) writers_[batch.paired ? i % 2 : 0]->write(batch.reads[i]);
-  }
-  void close() {
-    for (auto& w : writers_) w->close();
-  }
-  std::string path(int mate) const { return mate < static_cast<int>(paths_.size()) ? paths_[mate] : ""; }
-
- private:
-  std::string dir_;
-  std::vector<std::string> paths_;
-  std::vector<std::unique_ptr<io::FastqWriter>> writers_;
-};
-
-// A regular file can be read again; a pipe or stdin cannot.
-bool rereadable(const std::string& path) {
-  struct stat st {};
-  return path.empty() || (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode));
-}
-
-// Pass 1: counts the k-mers of every read, picks the threshold and builds the solid
-// spectrum. Reads stay in `kept` for the second pass while they fit the allowance
-// (parsing FASTQ is most of a pass); otherwise all_kept is false and the files are read
-// again, or their spill (`spill`, made here) when they cannot be. With no threshold
-// (sum.threshold == 0) the spectrum is empty.
-KmerSpectrum count_pass(const CorrectRunOptions& opt, CorrectSummary& sum, std::vector<io::ReadBatch>& kept,
-                                 bool& all_kept, std::unique_ptr<Spill>& spill) {
-  auto t0 = std::chrono::steady_clock::now();
-  KmerCounter counter(opt.k);
-  double kept_bytes = 0;
-  all_kept = true;
-  const bool can_reread = rereadable(opt.in1) && rereadable(opt.in2);
-  {
-    io::FastqSource src(opt.in1, opt.in2);
-    io::ReadBatch batch;
-    while (src.next_batch(batch, opt.batch_reads, opt.batch_reads * 300)) {
-      counter.add(batch.reads);
-      sum.reads += static_cast<int64_t>(batch.size());
-      log::info("correct", "counted k-mers of " + std::to_string(sum.reads) + " reads");
-      if (all_kept) {
-        for (const io::Read& r : batch.reads) kept_bytes += 96.0 + r.name.size() + 2.0 * r.seq.size();
-        if (kept_bytes <= opt.keep_reads_gb * 1073741824.0) {
-          kept.push_back(std::move(batch));
-          batch = io::ReadBatch();
-          continue;
-        }
-        all_kept = false;
-        if (!can_reread) {
-          spill = std::make_unique<Spill>(batch.paired, opt.threads);
-          for (const io::ReadBatch& b : kept) spill->write(b);
-        }
-        kept.clear();
-      }
-      if (spill) spill->write(batch);
-    }
-  }
-  if (spill) spill->close();
-  sum.kmers = counter.total();
-  sum.distinct_kmers = counter.distinct();
-  const auto hist = counter.histogram();
-  sum.threshold = opt.threshold ? opt.threshold : first_valley(hist);
+  log::info("correct", std::to_string(sum.kmers) + " k-mers (k=" + std::to_string(opt.k) + "), " +
+                           std::to_string(sum.distinct_kmers) + " distinct, counted on the " + sum.count_backend +
+                           "; histogram" + hist_text);
   if (sum.threshold == 0) {
     log::warn("correct", "the k-mer histogram has no coverage peak after its error peak (coverage too low for "
                          "spectrum correction, or -k too large): reads are written unchanged; --solid N forces a threshold");
   }
-  sum.count_s = log::seconds_since(t0);
-  std::string hist_text;
-  for (size_t c = 1; c <= 12 && c < hist.size(); ++c) hist_text += " " + std::to_string(c) + ":" + std::to_string(hist[c]);
-  log::info("correct", std::to_string(sum.kmers) + " k-mers (k=" + std::to_string(opt.k) + "), " +
-                           std::to_string(sum.distinct_kmers) + " distinct; histogram" + hist_text);
-
-  t0 = std::chrono::steady_clock::now();
-  KmerSpectrum spectrum =
-      build_spectrum(counter, sum.threshold ? sum.threshold : UINT32_MAX, opt.spectrum, opt.bloom_fpr);
-  sum.solid_kmers = spectrum.n_kmers;
-  sum.spectrum_bytes = spectrum.bytes();
-  sum.spectrum_s = log::seconds_since(t0);
   log::info("correct", "solid threshold " + std::to_string(sum.threshold) + ": " + std::to_string(sum.solid_kmers) +
                            " solid k-mers in a " + opt.spectrum + " spectrum of " +
                            std::to_string(sum.spectrum_bytes >> 20) + " MiB");
   return spectrum;
 }
+
+}  // namespace
 
 CorrectSummary run_correct(const CorrectRunOptions& opt) {
   if (opt.threads > 0) omp_set_num_threads(opt.threads);
@@ -215,10 +162,8 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   sum.backend = gpu::backend_name(backend);
 
   // Pass 1: count, then the solid spectrum (the counts are freed when it returns).
-  std::vector<io::ReadBatch> kept;
-  bool all_kept = true;
-  std::unique_ptr<Spill> spill;
-  const KmerSpectrum spectrum = count_pass(opt, sum, kept, all_kept, spill);
+  ReadInput input(opt.in1, opt.in2, opt.batch_reads, opt.keep_reads_gb, opt.threads);
+  const KmerSpectrum spectrum = count_pass(opt, backend, devices.empty() ? 0 : devices[0], input, sum);
   const bool pass_through = sum.threshold == 0;
 
   // Pass 2: correct and write.
@@ -233,27 +178,14 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   }
   CorrectOptions copt;
   copt.max_corrections = opt.max_corrections;
-  std::unique_ptr<io::FastqSource> src;
-  if (spill) {
-    src = std::make_unique<io::FastqSource>(spill->path(0), spill->path(1));
-  } else if (!all_kept) {
-    src = std::make_unique<io::FastqSource>(opt.in1, opt.in2);
-  }
-  io::FastqWriter out1(opt.out1);
+  const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();  // bgzip output on all of them
+  io::FastqWriter out1(opt.out1, threads);
   std::unique_ptr<io::FastqWriter> out2;
-  if (!opt.out2.empty()) out2 = std::make_unique<io::FastqWriter>(opt.out2);
-  io::ReadBatch batch;
-  size_t next_kept = 0;
-  auto next_batch = [&] {
-    if (!src) {
-      if (next_kept == kept.size()) return false;
-      batch = std::move(kept[next_kept++]);
-      return true;
-    }
-    return src->next_batch(batch, opt.batch_reads, opt.batch_reads * 300);
-  };
+  if (!opt.out2.empty()) out2 = std::make_unique<io::FastqWriter>(opt.out2, threads);
   int64_t done = 0;
-  while (next_batch()) {
+  io::ReadBatch writing;
+  std::future<void> written;
+  input.replay([&](io::ReadBatch& batch) {
     BatchParts parts(batch.reads, engines.size());
     if (pass_through) {
       for (CorrectBatch& cb : parts.parts) {
@@ -265,17 +197,15 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
     } else {
       correct_reads_cpu(spectrum, copt, parts.parts[0]);
     }
-    // Corrected sequences back into the reads (in parallel), then written in order.
-    ParallelErrors errors;
+    // Corrected sequences back into the reads (in parallel, in place).
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < batch.size(); ++i) {
-      errors.run([&] {
-        const CorrectBatch& cb = parts.of(i);
-        if (cb.status[parts.index(i)] == static_cast<uint8_t>(CorrectStatus::corrected))
-          batch.reads[i].seq = cb.sequence(parts.index(i));
-      });
+      const CorrectBatch& cb = parts.of(i);
+      const size_t j = parts.index(i);
+      if (cb.status[j] != static_cast<uint8_t>(CorrectStatus::corrected)) continue;
+      std::string& seq = batch.reads[i].seq;
+      for (int32_t b = 0; b < cb.len[j]; ++b) seq[b] = "ACGTN"[cb.codes[cb.offset[j] + b]];
     }
-    errors.rethrow();
     for (size_t i = 0; i < batch.size(); ++i) {
       const io::Read& r = batch.reads[i];
       const auto st = static_cast<CorrectStatus>(parts.of(i).status[parts.index(i)]);
@@ -289,12 +219,28 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
         throw FormatError("gatemap correct writes FASTQ and needs FASTQ input: read '" + r.name +
                           "' has no qualities");
       }
-      io::FastqWriter& w = (batch.paired && i % 2 == 1) ? *out2 : out1;
-      w.write(r);  // the header as it was: name, /1 or /2, comment
     }
+    // Written on another thread while the next batch is corrected (the batch's reads
+    // trade places with the last written ones, whose memory the reader reuses).
     done += static_cast<int64_t>(batch.size());
+    const auto t_write = std::chrono::steady_clock::now();
+    if (written.valid()) written.get();
+    sum.write_wait_s += log::seconds_since(t_write);
+    std::swap(writing.reads, batch.reads);
+    writing.paired = batch.paired;
+    written = std::async(std::launch::async, [&] {
+      for (size_t i = 0; i < writing.size(); ++i) {
+        io::FastqWriter& w = (writing.paired && i % 2 == 1) ? *out2 : out1;
+        w.write(writing.reads[i]);  // the header as it was: name, /1 or /2, comment
+      }
+    });
     log::info("correct", "corrected " + std::to_string(done) + " reads");
-  }
+  });
+  const auto t_write = std::chrono::steady_clock::now();
+  if (written.valid()) written.get();
+  sum.write_wait_s += log::seconds_since(t_write);
+  sum.read_passes = input.passes();
+  sum.correct_read_wait_s = input.read_wait_s() - sum.count_read_wait_s;
   out1.close();
   if (out2) out2->close();
   sum.correct_s = log::seconds_since(t0);
@@ -302,18 +248,20 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
 }
 
 std::string format_summary(const CorrectSummary& s) {
-  char buf[1024];
+  char buf[2048];
   std::snprintf(buf, sizeof(buf),
                 "reads\t%lld\nreads_changed\t%lld\nbases_changed\t%lld\nreads_uncorrectable\t%lld\n"
                 "reads_too_long\t%lld\nkmers\t%llu\ndistinct_kmers\t%llu\nsolid_threshold\t%u\nsolid_kmers\t%llu\n"
-                "spectrum_bytes\t%zu\nbackend\t%s\ncount_s\t%.3f\nspectrum_s\t%.3f\ncorrect_s\t%.3f\n"
-                "correct_kernel_ms\t%.3f\n",
+                "spectrum_bytes\t%zu\ncount_backend\t%s\ncount_parts\t%d\nread_passes\t%d\nbackend\t%s\n"
+                "count_s\t%.3f\ncorrect_s\t%.3f\ncount_kernel_ms\t%.3f\ncorrect_kernel_ms\t%.3f\n"
+                "count_read_wait_s\t%.3f\nspectrum_s\t%.3f\ncorrect_read_wait_s\t%.3f\nwrite_wait_s\t%.3f\n",
                 static_cast<long long>(s.reads), static_cast<long long>(s.reads_changed),
                 static_cast<long long>(s.bases_changed), static_cast<long long>(s.uncorrectable),
                 static_cast<long long>(s.too_long), static_cast<unsigned long long>(s.kmers),
                 static_cast<unsigned long long>(s.distinct_kmers), s.threshold,
-                static_cast<unsigned long long>(s.solid_kmers), s.spectrum_bytes, s.backend.c_str(), s.count_s,
-                s.spectrum_s, s.correct_s, s.correct_kernel_ms);
+                static_cast<unsigned long long>(s.solid_kmers), s.spectrum_bytes, s.count_backend.c_str(),
+                s.count_parts, s.read_passes, s.backend.c_str(), s.count_s, s.correct_s, s.count_kernel_ms,
+                s.correct_kernel_ms, s.count_read_wait_s, s.spectrum_s, s.correct_read_wait_s, s.write_wait_s);
   return buf;
 }
 

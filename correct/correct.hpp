@@ -1,6 +1,7 @@
 #pragma once
-// gatemap correct: count k-mers over the reads, pick the solidity threshold, build the
-// solid spectrum (Bloom filter or exact set), then correct every read on the GPU or
+// gatemap correct: count k-mers over the reads (in a table bounded by --count-mem, on
+// the GPU or the CPU), pick the solidity threshold, build the solid spectrum (Bloom
+// filter or exact set), then correct every read on the GPU or
 // the CPU twin and write FASTQ in input order (names, qualities and pairing kept;
 // corrected bases keep their quality).
 #include <cstdint>
@@ -21,8 +22,11 @@ struct CorrectRunOptions {
   std::string backend = "auto";  // gpu | cpu | auto
   std::string device = "0";      // --device: 0, 0,1,... or all (each batch split between them)
   int threads = 0;
-  size_t batch_reads = 500000;
-  double keep_reads_gb = 4;      // reads kept in memory between the passes up to this size
+  size_t batch_reads = 200000;
+  // Reads kept in memory between the passes up to this size; < 0: files are read again
+  // (parsing reuses its memory: faster than keeping), other input kept up to 4 GB.
+  double keep_reads_gb = -1;
+  size_t count_mem = 0;  // bytes for the k-mer counts (0: half the GPU's free memory or half the RAM)
 };
 
 struct CorrectSummary {
@@ -30,16 +34,16 @@ struct CorrectSummary {
   uint64_t kmers = 0, distinct_kmers = 0, solid_kmers = 0;
   uint32_t threshold = 0;
   size_t spectrum_bytes = 0;
-  std::string backend;
-  double count_s = 0, spectrum_s = 0, correct_s = 0, correct_kernel_ms = 0;
+  int count_parts = 1;  // parts of the k-mer space counted one after another (memory budget)
+  int read_passes = 0;  // readings of the input (kept reads replayed count too)
+  std::string backend, count_backend;
+  double count_s = 0, correct_s = 0, count_kernel_ms = 0, correct_kernel_ms = 0;
+  // Where the time goes: waiting for the FASTQ parser (count pass, correction pass), the
+  // solid spectrum after counting, waiting for the writer.
+  double count_read_wait_s = 0, correct_read_wait_s = 0, spectrum_s = 0, write_wait_s = 0;
 };
 
 CorrectSummary run_correct(const CorrectRunOptions& opt);
 std::string format_summary(const CorrectSummary& s);
-
-// Builds the solid spectrum of a counted read set (shared by run_correct and tests).
-class KmerCounter;
-KmerSpectrum build_spectrum(const KmerCounter& counter, uint32_t threshold, const std::string& kind,
-                                     double fpr);
 
 }  // namespace gatemap::correct

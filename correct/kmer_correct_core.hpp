@@ -25,6 +25,11 @@ GATEMAP_HD uint64_t mix64(uint64_t z) {  // splitmix64 finalizer
 GATEMAP_HD uint64_t bloom_h1(uint64_t x) { return mix64(x); }
 GATEMAP_HD uint64_t bloom_h2(uint64_t x) { return mix64(x ^ 0x9e3779b97f4a7c15ULL) | 1ULL; }
 
+// The i-th bit of x in a Bloom filter of mask + 1 bits.
+GATEMAP_HD uint64_t bloom_bit(uint64_t x, int i, uint64_t mask) {
+  return (bloom_h1(x) + static_cast<uint64_t>(i) * bloom_h2(x)) & mask;
+}
+
 GATEMAP_HD bool spectrum_contains(const SpectrumView& s, uint64_t x) {
   if (s.bloom) {
     const uint64_t h1 = bloom_h1(x), h2 = bloom_h2(x);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/dna.hpp"
+#include "common/error.hpp"
 #include "correct/kmer_correct_core.hpp"
 
 namespace gatemap::correct {
@@ -12,13 +13,73 @@ namespace gatemap::correct {
 namespace {
 constexpr int kShardBits = 10;
 constexpr size_t kShards = size_t(1) << kShardBits;
+constexpr size_t kMinSlots = 64;  // per shard: an empty table takes 768 KiB
 
 }  // namespace
 
-KmerCounter::KmerCounter(int k) : k_(k), shards_(kShards) {
+KmerCounter::KmerCounter(int k, size_t budget_bytes) : k_(k), budget_(budget_bytes), shards_(kShards) {
+  reset(KmerPart{});
+}
+
+void KmerCounter::reset(KmerPart part) {
+  part_ = part;
+  total_ = 0;
   for (Shard& s : shards_) {
-    s.keys.assign(1024, kEmpty);
-    s.counts.assign(1024, 0);
+    s.keys.assign(kMinSlots, kEmpty);
+    s.keys.shrink_to_fit();
+    s.counts.assign(kMinSlots, 0);
+    s.counts.shrink_to_fit();
+    s.used = 0;
+  }
+}
+
+size_t KmerCounter::bytes() const {
+  size_t n = 0;
+  for (const Shard& s : shards_) n += s.keys.capacity() * sizeof(uint64_t) + s.counts.capacity() * sizeof(uint32_t);
+  return n;
+}
+
+void KmerCounter::narrow() {
+  part_ = part_.child(0);
+#pragma omp parallel for schedule(dynamic, 4)
+  for (size_t sh = 0; sh < kShards; ++sh) {
+    Shard& s = shards_[sh];
+    Shard kept;
+    size_t slots = kMinSlots;
+    while (slots * 7 < s.used * 10) slots *= 2;  // half the keys go: room without growing soon
+    kept.keys.assign(slots, kEmpty);
+    kept.counts.assign(slots, 0);
+    const uint64_t mask = slots - 1;
+    for (size_t i = 0; i < s.keys.size(); ++i) {
+      if (s.keys[i] == kEmpty || !part_.holds(s.keys[i])) continue;
+      uint64_t slot = detail::mix64(s.keys[i]) & mask;
+      while (kept.keys[slot] != kEmpty) slot = (slot + 1) & mask;
+      kept.keys[slot] = s.keys[i];
+      kept.counts[slot] = s.counts[i];
+      ++kept.used;
+    }
+    s = std::move(kept);
+  }
+}
+
+void KmerCounter::add(const std::vector<io::Read>& reads, std::vector<KmerPart>& dropped) {
+  add(reads);
+  // Halve the part until the shards fit, or stop when they are as small as they get.
+  for (size_t before = bytes(); budget_ && before > budget_;) {
+    if (part_.depth == KmerPart::kMaxDepth) throw Error("k-mer counting: the memory budget is too small");
+    dropped.push_back(part_.child(1));
+    narrow();
+    const size_t after = bytes();
+    if (after >= before) break;
+    before = after;
+  }
+}
+
+void KmerCounter::for_each_solid(uint32_t threshold, const std::function<void(uint64_t)>& fn) const {
+  for (const Shard& s : shards_) {
+    for (size_t i = 0; i < s.keys.size(); ++i) {
+      if (s.keys[i] != kEmpty && s.counts[i] >= threshold) fn(s.keys[i]);
+    }
   }
 }
 
@@ -65,7 +126,9 @@ void KmerCounter::add(const std::vector<io::Read>& reads) {
   kmers_.resize(start.back());
   shard_of_.resize(start.back());
   const uint64_t kmask = k == 32 ? ~uint64_t(0) : (uint64_t(1) << (2 * k)) - 1;
-#pragma omp parallel for schedule(dynamic, 1024)
+  const KmerPart part = part_;
+  uint64_t seen = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : seen)
   for (size_t r = 0; r < reads.size(); ++r) {
     const std::string& s = reads[r].seq;
     uint64_t fwd = 0, rc = 0;
@@ -81,7 +144,9 @@ void KmerCounter::add(const std::vector<io::Read>& reads) {
       }
       if (i + 1 >= static_cast<size_t>(k)) {
         const size_t at = start[r] + i + 1 - k;
-        const uint64_t x = valid >= k ? detail::canonical(fwd, rc) : kEmpty;
+        uint64_t x = valid >= k ? detail::canonical(fwd, rc) : kEmpty;
+        if (x != kEmpty) ++seen;
+        if (!part.holds(x)) x = kEmpty;
         kmers_[at] = x;
         shard_of_[at] = static_cast<uint16_t>(detail::mix64(x ^ 0x5bd1e995ULL) >> (64 - kShardBits));
       }
@@ -116,8 +181,26 @@ void KmerCounter::add(const std::vector<io::Read>& reads) {
       for (size_t i = offset[sh * T]; i < offset[(sh + 1) * T]; ++i) insert(shards_[sh], sorted_[i]);
     }
   }
-  const uint64_t counted = offset.back();
-  total_ += counted;
+  total_ += seen;
+}
+
+void KmerCounter::insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const {
+  if (spectrum.kind != KmerSpectrum::Kind::bloom) return CountTable::insert_solid(threshold, spectrum);
+  uint64_t n = 0;
+  uint64_t* words = spectrum.words.data();
+#pragma omp parallel for schedule(dynamic, 4) reduction(+ : n)
+  for (size_t sh = 0; sh < kShards; ++sh) {
+    const Shard& s = shards_[sh];
+    for (size_t i = 0; i < s.keys.size(); ++i) {
+      if (s.keys[i] == kEmpty || s.counts[i] < threshold) continue;
+      ++n;
+      for (int h = 0; h < spectrum.hashes; ++h) {
+        const uint64_t bit = detail::bloom_bit(s.keys[i], h, spectrum.mask);
+        __atomic_fetch_or(&words[bit >> 6], uint64_t(1) << (bit & 63), __ATOMIC_RELAXED);
+      }
+    }
+  }
+  spectrum.n_kmers += n;
 }
 
 uint64_t KmerCounter::distinct() const {
@@ -135,7 +218,7 @@ uint64_t KmerCounter::count(uint64_t key) const {
   }
 }
 
-std::vector<uint64_t> KmerCounter::histogram(int max_count) const {
+std::vector<uint64_t> KmerCounter::histogram(uint32_t max_count) const {
   std::vector<uint64_t> h(static_cast<size_t>(max_count) + 1, 0);
   for (const Shard& s : shards_) {
     for (size_t i = 0; i < s.keys.size(); ++i) {
@@ -143,24 +226,6 @@ std::vector<uint64_t> KmerCounter::histogram(int max_count) const {
     }
   }
   return h;
-}
-
-uint32_t first_valley(const std::vector<uint64_t>& h) {
-  for (size_t c = 2; c + 1 < h.size(); ++c) {
-    if (h[c] > h[c + 1]) continue;
-    // A valley only counts when a coverage peak follows it and the k-mers above it
-    // carry most of the data (at low coverage a few repeats would pass for a peak).
-    uint64_t peak = 0;
-    double above = 0, all = 0;
-    for (size_t p = 1; p < h.size(); ++p) {
-      all += static_cast<double>(p) * static_cast<double>(h[p]);
-      if (p >= c) above += static_cast<double>(p) * static_cast<double>(h[p]);
-      if (p > c && p + 1 < h.size()) peak = std::max(peak, h[p]);
-    }
-    const bool real_peak = peak > 0 && peak * 2 >= h[c] * 3;
-    return real_peak && above >= 0.5 * all ? static_cast<uint32_t>(c) : 0;
-  }
-  return 0;
 }
 
 }  // namespace gatemap::correct

@@ -1,10 +1,14 @@
 #include "io/fastq.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <functional>
 #include <future>
 #include <iterator>
+#include <mutex>
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
@@ -40,71 +44,151 @@ const auto kReadBase = [] {
 
 }  // namespace
 
+// A record's lines (offsets into FastqReader::text_) and where they were, for messages.
+struct FastqReader::RawRecord {
+  int64_t record = 0, header_line = 0, seq_line = 0, qual_line = 0;
+  size_t header = 0, header_len = 0, seq = 0, seq_len = 0, qual = 0, qual_len = 0;
+  bool fasta = false;  // already converted by read_raw
+};
+
+namespace {
+std::string where(const std::string& path, int64_t record, const std::string& name, int64_t line) {
+  return "FASTQ '" + path + "' record " + std::to_string(record) +
+         (name.empty() ? std::string() : " ('" + name + "')") + " line " + std::to_string(line);
+}
+
+void append_bases(std::string& seq, std::string_view bases, const std::function<std::string()>& at) {
+  const size_t from = seq.size();
+  seq.resize(from + bases.size());
+  for (size_t i = 0; i < bases.size(); ++i) {
+    const char b = kReadBase[static_cast<unsigned char>(bases[i])];
+    if (!b) {
+      throw FormatError(at() + ": invalid base '" + std::string(1, bases[i]) + "' at position " +
+                        std::to_string(from + i + 1));
+    }
+    seq[from + i] = b;
+  }
+}
+}  // namespace
+
 FastqReader::FastqReader(const std::string& path, int threads)
     : in_(std::make_unique<LineReader>(path, threads)) {}
 FastqReader::~FastqReader() = default;
 const std::string& FastqReader::path() const { return in_->path(); }
 
-bool FastqReader::next(Read& read) {
+bool FastqReader::read_raw(RawRecord& raw, Read& fasta) {
   std::string_view line;
   // Blank lines between records (e.g. a trailing newline) are tolerated.
   do {
     if (!in_->next(line)) return false;
   } while (line.empty());
-  const int64_t record = ++records_;
-  const auto where = [&](const std::string& name) {
-    return "FASTQ '" + in_->path() + "' record " + std::to_string(record) +
-           (name.empty() ? std::string() : " ('" + name + "')") + " line " +
-           std::to_string(in_->line_number());
+  raw.record = ++records_;
+  raw.header_line = in_->line_number();
+  const auto at = [&](const std::string& name) { return where(in_->path(), raw.record, name, in_->line_number()); };
+  if (line[0] != '@' && line[0] != '>') throw FormatError(at("") + ": expected '@' or '>' at the start of a record");
+  const auto keep = [&](std::string_view l, size_t& offset, size_t& len) {
+    offset = text_.size(), len = l.size();
+    text_.append(l);
   };
-  if (line[0] != '@' && line[0] != '>') throw FormatError(where("") + ": expected '@' or '>' at the start of a record");
-  const bool fasta = line[0] == '>';
-  split_header(line, read.name, read.comment, read.mate_suffix);
-  if (read.name.empty()) throw FormatError(where("") + ": record has no name");
-  if (read.name.size() > 254) throw FormatError(where("") + ": read name longer than 254 characters (SAM's limit)");
-  read.seq.clear();
-  const auto append_bases = [&](std::string_view bases) {
-    const size_t at = read.seq.size();
-    read.seq.resize(at + bases.size());
-    for (size_t i = 0; i < bases.size(); ++i) {
-      const char b = kReadBase[static_cast<unsigned char>(bases[i])];
-      if (!b) {
-        throw FormatError(where(read.name) + ": invalid base '" + std::string(1, bases[i]) + "' at position " +
-                          std::to_string(at + i + 1));
-      }
-      read.seq[at + i] = b;
-    }
-  };
-  if (fasta) {  // sequence lines up to the next record ('>' or '@': never a base)
-    read.qual.clear();
+  raw.fasta = line[0] == '>';
+  if (raw.fasta) {  // sequence lines up to the next record ('>' or '@': never a base)
+    split_header(line, fasta.name, fasta.comment, fasta.mate_suffix);
+    if (fasta.name.empty()) throw FormatError(at("") + ": record has no name");
+    if (fasta.name.size() > 254) throw FormatError(at("") + ": read name longer than 254 characters (SAM's limit)");
+    fasta.seq.clear();
+    fasta.qual.clear();
     while (in_->peek(line) && (line.empty() || (line[0] != '>' && line[0] != '@'))) {
       in_->next(line);
-      append_bases(line);
+      append_bases(fasta.seq, line, [&] { return at(fasta.name); });
     }
     return true;
   }
-  if (!in_->next(line)) throw FormatError(where(read.name) + ": truncated record (no sequence line)");
-  append_bases(line);
-  if (!in_->next(line)) throw FormatError(where(read.name) + ": truncated record (no '+' line)");
-  if (line.empty() || line[0] != '+') throw FormatError(where(read.name) + ": missing '+' separator line");
-  if (!in_->next(line)) throw FormatError(where(read.name) + ": truncated record (no quality line)");
-  if (line.size() != read.seq.size()) {
-    throw FormatError(where(read.name) + ": quality length " + std::to_string(line.size()) +
-                      " != sequence length " + std::to_string(read.seq.size()));
-  }
-  for (size_t i = 0; i < line.size(); ++i) {
-    if (line[i] < '!' || line[i] > '~') {
-      throw FormatError(where(read.name) + ": quality character (code " +
-                        std::to_string(static_cast<unsigned char>(line[i])) + ") at position " +
-                        std::to_string(i + 1) + " is outside Phred+33");
-    }
-  }
-  read.qual.assign(line);
+  keep(line, raw.header, raw.header_len);
+  // The name for messages about the record's structure (content is checked in convert).
+  const auto named = [&] {
+    std::string name, comment, suffix;
+    split_header(std::string_view(text_).substr(raw.header, raw.header_len), name, comment, suffix);
+    return at(name);
+  };
+  if (!in_->next(line)) throw FormatError(named() + ": truncated record (no sequence line)");
+  raw.seq_line = in_->line_number();
+  keep(line, raw.seq, raw.seq_len);
+  if (!in_->next(line)) throw FormatError(named() + ": truncated record (no '+' line)");
+  if (line.empty() || line[0] != '+') throw FormatError(named() + ": missing '+' separator line");
+  if (!in_->next(line)) throw FormatError(named() + ": truncated record (no quality line)");
+  raw.qual_line = in_->line_number();
+  keep(line, raw.qual, raw.qual_len);
   return true;
 }
 
+void FastqReader::convert(const RawRecord& raw, Read& read) const {
+  const std::string_view text(text_);
+  const auto at = [&](const std::string& name, int64_t line) { return where(in_->path(), raw.record, name, line); };
+  split_header(text.substr(raw.header, raw.header_len), read.name, read.comment, read.mate_suffix);
+  if (read.name.empty()) throw FormatError(at("", raw.header_line) + ": record has no name");
+  if (read.name.size() > 254) {
+    throw FormatError(at("", raw.header_line) + ": read name longer than 254 characters (SAM's limit)");
+  }
+  read.seq.clear();
+  append_bases(read.seq, text.substr(raw.seq, raw.seq_len), [&] { return at(read.name, raw.seq_line); });
+  const std::string_view qual = text.substr(raw.qual, raw.qual_len);
+  if (qual.size() != read.seq.size()) {
+    throw FormatError(at(read.name, raw.qual_line) + ": quality length " + std::to_string(qual.size()) +
+                      " != sequence length " + std::to_string(read.seq.size()));
+  }
+  for (size_t i = 0; i < qual.size(); ++i) {
+    if (qual[i] < '!' || qual[i] > '~') {
+      throw FormatError(at(read.name, raw.qual_line) + ": quality character (code " +
+                        std::to_string(static_cast<unsigned char>(qual[i])) + ") at position " + std::to_string(i + 1) +
+                        " is outside Phred+33");
+    }
+  }
+  read.qual.assign(qual);
+}
+
+bool FastqReader::next(Read& read) {
+  if (raw_.empty()) raw_.resize(1);
+  text_.clear();
+  if (!read_raw(raw_[0], read)) return false;
+  if (!raw_[0].fasta) convert(raw_[0], read);
+  return true;
+}
+
+size_t FastqReader::next_many(std::vector<Read>& out, size_t want, int threads) {
+  if (out.size() < want) out.resize(want);
+  if (raw_.size() < want) raw_.resize(want);
+  text_.clear();
+  // Lines split here; a malformed record ends the batch, but records before it are
+  // checked first, so the error reported is the first in the file.
+  size_t n = 0;
+  std::exception_ptr structure_error;
+  try {
+    while (n < want && read_raw(raw_[n], out[n])) ++n;
+  } catch (const FormatError&) {
+    structure_error = std::current_exception();
+  }
+  std::mutex mutex;
+  size_t first_bad = n;
+  std::exception_ptr content_error;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(std::max(1, threads)) if (n > 1024)
+  for (size_t i = 0; i < n; ++i) {
+    if (raw_[i].fasta) continue;
+    try {
+      convert(raw_[i], out[i]);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (i < first_bad) first_bad = i, content_error = std::current_exception();
+    }
+  }
+  if (content_error) std::rethrow_exception(content_error);
+  if (structure_error) std::rethrow_exception(structure_error);
+  return n;
+}
+
 FastqSource::FastqSource(const std::string& path1, const std::string& path2, int threads, bool interleaved)
-    : mate1_(std::make_unique<FastqReader>(path1, threads)), interleaved_(interleaved) {
+    : mate1_(std::make_unique<FastqReader>(path1, threads)),
+      interleaved_(interleaved),
+      parse_threads_(std::max(1, omp_get_max_threads() / 2)) {
   if (interleaved && !path2.empty()) throw UsageError("interleaved pairs come in one file, not two");
   if (!path2.empty()) mate2_ = std::make_unique<FastqReader>(path2, threads);
 }
@@ -115,11 +199,9 @@ bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_ba
   const size_t want = std::max<size_t>(max_records, 2) / 2 - ahead_.size() / 2;
   // Records are parsed into reused Read objects (first_, second_) and swapped into the
   // batch, whose previous records come back for the next parse: no allocation per read.
-  const auto read_up_to = [want](FastqReader& in, std::vector<Read>& out) {
-    if (out.size() < want) out.resize(want);
-    size_t n = 0;
-    while (n < want && in.next(out[n])) ++n;
-    return n;
+  const int threads = parse_threads_;
+  const auto read_up_to = [want, threads](FastqReader& in, std::vector<Read>& out) {
+    return in.next_many(out, want, threads);
   };
   auto other = std::async(std::launch::async, read_up_to, std::ref(*mate2_), std::ref(second_));
   size_t n1 = 0;

@@ -38,12 +38,25 @@ class FastqReader {
 
   // Reads the next record; false at end of file. Throws FormatError on bad input.
   bool next(Read& read);
+  // Reads up to `want` records into out[0, n) (out grows as needed; its Reads are
+  // reused) and returns n. Lines are split on this thread, records checked and
+  // converted on `threads` OpenMP threads; errors as next() gives them, the first in
+  // file order.
+  size_t next_many(std::vector<Read>& out, size_t want, int threads);
   int64_t records_read() const { return records_; }
   const std::string& path() const;
 
  private:
+  struct RawRecord;
+  // The next record's lines copied into text_ (a FASTA record is converted into
+  // `fasta` at once); false at end of file.
+  bool read_raw(RawRecord& raw, Read& fasta);
+  void convert(const RawRecord& raw, Read& read) const;
+
   std::unique_ptr<LineReader> in_;
   int64_t records_ = 0;
+  std::string text_;  // lines of the records being parsed
+  std::vector<RawRecord> raw_;
 };
 
 // One or two FASTQ files read in lockstep, or one file of interleaved pairs (mate 1,
@@ -55,7 +68,7 @@ class FastqSource {
   FastqSource(const std::string& path1, const std::string& path2 = "", int threads = 1, bool interleaved = false);
   // Fills `batch` with up to max_records reads (pairs count as two) or until
   // max_bases; returns false when nothing was left. Not thread-safe.
-  // Two files are parsed on two threads.
+  // Two files are parsed at once, each on half the OpenMP threads.
   bool next_batch(ReadBatch& batch, size_t max_records, size_t max_bases);
   bool paired() const { return mate2_ || interleaved_; }
   int64_t fragments_read() const { return fragments_; }
@@ -65,6 +78,7 @@ class FastqSource {
   std::unique_ptr<FastqReader> mate1_;
   std::unique_ptr<FastqReader> mate2_;
   bool interleaved_ = false;
+  int parse_threads_ = 1;  // per file of a pair (the two files are parsed at once)
   int64_t fragments_ = 0;
   // Two files: pairs read (and checked) but left out of the last batch by max_bases.
   std::vector<Read> ahead_;

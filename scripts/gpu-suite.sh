@@ -11,6 +11,11 @@
 #   bigmap  (after index, same machine) 500 k pairs mapped on it, filter gpu/cpu/off, then
 #           on vs off at e = 2/5/8, best and -a -> bigmap.log bigfilter.tsv
 #   correct corrector tests, throughput vs CPU twin and Lighter -> correct_tests.log correct.tsv correct.log
+#   ecoli   corrector at E. coli scale: EC_PAIRS (1 M) simulated 2x150 pairs of MG1655 (bundle:
+#           data/real/MG1655-K12.fasta.gz), gatemap correct GPU and CPU twin vs Lighter -t 16
+#           (bin/lighter carried), EC_ROUNDS rounds alternating; wall, peak RSS, errors fixed and
+#           introduced (gatemap eval correct); EC_EXTRA: more gatemap options, EC_TAG: a suffix for
+#           the file names -> ecoli.tsv ecoli.log
 #   call    caller tests, gatemap call with the GPU vs the CPU pair-HMM -> call_tests.log call.tsv call.log
 #   pairhmm pair-HMM tests, GCUPS, 10s file, accuracy -> pairhmm_tests.log pairhmm.tsv pairhmm_bench.log
 #   compare two builds (bin/gatemap-old, bin/gatemap): records with filter gpu/cpu/off on simulated
@@ -233,6 +238,40 @@ for stage in "$@"; do
         SETS="${CORRECT_SETS:-150:30 100:60}" bash scripts/bench_correct.sh /tmp/gm_correct > "$OUT/correct.tsv" \
         2> "$OUT/correct.log"
       echo "bench exit $?" >> "$OUT/correct.log"
+      ;;
+    ecoli)
+      R=$PWD/.gpu-bundle/data/real D=/tmp/gm_ec L=$OUT/ecoli${EC_TAG:-}.log TSV=$OUT/ecoli${EC_TAG:-}.tsv
+      mkdir -p $D
+      if [ ! -s $D/p_1.fq ]; then
+        zcat $R/MG1655-K12.fasta.gz > $D/ec.fa
+        $B gatemap sim reads $D/ec.fa -n "${EC_PAIRS:-1000000}" -l 150 --sub-rate 0.005 --indel-rate 0.0001 \
+          --truth-fastq -t "$T" -o $D/p >> $L 2>&1
+        cat $D/p_1.fq $D/p_2.fq > $D/both.fq
+        cat $D/p_1.true.fq $D/p_2.true.fq > $D/truth.fq
+      fi
+      printf "round\ttool\twall_s\tmax_rss_mb\terrors_before\tfixed\tintroduced\tfixed_minus_introduced\n" > $TSV
+      for round in $(seq "${EC_ROUNDS:-2}"); do
+        for tool in ${EC_TOOLS:-gm_gpu gm_cpu lighter}; do
+          rm -rf $D/out && mkdir -p $D/out
+          case $tool in
+            gm_gpu) cmd=(gatemap correct -t "$T" --backend gpu ${EC_EXTRA:-} --summary $D/out/summary -o $D/out/p_1.cor.fq \
+                      -p $D/out/p_2.cor.fq $D/p_1.fq $D/p_2.fq) ;;
+            gm_cpu) cmd=(gatemap correct -t "$T" --backend cpu ${EC_EXTRA:-} --summary $D/out/summary -o $D/out/p_1.cor.fq \
+                      -p $D/out/p_2.cor.fq $D/p_1.fq $D/p_2.fq) ;;
+            lighter) cmd=(lighter -r $D/p_1.fq -r $D/p_2.fq -K 21 4641652 -t "$T" -od $D/out) ;;
+          esac
+          echo "== round $round $tool: ${cmd[*]}" >> $L
+          $B time -f "%e %M" -o $D/time.txt "$PWD/.gpu-bundle/bin/${cmd[0]}" "${cmd[@]:1}" >> $L 2>&1
+          echo "exit $? $(cat $D/time.txt)" >> $L
+          [ -s $D/out/summary ] && cat $D/out/summary >> $L
+          cat $D/out/p_1.cor.fq $D/out/p_2.cor.fq > $D/cor.fq
+          $B gatemap eval correct $D/both.fq $D/cor.fq $D/truth.fq > $D/eval.txt 2>> $L
+          awk -v r=$round -v t=$tool -v w="$(cut -d' ' -f1 $D/time.txt)" -v m="$(cut -d' ' -f2 $D/time.txt)" '
+            { v[$1] = $2 } END { printf "%s\t%s\t%s\t%.1f\t%d\t%d\t%d\t%d\n", r, t, w, m / 1024,
+              v["error_rate_before"] * v["bases"] + 0.5, v["errors_fixed"], v["errors_introduced"],
+              v["errors_fixed"] - v["errors_introduced"] }' $D/eval.txt >> $TSV
+        done
+      done
       ;;
     call)
       $B test_caller > "$OUT/call_tests.log" 2>&1; echo "test_caller exit $?" >> "$OUT/call_tests.log"

@@ -5,9 +5,11 @@
 
 #include "common/error.hpp"
 #include "correct/correct.hpp"
+#include "correct/count_pass.hpp"
 #include "correct/kmer_correct.hpp"
 #include "correct/kmer_correct_core.hpp"
 #include "correct/kmer_count.hpp"
+#include "correct/read_input.hpp"
 #include "io/fastq.hpp"
 #include "tests/correct/correct_fixture.hpp"
 #include "tests/test_util.hpp"
@@ -177,6 +179,7 @@ TEST(Correct, CommandKeepsPairsAndOrder) {
   o.in1 = dir.file("a_1.fq"), o.in2 = dir.file("a_2.fq");
   o.out1 = dir.file("c_1.fq.gz"), o.out2 = dir.file("c_2.fq.gz");
   o.backend = "cpu";
+  o.keep_reads_gb = 4;
   const auto sum = correct::run_correct(o);
   EXPECT_EQ(sum.reads, static_cast<int64_t>(set.reads.size() / 2 * 2));
   EXPECT_GT(sum.reads_changed, 0);
@@ -207,6 +210,61 @@ TEST(Correct, CommandKeepsPairsAndOrder) {
   }
   EXPECT_EQ(i, set.reads.size() / 2 * 2);
   EXPECT_LT(wrong, i / 100);
+}
+
+// A table over its budget narrows to half its part and hands the other half back; the
+// parts, counted one after another from replays of the reads, give exactly the counts,
+// the histogram, the threshold and the spectrum of one unbounded table.
+TEST(KmerCounter, PartsInABudgetEqualOneUnboundedTable) {
+  test::TempDir dir;
+  const auto set = test::make_correction_set(60000, 100, 30, 0.6, 2, 17);
+  test::write_file(dir.file("in.fq"), test::fastq_of(set));
+  correct::KmerCounter whole(21);
+  whole.add(set.reads);
+  for (const double keep_gb : {4.0, 0.0}) {  // reads kept in memory, or read again from the file
+    correct::ReadInput input(dir.file("in.fq"), "", 3000, keep_gb, 2);
+    correct::KmerCounter bounded(21, size_t(2) << 20);
+    correct::CountStats stats;
+    const auto spectrum = correct::count_and_build_spectrum(bounded, input, {0, "bloom", 1e-3}, stats);
+    SCOPED_TRACE(keep_gb);
+    EXPECT_GE(stats.parts, 4);
+    EXPECT_EQ(input.passes(), 2 * stats.parts);  // each part counted, then its solid k-mers collected
+    EXPECT_LE(bounded.bytes(), size_t(3) << 20);
+    EXPECT_EQ(stats.kmers, whole.total());
+    EXPECT_EQ(stats.distinct, whole.distinct());
+    EXPECT_EQ(stats.histogram, whole.histogram(255));
+    EXPECT_EQ(stats.threshold, correct::first_valley(whole.histogram(255)));
+    EXPECT_GE(stats.threshold, 2u);
+    const auto expected = correct::build_spectrum(whole, stats.threshold, "bloom", 1e-3);
+    EXPECT_EQ(spectrum.n_kmers, expected.n_kmers);
+    EXPECT_EQ(spectrum.words, expected.words);  // a Bloom filter does not depend on insertion order
+    auto serial = correct::KmerSpectrum::make_bloom(21, expected.n_kmers, 1e-3);  // one k-mer at a time
+    whole.for_each_solid(stats.threshold, [&](uint64_t x) { serial.insert(x); });
+    EXPECT_EQ(serial.words, expected.words);
+  }
+}
+
+// The command in a small count budget writes what it writes unbounded.
+TEST(Correct, CountMemoryBudgetKeepsTheOutput) {
+  test::TempDir dir;
+  const auto set = test::make_correction_set(30000, 100, 30, 0.5, 1, 21);
+  test::write_file(dir.file("in.fq"), test::fastq_of(set));
+  correct::CorrectRunOptions o;
+  o.in1 = dir.file("in.fq");
+  o.out1 = dir.file("whole.fq");
+  o.backend = "cpu";
+  const auto whole = correct::run_correct(o);
+  o.out1 = dir.file("parts.fq");
+  o.count_mem = size_t(1) << 20;
+  o.keep_reads_gb = 0;
+  const auto parts = correct::run_correct(o);
+  EXPECT_EQ(whole.count_parts, 1);
+  EXPECT_GT(parts.count_parts, 1);
+  EXPECT_EQ(parts.read_passes, 2 * parts.count_parts + 1);
+  EXPECT_EQ(parts.threshold, whole.threshold);
+  EXPECT_EQ(parts.solid_kmers, whole.solid_kmers);
+  EXPECT_GT(whole.reads_changed, 0);
+  EXPECT_EQ(test::read_file(o.out1), test::read_file(dir.file("whole.fq")));
 }
 
 TEST(Correct, RejectsBadOptions) {

@@ -1,15 +1,86 @@
 // The GPU corrector gives exactly the CPU twin's output (skips without a GPU).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "correct/correct.hpp"
+#include "correct/count_pass.hpp"
 #include "correct/kmer_correct.hpp"
 #include "correct/kmer_count.hpp"
+#include "correct/kmer_count_gpu.hpp"
+#include "correct/read_input.hpp"
 #include "tests/correct/correct_fixture.hpp"
 #include "tests/gpu/gpu_test.hpp"
 #include "tests/test_util.hpp"
 
 namespace gatemap {
 namespace {
+
+// The GPU count table counts exactly what the CPU twin counts: k-mers seen, distinct,
+// histogram and the solid k-mers, with N and reads of many lengths, at several k.
+TEST(CountGpu, CountsEqualTheCpuTwin) {
+  GATEMAP_REQUIRE_GPU();
+  auto set = test::make_correction_set(50000, 150, 25, 0.7, 3, 5);
+  sim::Rng rng(8);
+  for (auto& r : set.reads) r.seq.resize(10 + rng.below(r.seq.size() - 9));  // 10..150 bases, some < k
+  for (int k : {15, 21, 31}) {
+    correct::KmerCounter cpu(k);
+    cpu.add(set.reads);
+    correct::KmerCountGpu gpu(k, size_t(256) << 20);
+    std::vector<correct::KmerPart> dropped;
+    gpu.add(std::vector<io::Read>(set.reads.begin(), set.reads.begin() + 1000), dropped);
+    gpu.add(std::vector<io::Read>(set.reads.begin() + 1000, set.reads.end()), dropped);
+    SCOPED_TRACE(k);
+    EXPECT_TRUE(dropped.empty());
+    EXPECT_EQ(gpu.kmers_seen(), cpu.total());
+    EXPECT_EQ(gpu.distinct(), cpu.distinct());
+    EXPECT_EQ(gpu.histogram(255), cpu.histogram(255));
+    EXPECT_EQ(gpu.histogram(3), cpu.histogram(3));
+    for (uint32_t t : {1u, 2u, 5u}) {
+      std::vector<uint64_t> a, b;
+      gpu.for_each_solid(t, [&](uint64_t x) { a.push_back(x); });
+      cpu.for_each_solid(t, [&](uint64_t x) { b.push_back(x); });
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      ASSERT_EQ(a, b) << t;
+    }
+    EXPECT_GT(gpu.kernel_ms(), 0);
+  }
+}
+
+// In a budget far below the counts, the GPU table counts part after part and gives the
+// CPU twin's histogram, threshold and (bit for bit) Bloom spectrum; so does the command.
+TEST(CountGpu, PartsInABudgetEqualTheCpuTwin) {
+  GATEMAP_REQUIRE_GPU();
+  test::TempDir dir;
+  const auto set = test::make_correction_set(80000, 100, 30, 0.6, 2, 23);
+  test::write_file(dir.file("in.fq"), test::fastq_of(set));
+  correct::KmerCounter whole(21);
+  whole.add(set.reads);
+  correct::ReadInput input(dir.file("in.fq"), "", 5000, 4, 2);
+  correct::KmerCountGpu bounded(21, size_t(1) << 20);
+  correct::CountStats stats;
+  const auto spectrum = correct::count_and_build_spectrum(bounded, input, {0, "bloom", 1e-3}, stats);
+  EXPECT_GE(stats.parts, 4);
+  EXPECT_EQ(stats.kmers, whole.total());
+  EXPECT_EQ(stats.distinct, whole.distinct());
+  EXPECT_EQ(stats.histogram, whole.histogram(255));
+  ASSERT_GE(stats.threshold, 2u);
+  EXPECT_EQ(spectrum.words, correct::build_spectrum(whole, stats.threshold, "bloom", 1e-3).words);
+
+  correct::CorrectRunOptions o;
+  o.in1 = dir.file("in.fq");
+  o.out1 = dir.file("cpu.fq");
+  o.backend = "cpu";
+  correct::run_correct(o);
+  o.out1 = dir.file("gpu.fq");
+  o.backend = "gpu";
+  o.count_mem = size_t(1) << 20;
+  const auto sum = correct::run_correct(o);
+  EXPECT_EQ(sum.count_backend, "gpu");
+  EXPECT_GT(sum.count_parts, 1);
+  EXPECT_EQ(test::read_file(dir.file("gpu.fq")), test::read_file(dir.file("cpu.fq")));
+}
 
 TEST(CorrectGpu, IdenticalToCpuTwin) {
   GATEMAP_REQUIRE_GPU();

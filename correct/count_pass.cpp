@@ -1,0 +1,106 @@
+#include "correct/count_pass.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "common/log.hpp"
+
+namespace gatemap::correct {
+
+namespace {
+
+// Counts every part in `todo`, and the halves dropped on the way, to completion: one
+// replay of the reads each; done() sees the table after each part.
+void count_parts(CountTable& table, ReadInput& input, std::vector<KmerPart> todo, const std::function<void()>& done) {
+  while (!todo.empty()) {
+    const KmerPart part = todo.back();
+    todo.pop_back();
+    table.reset(part);
+    input.replay([&](io::ReadBatch& b) { table.add(b.reads, todo); });
+    done();
+  }
+}
+
+KmerSpectrum empty_spectrum(int k, uint64_t n, const std::string& kind, double fpr) {
+  return kind == "exact" ? KmerSpectrum::make_exact(k, n) : KmerSpectrum::make_bloom(k, n, fpr);
+}
+
+}  // namespace
+
+KmerSpectrum build_spectrum(const CountTable& table, uint32_t threshold, const std::string& kind, double fpr) {
+  uint64_t n = 0;
+  table.for_each_solid(threshold, [&](uint64_t) { ++n; });
+  KmerSpectrum s = empty_spectrum(table.k(), n, kind, fpr);
+  table.insert_solid(threshold, s);
+  return s;
+}
+
+KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const SpectrumOptions& opt,
+                                      CountStats& stats) {
+  // Round 1: every part counted, histograms summed. The first part is counted while the
+  // input is read; a part narrowed on the way leaves its other halves for replays.
+  const uint32_t max_count = std::max<uint32_t>(255, opt.threshold);
+  stats = CountStats{};
+  stats.histogram.assign(max_count + 1, 0);
+  std::vector<KmerPart> todo, counted;
+  auto add_part = [&] {
+    const auto h = table.histogram(max_count);
+    for (size_t c = 0; c < h.size(); ++c) stats.histogram[c] += h[c];
+    stats.distinct += table.distinct();
+    counted.push_back(table.part());
+  };
+  table.reset(KmerPart{});
+  input.first_pass([&](const io::ReadBatch& b) {
+    table.add(b.reads, todo);
+    log::info("correct",
+              "counted k-mers of " + std::to_string(input.reads() + static_cast<int64_t>(b.size())) + " reads");
+  });
+  stats.kmers = table.kmers_seen();
+  add_part();
+  if (!todo.empty()) {
+    log::info("correct", "the k-mer counts outgrow --count-mem: counting the rest in " + std::to_string(todo.size()) +
+                             " more parts, one pass over the reads each");
+  }
+  count_parts(table, input, todo, add_part);
+  stats.parts = static_cast<int>(counted.size());
+
+  stats.threshold = opt.threshold ? opt.threshold : first_valley(stats.histogram);
+  uint64_t solid = 0;
+  for (size_t c = std::max<uint32_t>(stats.threshold, 1); stats.threshold && c < stats.histogram.size(); ++c) {
+    solid += stats.histogram[c];
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  KmerSpectrum spectrum = empty_spectrum(table.k(), solid, opt.kind, opt.bloom_fpr);
+  if (!stats.threshold) return spectrum;
+  const auto insert = [&] { table.insert_solid(stats.threshold, spectrum); };
+  if (counted.size() == 1) {
+    insert();  // the table still holds its one part
+  } else {
+    // Round 2: each part again (the same counts), its solid k-mers into the spectrum.
+    log::info("correct", "collecting the solid k-mers of " + std::to_string(counted.size()) + " parts");
+    count_parts(table, input, counted, insert);
+  }
+  stats.spectrum_s = log::seconds_since(t0);
+  return spectrum;
+}
+
+uint32_t first_valley(const std::vector<uint64_t>& h) {
+  for (size_t c = 2; c + 1 < h.size(); ++c) {
+    if (h[c] > h[c + 1]) continue;
+    // A valley only counts when a coverage peak follows it and the k-mers above it
+    // carry most of the data (at low coverage a few repeats would pass for a peak).
+    uint64_t peak = 0;
+    double above = 0, all = 0;
+    for (size_t p = 1; p < h.size(); ++p) {
+      all += static_cast<double>(p) * static_cast<double>(h[p]);
+      if (p >= c) above += static_cast<double>(p) * static_cast<double>(h[p]);
+      if (p > c && p + 1 < h.size()) peak = std::max(peak, h[p]);
+    }
+    const bool real_peak = peak > 0 && peak * 2 >= h[c] * 3;
+    return real_peak && above >= 0.5 * all ? static_cast<uint32_t>(c) : 0;
+  }
+  return 0;
+}
+
+}  // namespace gatemap::correct

@@ -1,0 +1,44 @@
+#pragma once
+// The corrector's first pass: exact k-mer counts in a bounded table (CPU or GPU), the
+// solidity threshold from their histogram, then the solid spectrum. When the table
+// outgrows its budget it counts one part of the k-mer space at a time, one more pass
+// over the reads per part; with more than one part the solid k-mers are collected in
+// a second round of passes, once the threshold is known.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "correct/count_table.hpp"
+#include "correct/kmer_correct.hpp"
+#include "correct/read_input.hpp"
+
+namespace gatemap::correct {
+
+struct SpectrumOptions {
+  uint32_t threshold = 0;  // 0: the histogram's first valley
+  std::string kind = "bloom";
+  double bloom_fpr = 1e-4;
+};
+
+struct CountStats {
+  uint64_t kmers = 0, distinct = 0;
+  uint32_t threshold = 0;  // 0: no coverage peak (the spectrum is empty)
+  int parts = 1;           // parts of the k-mer space counted one after another
+  double spectrum_s = 0;   // the solid k-mers into the spectrum
+  std::vector<uint64_t> histogram;
+};
+
+// Counts the reads of `input` (its first reading and as many replays as the parts need).
+KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const SpectrumOptions& opt,
+                                      CountStats& stats);
+
+// The solid spectrum of a table counted in one part (tests, and the one-part case).
+KmerSpectrum build_spectrum(const CountTable& table, uint32_t threshold, const std::string& kind, double fpr);
+
+// Solidity threshold from a count histogram: the first valley after the error peak
+// (the smallest c >= 2 with h[c] <= h[c + 1]), provided a coverage peak at least 1.5x
+// its height follows and k-mers seen at least c times make half of all occurrences; 0
+// otherwise (coverage too low to tell errors apart).
+uint32_t first_valley(const std::vector<uint64_t>& histogram);
+
+}  // namespace gatemap::correct

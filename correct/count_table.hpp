@@ -1,0 +1,40 @@
+#pragma once
+// What the corrector's count pass needs from a k-mer count table, the CPU twin
+// (kmer_count.hpp) and the GPU table (kmer_count_gpu.hpp) alike: exact counts of the
+// canonical k-mers in one part of the k-mer space, in memory bounded by a budget.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "correct/kmer_correct.hpp"
+#include "correct/kmer_part.hpp"
+#include "io/fastq.hpp"
+
+namespace gatemap::correct {
+
+class CountTable {
+ public:
+  virtual ~CountTable() = default;
+  virtual int k() const = 0;
+  // Empties the table; from now on only k-mers of `part` are counted.
+  virtual void reset(KmerPart part) = 0;
+  // Counts the reads' k-mers (windows without N) of the current part. When the table
+  // would outgrow its budget it narrows to the first half of its part, dropping the
+  // counts of the other half and appending that half to `dropped`.
+  virtual void add(const std::vector<io::Read>& reads, std::vector<KmerPart>& dropped) = 0;
+  virtual KmerPart part() const = 0;
+  // Windows without N added since reset, in every part.
+  virtual uint64_t kmers_seen() const = 0;
+  virtual uint64_t distinct() const = 0;
+  // h[c] = distinct k-mers seen c times, c = 0..max_count (the last bin holds all above).
+  virtual std::vector<uint64_t> histogram(uint32_t max_count) const = 0;
+  // Calls fn with every k-mer seen at least `threshold` times (in no particular order).
+  virtual void for_each_solid(uint32_t threshold, const std::function<void(uint64_t)>& fn) const = 0;
+  // Inserts those k-mers into the spectrum (one by one here; tables fill a Bloom
+  // filter in parallel: its bits do not depend on the order).
+  virtual void insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const {
+    for_each_solid(threshold, [&](uint64_t x) { spectrum.insert(x); });
+  }
+};
+
+}  // namespace gatemap::correct

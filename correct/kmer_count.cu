@@ -1,0 +1,330 @@
+// The k-mer count table on the GPU (see kmer_count_gpu.hpp). One thread per read rolls
+// its canonical k-mers as the CPU twin does (a window counts when its last k bases hold
+// no N) and inserts those of the table's part by linear probing.
+#include <omp.h>
+
+#include <algorithm>
+
+#include "common/dna.hpp"
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "correct/kmer_correct_core.hpp"
+#include "correct/kmer_count_gpu.hpp"
+#include "gpu/buffers.cuh"
+#include "gpu/cuda_check.cuh"
+
+namespace gatemap::correct {
+
+namespace {
+
+using Key = unsigned long long;
+constexpr Key kEmpty = ~Key(0);
+constexpr int kThreads = 256;
+enum Counter { kUsed, kSeen, kScratch, kCounters };
+
+struct Table {
+  Key* keys;
+  uint32_t* counts;
+  uint64_t mask;
+  Key* used;
+};
+
+__device__ void insert(const Table& t, Key key, uint32_t n) {
+  for (uint64_t slot = detail::mix64(key) & t.mask;; slot = (slot + 1) & t.mask) {
+    Key cur = t.keys[slot];
+    if (cur == kEmpty) {
+      cur = atomicCAS(&t.keys[slot], kEmpty, key);
+      if (cur == kEmpty) atomicAdd(t.used, Key(1));
+    }
+    if (cur == kEmpty || cur == key) {
+      atomicAdd(&t.counts[slot], n);
+      return;
+    }
+  }
+}
+
+__global__ void count_kernel(const uint8_t* codes, const int64_t* offset, int n_reads, int k, KmerPart part, Table t,
+                             Key* seen) {
+  const uint64_t kmask = (uint64_t(1) << (2 * k)) - 1;
+  Key my_seen = 0;
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < n_reads; r += gridDim.x * blockDim.x) {
+    uint64_t fwd = 0, rc = 0;
+    int valid = 0;  // bases since the last N
+    for (int64_t i = offset[r]; i < offset[r + 1]; ++i) {
+      const uint8_t c = codes[i];
+      if (c > 3) {
+        valid = 0;
+        continue;
+      }
+      fwd = ((fwd << 2) | c) & kmask;
+      rc = (rc >> 2) | (static_cast<uint64_t>(3 - c) << (2 * (k - 1)));
+      if (++valid < k) continue;
+      const uint64_t x = detail::canonical(fwd, rc);
+      ++my_seen;
+      if (part.holds(x)) insert(t, x, 1);
+    }
+  }
+  if (my_seen) atomicAdd(seen, my_seen);
+}
+
+// Entries of `part` (or, with threshold > 0, entries counted at least that often) to
+// the scratch arrays, in no particular order.
+__global__ void compact_kernel(Table t, uint64_t slots, KmerPart part, uint32_t threshold, Key* out_keys,
+                               uint32_t* out_counts, Key* n_out) {
+  for (uint64_t s = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; s < slots; s += uint64_t(gridDim.x) * blockDim.x) {
+    const Key key = t.keys[s];
+    if (key == kEmpty || !part.holds(key) || t.counts[s] < threshold) continue;
+    const Key at = atomicAdd(n_out, Key(1));
+    out_keys[at] = key;
+    if (out_counts) out_counts[at] = t.counts[s];
+  }
+}
+
+// The Bloom bits of every k-mer counted at least `threshold` times.
+__global__ void bloom_kernel(Table t, uint64_t slots, uint32_t threshold, Key* words, uint64_t mask, int hashes,
+                             Key* n_solid) {
+  Key mine = 0;
+  for (uint64_t s = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; s < slots; s += uint64_t(gridDim.x) * blockDim.x) {
+    const Key key = t.keys[s];
+    if (key == kEmpty || t.counts[s] < threshold) continue;
+    ++mine;
+    for (int h = 0; h < hashes; ++h) {
+      const uint64_t bit = detail::bloom_bit(key, h, mask);
+      atomicOr(&words[bit >> 6], Key(1) << (bit & 63));
+    }
+  }
+  if (mine) atomicAdd(n_solid, mine);
+}
+
+__global__ void reinsert_kernel(Table t, const Key* keys, const uint32_t* counts, uint64_t n) {
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) {
+    insert(t, keys[i], counts[i]);
+  }
+}
+
+__global__ void histogram_kernel(Table t, uint64_t slots, uint32_t max_count, Key* hist) {
+  extern __shared__ uint32_t bins[];
+  for (uint32_t b = threadIdx.x; b <= max_count; b += blockDim.x) bins[b] = 0;
+  __syncthreads();
+  for (uint64_t s = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; s < slots; s += uint64_t(gridDim.x) * blockDim.x) {
+    if (t.keys[s] != kEmpty) atomicAdd(&bins[min(t.counts[s], max_count)], 1u);
+  }
+  __syncthreads();
+  for (uint32_t b = threadIdx.x; b <= max_count; b += blockDim.x) {
+    if (bins[b]) atomicAdd(&hist[b], Key(bins[b]));
+  }
+}
+
+}  // namespace
+
+struct KmerCountGpu::Impl {
+  int k = 21, device = 0, blocks = 1;
+  uint64_t slots = 0, limit = 0;  // narrow before a chunk could take the table past limit
+  KmerPart part;
+  gpu::DeviceBuffer<Key> keys, scratch_keys, counters;
+  gpu::DeviceBuffer<uint32_t> counts, scratch_counts;
+  gpu::PinnedBuffer<uint8_t> codes_h;
+  gpu::PinnedBuffer<int64_t> offset_h;
+  gpu::PinnedBuffer<Key> counters_h;
+  gpu::DeviceBuffer<uint8_t> codes_d;
+  gpu::DeviceBuffer<int64_t> offset_d;
+  gpu::Stream stream;
+  gpu::Event start, stop;
+  double kernel_ms = 0;
+  uint64_t used = 0, seen = 0;
+
+  Table table() { return {keys.data(), counts.data(), slots - 1, counters.data() + kUsed}; }
+  int grid(uint64_t items) const {
+    return static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>((items + kThreads - 1) / kThreads, blocks)));
+  }
+  void read_counters() {
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(counters_h.data(), counters.data(), kCounters * sizeof(Key),
+                                       cudaMemcpyDeviceToHost, stream.get()));
+    stream.sync();
+    used = counters_h.data()[kUsed];
+    seen = counters_h.data()[kSeen];
+  }
+  void clear_table() {
+    GATEMAP_CUDA_CHECK(cudaMemsetAsync(keys.data(), 0xff, slots * sizeof(Key), stream.get()));
+    GATEMAP_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, slots * sizeof(uint32_t), stream.get()));
+  }
+  // Keeps the first half of the part: its entries move to scratch and back.
+  void narrow() {
+    part = part.child(0);
+    const cudaStream_t st = stream.get();
+    GATEMAP_CUDA_CHECK(cudaMemsetAsync(counters.data() + kScratch, 0, sizeof(Key), st));
+    compact_kernel<<<grid(slots), kThreads, 0, st>>>(table(), slots, part, 0, scratch_keys.data(),
+                                                     scratch_counts.data(), counters.data() + kScratch);
+    GATEMAP_CUDA_CHECK(cudaGetLastError());
+    clear_table();
+    GATEMAP_CUDA_CHECK(cudaMemsetAsync(counters.data() + kUsed, 0, sizeof(Key), st));
+    read_counters();
+    const uint64_t n = counters_h.data()[kScratch];
+    reinsert_kernel<<<grid(n), kThreads, 0, st>>>(table(), scratch_keys.data(), scratch_counts.data(), n);
+    GATEMAP_CUDA_CHECK(cudaGetLastError());
+    read_counters();
+  }
+  // Reads [b, e) to the device and counted.
+  void count_chunk(const std::vector<io::Read>& reads, size_t b, size_t e) {
+    const cudaStream_t st = stream.get();
+    const size_t n = e - b;
+    gpu::grow(offset_h, n + 1);
+    int64_t total = 0;
+    for (size_t i = b; i < e; ++i) {
+      offset_h.data()[i - b] = total;
+      total += static_cast<int64_t>(reads[i].seq.size());
+    }
+    offset_h.data()[n] = total;
+    gpu::grow(codes_h, static_cast<size_t>(total));
+    uint8_t* codes = codes_h.data();
+    const int64_t* offset = offset_h.data();
+#pragma omp parallel for schedule(static)
+    for (size_t i = b; i < e; ++i) {
+      uint8_t* out = codes + offset[i - b];
+      for (char c : reads[i].seq) *out++ = base_code(c);
+    }
+    gpu::grow(codes_d, static_cast<size_t>(total));
+    gpu::grow(offset_d, n + 1);
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(codes_d.data(), codes, static_cast<size_t>(total), cudaMemcpyHostToDevice, st));
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(offset_d.data(), offset, (n + 1) * sizeof(int64_t), cudaMemcpyHostToDevice, st));
+    start.record(st);
+    count_kernel<<<grid(n), kThreads, 0, st>>>(codes_d.data(), offset_d.data(), static_cast<int>(n), k, part, table(),
+                                               counters.data() + kSeen);
+    GATEMAP_CUDA_CHECK(cudaGetLastError());
+    stop.record(st);
+    read_counters();
+    kernel_ms += gpu::Event::elapsed_ms(start, stop);
+  }
+};
+
+KmerCountGpu::KmerCountGpu(int k, size_t budget_bytes, int device) : impl_(nullptr) {
+  GATEMAP_CUDA_CHECK(cudaSetDevice(device));
+  auto im = std::make_unique<Impl>();
+  im->k = k;
+  im->device = device;
+  const auto [free_b, total_b] = gpu::mem_info();
+  (void)total_b;
+  size_t budget = budget_bytes ? budget_bytes : free_b / 2;
+  if (budget > free_b * 3 / 4) {
+    log::warn("correct", "--count-mem is more than the device has free; counting in " +
+                             std::to_string((free_b * 3 / 4) >> 20) + " MiB");
+    budget = free_b * 3 / 4;
+  }
+  // Per slot: key and count (12 bytes), and scratch for 3/4 of them (9 bytes).
+  constexpr size_t kBytesPerSlot = 21;
+  im->slots = 1 << 12;
+  while (im->slots * 2 * kBytesPerSlot <= budget) im->slots *= 2;
+  im->limit = im->slots / 4 * 3;
+  im->keys.resize(im->slots);
+  im->counts.resize(im->slots);
+  im->scratch_keys.resize(im->limit);
+  im->scratch_counts.resize(im->limit);
+  im->counters.resize(kCounters);
+  im->counters_h.resize(kCounters);
+  int sms = 1;
+  GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  im->blocks = sms * 16;
+  impl_ = im.release();
+  reset(KmerPart{});
+}
+
+KmerCountGpu::~KmerCountGpu() { delete impl_; }
+
+void KmerCountGpu::reset(KmerPart part) {
+  Impl& im = *impl_;
+  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
+  im.part = part;
+  im.clear_table();
+  GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.counters.data(), 0, kCounters * sizeof(Key), im.stream.get()));
+  im.read_counters();
+}
+
+void KmerCountGpu::add(const std::vector<io::Read>& reads, std::vector<KmerPart>& dropped) {
+  Impl& im = *impl_;
+  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
+  const uint64_t chunk_max = im.slots / 5;  // limit + a chunk stays below the slots
+  for (size_t b = 0; b < reads.size();) {
+    // A chunk: reads whose windows (an upper bound on new keys) fit chunk_max, at least one.
+    uint64_t windows = 0;
+    size_t e = b;
+    for (; e < reads.size(); ++e) {
+      const size_t L = reads[e].seq.size();
+      const uint64_t w = L >= static_cast<size_t>(im.k) ? L - im.k + 1 : 0;
+      if (e > b && windows + w > chunk_max) break;
+      windows += w;
+    }
+    while (im.used > 0 && im.used + windows > im.limit) {
+      if (im.part.depth == KmerPart::kMaxDepth) throw Error("k-mer counting: the memory budget is too small");
+      dropped.push_back(im.part.child(1));
+      im.narrow();
+    }
+    if (im.used + windows >= im.slots) {
+      throw Error("k-mer counting: a read of " + std::to_string(reads[b].seq.size()) +
+                  " bases has more k-mers than the count table holds (raise --count-mem)");
+    }
+    im.count_chunk(reads, b, e);
+    b = e;
+  }
+}
+
+int KmerCountGpu::k() const { return impl_->k; }
+KmerPart KmerCountGpu::part() const { return impl_->part; }
+uint64_t KmerCountGpu::kmers_seen() const { return impl_->seen; }
+uint64_t KmerCountGpu::distinct() const { return impl_->used; }
+size_t KmerCountGpu::slots() const { return impl_->slots; }
+double KmerCountGpu::kernel_ms() const { return impl_->kernel_ms; }
+
+std::vector<uint64_t> KmerCountGpu::histogram(uint32_t max_count) const {
+  Impl& im = *impl_;
+  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
+  if (max_count > 8191) throw Error("k-mer histogram: at most 8191 bins on the GPU");
+  const cudaStream_t st = im.stream.get();
+  gpu::DeviceBuffer<Key> hist_d(max_count + 1);
+  GATEMAP_CUDA_CHECK(cudaMemsetAsync(hist_d.data(), 0, (max_count + 1) * sizeof(Key), st));
+  histogram_kernel<<<im.grid(im.slots), kThreads, (max_count + 1) * sizeof(uint32_t), st>>>(im.table(), im.slots,
+                                                                                            max_count, hist_d.data());
+  GATEMAP_CUDA_CHECK(cudaGetLastError());
+  std::vector<uint64_t> hist(max_count + 1);
+  GATEMAP_CUDA_CHECK(
+      cudaMemcpyAsync(hist.data(), hist_d.data(), hist.size() * sizeof(Key), cudaMemcpyDeviceToHost, st));
+  im.stream.sync();
+  return hist;
+}
+
+void KmerCountGpu::for_each_solid(uint32_t threshold, const std::function<void(uint64_t)>& fn) const {
+  Impl& im = *impl_;
+  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
+  const cudaStream_t st = im.stream.get();
+  GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.counters.data() + kScratch, 0, sizeof(Key), st));
+  compact_kernel<<<im.grid(im.slots), kThreads, 0, st>>>(im.table(), im.slots, im.part, std::max(threshold, 1u),
+                                                         im.scratch_keys.data(), nullptr,
+                                                         im.counters.data() + kScratch);
+  GATEMAP_CUDA_CHECK(cudaGetLastError());
+  im.read_counters();
+  const uint64_t n = im.counters_h.data()[kScratch];
+  std::vector<uint64_t> keys(std::min<uint64_t>(n, uint64_t(1) << 22));
+  for (uint64_t at = 0; at < n; at += keys.size()) {
+    const uint64_t m = std::min<uint64_t>(keys.size(), n - at);
+    GATEMAP_CUDA_CHECK(cudaMemcpy(keys.data(), im.scratch_keys.data() + at, m * sizeof(Key), cudaMemcpyDeviceToHost));
+    for (uint64_t i = 0; i < m; ++i) fn(keys[i]);
+  }
+}
+
+void KmerCountGpu::insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const {
+  if (spectrum.kind != KmerSpectrum::Kind::bloom) return CountTable::insert_solid(threshold, spectrum);
+  Impl& im = *impl_;
+  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
+  const cudaStream_t st = im.stream.get();
+  const size_t bytes = spectrum.bytes();
+  gpu::DeviceBuffer<Key> words(spectrum.words.size());  // the bits so far (other parts), then these
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(words.data(), spectrum.words.data(), bytes, cudaMemcpyHostToDevice, st));
+  GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.counters.data() + kScratch, 0, sizeof(Key), st));
+  bloom_kernel<<<im.grid(im.slots), kThreads, 0, st>>>(im.table(), im.slots, std::max(threshold, 1u), words.data(),
+                                                       spectrum.mask, spectrum.hashes, im.counters.data() + kScratch);
+  GATEMAP_CUDA_CHECK(cudaGetLastError());
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(spectrum.words.data(), words.data(), bytes, cudaMemcpyDeviceToHost, st));
+  im.read_counters();
+  spectrum.n_kmers += im.counters_h.data()[kScratch];
+}
+
+}  // namespace gatemap::correct

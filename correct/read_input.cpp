@@ -1,0 +1,157 @@
+#include "correct/read_input.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <future>
+
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "io/fastq_writer.hpp"
+
+namespace gatemap::correct {
+
+class Spill {
+ public:
+  Spill(bool paired, int threads) {
+    std::string dir = (std::filesystem::temp_directory_path() / "gatemap-correct-XXXXXX").string();
+    if (!::mkdtemp(dir.data()))
+      throw IoError("cannot create a temporary folder '" + dir + "': " + std::strerror(errno));
+    dir_ = dir;
+    for (int m = 0; m < (paired ? 2 : 1); ++m) {
+      paths_.push_back(dir_ + "/reads_" + std::to_string(m + 1) + ".fq.gz");
+      writers_.push_back(std::make_unique<io::FastqWriter>(paths_.back(), std::max(1, threads)));
+    }
+    log::info("correct", "the input cannot be read twice and outgrows --keep-reads-gb: spilling it to '" + dir_ + "'");
+  }
+  ~Spill() {
+    writers_.clear();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  void write(const io::ReadBatch& batch) {
+    for (size_t i = 0; i < batch.size(); ++i) writers_[batch.paired ? i % 2 : 0]->write(batch.reads[i]);
+  }
+  void close() {
+    for (auto& w : writers_) w->close();
+  }
+  std::string path(int mate) const { return mate < static_cast<int>(paths_.size()) ? paths_[mate] : ""; }
+
+ private:
+  std::string dir_;
+  std::vector<std::string> paths_;
+  std::vector<std::unique_ptr<io::FastqWriter>> writers_;
+};
+
+// Batches of a FASTQ source, the next one parsed on another thread while the caller
+// works on the current one (parsing starts when it is made).
+class ReadAhead {
+ public:
+  ReadAhead(const std::string& in1, const std::string& in2, size_t batch_reads)
+      : src_(in1, in2), batch_reads_(batch_reads), pending_(parse()) {}
+  ~ReadAhead() {
+    if (pending_.valid()) pending_.wait();
+  }
+  // The next batch (the caller may change it until the next call), or null at the end;
+  // wait_s grows by the time spent waiting for the parser.
+  io::ReadBatch* next(double& wait_s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool more = pending_.get();
+    wait_s += log::seconds_since(t0);
+    if (!more) return nullptr;
+    std::swap(current_, next_);
+    pending_ = parse();
+    return &current_;
+  }
+
+ private:
+  std::future<bool> parse() {
+    return std::async(std::launch::async, [this] { return src_.next_batch(next_, batch_reads_, batch_reads_ * 300); });
+  }
+  io::FastqSource src_;
+  size_t batch_reads_;
+  io::ReadBatch current_, next_;
+  std::future<bool> pending_;
+};
+
+namespace {
+// A regular file can be read again; a pipe or stdin cannot.
+bool rereadable(const std::string& path) {
+  struct stat st {};
+  return path.empty() || (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode));
+}
+}  // namespace
+
+ReadInput::ReadInput(const std::string& in1, const std::string& in2, size_t batch_reads, double keep_gb, int threads)
+    : in1_(in1), in2_(in2), batch_reads_(batch_reads), threads_(threads) {
+  const bool can_reread = rereadable(in1_) && rereadable(in2_);
+  keep_bytes_ = (keep_gb >= 0 ? keep_gb : can_reread ? 0 : 4) * 1073741824.0;
+}
+
+ReadInput::~ReadInput() = default;
+
+void ReadInput::start() {
+  if (passes_ == 0 && !first_reader_) first_reader_ = std::make_unique<ReadAhead>(in1_, in2_, batch_reads_);
+}
+
+void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) {
+  if (passes_ > 0) {  // read before (a count on the GPU that failed): a replay
+    replay(fn);
+    return;
+  }
+  // After a GPU error fn is not called again, but the reading goes on (keeping or
+  // spilling the reads) so that a retry on the CPU can replay them; the error is
+  // thrown at the end. Other errors end the reading.
+  std::exception_ptr failed;
+  const bool can_reread = rereadable(in1_) && rereadable(in2_);
+  all_kept_ = keep_bytes_ > 0 || !can_reread;
+  double kept_bytes = 0;
+  start();
+  while (io::ReadBatch* next = first_reader_->next(read_wait_s_)) {
+    io::ReadBatch& batch = *next;
+    if (!failed) {
+      try {
+        fn(batch);
+      } catch (const CudaError&) {
+        failed = std::current_exception();
+      }
+    }
+    reads_ += static_cast<int64_t>(batch.size());
+    if (all_kept_) {
+      for (const io::Read& r : batch.reads) kept_bytes += 96.0 + r.name.size() + 2.0 * r.seq.size();
+      if (kept_bytes <= keep_bytes_) {
+        kept_.push_back(std::move(batch));
+        batch = io::ReadBatch();
+        continue;
+      }
+      all_kept_ = false;
+      if (!can_reread) {
+        spill_ = std::make_unique<Spill>(batch.paired, threads_);
+        for (const io::ReadBatch& b : kept_) spill_->write(b);
+      }
+      kept_.clear();
+    }
+    if (spill_) spill_->write(batch);
+  }
+  first_reader_.reset();
+  if (spill_) spill_->close();
+  passes_ = 1;
+  if (failed) std::rethrow_exception(failed);
+}
+
+void ReadInput::replay(const std::function<void(io::ReadBatch&)>& fn) {
+  ++passes_;
+  if (all_kept_) {
+    for (io::ReadBatch& b : kept_) fn(b);
+    return;
+  }
+  ReadAhead reader(spill_ ? spill_->path(0) : in1_, spill_ ? spill_->path(1) : in2_, batch_reads_);
+  while (io::ReadBatch* batch = reader.next(read_wait_s_)) fn(*batch);
+}
+
+}  // namespace gatemap::correct

@@ -1,0 +1,51 @@
+#pragma once
+// The corrector's reads, read once from the input and then replayed as often as the
+// count pass and the correction pass need: kept in memory while they fit the allowance
+// (parsing FASTQ is most of a pass), else read again from the files, or, for inputs
+// that cannot be read twice (a pipe, stdin), from a bgzipped copy spilled to a
+// temporary folder during the first reading and removed at the end.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/fastq.hpp"
+
+namespace gatemap::correct {
+
+class Spill;
+class ReadAhead;
+
+class ReadInput {
+ public:
+  // keep_gb < 0: files are read again, other input kept up to 4 GB.
+  ReadInput(const std::string& in1, const std::string& in2, size_t batch_reads, double keep_gb, int threads);
+  ~ReadInput();
+  // Starts parsing the first batch on another thread (first_pass does, if not yet).
+  void start();
+  // The first reading; fn sees every batch in input order. When fn throws a CudaError,
+  // the reading still ends (so that replays work) and the error is thrown then. Called
+  // again: a replay.
+  void first_pass(const std::function<void(const io::ReadBatch&)>& fn);
+  // Every batch again, in input order (after first_pass); fn may change the batch.
+  void replay(const std::function<void(io::ReadBatch&)>& fn);
+  bool all_kept() const { return all_kept_; }
+  int64_t reads() const { return reads_; }
+  int passes() const { return passes_; }
+  double read_wait_s() const { return read_wait_s_; }  // waiting for the parser, all passes
+
+ private:
+  std::string in1_, in2_;
+  size_t batch_reads_;
+  double keep_bytes_;
+  int threads_;
+  std::vector<io::ReadBatch> kept_;
+  bool all_kept_ = true;
+  std::unique_ptr<Spill> spill_;
+  std::unique_ptr<ReadAhead> first_reader_;
+  int64_t reads_ = 0;
+  int passes_ = 0;
+  double read_wait_s_ = 0;
+};
+
+}  // namespace gatemap::correct
