@@ -19,16 +19,19 @@ namespace {
 
 // The header line's first word, a trailing "/1" or "/2" removed, and what follows it
 // after the separating whitespace (the comment).
+// The C locale's isspace, inline (it is called for every header character).
+bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
 void split_header(std::string_view header, std::string& name, std::string& comment, std::string& suffix) {
   size_t end = 1;
-  while (end < header.size() && !std::isspace(static_cast<unsigned char>(header[end]))) ++end;
+  while (end < header.size() && !is_space(header[end])) ++end;
   name.assign(header.substr(1, end - 1));
   suffix.clear();
   if (name.size() > 2 && name[name.size() - 2] == '/' && (name.back() == '1' || name.back() == '2')) {
     suffix.assign(name, name.size() - 2, 2);
     name.resize(name.size() - 2);
   }
-  while (end < header.size() && std::isspace(static_cast<unsigned char>(header[end]))) ++end;
+  while (end < header.size() && is_space(header[end])) ++end;
   comment.assign(header.substr(end));
 }
 

@@ -1,8 +1,8 @@
 #include "io/line_reader.hpp"
 
 #include <htslib/bgzf.h>
-#include <htslib/kstring.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -29,41 +29,67 @@ LineReader::LineReader(const std::string& path, int threads) : path_(path) {
 
 LineReader::~LineReader() {
   if (fp_) bgzf_close(fp_);
-  std::free(kbuf_);
 }
 
-bool LineReader::fetch() {
-  kstring_t ks{klen_, kcap_, kbuf_};
-  ks.l = 0;
-  const int ret = bgzf_getline(fp_, '\n', &ks);
-  kbuf_ = ks.s;
-  kcap_ = ks.m;
-  klen_ = ks.l;
-  if (ret == -1) return false;
-  if (ret < -1) {
+namespace {
+constexpr size_t kBlock = size_t(1) << 20;
+}
+
+void LineReader::fill() {
+  if (pos_ > 0) {  // nothing before pos_ is in use: move the rest to the front
+    std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+    end_ -= pos_;
+    pos_ = 0;
+  }
+  if (buf_.size() < end_ + kBlock) buf_.resize(std::max(buf_.size() * 2, end_ + kBlock));
+  const ssize_t n = bgzf_read(fp_, buf_.data() + end_, kBlock);
+  if (n < 0) {
     throw IoError("'" + path_ + "' line " + std::to_string(line_no_ + 1) +
                   ": read error (truncated or corrupt compressed file?)");
   }
-  if (klen_ > 0 && kbuf_[klen_ - 1] == '\r') --klen_;
-  return true;
+  if (n == 0) eof_ = true;
+  end_ += static_cast<size_t>(n);
+}
+
+bool LineReader::find_line(size_t& begin, size_t& len, size_t& after) {
+  for (;;) {
+    const char* from = buf_.data() + pos_;
+    const void* nl = end_ > pos_ ? std::memchr(from, '\n', end_ - pos_) : nullptr;
+    if (nl || (eof_ && end_ > pos_)) {  // a last line may lack its '\n'
+      begin = pos_;
+      len = nl ? static_cast<size_t>(static_cast<const char*>(nl) - from) : end_ - pos_;
+      after = begin + len + (nl ? 1 : 0);
+      if (len > 0 && buf_[begin + len - 1] == '\r') --len;
+      return true;
+    }
+    if (eof_) return false;
+    fill();
+  }
 }
 
 bool LineReader::next(std::string_view& line) {
-  const bool ok = have_peeked_ ? peeked_ok_ : fetch();
-  have_peeked_ = false;
+  size_t begin = 0, len = 0, after = 0;
+  bool ok;
+  if (have_peeked_) {
+    ok = peeked_ok_, begin = peek_begin_, len = peek_len_, after = peek_after_;
+    have_peeked_ = false;
+  } else {
+    ok = find_line(begin, len, after);
+  }
   if (!ok) return false;
+  pos_ = after;
   ++line_no_;
-  line = std::string_view(kbuf_ ? kbuf_ : "", klen_);
+  line = std::string_view(buf_.data() + begin, len);
   return true;
 }
 
 bool LineReader::peek(std::string_view& line) {
   if (!have_peeked_) {
-    peeked_ok_ = fetch();
+    peeked_ok_ = find_line(peek_begin_, peek_len_, peek_after_);
     have_peeked_ = true;
   }
   if (!peeked_ok_) return false;
-  line = std::string_view(kbuf_ ? kbuf_ : "", klen_);
+  line = std::string_view(buf_.data() + peek_begin_, peek_len_);
   return true;
 }
 

@@ -28,16 +28,18 @@ class LineReader {
   int64_t line_number() const { return line_no_; }  // 1-based number of the last line returned
 
  private:
-  bool fetch();
+  // The next line as [begin, begin + len) in buf_, consumed up to `after`; false at
+  // the end. Reads more input (moving what is left to the front) as needed.
+  bool find_line(size_t& begin, size_t& len, size_t& after);
+  void fill();
 
   std::string path_;
   BGZF* fp_ = nullptr;
-  std::string buf_;
-  char* kbuf_ = nullptr;  // kstring_t storage owned by htslib's allocator
-  size_t kcap_ = 0;
-  size_t klen_ = 0;
-  bool have_peeked_ = false;
-  bool peeked_ok_ = false;
+  std::string buf_;  // input read in large blocks: lines are found with memchr
+  size_t pos_ = 0, end_ = 0;
+  bool eof_ = false;
+  bool have_peeked_ = false, peeked_ok_ = false;
+  size_t peek_begin_ = 0, peek_len_ = 0, peek_after_ = 0;
   int64_t line_no_ = 0;
 };
 
