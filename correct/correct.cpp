@@ -11,6 +11,7 @@
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "common/split_threads.hpp"
 #include "correct/count_pass.hpp"
 #include "correct/kmer_count.hpp"
 #include "correct/kmer_count_gpu.hpp"
@@ -24,7 +25,8 @@
 namespace gatemap::correct {
 
 namespace {
-// Reads [0, n) as 2-bit codes for the corrector, encoded on all cores.
+// Reads [0, n) as 2-bit codes for the corrector, encoded on all cores (split_threads: no
+// OpenMP team left spinning beside the parser's threads).
 void encode_batch(const io::Read* reads, size_t n, CorrectBatch& cb) {
   cb.offset.resize(n);
   cb.len.resize(n);
@@ -35,11 +37,12 @@ void encode_batch(const io::Read* reads, size_t n, CorrectBatch& cb) {
     total += cb.len[i];
   }
   cb.codes.resize(static_cast<size_t>(total));
-#pragma omp parallel for schedule(static)
-  for (size_t i = 0; i < n; ++i) {
-    uint8_t* out = cb.codes.data() + cb.offset[i];
-    for (char c : reads[i].seq) *out++ = base_code(c);  // N and IUPAC: 4
-  }
+  split_threads(n, omp_get_max_threads(), [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      uint8_t* out = cb.codes.data() + cb.offset[i];
+      for (char c : reads[i].seq) *out++ = base_code(c);  // N and IUPAC: 4
+    }
+  });
 }
 
 // A batch's reads in one part per GPU engine (one part on the CPU), each part's reads
@@ -118,6 +121,7 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
   sum.distinct_kmers = stats.distinct;
   sum.threshold = stats.threshold;
   sum.count_parts = stats.parts;
+  sum.count_table_bytes = stats.table_bytes;
   sum.spectrum_s = stats.spectrum_s;
   sum.count_read_wait_s = input.read_wait_s();
   sum.solid_kmers = spectrum.n_kmers;
@@ -198,14 +202,15 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
       correct_reads_cpu(spectrum, copt, parts.parts[0]);
     }
     // Corrected sequences back into the reads (in parallel, in place).
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < batch.size(); ++i) {
-      const CorrectBatch& cb = parts.of(i);
-      const size_t j = parts.index(i);
-      if (cb.status[j] != static_cast<uint8_t>(CorrectStatus::corrected)) continue;
-      std::string& seq = batch.reads[i].seq;
-      for (int32_t b = 0; b < cb.len[j]; ++b) seq[b] = "ACGTN"[cb.codes[cb.offset[j] + b]];
-    }
+    split_threads(batch.size(), threads, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        const CorrectBatch& cb = parts.of(i);
+        const size_t j = parts.index(i);
+        if (cb.status[j] != static_cast<uint8_t>(CorrectStatus::corrected)) continue;
+        std::string& seq = batch.reads[i].seq;
+        for (int32_t b = 0; b < cb.len[j]; ++b) seq[b] = "ACGTN"[cb.codes[cb.offset[j] + b]];
+      }
+    });
     for (size_t i = 0; i < batch.size(); ++i) {
       const io::Read& r = batch.reads[i];
       const auto st = static_cast<CorrectStatus>(parts.of(i).status[parts.index(i)]);
@@ -249,19 +254,19 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
 
 std::string format_summary(const CorrectSummary& s) {
   char buf[2048];
-  std::snprintf(buf, sizeof(buf),
-                "reads\t%lld\nreads_changed\t%lld\nbases_changed\t%lld\nreads_uncorrectable\t%lld\n"
-                "reads_too_long\t%lld\nkmers\t%llu\ndistinct_kmers\t%llu\nsolid_threshold\t%u\nsolid_kmers\t%llu\n"
-                "spectrum_bytes\t%zu\ncount_backend\t%s\ncount_parts\t%d\nread_passes\t%d\nbackend\t%s\n"
-                "count_s\t%.3f\ncorrect_s\t%.3f\ncount_kernel_ms\t%.3f\ncorrect_kernel_ms\t%.3f\n"
-                "count_read_wait_s\t%.3f\nspectrum_s\t%.3f\ncorrect_read_wait_s\t%.3f\nwrite_wait_s\t%.3f\n",
-                static_cast<long long>(s.reads), static_cast<long long>(s.reads_changed),
-                static_cast<long long>(s.bases_changed), static_cast<long long>(s.uncorrectable),
-                static_cast<long long>(s.too_long), static_cast<unsigned long long>(s.kmers),
-                static_cast<unsigned long long>(s.distinct_kmers), s.threshold,
-                static_cast<unsigned long long>(s.solid_kmers), s.spectrum_bytes, s.count_backend.c_str(),
-                s.count_parts, s.read_passes, s.backend.c_str(), s.count_s, s.correct_s, s.count_kernel_ms,
-                s.correct_kernel_ms, s.count_read_wait_s, s.spectrum_s, s.correct_read_wait_s, s.write_wait_s);
+  std::snprintf(
+      buf, sizeof(buf),
+      "reads\t%lld\nreads_changed\t%lld\nbases_changed\t%lld\nreads_uncorrectable\t%lld\n"
+      "reads_too_long\t%lld\nkmers\t%llu\ndistinct_kmers\t%llu\nsolid_threshold\t%u\nsolid_kmers\t%llu\n"
+      "spectrum_bytes\t%zu\ncount_table_bytes\t%zu\ncount_backend\t%s\ncount_parts\t%d\nread_passes\t%d\nbackend\t%s\n"
+      "count_s\t%.3f\ncorrect_s\t%.3f\ncount_kernel_ms\t%.3f\ncorrect_kernel_ms\t%.3f\n"
+      "count_read_wait_s\t%.3f\nspectrum_s\t%.3f\ncorrect_read_wait_s\t%.3f\nwrite_wait_s\t%.3f\n",
+      static_cast<long long>(s.reads), static_cast<long long>(s.reads_changed), static_cast<long long>(s.bases_changed),
+      static_cast<long long>(s.uncorrectable), static_cast<long long>(s.too_long),
+      static_cast<unsigned long long>(s.kmers), static_cast<unsigned long long>(s.distinct_kmers), s.threshold,
+      static_cast<unsigned long long>(s.solid_kmers), s.spectrum_bytes, s.count_table_bytes, s.count_backend.c_str(),
+      s.count_parts, s.read_passes, s.backend.c_str(), s.count_s, s.correct_s, s.count_kernel_ms, s.correct_kernel_ms,
+      s.count_read_wait_s, s.spectrum_s, s.correct_read_wait_s, s.write_wait_s);
   return buf;
 }
 

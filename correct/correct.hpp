@@ -34,6 +34,7 @@ struct CorrectSummary {
   uint64_t kmers = 0, distinct_kmers = 0, solid_kmers = 0;
   uint32_t threshold = 0;
   size_t spectrum_bytes = 0;
+  size_t count_table_bytes = 0;  // the k-mer count table at its largest (GPU: device memory)
   int count_parts = 1;  // parts of the k-mer space counted one after another (memory budget)
   int read_passes = 0;  // readings of the input (kept reads replayed count too)
   std::string backend, count_backend;

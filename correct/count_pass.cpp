@@ -48,6 +48,7 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
     const auto h = table.histogram(max_count);
     for (size_t c = 0; c < h.size(); ++c) stats.histogram[c] += h[c];
     stats.distinct += table.distinct();
+    stats.table_bytes = std::max(stats.table_bytes, table.bytes());
     counted.push_back(table.part());
   };
   table.reset(KmerPart{});

@@ -25,6 +25,7 @@ struct CountStats {
   uint32_t threshold = 0;  // 0: no coverage peak (the spectrum is empty)
   int parts = 1;           // parts of the k-mer space counted one after another
   double spectrum_s = 0;   // the solid k-mers into the spectrum
+  size_t table_bytes = 0;  // the count table's largest size
   std::vector<uint64_t> histogram;
 };
 

@@ -2,6 +2,7 @@
 // What the corrector's count pass needs from a k-mer count table, the CPU twin
 // (kmer_count.hpp) and the GPU table (kmer_count_gpu.hpp) alike: exact counts of the
 // canonical k-mers in one part of the k-mer space, in memory bounded by a budget.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -26,6 +27,8 @@ class CountTable {
   // Windows without N added since reset, in every part.
   virtual uint64_t kmers_seen() const = 0;
   virtual uint64_t distinct() const = 0;
+  // Memory the table holds now (host or device), for the report.
+  virtual size_t bytes() const = 0;
   // h[c] = distinct k-mers seen c times, c = 0..max_count (the last bin holds all above).
   virtual std::vector<uint64_t> histogram(uint32_t max_count) const = 0;
   // Calls fn with every k-mer seen at least `threshold` times (in no particular order).

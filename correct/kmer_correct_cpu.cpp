@@ -19,6 +19,18 @@ uint64_t pow2_at_least(uint64_t n) {
   return p;
 }
 
+// Expected false-positive rate of a blocked Bloom filter with this many bits per key
+// and hashes: block loads are Poisson, each block an ordinary Bloom filter.
+double blocked_bloom_fpr(double bits_per_key, int hashes) {
+  const double B = static_cast<double>(detail::kBloomBlockBits), mean = B / bits_per_key;
+  double rate = 0;
+  for (int load = 0; load < 8 * mean + 64; ++load) {
+    const double p = std::exp(load * std::log(mean) - mean - std::lgamma(load + 1.0));  // P(load)
+    rate += p * std::pow(1 - std::pow(1 - 1 / B, static_cast<double>(hashes) * load), hashes);
+  }
+  return rate;
+}
+
 detail::SpectrumView view_of(const KmerSpectrum& s) {
   return {s.words.data(), s.mask, s.hashes, s.k, s.kind == KmerSpectrum::Kind::bloom};
 }
@@ -49,49 +61,95 @@ CorrectStatus settle(const detail::SpectrumView& s, uint8_t* codes, int L, const
   return kept ? CorrectStatus::corrected : CorrectStatus::uncorrectable;
 }
 
-// One read, in place. votes holds 4 counters per base.
+// A weak window's k-mers, kept for the votes.
+struct WeakWindow {
+  uint64_t fwd, rc;
+  int n, n_at;  // Ns in the window (0 or 1) and where
+};
+
+// The votes of the substitutions at position p: votes[b] = weak windows that base b
+// there makes solid (a window with an N votes only where its N is).
+void votes_at(const detail::SpectrumView& s, const uint8_t* codes, int L, int p, const std::vector<int>& weak_at,
+              const std::vector<WeakWindow>& windows, uint32_t votes[4]) {
+  const int k = s.k;
+  votes[0] = votes[1] = votes[2] = votes[3] = 0;
+  for (int i = std::max(0, p - k + 1); i <= std::min(p, L - k); ++i) {
+    if (weak_at[i] < 0) continue;
+    const WeakWindow& w = windows[weak_at[i]];
+    const int d = p - i;
+    if (w.n && d != w.n_at) continue;
+    const uint8_t old_b = codes[p] > 3 ? 0 : codes[p];
+    for (uint8_t b = 0; b < 4; ++b) {
+      if ((b != old_b || w.n) && detail::spectrum_contains(s, detail::substituted(w.fwd, w.rc, k, d, old_b, b))) {
+        ++votes[b];
+      }
+    }
+  }
+}
+
+// One read, in place. Each round the substitution with the most votes (weak windows it
+// makes solid; ties: the first position and base) is made, until every window is solid.
+// A position's votes cannot exceed the weak windows that could vote there (its cover),
+// so positions are scored from the highest cover down and scoring stops below the best
+// vote: the same choice as scoring every position, with a fraction of the lookups.
 CorrectStatus correct_one(const detail::SpectrumView& s, const CorrectOptions& opt, uint8_t* codes, int L,
-                          std::vector<uint32_t>& votes, std::vector<uint8_t>& original) {
+                          std::vector<int>& weak_at, std::vector<uint8_t>& original) {
   const int k = s.k;
   if (L > kCorrectMaxReadLen) return CorrectStatus::too_long;
   if (L < k) return CorrectStatus::clean;
   original.assign(codes, codes + L);
-  votes.assign(static_cast<size_t>(L) * 4, 0);
-  std::vector<int> weak;
+  std::vector<WeakWindow> windows;
+  std::vector<int> cover(static_cast<size_t>(L));
   for (int round = 0;; ++round) {
-    weak.clear();
-    for (int i = 0; i + k <= L; ++i) {
-      uint64_t f, r;
-      int n_at;
-      const int n = detail::window_kmers_n(codes, i, k, f, r, n_at);
-      if (n == 1 || (n == 0 && !detail::spectrum_contains(s, detail::canonical(f, r)))) weak.push_back(i);
+    windows.clear();
+    weak_at.assign(static_cast<size_t>(L), -1);
+    // The windows' k-mers rolled along the read (as window_kmers_n gives them: N read as
+    // A; windows with two Ns are never weak).
+    const uint64_t kmask = k == 32 ? ~uint64_t(0) : (uint64_t(1) << (2 * k)) - 1;
+    uint64_t fwd = 0, rc = 0;
+    int last_n = -1, prev_n = -1;  // positions of the last two Ns
+    for (int j = 0; j < L; ++j) {
+      uint8_t c = codes[j];
+      if (c > 3) prev_n = last_n, last_n = j, c = 0;
+      fwd = ((fwd << 2) | c) & kmask;
+      rc = (rc >> 2) | (static_cast<uint64_t>(3 - c) << (2 * (k - 1)));
+      const int i = j - k + 1;
+      if (i < 0) continue;
+      const WeakWindow w{fwd, rc, (last_n >= i) + (prev_n >= i), last_n - i};
+      if (w.n == 1 || (w.n == 0 && !detail::spectrum_contains(s, detail::canonical(w.fwd, w.rc)))) {
+        weak_at[i] = static_cast<int>(windows.size());
+        windows.push_back(w);
+      }
     }
-    if (weak.empty()) return round == 0 ? CorrectStatus::clean : CorrectStatus::corrected;
+    if (windows.empty()) return round == 0 ? CorrectStatus::clean : CorrectStatus::corrected;
     // Each substitution makes at most k windows solid: more weak windows than the
     // remaining corrections can fix means the read cannot be made solid.
-    if (static_cast<int>(weak.size()) > k * (opt.max_corrections - round)) break;
-    std::fill(votes.begin(), votes.end(), 0);
-    for (int i : weak) {
-      uint64_t f, r;
-      int n_at;
-      const int n = detail::window_kmers_n(codes, i, k, f, r, n_at);
-      for (int d = n ? n_at : 0; d < (n ? n_at + 1 : k); ++d) {  // a window with an N can only be fixed there
-        const uint8_t old_b = codes[i + d] > 3 ? 0 : codes[i + d];
-        for (uint8_t b = 0; b < 4; ++b) {
-          if ((b != old_b || n) && detail::spectrum_contains(s, detail::substituted(f, r, k, d, old_b, b))) {
-            ++votes[static_cast<size_t>(i + d) * 4 + b];
+    if (static_cast<int>(windows.size()) > k * (opt.max_corrections - round)) break;
+    std::fill(cover.begin(), cover.end(), 0);
+    int max_cover = 0;
+    for (int i = 0; i + k <= L; ++i) {
+      if (weak_at[i] < 0) continue;
+      const WeakWindow& w = windows[weak_at[i]];
+      for (int d = w.n ? w.n_at : 0; d < (w.n ? w.n_at + 1 : k); ++d) max_cover = std::max(max_cover, ++cover[i + d]);
+    }
+    uint32_t best = 0, best_votes[4] = {0, 0, 0, 0};
+    int best_at = -1;  // position * 4 + base
+    for (int c = max_cover; c > 0 && static_cast<uint32_t>(c) >= best; --c) {
+      for (int p = 0; p < L; ++p) {
+        if (cover[p] != c) continue;
+        uint32_t votes[4];
+        votes_at(s, codes, L, p, weak_at, windows, votes);
+        for (int b = 0; b < 4; ++b) {
+          if (votes[b] > best || (votes[b] == best && best > 0 && p * 4 + b < best_at)) {
+            best = votes[b], best_at = p * 4 + b;
+            std::copy(votes, votes + 4, best_votes);
           }
         }
       }
     }
-    uint32_t best = 0;
-    int best_at = -1;
-    for (int v = 0; v < L * 4; ++v) {
-      if (votes[v] > best) best = votes[v], best_at = v;
-    }
     if (best == 0) break;  // no substitution makes anything solid
     int n_best = 0;        // bases at the chosen position holding the best vote
-    for (int b = 0; b < 4; ++b) n_best += votes[static_cast<size_t>(best_at / 4) * 4 + b] == best;
+    for (int b = 0; b < 4; ++b) n_best += best_votes[b] == best;
     if (n_best > 1) break;  // ambiguous
     codes[best_at / 4] = static_cast<uint8_t>(best_at % 4);
   }
@@ -107,10 +165,19 @@ KmerSpectrum KmerSpectrum::make_bloom(int k, uint64_t n, double fpr) {
   s.k = k;
   s.kind = Kind::bloom;
   const double ln2 = std::log(2.0);
-  const double bits = std::max(1.0, static_cast<double>(n)) * -std::log(fpr) / (ln2 * ln2);
-  const uint64_t m = pow2_at_least(static_cast<uint64_t>(bits));
-  // Rounding m up lowers the rate; the hash count follows the real bits per k-mer.
-  s.hashes = std::clamp(static_cast<int>(std::lround(static_cast<double>(m) / std::max<uint64_t>(1, n) * ln2)), 1, 16);
+  const double keys = std::max(1.0, static_cast<double>(n));
+  const double bits = keys * -std::log(fpr) / (ln2 * ln2);  // an unblocked filter's size
+  uint64_t m = std::max(detail::kBloomBlockBits, pow2_at_least(static_cast<uint64_t>(bits)));
+  // Blocking costs some accuracy: the size doubles until the best hash count meets fpr.
+  for (;;) {
+    double best = 2;
+    for (int h = 1; h <= 16; ++h) {
+      const double rate = blocked_bloom_fpr(static_cast<double>(m) / keys, h);
+      if (rate < best) best = rate, s.hashes = h;
+    }
+    if (best <= fpr) break;
+    m *= 2;
+  }
   s.words.assign(m / 64, 0);
   s.mask = m - 1;
   return s;
@@ -130,9 +197,8 @@ KmerSpectrum KmerSpectrum::make_exact(int k, uint64_t n) {
 void KmerSpectrum::insert(uint64_t x) {
   ++n_kmers;
   if (kind == Kind::bloom) {
-    const uint64_t h1 = detail::bloom_h1(x), h2 = detail::bloom_h2(x);
     for (int i = 0; i < hashes; ++i) {
-      const uint64_t bit = (h1 + static_cast<uint64_t>(i) * h2) & mask;
+      const uint64_t bit = detail::bloom_bit(x, i, mask);
       words[bit >> 6] |= 1ULL << (bit & 63);
     }
     return;
@@ -171,14 +237,14 @@ void correct_reads_cpu(const KmerSpectrum& spectrum, const CorrectOptions& opt, 
   ParallelErrors errors;
 #pragma omp parallel
   {
-    std::vector<uint32_t> votes;
+    std::vector<int> weak_at;
     std::vector<uint8_t> original;
 #pragma omp for schedule(dynamic, 256)
     for (size_t r = 0; r < batch.size(); ++r) {
       errors.run([&] {
         int n_changed = 0;
         uint8_t* codes = batch.codes.data() + batch.offset[r];
-        const CorrectStatus st = correct_one(view, opt, codes, batch.len[r], votes, original);
+        const CorrectStatus st = correct_one(view, opt, codes, batch.len[r], weak_at, original);
         if (st == CorrectStatus::corrected) {
           for (int j = 0; j < batch.len[r]; ++j) n_changed += codes[j] != original[j];
         }

@@ -8,6 +8,7 @@
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "common/split_threads.hpp"
 #include "correct/kmer_correct_core.hpp"
 #include "correct/kmer_count_gpu.hpp"
 #include "gpu/buffers.cuh"
@@ -178,11 +179,12 @@ struct KmerCountGpu::Impl {
     gpu::grow(codes_h, static_cast<size_t>(total));
     uint8_t* codes = codes_h.data();
     const int64_t* offset = offset_h.data();
-#pragma omp parallel for schedule(static)
-    for (size_t i = b; i < e; ++i) {
-      uint8_t* out = codes + offset[i - b];
-      for (char c : reads[i].seq) *out++ = base_code(c);
-    }
+    split_threads(n, omp_get_max_threads(), [&](size_t begin, size_t end) {
+      for (size_t i = b + begin; i < b + end; ++i) {
+        uint8_t* out = codes + offset[i - b];
+        for (char c : reads[i].seq) *out++ = base_code(c);
+      }
+    });
     gpu::grow(codes_d, static_cast<size_t>(total));
     gpu::grow(offset_d, n + 1);
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(codes_d.data(), codes, static_cast<size_t>(total), cudaMemcpyHostToDevice, st));
@@ -272,6 +274,9 @@ KmerPart KmerCountGpu::part() const { return impl_->part; }
 uint64_t KmerCountGpu::kmers_seen() const { return impl_->seen; }
 uint64_t KmerCountGpu::distinct() const { return impl_->used; }
 size_t KmerCountGpu::slots() const { return impl_->slots; }
+size_t KmerCountGpu::bytes() const {
+  return impl_->slots * (sizeof(Key) + sizeof(uint32_t)) + impl_->limit * (sizeof(Key) + sizeof(uint32_t));
+}
 double KmerCountGpu::kernel_ms() const { return impl_->kernel_ms; }
 
 std::vector<uint64_t> KmerCountGpu::histogram(uint32_t max_count) const {

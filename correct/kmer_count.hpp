@@ -19,13 +19,13 @@ class KmerCounter : public CountTable {
   void add(const std::vector<io::Read>& reads);  // OpenMP inside; without a budget
   uint64_t total() const { return total_; }
   uint64_t count(uint64_t canonical_kmer) const;  // 0 when absent
-  size_t bytes() const;
 
   void reset(KmerPart part) override;
   void add(const std::vector<io::Read>& reads, std::vector<KmerPart>& dropped) override;
   KmerPart part() const override { return part_; }
   uint64_t kmers_seen() const override { return total_; }
   uint64_t distinct() const override;
+  size_t bytes() const override;
   std::vector<uint64_t> histogram(uint32_t max_count = 255) const override;
   void for_each_solid(uint32_t threshold, const std::function<void(uint64_t)>& fn) const override;
   void insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const override;

@@ -12,6 +12,7 @@
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
+#include "common/split_threads.hpp"
 #include "io/line_reader.hpp"
 
 namespace gatemap::io {
@@ -170,20 +171,12 @@ size_t FastqReader::next_many(std::vector<Read>& out, size_t want, int threads) 
   } catch (const FormatError&) {
     structure_error = std::current_exception();
   }
-  std::mutex mutex;
-  size_t first_bad = n;
-  std::exception_ptr content_error;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(std::max(1, threads)) if (n > 1024)
-  for (size_t i = 0; i < n; ++i) {
-    if (raw_[i].fasta) continue;
-    try {
-      convert(raw_[i], out[i]);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (i < first_bad) first_bad = i, content_error = std::current_exception();
+  // Records converted in parts, in file order: the first part's error is the first.
+  split_threads(n, n > 1024 ? threads : 1, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      if (!raw_[i].fasta) convert(raw_[i], out[i]);
     }
-  }
-  if (content_error) std::rethrow_exception(content_error);
+  });
   if (structure_error) std::rethrow_exception(structure_error);
   return n;
 }
@@ -197,7 +190,8 @@ FastqSource::FastqSource(const std::string& path1, const std::string& path2, int
 }
 
 bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_bases) {
-  if (!mate2_) return next_batch_serial(batch, max_records, max_bases);
+  if (interleaved_) return next_batch_interleaved(batch, max_records, max_bases);
+  if (!mate2_) return next_batch_single(batch, max_records, max_bases);
   // Mate 2's file is parsed on a thread of its own while this one parses mate 1's.
   const size_t want = std::max<size_t>(max_records, 2) / 2 - ahead_.size() / 2;
   // Records are parsed into reused Read objects (first_, second_) and swapped into the
@@ -264,22 +258,38 @@ bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_ba
   return !batch.reads.empty();
 }
 
-// One file: single reads, or interleaved pairs (mate 1, mate 2, ...).
-bool FastqSource::next_batch_serial(ReadBatch& batch, size_t max_records, size_t max_bases) {
+// One file of single reads, parsed on both files' threads; cut as next_batch_interleaved
+// would cut it (records parsed past max_bases wait in ahead_).
+bool FastqSource::next_batch_single(ReadBatch& batch, size_t max_records, size_t max_bases) {
+  const size_t max_reads = std::max<size_t>(max_records, 1);
+  const size_t n = mate1_->next_many(first_, max_reads - std::min(max_reads, ahead_.size()), 2 * parse_threads_);
+  batch.first_id = fragments_;
+  batch.paired = false;
+  size_t taken = 0, bases = 0;
+  if (ahead_.empty()) {  // the usual case: swapped in, no allocation per read
+    while (taken < n && taken < max_reads && bases < max_bases) bases += first_[taken++].seq.size();
+    batch.reads.resize(taken);
+    for (size_t i = 0; i < taken; ++i) std::swap(batch.reads[i], first_[i]);
+    for (size_t i = taken; i < n; ++i) ahead_.push_back(std::move(first_[i]));
+  } else {
+    for (size_t i = 0; i < n; ++i) ahead_.push_back(std::move(first_[i]));
+    while (taken < ahead_.size() && taken < max_reads && bases < max_bases) bases += ahead_[taken++].seq.size();
+    batch.reads.assign(std::make_move_iterator(ahead_.begin()), std::make_move_iterator(ahead_.begin() + taken));
+    ahead_.erase(ahead_.begin(), ahead_.begin() + taken);
+  }
+  fragments_ += static_cast<int64_t>(taken);
+  return !batch.reads.empty();
+}
+
+// One file of interleaved pairs (mate 1, mate 2, ...).
+bool FastqSource::next_batch_interleaved(ReadBatch& batch, size_t max_records, size_t max_bases) {
   batch.reads.clear();
   batch.first_id = fragments_;
-  batch.paired = interleaved_;
+  batch.paired = true;
   size_t bases = 0;
-  const size_t step = interleaved_ ? 2 : 1;
-  while (batch.reads.size() + step <= std::max(max_records, step) && bases < max_bases) {
+  while (batch.reads.size() + 2 <= std::max<size_t>(max_records, 2) && bases < max_bases) {
     Read r1;
     if (!mate1_->next(r1)) break;
-    if (!interleaved_) {
-      bases += r1.seq.size();
-      batch.reads.push_back(std::move(r1));
-      ++fragments_;
-      continue;
-    }
     Read r2;
     if (!mate1_->next(r2)) {
       throw FormatError("interleaved FASTQ '" + mate1_->path() + "' ends with an unpaired record " +

@@ -40,7 +40,7 @@ class FastqReader {
   bool next(Read& read);
   // Reads up to `want` records into out[0, n) (out grows as needed; its Reads are
   // reused) and returns n. Lines are split on this thread, records checked and
-  // converted on `threads` OpenMP threads; errors as next() gives them, the first in
+  // converted on `threads` threads (split_threads); errors as next() gives them, the first in
   // file order.
   size_t next_many(std::vector<Read>& out, size_t want, int threads);
   int64_t records_read() const { return records_; }
@@ -68,19 +68,21 @@ class FastqSource {
   FastqSource(const std::string& path1, const std::string& path2 = "", int threads = 1, bool interleaved = false);
   // Fills `batch` with up to max_records reads (pairs count as two) or until
   // max_bases; returns false when nothing was left. Not thread-safe.
-  // Two files are parsed at once, each on half the OpenMP threads.
+  // Two files are parsed at once, each on half the OpenMP threads; one file of single
+  // reads on all of them.
   bool next_batch(ReadBatch& batch, size_t max_records, size_t max_bases);
   bool paired() const { return mate2_ || interleaved_; }
   int64_t fragments_read() const { return fragments_; }
 
  private:
-  bool next_batch_serial(ReadBatch& batch, size_t max_records, size_t max_bases);
+  bool next_batch_single(ReadBatch& batch, size_t max_records, size_t max_bases);
+  bool next_batch_interleaved(ReadBatch& batch, size_t max_records, size_t max_bases);
   std::unique_ptr<FastqReader> mate1_;
   std::unique_ptr<FastqReader> mate2_;
   bool interleaved_ = false;
   int parse_threads_ = 1;  // per file of a pair (the two files are parsed at once)
   int64_t fragments_ = 0;
-  // Two files: pairs read (and checked) but left out of the last batch by max_bases.
+  // Records parsed (pairs: and checked) but left out of the last batch by max_bases.
   std::vector<Read> ahead_;
   std::vector<Read> first_, second_;  // the mates' records as parsed; reused across batches
 };

@@ -11,11 +11,13 @@
 #   bigmap  (after index, same machine) 500 k pairs mapped on it, filter gpu/cpu/off, then
 #           on vs off at e = 2/5/8, best and -a -> bigmap.log bigfilter.tsv
 #   correct corrector tests, throughput vs CPU twin and Lighter -> correct_tests.log correct.tsv correct.log
-#   ecoli   corrector at E. coli scale: EC_PAIRS (1 M) simulated 2x150 pairs of MG1655 (bundle:
-#           data/real/MG1655-K12.fasta.gz), gatemap correct GPU and CPU twin vs Lighter -t 16
-#           (bin/lighter carried), EC_ROUNDS rounds alternating; wall, peak RSS, errors fixed and
-#           introduced (gatemap eval correct); EC_EXTRA: more gatemap options, EC_TAG: a suffix for
-#           the file names -> ecoli.tsv ecoli.log
+#   ecoli   corrector: EC_PAIRS (1 M) simulated 2x150 pairs of E. coli MG1655 (bundle:
+#           data/real/MG1655-K12.fasta.gz) or, with EC_GENOME=chr20, of GRCh37 chr20 (bundle:
+#           data/real/20.part*-of-6.fa.gz); gatemap correct GPU and CPU twin (gm_old: the
+#           build in bin/gatemap-old) vs Lighter -t 16 (bin/lighter carried), EC_ROUNDS rounds
+#           alternating; wall, peak RSS, errors fixed and introduced (gatemap eval correct;
+#           EC_EVAL=0 skips the truth and the scoring); EC_EXTRA: more gatemap options,
+#           EC_TAG: a suffix for the file names -> ecoli.tsv ecoli.log
 #   call    caller tests, gatemap call with the GPU vs the CPU pair-HMM -> call_tests.log call.tsv call.log
 #   pairhmm pair-HMM tests, GCUPS, 10s file, accuracy -> pairhmm_tests.log pairhmm.tsv pairhmm_bench.log
 #   compare two builds (bin/gatemap-old, bin/gatemap): records with filter gpu/cpu/off on simulated
@@ -240,30 +242,48 @@ for stage in "$@"; do
       echo "bench exit $?" >> "$OUT/correct.log"
       ;;
     ecoli)
-      R=$PWD/.gpu-bundle/data/real D=/tmp/gm_ec L=$OUT/ecoli${EC_TAG:-}.log TSV=$OUT/ecoli${EC_TAG:-}.tsv
+      R=$PWD/.gpu-bundle/data/real L=$OUT/ecoli${EC_TAG:-}.log TSV=$OUT/ecoli${EC_TAG:-}.tsv
+      D=/tmp/gm_ec_${EC_GENOME:-ecoli}_${EC_PAIRS:-1000000}
       mkdir -p $D
       if [ ! -s $D/p_1.fq ]; then
-        zcat $R/MG1655-K12.fasta.gz > $D/ec.fa
+        rm -rf /tmp/gm_ec_*  # an earlier set's files: the disk holds one large set at a time
+        mkdir -p $D
+        if [ "${EC_GENOME:-ecoli}" = chr20 ]; then
+          for i in 1 2 3 4 5 6; do zcat $R/20.part$i-of-6.fa.gz; done > $D/ec.fa
+        else
+          zcat $R/MG1655-K12.fasta.gz > $D/ec.fa
+        fi
+        truth=--truth-fastq; [ "${EC_EVAL:-1}" = 0 ] && truth=
+        st=$(date +%s)
         $B gatemap sim reads $D/ec.fa -n "${EC_PAIRS:-1000000}" -l 150 --sub-rate 0.005 --indel-rate 0.0001 \
-          --truth-fastq -t "$T" -o $D/p >> $L 2>&1
-        cat $D/p_1.fq $D/p_2.fq > $D/both.fq
-        cat $D/p_1.true.fq $D/p_2.true.fq > $D/truth.fq
+          $truth -t "$T" -o $D/p >> $L 2>&1
+        echo "# simulated ${EC_PAIRS:-1000000} pairs in $(( $(date +%s) - st )) s" >> $L
+        if [ -n "$truth" ]; then
+          cat $D/p_1.fq $D/p_2.fq > $D/both.fq
+          cat $D/p_1.true.fq $D/p_2.true.fq > $D/truth.fq
+        fi
       fi
+      glen=$(grep -v '^>' $D/ec.fa | tr -d '\n' | wc -c)
       printf "round\ttool\twall_s\tmax_rss_mb\terrors_before\tfixed\tintroduced\tfixed_minus_introduced\n" > $TSV
       for round in $(seq "${EC_ROUNDS:-2}"); do
         for tool in ${EC_TOOLS:-gm_gpu gm_cpu lighter}; do
           rm -rf $D/out && mkdir -p $D/out
           case $tool in
-            gm_gpu) cmd=(gatemap correct -t "$T" --backend gpu ${EC_EXTRA:-} --summary $D/out/summary -o $D/out/p_1.cor.fq \
-                      -p $D/out/p_2.cor.fq $D/p_1.fq $D/p_2.fq) ;;
-            gm_cpu) cmd=(gatemap correct -t "$T" --backend cpu ${EC_EXTRA:-} --summary $D/out/summary -o $D/out/p_1.cor.fq \
-                      -p $D/out/p_2.cor.fq $D/p_1.fq $D/p_2.fq) ;;
-            lighter) cmd=(lighter -r $D/p_1.fq -r $D/p_2.fq -K 21 4641652 -t "$T" -od $D/out) ;;
+            gm_gpu | gm_cpu | gm_old) exe=gatemap; [ $tool = gm_old ] && exe=gatemap-old
+              be=gpu; [ $tool = gm_cpu ] && be=cpu
+              cmd=($exe correct -t "$T" --backend $be ${EC_EXTRA:-} --summary $D/out/summary -o $D/out/p_1.cor.fq \
+                   -p $D/out/p_2.cor.fq $D/p_1.fq $D/p_2.fq) ;;
+            lighter) cmd=(lighter -r $D/p_1.fq -r $D/p_2.fq -K 21 "$glen" -t "$T" -od $D/out) ;;
           esac
           echo "== round $round $tool: ${cmd[*]}" >> $L
           $B time -f "%e %M" -o $D/time.txt "$PWD/.gpu-bundle/bin/${cmd[0]}" "${cmd[@]:1}" >> $L 2>&1
           echo "exit $? $(cat $D/time.txt)" >> $L
           [ -s $D/out/summary ] && cat $D/out/summary >> $L
+          if [ "${EC_EVAL:-1}" = 0 ]; then
+            printf "%s\t%s\t%s\t%.1f\t\t\t\t\n" $round $tool "$(cut -d' ' -f1 $D/time.txt)" \
+              "$(awk '{ print $2 / 1024 }' $D/time.txt)" >> $TSV
+            continue
+          fi
           cat $D/out/p_1.cor.fq $D/out/p_2.cor.fq > $D/cor.fq
           $B gatemap eval correct $D/both.fq $D/cor.fq $D/truth.fq > $D/eval.txt 2>> $L
           awk -v r=$round -v t=$tool -v w="$(cut -d' ' -f1 $D/time.txt)" -v m="$(cut -d' ' -f2 $D/time.txt)" '
@@ -272,6 +292,7 @@ for stage in "$@"; do
               v["errors_fixed"] - v["errors_introduced"] }' $D/eval.txt >> $TSV
         done
       done
+      rm -rf $D/out
       ;;
     call)
       $B test_caller > "$OUT/call_tests.log" 2>&1; echo "test_caller exit $?" >> "$OUT/call_tests.log"

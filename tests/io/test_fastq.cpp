@@ -95,6 +95,60 @@ TEST(Fastq, PairedBatchesCutByRecordsAndBases) {
   }
 }
 
+// One file of single reads is parsed on several threads and cut as a serial reader
+// cuts it: a read is taken while the batch has room for it and is under max_bases.
+TEST(Fastq, SingleBatchesCutByRecordsAndBases) {
+  test::TempDir dir;
+  std::string text;
+  std::vector<size_t> lengths;
+  for (int i = 0; i < 3000; ++i) {
+    lengths.push_back(50 + (i * 37) % 101);
+    text += "@s" + std::to_string(i) + "\n" + std::string(lengths.back(), "ACGT"[i % 4]) + "\n+\n" +
+            std::string(lengths.back(), 'I') + "\n";
+  }
+  const auto path = test::write_file(dir.file("s.fq"), text);
+  for (const auto& [records, bases] :
+       std::vector<std::pair<size_t, size_t>>{{2000, 1 << 30}, {5000, 40000}, {1500, 90000}}) {
+    std::vector<size_t> expected;  // the serial rule over the known lengths
+    for (size_t i = 0; i < lengths.size();) {
+      size_t n = 0, b = 0;
+      while (i < lengths.size() && n < records && b < bases) b += lengths[i++], ++n;
+      expected.push_back(n);
+    }
+    io::FastqSource src(path);
+    io::ReadBatch batch;
+    std::vector<size_t> got;
+    int next = 0;
+    while (src.next_batch(batch, records, bases)) {
+      EXPECT_EQ(batch.first_id, next);
+      EXPECT_FALSE(batch.paired);
+      for (size_t r = 0; r < batch.size(); ++r) EXPECT_EQ(batch.reads[r].name, "s" + std::to_string(next + r));
+      next += static_cast<int>(batch.size());
+      got.push_back(batch.size());
+    }
+    EXPECT_EQ(got, expected) << records << " records, " << bases << " bases";
+  }
+}
+
+// Records converted on several threads: of two bad records, the first is reported.
+TEST(Fastq, TheFirstBadRecordIsReportedWhenParsedInParallel) {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 4000; ++i) {
+    const bool bad = i == 1700 || i == 3500;  // quality shorter than the bases
+    text += "@r" + std::to_string(i) + "\nACGTACGT\n+\n" + (bad ? "III" : "IIIIIIII") + "\n";
+  }
+  const auto path = test::write_file(dir.file("bad.fq"), text);
+  io::FastqReader r(path);
+  std::vector<io::Read> out;
+  try {
+    r.next_many(out, 4000, 8);
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("r1700"), std::string::npos) << e.what();
+  }
+}
+
 void expect_fastq_error(const std::string& text, const std::string& needle) {
   test::TempDir dir;
   const auto path = test::write_file(dir.file("bad.fq"), text);
