@@ -100,7 +100,6 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
   const size_t budget = opt.count_mem ? opt.count_mem : default_count_budget(backend);
   CountStats stats;
   KmerSpectrum spectrum;
-  input.start();  // the first batch is parsed while the GPU starts
   std::unique_ptr<KmerCountGpu> gpu_table;
   if (backend == gpu::Backend::gpu)
     gpu_table = gpu::make_engine_or_null<KmerCountGpu>("correct", opt.k, budget, device);
@@ -160,13 +159,16 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
     }
     if (opt.out1 == "-" && opt.out2 == "-") throw UsageError("-o and -p cannot both be standard output");
   }
+  // The first batch is parsed while CUDA starts (looking for a device starts it: a few
+  // tenths of a second).
+  ReadInput input(opt.in1, opt.in2, opt.batch_reads, opt.keep_reads_gb, opt.threads);
+  input.start();
   CorrectSummary sum;
   const gpu::Backend backend = gpu::choose_backend(opt.backend);
-  const std::vector<int> devices = gpu::resolve_devices(opt.device, backend);  // a bad --device before any work
+  const std::vector<int> devices = gpu::resolve_devices(opt.device, backend);  // a bad --device before the count
   sum.backend = gpu::backend_name(backend);
 
   // Pass 1: count, then the solid spectrum (the counts are freed when it returns).
-  ReadInput input(opt.in1, opt.in2, opt.batch_reads, opt.keep_reads_gb, opt.threads);
   const KmerSpectrum spectrum = count_pass(opt, backend, devices.empty() ? 0 : devices[0], input, sum);
   const bool pass_through = sum.threshold == 0;
 
