@@ -17,7 +17,7 @@ struct CorrectRunOptions {
   int k = 21;
   uint32_t threshold = 0;        // solid when seen >= threshold times; 0: first valley of the histogram
   std::string spectrum = "bloom";  // bloom | exact
-  double bloom_fpr = 1e-6;  // blocked Bloom: about the real rate of the unblocked filter it replaced
+  double bloom_fpr = 1e-4;
   int max_corrections = 6;
   std::string backend = "auto";  // gpu | cpu | auto
   std::string device = "0";      // --device: 0, 0,1,... or all (each batch split between them)

@@ -17,7 +17,7 @@ namespace gatemap::correct {
 struct SpectrumOptions {
   uint32_t threshold = 0;  // 0: the histogram's first valley
   std::string kind = "bloom";
-  double bloom_fpr = 1e-6;
+  double bloom_fpr = 1e-4;
 };
 
 struct CountStats {
