@@ -24,7 +24,7 @@ namespace gatemap::correct {
 constexpr int kCorrectMaxReadLen = 1024;  // longer reads pass unchanged (counted)
 constexpr int kMaxK = 31;
 
-// The solid k-mers: a Bloom filter (bits, double hashing) or an exact hash set (open
+// The solid k-mers: a blocked Bloom filter (kmer_correct_core.hpp) or an exact hash set (open
 // addressing, linear probing, empty slots hold kEmptyKmer).
 struct KmerSpectrum {
   enum class Kind : uint8_t { bloom, exact };

@@ -8,7 +8,6 @@
 #include <functional>
 #include <future>
 #include <iterator>
-#include <mutex>
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
@@ -258,8 +257,8 @@ bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_ba
   return !batch.reads.empty();
 }
 
-// One file of single reads, parsed on both files' threads; cut as next_batch_interleaved
-// would cut it (records parsed past max_bases wait in ahead_).
+// One file of single reads, parsed on both files' threads and cut as a serial reader
+// cuts it (records parsed past max_bases wait in ahead_ for the next batch).
 bool FastqSource::next_batch_single(ReadBatch& batch, size_t max_records, size_t max_bases) {
   const size_t max_reads = std::max<size_t>(max_records, 1);
   const size_t n = mate1_->next_many(first_, max_reads - std::min(max_reads, ahead_.size()), 2 * parse_threads_);
