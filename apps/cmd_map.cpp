@@ -69,7 +69,8 @@ void register_map(CLI::App& app, AppContext& ctx) {
       ->capture_default_str();
   sub->add_flag("--markdup", o->markdup,
                 "With --sort: flag duplicates (0x400) as Picard MarkDuplicates: by library and the unclipped 5' "
-                "ends of both mates (or of unpaired reads), the best sum of base qualities kept");
+                "ends of both mates (or of unpaired reads), the best sum of base qualities kept; the ends take an "
+                "eighth of -m and spill to --tmp-dir beyond it");
   sub->add_option("--tmp-dir", o->tmp_dir, "With --sort: folder for sorted runs [the output's folder]");
   on_run(sub, ctx, [o, sort_mem, &ctx] {
     o->command_line = ctx.command_line;

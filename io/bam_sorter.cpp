@@ -19,7 +19,8 @@ namespace gatemap::io {
 
 namespace {
 
-// The run folder of the sort in progress, for the SIGINT/SIGTERM handler (which may
+// The run folder of the sort in progress and how many temporary files it holds (sorted
+// runs, duplicate-marking key runs: DIR/tmpN), for the SIGINT/SIGTERM handler (which may
 // only call async-signal-safe functions: fixed buffers, unlink, rmdir).
 char g_run_dir[4096];
 volatile sig_atomic_t g_runs = 0;
@@ -28,7 +29,7 @@ volatile sig_atomic_t g_active = 0;
 size_t run_path(char* out, size_t cap, const char* dir, int i) {
   size_t n = 0;
   for (const char* p = dir; *p && n + 1 < cap; ++p) out[n++] = *p;
-  const char* prefix = "/run";
+  const char* prefix = "/tmp";
   for (const char* p = prefix; *p && n + 1 < cap; ++p) out[n++] = *p;
   char digits[16];
   int d = 0;
@@ -37,7 +38,6 @@ size_t run_path(char* out, size_t cap, const char* dir, int i) {
     i /= 10;
   } while (i > 0);
   while (d > 0 && n + 1 < cap) out[n++] = digits[--d];
-  for (const char* p = ".bam"; *p && n + 1 < cap; ++p) out[n++] = *p;
   out[n] = '\0';
   return n;
 }
@@ -97,7 +97,6 @@ BamSorter::BamSorter(const std::string& out_bam, const SamHeaderInfo& info, cons
     const bool csi = longest_contig_ >= (int64_t{1} << 29);
     out_->write_index(out_bam + (csi ? ".csi" : ".bai"), csi ? 14 : 0);
   }
-  if (opt.mark_duplicates) marker_ = std::make_unique<DuplicateMarker>(out_->header());
   namespace fs = std::filesystem;
   const fs::path base = opt.tmp_dir.empty() ? fs::absolute(out_bam).parent_path() : fs::path(opt.tmp_dir);
   std::string tmpl = (base / ".gatemap-sort-XXXXXX").string();
@@ -112,6 +111,17 @@ BamSorter::BamSorter(const std::string& out_bam, const SamHeaderInfo& info, cons
     std::signal(SIGINT, remove_runs_on_signal);
     std::signal(SIGTERM, remove_runs_on_signal);
   }
+  if (opt.mark_duplicates) {  // an eighth of the budget for the read ends, the rest for records
+    const size_t ends_budget = opt.memory_bytes / 8;
+    opt_.memory_bytes -= ends_budget;
+    marker_ = std::make_unique<DuplicateMarker>(out_->header(), ends_budget, [this] { return temp_path(); });
+  }
+}
+
+std::string BamSorter::temp_path() {
+  const std::string path = run_dir_ + "/tmp" + std::to_string(temp_files_++);
+  g_runs = static_cast<sig_atomic_t>(temp_files_);
+  return path;
 }
 
 BamSorter::~BamSorter() {
@@ -148,9 +158,8 @@ void BamSorter::sort_buffer() {
 // The buffer, sorted, as the next run (BAM at compression level 1).
 void BamSorter::spill() {
   sort_buffer();
-  const std::string path = run_dir_ + "/run" + std::to_string(runs_.size()) + ".bam";
+  const std::string path = temp_path();
   runs_.push_back(path);
-  g_runs = static_cast<sig_atomic_t>(runs_.size());
   samFile* fp = sam_open(path.c_str(), "wb1");
   bool ok = fp && sam_hdr_write(fp, out_->header()) == 0;
   if (ok) set_hts_threads(fp, opt_.threads, path);

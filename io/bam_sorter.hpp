@@ -2,7 +2,8 @@
 // Coordinate sorting with bounded memory, in samtools sort's order: by reference
 // (unplaced records last), position, forward before reverse; ties keep their input
 // order. Records are buffered up to a memory budget; each full buffer is sorted and
-// spilled as a temporary BAM run (fast compression) into a private folder in tmp_dir;
+// spilled as a temporary BAM run (fast compression) into a private folder in tmp_dir
+// (with --markdup, an eighth of the budget holds the read ends, io/duplicates.hpp);
 // close() merges the runs into the output BAM (multi-threaded BGZF, @HD SO:coordinate),
 // renames it into place and indexes it (.bai, or .csi when a contig is longer than BAI
 // allows). Runs are removed on success, on failure and on SIGINT/SIGTERM.
@@ -51,6 +52,7 @@ class BamSorter {
   int64_t records() const { return records_; }
 
  private:
+  std::string temp_path();  // the next temporary file in run_dir_
   void spill();
   void sort_buffer();
   void emit(bam1_t* rec);
@@ -61,6 +63,7 @@ class BamSorter {
   std::unique_ptr<DuplicateMarker> marker_;
   std::string run_dir_;
   std::vector<std::string> runs_;
+  int temp_files_ = 0;
   std::vector<bam1_t*> buffer_;
   size_t buffered_bytes_ = 0;
   int64_t records_ = 0;

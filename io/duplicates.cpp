@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "common/error.hpp"
+#include "common/log.hpp"
 
 namespace gatemap::io {
 
@@ -48,7 +49,17 @@ bool DuplicateMarker::FilePlace::operator<(const FilePlace& o) const {
   return std::tie(tid, pos, reverse, input) < std::tie(o.tid, o.pos, o.reverse, o.input);
 }
 
-DuplicateMarker::DuplicateMarker(const sam_hdr_t* header) {
+bool DuplicateMarker::PairOrder::operator()(const PairEnds& a, const PairEnds& b) const {
+  return std::tie(a.library, a.first, a.second, a.place) < std::tie(b.library, b.first, b.second, b.place);
+}
+
+bool DuplicateMarker::FragmentOrder::operator()(const Fragment& a, const Fragment& b) const {
+  return std::tie(a.library, a.end, a.place) < std::tie(b.library, b.end, b.place);
+}
+
+// A pair has one pair entry and two fragments: a third of the budget to pairs.
+DuplicateMarker::DuplicateMarker(const sam_hdr_t* header, size_t budget_bytes, std::function<std::string()> temp_path)
+    : pairs_(budget_bytes / 3, temp_path), fragments_(budget_bytes / 3 * 2, temp_path) {
   // Read groups of one library are one library; without LB, a read group is its own.
   std::map<std::string, int32_t> library_number;
   const int n = sam_hdr_count_lines(const_cast<sam_hdr_t*>(header), "RG");
@@ -111,65 +122,68 @@ void DuplicateMarker::add_template(const std::vector<bam1_t*>& recs, size_t begi
   for (int m = 0; m < 2; ++m) {
     if (!mapped[m]) continue;
     ++counts_.reads;
-    fragments_.push_back(
+    fragments_.push(
         {library_of(primary[m]), ends[m], quality_score(primary[m]), paired, place[m], pair, static_cast<uint8_t>(m)});
   }
   if (!paired) return;
   ++counts_.pairs;
   const int first = ends[1] < ends[0] ? 1 : 0;
-  pairs_.push_back({library_of(primary[0]), ends[first], ends[1 - first],
-                    quality_score(primary[0]) + quality_score(primary[1]), place[first], pair});
+  pairs_.push({library_of(primary[0]), ends[first], ends[1 - first],
+               quality_score(primary[0]) + quality_score(primary[1]), place[first], pair});
 }
 
 void DuplicateMarker::decide() {
-  // Pairs: one group per library and both ends; the best score stays.
-  std::sort(pairs_.begin(), pairs_.end(), [](const PairEnds& a, const PairEnds& b) {
-    return std::tie(a.library, a.first, a.second, a.place) < std::tie(b.library, b.first, b.second, b.place);
-  });
-  for (size_t a = 0; a < pairs_.size();) {
-    size_t b = a + 1, best = a;
-    while (b < pairs_.size() && pairs_[b].library == pairs_[a].library && pairs_[b].first == pairs_[a].first &&
-           pairs_[b].second == pairs_[a].second) {
-      if (pairs_[b].score > pairs_[best].score) best = b;  // ties: the first in the file (sorted by place)
-      ++b;
-    }
-    for (size_t i = a; i < b; ++i) {
+  // Pairs: one group per library and both ends, in file order; the best score stays
+  // (ties: the first in the file).
+  std::vector<PairEnds> group;
+  const auto decide_pairs = [&] {
+    size_t best = 0;
+    for (size_t i = 1; i < group.size(); ++i) best = group[i].score > group[best].score ? i : best;
+    for (size_t i = 0; i < group.size(); ++i) {
       if (i == best) continue;
-      duplicate_[pairs_[i].pair] |= 3;
+      duplicate_[group[i].pair] |= 3;
       ++counts_.duplicate_pairs;
     }
-    a = b;
-  }
-  // Fragments: where a pair's end lies, every fragment is a duplicate; else the best stays.
-  std::sort(fragments_.begin(), fragments_.end(), [](const Fragment& a, const Fragment& b) {
-    return std::tie(a.library, a.end, a.place) < std::tie(b.library, b.end, b.place);
+    group.clear();
+  };
+  pairs_.for_each_sorted([&](const PairEnds& p) {
+    if (!group.empty() && !(p.library == group[0].library && p.first == group[0].first && p.second == group[0].second))
+      decide_pairs();
+    group.push_back(p);
   });
-  for (size_t a = 0; a < fragments_.size();) {
-    size_t b = a + 1;
-    while (b < fragments_.size() && fragments_[b].library == fragments_[a].library &&
-           fragments_[b].end == fragments_[a].end) {
-      ++b;
-    }
+  decide_pairs();
+  // Fragments: where a pair's end lies, every fragment is a duplicate; else the best
+  // stays. The pairs are decided by now, so every read's mark is final after its group.
+  std::vector<Fragment> ends;
+  const auto decide_fragments = [&] {
     bool has_pair = false;
-    size_t best = b;
-    for (size_t i = a; i < b; ++i) {
-      has_pair |= fragments_[i].paired;
-      if (!fragments_[i].paired && (best == b || fragments_[i].score > fragments_[best].score)) best = i;
+    size_t best = ends.size();
+    for (size_t i = 0; i < ends.size(); ++i) {
+      has_pair |= ends[i].paired;
+      if (!ends[i].paired && (best == ends.size() || ends[i].score > ends[best].score)) best = i;
     }
-    for (size_t i = a; i < b; ++i) {
-      const Fragment& f = fragments_[i];
-      if (f.paired) continue;
-      ++counts_.fragments;
-      if (has_pair || i != best) {
-        duplicate_[f.pair] |= static_cast<uint8_t>(1 << f.mate);
-        ++counts_.duplicate_fragments;
+    for (size_t i = 0; i < ends.size(); ++i) {
+      const Fragment& f = ends[i];
+      if (!f.paired) {
+        ++counts_.fragments;
+        if (has_pair || i != best) {
+          duplicate_[f.pair] |= static_cast<uint8_t>(1 << f.mate);
+          ++counts_.duplicate_fragments;
+        }
       }
+      counts_.duplicate_reads += (duplicate_[f.pair] >> f.mate) & 1;
     }
-    a = b;
+    ends.clear();
+  };
+  fragments_.for_each_sorted([&](const Fragment& f) {
+    if (!ends.empty() && !(f.library == ends[0].library && f.end == ends[0].end)) decide_fragments();
+    ends.push_back(f);
+  });
+  decide_fragments();
+  if (pairs_.runs() + fragments_.runs() > 0) {
+    log::info("map", "duplicate marking: read ends sorted in " + std::to_string(pairs_.runs() + fragments_.runs()) +
+                         " runs on disk");
   }
-  for (const Fragment& f : fragments_) counts_.duplicate_reads += (duplicate_[f.pair] >> f.mate) & 1;
-  pairs_ = {};
-  fragments_ = {};
 }
 
 void DuplicateMarker::mark(bam1_t* rec) const {

@@ -6,13 +6,19 @@
 // at a place where a pair's end lies is a duplicate. Secondary and supplementary records
 // follow their primary. Records arrive in the mapper's order (a read's records together,
 // mates adjacent): collect() numbers each read pair (an aux tag carried through the
-// sort), decide() marks, mark() sets the flag and drops the tag.
+// sort), decide() marks, mark() sets the flag and drops the tag. The ends are kept within
+// a memory budget (beyond it, sorted runs in temporary files: io/spilled_sort.hpp); one
+// byte per read pair stays in memory for the decision.
 #include <htslib/sam.h>
 
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "io/spilled_sort.hpp"
 
 namespace gatemap::io {
 
@@ -24,7 +30,9 @@ struct DuplicateCounts {
 
 class DuplicateMarker {
  public:
-  explicit DuplicateMarker(const sam_hdr_t* header);
+  // budget_bytes: memory for the ends before they spill to files made at temp_path().
+  explicit DuplicateMarker(const sam_hdr_t* header, size_t budget_bytes = std::numeric_limits<size_t>::max(),
+                           std::function<std::string()> temp_path = {});
 
   // One batch of records in the mapper's order; tags each record with its pair's number.
   void collect(const std::vector<bam1_t*>& recs);
@@ -68,13 +76,20 @@ class DuplicateMarker {
     uint32_t pair;
     uint8_t mate;  // 0: read 1 or single, 1: read 2
   };
+  // Groups in order, and in each group the copies in file order.
+  struct PairOrder {
+    bool operator()(const PairEnds& a, const PairEnds& b) const;
+  };
+  struct FragmentOrder {
+    bool operator()(const Fragment& a, const Fragment& b) const;
+  };
 
   int32_t library_of(const bam1_t* rec) const;
   void add_template(const std::vector<bam1_t*>& recs, size_t begin, size_t end);
 
   std::map<std::string, int32_t> rg_library_;  // read group ID -> library number
-  std::vector<PairEnds> pairs_;
-  std::vector<Fragment> fragments_;
+  SpilledSort<PairEnds, PairOrder> pairs_;
+  SpilledSort<Fragment, FragmentOrder> fragments_;
   std::vector<uint8_t> duplicate_;  // per pair number: bit 0 read 1 (or single), bit 1 read 2
   int64_t input_ = 0;
   DuplicateCounts counts_;

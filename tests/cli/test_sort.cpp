@@ -120,7 +120,8 @@ namespace {
 
 // Pairs copied with new names and other qualities (PCR duplicates): `--markdup` flags
 // the same records as Picard MarkDuplicates on the same sorted BAM, with runs spilled
-// and merged on the way (the pair numbers travel through the runs).
+// and merged on the way (the pair numbers travel through the runs; the read ends are
+// sorted in runs on disk too).
 TEST_F(Sort, MarkdupAgreesWithPicard) {
   if (!have_samtools() || run_command("command -v PicardCommandLine") != 0) {
     GTEST_SKIP() << "samtools or picard-tools not installed";
@@ -158,6 +159,7 @@ TEST_F(Sort, MarkdupAgreesWithPicard) {
   ASSERT_EQ(run_command(kBin + " map -t 2 --batch 2000 -m 1M --sort --markdup -o " + d.file("md.bam") + reads, &out), 0)
       << out;
   EXPECT_NE(out.find("duplicates: "), std::string::npos) << out;
+  EXPECT_NE(out.find("read ends sorted in"), std::string::npos) << out;  // -m 1M: the ends spill too
   ASSERT_EQ(run_command(kBin + " map -t 2 --batch 2000 --sort -o " + d.file("s.bam") + reads), 0);
   ASSERT_EQ(run_command("PicardCommandLine MarkDuplicates I=" + d.file("s.bam") + " O=" + d.file("p.bam") +
                             " M=" + d.file("m.txt") + " VALIDATION_STRINGENCY=SILENT QUIET=true",

@@ -1,0 +1,126 @@
+#pragma once
+// An external sort of plain records (trivially copyable): records are kept in memory up
+// to a byte budget, then sorted and written raw to a temporary file (a run); at the end
+// for_each_sorted merges the runs and what is left in memory, in order. For keys that grow
+// with the input (duplicate marking): memory stays near the budget for any input size.
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <queue>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace gatemap::io {
+
+template <class T, class Less>
+class SpilledSort {
+  static_assert(std::is_trivially_copyable_v<T>, "runs hold raw records");
+
+ public:
+  // temp_path: a new temporary file's path for each run (its owner removes the folder).
+  SpilledSort(size_t budget_bytes, std::function<std::string()> temp_path, Less less = Less())
+      : cap_(std::max<size_t>(1024, budget_bytes / sizeof(T))), temp_path_(std::move(temp_path)), less_(less) {}
+  ~SpilledSort() {
+    for (const std::string& p : runs_) std::remove(p.c_str());
+  }
+  SpilledSort(const SpilledSort&) = delete;
+  SpilledSort& operator=(const SpilledSort&) = delete;
+
+  void push(const T& x) {
+    buf_.push_back(x);
+    if (buf_.size() >= cap_) spill();
+  }
+  size_t runs() const { return runs_.size(); }
+
+  // Calls f on every record in order (records equal under Less: in the order pushed
+  // within a run, earlier runs first). Once: the records are gone afterwards.
+  template <class F>
+  void for_each_sorted(F&& f) {
+    std::stable_sort(buf_.begin(), buf_.end(), less_);
+    if (runs_.empty()) {
+      for (const T& x : buf_) f(x);
+      buf_ = {};
+      return;
+    }
+    if (!buf_.empty()) spill_sorted();
+    buf_ = {};
+    merge(f);
+  }
+
+ private:
+  void spill() {
+    std::stable_sort(buf_.begin(), buf_.end(), less_);
+    spill_sorted();
+    buf_.clear();
+  }
+  void spill_sorted() {
+    const std::string path = temp_path_();
+    runs_.push_back(path);
+    FILE* fp = std::fopen(path.c_str(), "wb");
+    bool ok = fp && std::fwrite(buf_.data(), sizeof(T), buf_.size(), fp) == buf_.size();
+    if (fp && std::fclose(fp) != 0) ok = false;
+    if (!ok) throw IoError("cannot write the temporary file '" + path + "' (disk full? see --tmp-dir)");
+  }
+
+  // k-way merge; each run read through a buffer of its share of the budget.
+  template <class F>
+  void merge(F& f) {
+    struct Run {
+      FILE* fp = nullptr;
+      std::vector<T> buf;
+      size_t at = 0, n = 0;
+    };
+    std::vector<Run> runs(runs_.size());
+    const size_t per_run = std::max<size_t>(256, cap_ / runs.size());
+    const auto refill = [&](size_t i) {
+      Run& r = runs[i];
+      r.n = std::fread(r.buf.data(), sizeof(T), r.buf.size(), r.fp);
+      if (r.n == 0 && std::ferror(r.fp)) throw IoError("cannot read the temporary file '" + runs_[i] + "'");
+      r.at = 0;
+      return r.n > 0;
+    };
+    const auto later = [&](size_t a, size_t b) {  // min-heap; ties: the earlier run
+      const T& x = runs[a].buf[runs[a].at];
+      const T& y = runs[b].buf[runs[b].at];
+      if (less_(y, x)) return true;
+      return !less_(x, y) && a > b;
+    };
+    std::priority_queue<size_t, std::vector<size_t>, decltype(later)> heap(later);
+    const auto close_all = [&] {
+      for (Run& r : runs) {
+        if (r.fp) std::fclose(r.fp);
+      }
+    };
+    try {
+      for (size_t i = 0; i < runs.size(); ++i) {
+        runs[i].fp = std::fopen(runs_[i].c_str(), "rb");
+        if (!runs[i].fp) throw IoError("cannot reopen the temporary file '" + runs_[i] + "': " + std::strerror(errno));
+        runs[i].buf.resize(per_run);
+        if (refill(i)) heap.push(i);
+      }
+      while (!heap.empty()) {
+        const size_t i = heap.top();
+        heap.pop();
+        f(runs[i].buf[runs[i].at]);
+        if (++runs[i].at < runs[i].n || refill(i)) heap.push(i);
+      }
+    } catch (...) {
+      close_all();
+      throw;
+    }
+    close_all();
+  }
+
+  size_t cap_;  // records in memory before a run is written
+  std::function<std::string()> temp_path_;
+  Less less_;
+  std::vector<T> buf_;
+  std::vector<std::string> runs_;
+};
+
+}  // namespace gatemap::io
