@@ -32,6 +32,9 @@ class SpilledSort {
   SpilledSort& operator=(const SpilledSort&) = delete;
 
   void push(const T& x) {
+    if (buf_.size() == buf_.capacity()) {  // grow, but never past the budget
+      buf_.reserve(std::min(cap_, std::max<size_t>(1024, buf_.capacity() * 2)));
+    }
     buf_.push_back(x);
     if (buf_.size() >= cap_) spill();
   }
