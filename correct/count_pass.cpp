@@ -1,7 +1,12 @@
 #include "correct/count_pass.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <string>
 
 #include "common/log.hpp"
@@ -26,6 +31,56 @@ KmerSpectrum empty_spectrum(int k, uint64_t n, const std::string& kind, double f
   return kind == "exact" ? KmerSpectrum::make_exact(k, n) : KmerSpectrum::make_bloom(k, n, fpr);
 }
 
+// An unlinked temporary file in $TMPDIR (or /tmp): gone when closed or the process dies.
+FILE* anonymous_temp_file() {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/gatemap-kmers-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return nullptr;
+  unlink(path.c_str());
+  FILE* fp = fdopen(fd, "w+b");
+  if (!fp) close(fd);
+  return fp;
+}
+
+// K-mers kept in an anonymous temporary file; a failed write only makes ok() false.
+class KeyFile {
+ public:
+  KeyFile() : fp_(anonymous_temp_file()) {}
+  ~KeyFile() {
+    if (fp_) std::fclose(fp_);
+  }
+  KeyFile(const KeyFile&) = delete;
+  KeyFile& operator=(const KeyFile&) = delete;
+  bool ok() const { return fp_ && ok_; }
+  void add(uint64_t x) {
+    buf_.push_back(x);
+    if (buf_.size() == kChunk) flush();
+  }
+  // Every key kept, a chunk at a time; false when the file failed.
+  bool for_each_chunk(const std::function<void(const std::vector<uint64_t>&)>& fn) {
+    flush();
+    if (!ok() || std::fseek(fp_, 0, SEEK_SET) != 0) return false;
+    buf_.resize(kChunk);
+    for (size_t n; (n = std::fread(buf_.data(), sizeof(uint64_t), kChunk, fp_)) > 0;) {
+      buf_.resize(n);
+      fn(buf_);
+      buf_.resize(kChunk);
+    }
+    return !std::ferror(fp_);
+  }
+
+ private:
+  static constexpr size_t kChunk = size_t{1} << 20;
+  void flush() {
+    if (ok() && !buf_.empty()) ok_ = std::fwrite(buf_.data(), sizeof(uint64_t), buf_.size(), fp_) == buf_.size();
+    buf_.clear();
+  }
+  FILE* fp_;
+  bool ok_ = true;
+  std::vector<uint64_t> buf_;
+};
+
 }  // namespace
 
 KmerSpectrum build_spectrum(const CountTable& table, uint32_t threshold, const std::string& kind, double fpr) {
@@ -44,12 +99,21 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
   stats = CountStats{};
   stats.histogram.assign(max_count + 1, 0);
   std::vector<KmerPart> todo, counted;
+  // With several parts, the first part's histogram (a random sample of the k-mer space)
+  // gives a guess of the threshold, and each part's k-mers at that count are kept in a
+  // file as soon as it is counted: when the whole histogram agrees, the spectrum is filled
+  // from the file instead of a second round of passes over the reads.
+  uint32_t guess = 0;
+  KeyFile kept;
   auto add_part = [&] {
     const auto h = table.histogram(max_count);
     for (size_t c = 0; c < h.size(); ++c) stats.histogram[c] += h[c];
     stats.distinct += table.distinct();
     stats.table_bytes = std::max(stats.table_bytes, table.bytes());
     counted.push_back(table.part());
+    if (todo.empty() && counted.size() == 1) return;  // one part: the table keeps it
+    if (counted.size() == 1) guess = opt.threshold ? opt.threshold : first_valley(h);
+    if (guess && kept.ok()) table.for_each_solid(guess, [&](uint64_t x) { kept.add(x); });
   };
   table.reset(KmerPart{});
   input.first_pass([&](const io::ReadBatch& b) {
@@ -77,9 +141,16 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
   const auto insert = [&] { table.insert_solid(stats.threshold, spectrum); };
   if (counted.size() == 1) {
     insert();  // the table still holds its one part
+  } else if (stats.threshold == guess &&
+             kept.for_each_chunk([&](const std::vector<uint64_t>& keys) { spectrum.insert_many(keys); })) {
+    stats.rounds = 1;
+    log::info("correct", "solid k-mers of " + std::to_string(counted.size()) +
+                             " parts kept as they were counted (the first part's threshold held)");
   } else {
     // Round 2: each part again (the same counts), its solid k-mers into the spectrum.
     log::info("correct", "collecting the solid k-mers of " + std::to_string(counted.size()) + " parts");
+    spectrum = empty_spectrum(table.k(), solid, opt.kind, opt.bloom_fpr);  // any filled from the file: again
+    stats.rounds = 2;
     count_parts(table, input, counted, insert);
   }
   stats.spectrum_s = log::seconds_since(t0);

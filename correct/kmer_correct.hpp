@@ -40,6 +40,8 @@ struct KmerSpectrum {
   static KmerSpectrum make_bloom(int k, uint64_t n, double fpr);
   static KmerSpectrum make_exact(int k, uint64_t n);
   void insert(uint64_t canonical_kmer);
+  // Many at once (a Bloom filter on all threads: its bits do not depend on the order).
+  void insert_many(const std::vector<uint64_t>& canonical_kmers);
   bool contains(uint64_t canonical_kmer) const;
   size_t bytes() const { return words.size() * sizeof(uint64_t); }
 };

@@ -216,6 +216,24 @@ void KmerSpectrum::insert(uint64_t x) {
   }
 }
 
+void KmerSpectrum::insert_many(const std::vector<uint64_t>& xs) {
+  if (kind != Kind::bloom) {
+    for (const uint64_t x : xs) insert(x);
+    return;
+  }
+  uint64_t* w = words.data();
+  const int h = hashes;
+  const uint64_t m = mask;
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < xs.size(); ++i) {
+    for (int j = 0; j < h; ++j) {
+      const uint64_t bit = detail::bloom_bit(xs[i], j, m);
+      __atomic_fetch_or(&w[bit >> 6], uint64_t(1) << (bit & 63), __ATOMIC_RELAXED);
+    }
+  }
+  n_kmers += xs.size();
+}
+
 bool KmerSpectrum::contains(uint64_t x) const { return detail::spectrum_contains(view_of(*this), x); }
 
 void CorrectBatch::add(const std::string& seq) {
