@@ -42,6 +42,9 @@ struct KmerSpectrum {
   void insert(uint64_t canonical_kmer);
   // Many at once (a Bloom filter on all threads: its bits do not depend on the order).
   void insert_many(const std::vector<uint64_t>& canonical_kmers);
+  // A Bloom filter's bits for one k-mer, safe beside other threads doing the same (the
+  // caller adds to n_kmers).
+  void set_bloom_bits_atomic(uint64_t canonical_kmer);
   bool contains(uint64_t canonical_kmer) const;
   size_t bytes() const { return words.size() * sizeof(uint64_t); }
 };

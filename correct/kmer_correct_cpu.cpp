@@ -221,17 +221,16 @@ void KmerSpectrum::insert_many(const std::vector<uint64_t>& xs) {
     for (const uint64_t x : xs) insert(x);
     return;
   }
-  uint64_t* w = words.data();
-  const int h = hashes;
-  const uint64_t m = mask;
 #pragma omp parallel for schedule(static)
-  for (size_t i = 0; i < xs.size(); ++i) {
-    for (int j = 0; j < h; ++j) {
-      const uint64_t bit = detail::bloom_bit(xs[i], j, m);
-      __atomic_fetch_or(&w[bit >> 6], uint64_t(1) << (bit & 63), __ATOMIC_RELAXED);
-    }
-  }
+  for (size_t i = 0; i < xs.size(); ++i) set_bloom_bits_atomic(xs[i]);
   n_kmers += xs.size();
+}
+
+void KmerSpectrum::set_bloom_bits_atomic(uint64_t x) {
+  for (int j = 0; j < hashes; ++j) {
+    const uint64_t bit = detail::bloom_bit(x, j, mask);
+    __atomic_fetch_or(&words[bit >> 6], uint64_t(1) << (bit & 63), __ATOMIC_RELAXED);
+  }
 }
 
 bool KmerSpectrum::contains(uint64_t x) const { return detail::spectrum_contains(view_of(*this), x); }

@@ -187,17 +187,13 @@ void KmerCounter::add(const std::vector<io::Read>& reads) {
 void KmerCounter::insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const {
   if (spectrum.kind != KmerSpectrum::Kind::bloom) return CountTable::insert_solid(threshold, spectrum);
   uint64_t n = 0;
-  uint64_t* words = spectrum.words.data();
 #pragma omp parallel for schedule(dynamic, 4) reduction(+ : n)
   for (size_t sh = 0; sh < kShards; ++sh) {
     const Shard& s = shards_[sh];
     for (size_t i = 0; i < s.keys.size(); ++i) {
       if (s.keys[i] == kEmpty || s.counts[i] < threshold) continue;
       ++n;
-      for (int h = 0; h < spectrum.hashes; ++h) {
-        const uint64_t bit = detail::bloom_bit(s.keys[i], h, spectrum.mask);
-        __atomic_fetch_or(&words[bit >> 6], uint64_t(1) << (bit & 63), __ATOMIC_RELAXED);
-      }
+      spectrum.set_bloom_bits_atomic(s.keys[i]);
     }
   }
   spectrum.n_kmers += n;
