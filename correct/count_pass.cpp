@@ -43,42 +43,57 @@ FILE* anonymous_temp_file() {
   return fp;
 }
 
-// K-mers kept in an anonymous temporary file; a failed write only makes ok() false.
-class KeyFile {
+// K-mers and their counts kept in two anonymous temporary files (the same order); a
+// failed write only makes ok() false.
+class CountFile {
  public:
-  KeyFile() : fp_(anonymous_temp_file()) {}
-  ~KeyFile() {
-    if (fp_) std::fclose(fp_);
+  CountFile() : keys_(anonymous_temp_file()), counts_(anonymous_temp_file()) {}
+  ~CountFile() {
+    if (keys_) std::fclose(keys_);
+    if (counts_) std::fclose(counts_);
   }
-  KeyFile(const KeyFile&) = delete;
-  KeyFile& operator=(const KeyFile&) = delete;
-  bool ok() const { return fp_ && ok_; }
-  void add(uint64_t x) {
-    buf_.push_back(x);
-    if (buf_.size() == kChunk) flush();
+  CountFile(const CountFile&) = delete;
+  CountFile& operator=(const CountFile&) = delete;
+  bool ok() const { return keys_ && counts_ && ok_; }
+  void add(uint64_t key, uint32_t count) {
+    key_buf_.push_back(key);
+    count_buf_.push_back(count);
+    if (key_buf_.size() == kChunk) flush();
   }
-  // Every key kept, a chunk at a time; false when the file failed.
-  bool for_each_chunk(const std::function<void(const std::vector<uint64_t>&)>& fn) {
+  // The k-mers counted at least `threshold` times, a chunk at a time; false when a file
+  // failed.
+  bool for_each_solid_chunk(uint32_t threshold, const std::function<void(const std::vector<uint64_t>&)>& fn) {
     flush();
-    if (!ok() || std::fseek(fp_, 0, SEEK_SET) != 0) return false;
-    buf_.resize(kChunk);
-    for (size_t n; (n = std::fread(buf_.data(), sizeof(uint64_t), kChunk, fp_)) > 0;) {
-      buf_.resize(n);
-      fn(buf_);
-      buf_.resize(kChunk);
+    if (!ok() || std::fseek(keys_, 0, SEEK_SET) != 0 || std::fseek(counts_, 0, SEEK_SET) != 0) return false;
+    key_buf_.resize(kChunk);
+    count_buf_.resize(kChunk);
+    std::vector<uint64_t> solid;
+    for (size_t n; (n = std::fread(key_buf_.data(), sizeof(uint64_t), kChunk, keys_)) > 0;) {
+      if (std::fread(count_buf_.data(), sizeof(uint32_t), n, counts_) != n) return false;
+      solid.clear();
+      for (size_t i = 0; i < n; ++i) {
+        if (count_buf_[i] >= threshold) solid.push_back(key_buf_[i]);
+      }
+      fn(solid);
     }
-    return !std::ferror(fp_);
+    return !std::ferror(keys_);
   }
 
  private:
   static constexpr size_t kChunk = size_t{1} << 20;
   void flush() {
-    if (ok() && !buf_.empty()) ok_ = std::fwrite(buf_.data(), sizeof(uint64_t), buf_.size(), fp_) == buf_.size();
-    buf_.clear();
+    if (ok() && !key_buf_.empty()) {
+      ok_ = std::fwrite(key_buf_.data(), sizeof(uint64_t), key_buf_.size(), keys_) == key_buf_.size() &&
+            std::fwrite(count_buf_.data(), sizeof(uint32_t), count_buf_.size(), counts_) == count_buf_.size();
+    }
+    key_buf_.clear();
+    count_buf_.clear();
   }
-  FILE* fp_;
+  FILE* keys_;
+  FILE* counts_;
   bool ok_ = true;
-  std::vector<uint64_t> buf_;
+  std::vector<uint64_t> key_buf_;
+  std::vector<uint32_t> count_buf_;
 };
 
 }  // namespace
@@ -99,12 +114,12 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
   stats = CountStats{};
   stats.histogram.assign(max_count + 1, 0);
   std::vector<KmerPart> todo, counted;
-  // With several parts, the first part's histogram (a random sample of the k-mer space)
-  // gives a guess of the threshold, and each part's k-mers at that count are kept in a
-  // file as soon as it is counted: when the whole histogram agrees, the spectrum is filled
-  // from the file instead of a second round of passes over the reads.
-  uint32_t guess = 0;
-  KeyFile kept;
+  // With several parts, each part's k-mers that could be solid (seen at least twice, or
+  // --solid times) are kept with their counts in files as soon as it is counted; once the
+  // whole histogram gives the threshold, the spectrum is filled from the files instead of
+  // a second round of passes over the reads (the round runs only if the files fail).
+  const uint32_t lowest_threshold = opt.threshold ? opt.threshold : 2;  // first_valley's least
+  CountFile kept;
   auto add_part = [&] {
     const auto h = table.histogram(max_count);
     for (size_t c = 0; c < h.size(); ++c) stats.histogram[c] += h[c];
@@ -112,8 +127,7 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
     stats.table_bytes = std::max(stats.table_bytes, table.bytes());
     counted.push_back(table.part());
     if (todo.empty() && counted.size() == 1) return;  // one part: the table keeps it
-    if (counted.size() == 1) guess = opt.threshold ? opt.threshold : first_valley(h);
-    if (guess && kept.ok()) table.for_each_solid(guess, [&](uint64_t x) { kept.add(x); });
+    if (kept.ok()) table.for_each_counted(lowest_threshold, [&](uint64_t x, uint32_t c) { kept.add(x, c); });
   };
   table.reset(KmerPart{});
   input.first_pass([&](const io::ReadBatch& b) {
@@ -141,14 +155,14 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
   const auto insert = [&] { table.insert_solid(stats.threshold, spectrum); };
   if (counted.size() == 1) {
     insert();  // the table still holds its one part
-  } else if (stats.threshold == guess &&
-             kept.for_each_chunk([&](const std::vector<uint64_t>& keys) { spectrum.insert_many(keys); })) {
+  } else if (kept.for_each_solid_chunk(stats.threshold,
+                                       [&](const std::vector<uint64_t>& keys) { spectrum.insert_many(keys); })) {
     stats.rounds = 1;
-    log::info("correct", "solid k-mers of " + std::to_string(counted.size()) +
-                             " parts kept as they were counted (the first part's threshold held)");
+    log::info("correct", "solid k-mers of " + std::to_string(counted.size()) + " parts taken from the counts kept");
   } else {
     // Round 2: each part again (the same counts), its solid k-mers into the spectrum.
-    log::info("correct", "collecting the solid k-mers of " + std::to_string(counted.size()) + " parts");
+    log::warn("correct", "the k-mer counts could not be kept in $TMPDIR: collecting the solid k-mers of " +
+                             std::to_string(counted.size()) + " parts in a second round of passes");
     spectrum = empty_spectrum(table.k(), solid, opt.kind, opt.bloom_fpr);  // any filled from the file: again
     stats.rounds = 2;
     count_parts(table, input, counted, insert);

@@ -2,9 +2,10 @@
 // The corrector's first pass: exact k-mer counts in a bounded table (CPU or GPU), the
 // solidity threshold from their histogram, then the solid spectrum. When the table
 // outgrows its budget it counts one part of the k-mer space at a time, one more pass
-// over the reads per part; with more than one part the solid k-mers are kept as each part
-// is counted, at the threshold the first part's histogram suggests, and collected in a
-// second round of passes only when the whole histogram's threshold differs.
+// over the reads per part; with more than one part the k-mers seen at least twice are
+// kept with their counts in temporary files as each part is counted, and the solid ones
+// taken from there once the threshold is known (a second round of passes over the reads
+// only if the files cannot be written).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,7 +26,7 @@ struct CountStats {
   uint64_t kmers = 0, distinct = 0;
   uint32_t threshold = 0;  // 0: no coverage peak (the spectrum is empty)
   int parts = 1;           // parts of the k-mer space counted one after another
-  int rounds = 1;          // 2: the parts counted again to collect the solid k-mers
+  int rounds = 1;          // 2: the parts counted again to collect the solid k-mers (no temp files)
   double spectrum_s = 0;   // the solid k-mers into the spectrum
   size_t table_bytes = 0;  // the count table's largest size
   std::vector<uint64_t> histogram;

@@ -31,8 +31,13 @@ class CountTable {
   virtual size_t bytes() const = 0;
   // h[c] = distinct k-mers seen c times, c = 0..max_count (the last bin holds all above).
   virtual std::vector<uint64_t> histogram(uint32_t max_count) const = 0;
-  // Calls fn with every k-mer seen at least `threshold` times (in no particular order).
-  virtual void for_each_solid(uint32_t threshold, const std::function<void(uint64_t)>& fn) const = 0;
+  // Calls fn with every k-mer seen at least `threshold` times and its count (in no
+  // particular order).
+  virtual void for_each_counted(uint32_t threshold, const std::function<void(uint64_t, uint32_t)>& fn) const = 0;
+  // The same k-mers without their counts.
+  void for_each_solid(uint32_t threshold, const std::function<void(uint64_t)>& fn) const {
+    for_each_counted(threshold, [&](uint64_t x, uint32_t) { fn(x); });
+  }
   // Inserts those k-mers into the spectrum (one by one here; tables fill a Bloom
   // filter in parallel: its bits do not depend on the order).
   virtual void insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const {

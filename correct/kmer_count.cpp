@@ -75,10 +75,10 @@ void KmerCounter::add(const std::vector<io::Read>& reads, std::vector<KmerPart>&
   }
 }
 
-void KmerCounter::for_each_solid(uint32_t threshold, const std::function<void(uint64_t)>& fn) const {
+void KmerCounter::for_each_counted(uint32_t threshold, const std::function<void(uint64_t, uint32_t)>& fn) const {
   for (const Shard& s : shards_) {
     for (size_t i = 0; i < s.keys.size(); ++i) {
-      if (s.keys[i] != kEmpty && s.counts[i] >= threshold) fn(s.keys[i]);
+      if (s.keys[i] != kEmpty && s.counts[i] >= threshold) fn(s.keys[i], s.counts[i]);
     }
   }
 }

@@ -296,22 +296,25 @@ std::vector<uint64_t> KmerCountGpu::histogram(uint32_t max_count) const {
   return hist;
 }
 
-void KmerCountGpu::for_each_solid(uint32_t threshold, const std::function<void(uint64_t)>& fn) const {
+void KmerCountGpu::for_each_counted(uint32_t threshold, const std::function<void(uint64_t, uint32_t)>& fn) const {
   Impl& im = *impl_;
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
   const cudaStream_t st = im.stream.get();
   GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.counters.data() + kScratch, 0, sizeof(Key), st));
   compact_kernel<<<im.grid(im.slots), kThreads, 0, st>>>(im.table(), im.slots, im.part, std::max(threshold, 1u),
-                                                         im.scratch_keys.data(), nullptr,
+                                                         im.scratch_keys.data(), im.scratch_counts.data(),
                                                          im.counters.data() + kScratch);
   GATEMAP_CUDA_CHECK(cudaGetLastError());
   im.read_counters();
   const uint64_t n = im.counters_h.data()[kScratch];
   std::vector<uint64_t> keys(std::min<uint64_t>(n, uint64_t(1) << 22));
+  std::vector<uint32_t> counts(keys.size());
   for (uint64_t at = 0; at < n; at += keys.size()) {
     const uint64_t m = std::min<uint64_t>(keys.size(), n - at);
     GATEMAP_CUDA_CHECK(cudaMemcpy(keys.data(), im.scratch_keys.data() + at, m * sizeof(Key), cudaMemcpyDeviceToHost));
-    for (uint64_t i = 0; i < m; ++i) fn(keys[i]);
+    GATEMAP_CUDA_CHECK(
+        cudaMemcpy(counts.data(), im.scratch_counts.data() + at, m * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    for (uint64_t i = 0; i < m; ++i) fn(keys[i], counts[i]);
   }
 }
 

@@ -27,7 +27,7 @@ class KmerCounter : public CountTable {
   uint64_t distinct() const override;
   size_t bytes() const override;
   std::vector<uint64_t> histogram(uint32_t max_count = 255) const override;
-  void for_each_solid(uint32_t threshold, const std::function<void(uint64_t)>& fn) const override;
+  void for_each_counted(uint32_t threshold, const std::function<void(uint64_t, uint32_t)>& fn) const override;
   void insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const override;
 
  private:

@@ -28,7 +28,7 @@ class KmerCountGpu : public CountTable {
   uint64_t distinct() const override;
   size_t bytes() const override;  // the table and its scratch
   std::vector<uint64_t> histogram(uint32_t max_count) const override;
-  void for_each_solid(uint32_t threshold, const std::function<void(uint64_t)>& fn) const override;
+  void for_each_counted(uint32_t threshold, const std::function<void(uint64_t, uint32_t)>& fn) const override;
   void insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const override;  // a Bloom filter on the device
 
   size_t slots() const;

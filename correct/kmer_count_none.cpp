@@ -17,7 +17,8 @@ KmerPart KmerCountGpu::part() const { return {}; }
 uint64_t KmerCountGpu::kmers_seen() const { return 0; }
 uint64_t KmerCountGpu::distinct() const { return 0; }
 std::vector<uint64_t> KmerCountGpu::histogram(uint32_t) const { return {}; }
-void KmerCountGpu::for_each_solid(uint32_t, const std::function<void(uint64_t)>&) const {}
+void KmerCountGpu::for_each_counted(uint32_t, const std::function<void(uint64_t, uint32_t)>&) const {}
+size_t KmerCountGpu::bytes() const { return 0; }
 void KmerCountGpu::insert_solid(uint32_t, KmerSpectrum&) const {}
 size_t KmerCountGpu::slots() const { return 0; }
 double KmerCountGpu::kernel_ms() const { return 0; }

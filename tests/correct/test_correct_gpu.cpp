@@ -43,6 +43,12 @@ TEST(CountGpu, CountsEqualTheCpuTwin) {
       std::sort(a.begin(), a.end());
       std::sort(b.begin(), b.end());
       ASSERT_EQ(a, b) << t;
+      std::vector<std::pair<uint64_t, uint32_t>> ca, cb;  // with their counts
+      gpu.for_each_counted(t, [&](uint64_t x, uint32_t c) { ca.emplace_back(x, c); });
+      cpu.for_each_counted(t, [&](uint64_t x, uint32_t c) { cb.emplace_back(x, c); });
+      std::sort(ca.begin(), ca.end());
+      std::sort(cb.begin(), cb.end());
+      ASSERT_EQ(ca, cb) << t;
     }
     EXPECT_GT(gpu.kernel_ms(), 0);
   }
