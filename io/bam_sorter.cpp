@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <parallel/algorithm>
 #include <queue>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "io/hts_threads.hpp"
+#include "io/spilled_sort.hpp"
 
 namespace gatemap::io {
 
@@ -160,6 +162,7 @@ void BamSorter::spill() {
   sort_buffer();
   const std::string path = temp_path();
   runs_.push_back(path);
+  ++spilled_;
   samFile* fp = sam_open(path.c_str(), "wb1");
   bool ok = fp && sam_hdr_write(fp, out_->header()) == 0;
   if (ok) set_hts_threads(fp, opt_.threads, path);
@@ -179,6 +182,84 @@ void BamSorter::emit(bam1_t* rec) {
   out_->write(rec);
 }
 
+// k-way merge of sorted BAM runs, in samtools sort's order; ties go to the earlier run,
+// which holds earlier input.
+void BamSorter::merge_runs(const std::vector<std::string>& paths, const std::function<void(bam1_t*)>& out) {
+  struct Run {
+    samFile* fp = nullptr;
+    sam_hdr_t* hdr = nullptr;
+    bam1_t* rec = nullptr;
+  };
+  std::vector<Run> runs(paths.size());
+  const auto cleanup = [&] {
+    for (Run& r : runs) {
+      if (r.rec) bam_destroy1(r.rec);
+      if (r.hdr) sam_hdr_destroy(r.hdr);
+      if (r.fp) sam_close(r.fp);
+    }
+  };
+  const auto later = [&](int a, int b) {  // min-heap of (record, run)
+    if (coordinate_less(runs[b].rec, runs[a].rec)) return true;
+    return !coordinate_less(runs[a].rec, runs[b].rec) && a > b;
+  };
+  std::priority_queue<int, std::vector<int>, decltype(later)> heap(later);
+  try {
+    const auto advance = [&](int i) {
+      const int r = sam_read1(runs[i].fp, runs[i].hdr, runs[i].rec);
+      if (r < -1) throw FormatError("sorted run '" + paths[i] + "' is damaged");
+      if (r >= 0) heap.push(i);
+    };
+    for (size_t i = 0; i < runs.size(); ++i) {
+      runs[i].fp = sam_open(paths[i].c_str(), "r");
+      if (!runs[i].fp) throw IoError("cannot reopen the sorted run '" + paths[i] + "'");
+      runs[i].hdr = sam_hdr_read(runs[i].fp);
+      runs[i].rec = bam_init1();
+      if (!runs[i].hdr || !runs[i].rec) throw FormatError("sorted run '" + paths[i] + "' is damaged");
+      advance(static_cast<int>(i));
+    }
+    while (!heap.empty()) {
+      const int i = heap.top();
+      heap.pop();
+      out(runs[i].rec);
+      advance(i);
+    }
+  } catch (...) {
+    cleanup();
+    throw;
+  }
+  cleanup();
+}
+
+// Groups of runs merged into one run each, in order, until one merge can open them all.
+void BamSorter::merge_in_rounds() {
+  for (const size_t width = merge_width(); runs_.size() > width;) {
+    std::vector<std::string> merged;
+    for (size_t i = 0; i < runs_.size(); i += width) {
+      const std::vector<std::string> group(runs_.begin() + i, runs_.begin() + std::min(runs_.size(), i + width));
+      if (group.size() == 1) {
+        merged.push_back(group[0]);
+        continue;
+      }
+      const std::string path = temp_path();
+      samFile* fp = sam_open(path.c_str(), "wb1");
+      bool ok = fp && sam_hdr_write(fp, out_->header()) == 0;
+      if (ok) set_hts_threads(fp, opt_.threads, path);
+      try {
+        merge_runs(group, [&](bam1_t* b) { ok = ok && sam_write1(fp, out_->header(), b) >= 0; });
+      } catch (...) {
+        if (fp) sam_close(fp);
+        throw;
+      }
+      if (fp && sam_close(fp) != 0) ok = false;
+      if (!ok) throw IoError("cannot write the sorted run '" + path + "' (disk full? see --tmp-dir)");
+      for (const std::string& p : group) std::remove(p.c_str());
+      merged.push_back(path);
+    }
+    runs_ = std::move(merged);
+    log::info("map", "sorted runs merged into " + std::to_string(runs_.size()) + " (open-file limit)");
+  }
+}
+
 void BamSorter::close() {
   if (marker_) marker_->decide();
   if (runs_.empty()) {  // everything fitted: no merge
@@ -186,50 +267,8 @@ void BamSorter::close() {
     for (bam1_t* b : buffer_) emit(b);
   } else {
     if (!buffer_.empty()) spill();
-    struct Run {
-      samFile* fp = nullptr;
-      sam_hdr_t* hdr = nullptr;
-      bam1_t* rec = nullptr;
-    };
-    std::vector<Run> runs(runs_.size());
-    const auto cleanup = [&] {
-      for (Run& r : runs) {
-        if (r.rec) bam_destroy1(r.rec);
-        if (r.hdr) sam_hdr_destroy(r.hdr);
-        if (r.fp) sam_close(r.fp);
-      }
-    };
-    // Min-heap of (record, run): ties go to the earlier run, which holds earlier input.
-    const auto later = [&](int a, int b) {
-      if (coordinate_less(runs[b].rec, runs[a].rec)) return true;
-      return !coordinate_less(runs[a].rec, runs[b].rec) && a > b;
-    };
-    std::priority_queue<int, std::vector<int>, decltype(later)> heap(later);
-    try {
-      const auto advance = [&](int i) {
-        const int r = sam_read1(runs[i].fp, runs[i].hdr, runs[i].rec);
-        if (r < -1) throw FormatError("sorted run '" + runs_[i] + "' is damaged");
-        if (r >= 0) heap.push(i);
-      };
-      for (size_t i = 0; i < runs.size(); ++i) {
-        runs[i].fp = sam_open(runs_[i].c_str(), "r");
-        if (!runs[i].fp) throw IoError("cannot reopen the sorted run '" + runs_[i] + "'");
-        runs[i].hdr = sam_hdr_read(runs[i].fp);
-        runs[i].rec = bam_init1();
-        if (!runs[i].hdr || !runs[i].rec) throw FormatError("sorted run '" + runs_[i] + "' is damaged");
-        advance(static_cast<int>(i));
-      }
-      while (!heap.empty()) {
-        const int i = heap.top();
-        heap.pop();
-        emit(runs[i].rec);
-        advance(i);
-      }
-    } catch (...) {
-      cleanup();
-      throw;
-    }
-    cleanup();
+    merge_in_rounds();
+    merge_runs(runs_, [&](bam1_t* b) { emit(b); });
   }
   for (bam1_t* b : buffer_) bam_destroy1(b);
   buffer_.clear();

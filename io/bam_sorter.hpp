@@ -10,6 +10,7 @@
 #include <htslib/sam.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,13 +47,15 @@ class BamSorter {
   void add(std::vector<bam1_t*>& recs);
   // Merges and writes everything, renames the output into place, writes the index.
   void close();
-  int runs() const { return static_cast<int>(runs_.size()); }
+  int runs() const { return spilled_; }  // runs spilled from memory
   // With mark_duplicates, after close().
   const DuplicateCounts* duplicates() const { return marker_ ? &marker_->counts() : nullptr; }
   int64_t records() const { return records_; }
 
  private:
   std::string temp_path();  // the next temporary file in run_dir_
+  void merge_runs(const std::vector<std::string>& paths, const std::function<void(bam1_t*)>& out);
+  void merge_in_rounds();
   void spill();
   void sort_buffer();
   void emit(bam1_t* rec);
@@ -64,6 +67,7 @@ class BamSorter {
   std::string run_dir_;
   std::vector<std::string> runs_;
   int temp_files_ = 0;
+  int spilled_ = 0;
   std::vector<bam1_t*> buffer_;
   size_t buffered_bytes_ = 0;
   int64_t records_ = 0;

@@ -3,6 +3,8 @@
 // to a byte budget, then sorted and written raw to a temporary file (a run); at the end
 // for_each_sorted merges the runs and what is left in memory, in order. For keys that grow
 // with the input (duplicate marking): memory stays near the budget for any input size.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -16,6 +18,15 @@
 #include "common/error.hpp"
 
 namespace gatemap::io {
+
+// How many runs one merge may open: half the open-file limit left after a margin for the
+// rest of the process (4..256). More runs are merged in rounds, groups of runs into one.
+inline size_t merge_width() {
+  struct rlimit lim {};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return 256;
+  const size_t soft = static_cast<size_t>(lim.rlim_cur);
+  return std::clamp<size_t>(soft > 32 ? (soft - 32) / 2 : 0, 4, 256);
+}
 
 template <class T, class Less>
 class SpilledSort {
@@ -38,7 +49,7 @@ class SpilledSort {
     buf_.push_back(x);
     if (buf_.size() >= cap_) spill();
   }
-  size_t runs() const { return runs_.size(); }
+  size_t runs() const { return spilled_; }  // runs written from memory
 
   // Calls f on every record in order (records equal under Less: in the order pushed
   // within a run, earlier runs first). Once: the records are gone afterwards.
@@ -52,7 +63,17 @@ class SpilledSort {
     }
     if (!buf_.empty()) spill_sorted();
     buf_ = {};
-    merge(f);
+    // Too many runs to open at once: groups of runs merged into one, in order (ties
+    // stay in run order), until they fit.
+    for (const size_t width = merge_width(); runs_.size() > width;) {
+      std::vector<std::string> merged;
+      for (size_t i = 0; i < runs_.size(); i += width) {
+        const std::vector<std::string> group(runs_.begin() + i, runs_.begin() + std::min(runs_.size(), i + width));
+        merged.push_back(group.size() == 1 ? group[0] : merge_into_run(group));
+      }
+      runs_ = std::move(merged);
+    }
+    merge(runs_, f);
   }
 
  private:
@@ -64,26 +85,55 @@ class SpilledSort {
   void spill_sorted() {
     const std::string path = temp_path_();
     runs_.push_back(path);
+    ++spilled_;
     FILE* fp = std::fopen(path.c_str(), "wb");
     bool ok = fp && std::fwrite(buf_.data(), sizeof(T), buf_.size(), fp) == buf_.size();
     if (fp && std::fclose(fp) != 0) ok = false;
     if (!ok) throw IoError("cannot write the temporary file '" + path + "' (disk full? see --tmp-dir)");
   }
 
-  // k-way merge; each run read through a buffer of its share of the budget.
+  // The runs merged into a new one (written through a buffer); the old ones removed.
+  std::string merge_into_run(const std::vector<std::string>& group) {
+    const std::string path = temp_path_();
+    FILE* out = std::fopen(path.c_str(), "wb");
+    if (!out) throw IoError("cannot write the temporary file '" + path + "' (disk full? see --tmp-dir)");
+    std::vector<T> chunk;
+    chunk.reserve(4096);
+    bool ok = true;
+    const auto write = [&] {
+      ok = ok && std::fwrite(chunk.data(), sizeof(T), chunk.size(), out) == chunk.size();
+      chunk.clear();
+    };
+    try {
+      merge(group, [&](const T& x) {
+        chunk.push_back(x);
+        if (chunk.size() == 4096) write();
+      });
+      write();
+    } catch (...) {
+      std::fclose(out);
+      throw;
+    }
+    if (std::fclose(out) != 0) ok = false;
+    if (!ok) throw IoError("cannot write the temporary file '" + path + "' (disk full? see --tmp-dir)");
+    for (const std::string& p : group) std::remove(p.c_str());
+    return path;
+  }
+
+  // k-way merge of these runs; each read through a buffer of its share of the budget.
   template <class F>
-  void merge(F& f) {
+  void merge(const std::vector<std::string>& paths, F&& f) {
     struct Run {
       FILE* fp = nullptr;
       std::vector<T> buf;
       size_t at = 0, n = 0;
     };
-    std::vector<Run> runs(runs_.size());
+    std::vector<Run> runs(paths.size());
     const size_t per_run = std::max<size_t>(256, cap_ / runs.size());
     const auto refill = [&](size_t i) {
       Run& r = runs[i];
       r.n = std::fread(r.buf.data(), sizeof(T), r.buf.size(), r.fp);
-      if (r.n == 0 && std::ferror(r.fp)) throw IoError("cannot read the temporary file '" + runs_[i] + "'");
+      if (r.n == 0 && std::ferror(r.fp)) throw IoError("cannot read the temporary file '" + paths[i] + "'");
       r.at = 0;
       return r.n > 0;
     };
@@ -101,8 +151,8 @@ class SpilledSort {
     };
     try {
       for (size_t i = 0; i < runs.size(); ++i) {
-        runs[i].fp = std::fopen(runs_[i].c_str(), "rb");
-        if (!runs[i].fp) throw IoError("cannot reopen the temporary file '" + runs_[i] + "': " + std::strerror(errno));
+        runs[i].fp = std::fopen(paths[i].c_str(), "rb");
+        if (!runs[i].fp) throw IoError("cannot reopen the temporary file '" + paths[i] + "': " + std::strerror(errno));
         runs[i].buf.resize(per_run);
         if (refill(i)) heap.push(i);
       }
@@ -123,7 +173,8 @@ class SpilledSort {
   std::function<std::string()> temp_path_;
   Less less_;
   std::vector<T> buf_;
-  std::vector<std::string> runs_;
+  std::vector<std::string> runs_;  // on disk now (merged ones replace theirs)
+  size_t spilled_ = 0;
 };
 
 }  // namespace gatemap::io

@@ -91,6 +91,24 @@ TEST_F(Sort, SameOutputForAnyBudget) {
   EXPECT_TRUE(a == b);
 }
 
+// Under a low open-file limit (ulimit -n 40: 4 runs a merge) the runs of records and of
+// duplicate-marking ends are merged in rounds: the same records and flags.
+TEST_F(Sort, MergesInRoundsUnderAnOpenFileLimit) {
+  if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
+  gatemap::test::TempDir d;
+  const std::string reads = " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
+  const std::string map = kBin + " map -t 2 --batch 500 --sort --markdup -m 1M -o ";
+  ASSERT_EQ(run_command(map + d.file("a.bam") + reads), 0);
+  std::string out;
+  ASSERT_EQ(run_command("bash -c 'ulimit -n 40 && " + map + d.file("b.bam") + reads + "'", &out), 0) << out;
+  EXPECT_NE(out.find("sorted runs merged into"), std::string::npos) << out;
+  std::string a, b;
+  ASSERT_EQ(run_command("samtools view " + d.file("a.bam"), &a), 0);
+  ASSERT_EQ(run_command("samtools view " + d.file("b.bam"), &b), 0);
+  EXPECT_FALSE(a.empty());
+  EXPECT_TRUE(a == b);
+}
+
 // A temporary folder that cannot be written: exit 1 naming it, no output that looks
 // complete. Usage errors for a non-BAM output and a bad -m.
 TEST_F(Sort, UnwritableTmpDirAndBadOptions) {
