@@ -115,7 +115,7 @@ uint64_t checksum_serial(const unsigned char* p, size_t n) {
     h = mix(h, v);
   }
   uint64_t tail = 0;
-  std::memcpy(&tail, p + i, n - i);
+  if (n > i) std::memcpy(&tail, p + i, n - i);  // (an empty section may have no pointer)
   return mix(h, tail);
 }
 }  // namespace
@@ -289,7 +289,9 @@ std::unique_ptr<Index> load_index(const std::string& path) {
   if (h.header_checksum != checksum(&h, offsetof(FileHeader, header_checksum))) throw bad("header checksum mismatch");
   for (int i = 0; i < kSections; ++i) {
     const Section& s = h.sections[i];
-    if (s.offset + s.bytes > size) throw bad("truncated (section " + std::to_string(i) + " runs past the end)");
+    if (s.offset > size || s.bytes > size - s.offset) {  // (no sum that could wrap around)
+      throw bad("truncated (section " + std::to_string(i) + " runs past the end)");
+    }
     if (checksum(base + s.offset, s.bytes) != s.checksum) {
       throw bad("section " + std::to_string(i) + " checksum mismatch (corrupted file)");
     }
