@@ -67,6 +67,14 @@ struct WeakWindow {
   int n, n_at;  // Ns in the window (0 or 1) and where
 };
 
+// One thread's buffers, reused from read to read.
+struct ReadScratch {
+  std::vector<uint8_t> original;    // the read as it came
+  std::vector<int> weak_at;         // per window start: index in windows, or -1
+  std::vector<WeakWindow> windows;  // this round's weak windows
+  std::vector<int> cover;           // per position: weak windows that could vote there
+};
+
 // The votes of the substitutions at position p: votes[b] = weak windows that base b
 // there makes solid (a window with an N votes only where its N is).
 void votes_at(const detail::SpectrumView& s, const uint8_t* codes, int L, int p, const std::vector<int>& weak_at,
@@ -93,13 +101,16 @@ void votes_at(const detail::SpectrumView& s, const uint8_t* codes, int L, int p,
 // so positions are scored from the highest cover down and scoring stops below the best
 // vote: the same choice as scoring every position, with a fraction of the lookups.
 CorrectStatus correct_one(const detail::SpectrumView& s, const CorrectOptions& opt, uint8_t* codes, int L,
-                          std::vector<int>& weak_at, std::vector<uint8_t>& original) {
+                          ReadScratch& scratch) {
   const int k = s.k;
   if (L > kCorrectMaxReadLen) return CorrectStatus::too_long;
   if (L < k) return CorrectStatus::clean;
+  std::vector<uint8_t>& original = scratch.original;
+  std::vector<int>& weak_at = scratch.weak_at;
+  std::vector<WeakWindow>& windows = scratch.windows;
+  std::vector<int>& cover = scratch.cover;
   original.assign(codes, codes + L);
-  std::vector<WeakWindow> windows;
-  std::vector<int> cover(static_cast<size_t>(L));
+  cover.resize(static_cast<size_t>(L));
   for (int round = 0;; ++round) {
     windows.clear();
     weak_at.assign(static_cast<size_t>(L), -1);
@@ -254,16 +265,15 @@ void correct_reads_cpu(const KmerSpectrum& spectrum, const CorrectOptions& opt, 
   ParallelErrors errors;
 #pragma omp parallel
   {
-    std::vector<int> weak_at;
-    std::vector<uint8_t> original;
+    ReadScratch scratch;
 #pragma omp for schedule(dynamic, 256)
     for (size_t r = 0; r < batch.size(); ++r) {
       errors.run([&] {
         int n_changed = 0;
         uint8_t* codes = batch.codes.data() + batch.offset[r];
-        const CorrectStatus st = correct_one(view, opt, codes, batch.len[r], weak_at, original);
+        const CorrectStatus st = correct_one(view, opt, codes, batch.len[r], scratch);
         if (st == CorrectStatus::corrected) {
-          for (int j = 0; j < batch.len[r]; ++j) n_changed += codes[j] != original[j];
+          for (int j = 0; j < batch.len[r]; ++j) n_changed += codes[j] != scratch.original[j];
         }
         batch.status[r] = static_cast<uint8_t>(st);
         batch.changed[r] = static_cast<uint8_t>(std::min(n_changed, 255));

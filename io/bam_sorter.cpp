@@ -59,6 +59,28 @@ void remove_runs_on_signal(int sig) {
 
 size_t record_bytes(const bam1_t* b) { return sizeof(bam1_t) + b->m_data + 32; }
 
+// A temporary run being written (BAM at compression level 1); finish() closes it and
+// throws if any write failed, the destructor closes an unfinished one.
+struct RunWriter {
+  std::string path;
+  const sam_hdr_t* header;
+  samFile* fp;
+  bool ok;
+  RunWriter(std::string p, const sam_hdr_t* h, int threads)
+      : path(std::move(p)), header(h), fp(sam_open(path.c_str(), "wb1")), ok(fp && sam_hdr_write(fp, h) == 0) {
+    if (ok) set_hts_threads(fp, threads, path);
+  }
+  ~RunWriter() {
+    if (fp) sam_close(fp);
+  }
+  void write(const bam1_t* b) { ok = ok && sam_write1(fp, header, b) >= 0; }
+  void finish() {
+    if (fp && sam_close(fp) != 0) ok = false;
+    fp = nullptr;
+    if (!ok) throw IoError("cannot write the sorted run '" + path + "' (disk full? see --tmp-dir)");
+  }
+};
+
 }  // namespace
 
 namespace {
@@ -157,24 +179,20 @@ void BamSorter::sort_buffer() {
   buffer_.swap(sorted);
 }
 
-// The buffer, sorted, as the next run (BAM at compression level 1).
+// The buffer, sorted, as the next run.
 void BamSorter::spill() {
   sort_buffer();
-  const std::string path = temp_path();
-  runs_.push_back(path);
+  RunWriter run(temp_path(), out_->header(), opt_.threads);
+  runs_.push_back(run.path);
   ++spilled_;
-  samFile* fp = sam_open(path.c_str(), "wb1");
-  bool ok = fp && sam_hdr_write(fp, out_->header()) == 0;
-  if (ok) set_hts_threads(fp, opt_.threads, path);
   for (bam1_t* b : buffer_) {
-    ok = ok && sam_write1(fp, out_->header(), b) >= 0;
+    run.write(b);
     bam_destroy1(b);
   }
   buffer_.clear();
   buffered_bytes_ = 0;
-  if (fp && sam_close(fp) != 0) ok = false;
-  if (!ok) throw IoError("cannot write the sorted run '" + path + "' (disk full? see --tmp-dir)");
-  log::info("map", "sorted run " + std::to_string(runs_.size()) + " written to '" + path + "'");
+  run.finish();
+  log::info("map", "sorted run " + std::to_string(spilled_) + " written to '" + run.path + "'");
 }
 
 void BamSorter::emit(bam1_t* rec) {
@@ -230,32 +248,17 @@ void BamSorter::merge_runs(const std::vector<std::string>& paths, const std::fun
   cleanup();
 }
 
-// Groups of runs merged into one run each, in order, until one merge can open them all.
+// Too many runs for one merge: groups of them merged into one run each, in rounds.
 void BamSorter::merge_in_rounds() {
-  for (const size_t width = merge_width(); runs_.size() > width;) {
-    std::vector<std::string> merged;
-    for (size_t i = 0; i < runs_.size(); i += width) {
-      const std::vector<std::string> group(runs_.begin() + i, runs_.begin() + std::min(runs_.size(), i + width));
-      if (group.size() == 1) {
-        merged.push_back(group[0]);
-        continue;
-      }
-      const std::string path = temp_path();
-      samFile* fp = sam_open(path.c_str(), "wb1");
-      bool ok = fp && sam_hdr_write(fp, out_->header()) == 0;
-      if (ok) set_hts_threads(fp, opt_.threads, path);
-      try {
-        merge_runs(group, [&](bam1_t* b) { ok = ok && sam_write1(fp, out_->header(), b) >= 0; });
-      } catch (...) {
-        if (fp) sam_close(fp);
-        throw;
-      }
-      if (fp && sam_close(fp) != 0) ok = false;
-      if (!ok) throw IoError("cannot write the sorted run '" + path + "' (disk full? see --tmp-dir)");
-      for (const std::string& p : group) std::remove(p.c_str());
-      merged.push_back(path);
-    }
-    runs_ = std::move(merged);
+  const size_t before = runs_.size();
+  runs_ = io::merge_in_rounds(std::move(runs_), [&](const std::vector<std::string>& group) {
+    RunWriter run(temp_path(), out_->header(), opt_.threads);
+    merge_runs(group, [&](bam1_t* b) { run.write(b); });
+    run.finish();
+    for (const std::string& p : group) std::remove(p.c_str());
+    return run.path;
+  });
+  if (runs_.size() < before) {
     log::info("map", "sorted runs merged into " + std::to_string(runs_.size()) + " (open-file limit)");
   }
 }

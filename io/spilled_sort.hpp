@@ -28,6 +28,22 @@ inline size_t merge_width() {
   return std::clamp<size_t>(soft > 32 ? (soft - 32) / 2 : 0, 4, 256);
 }
 
+// Runs (temporary files, in order) merged in rounds until one merge can open them all:
+// each group of merge_width() consecutive runs becomes the run merge_group(group) writes
+// (ties stay in run order). Returns the runs left.
+inline std::vector<std::string> merge_in_rounds(
+    std::vector<std::string> runs, const std::function<std::string(const std::vector<std::string>&)>& merge_group) {
+  for (const size_t width = merge_width(); runs.size() > width;) {
+    std::vector<std::string> merged;
+    for (size_t i = 0; i < runs.size(); i += width) {
+      const std::vector<std::string> group(runs.begin() + i, runs.begin() + std::min(runs.size(), i + width));
+      merged.push_back(group.size() == 1 ? group[0] : merge_group(group));
+    }
+    runs = std::move(merged);
+  }
+  return runs;
+}
+
 template <class T, class Less>
 class SpilledSort {
   static_assert(std::is_trivially_copyable_v<T>, "runs hold raw records");
@@ -63,16 +79,8 @@ class SpilledSort {
     }
     if (!buf_.empty()) spill_sorted();
     buf_ = {};
-    // Too many runs to open at once: groups of runs merged into one, in order (ties
-    // stay in run order), until they fit.
-    for (const size_t width = merge_width(); runs_.size() > width;) {
-      std::vector<std::string> merged;
-      for (size_t i = 0; i < runs_.size(); i += width) {
-        const std::vector<std::string> group(runs_.begin() + i, runs_.begin() + std::min(runs_.size(), i + width));
-        merged.push_back(group.size() == 1 ? group[0] : merge_into_run(group));
-      }
-      runs_ = std::move(merged);
-    }
+    runs_ =
+        merge_in_rounds(std::move(runs_), [&](const std::vector<std::string>& group) { return merge_into_run(group); });
     merge(runs_, f);
   }
 
