@@ -57,8 +57,6 @@ void remove_runs_on_signal(int sig) {
   std::raise(sig);
 }
 
-size_t record_bytes(const bam1_t* b) { return sizeof(bam1_t) + b->m_data + 32; }
-
 // A temporary run being written (BAM at compression level 1); finish() closes it and
 // throws if any write failed, the destructor closes an unfinished one.
 struct RunWriter {
@@ -149,7 +147,6 @@ std::string BamSorter::temp_path() {
 }
 
 BamSorter::~BamSorter() {
-  for (bam1_t* b : buffer_) bam_destroy1(b);
   g_active = 0;
   std::error_code ec;
   std::filesystem::remove_all(run_dir_, ec);
@@ -159,24 +156,37 @@ const std::string& BamSorter::read_group_id() const { return out_->read_group_id
 
 void BamSorter::add(std::vector<bam1_t*>& recs) {
   if (marker_) marker_->collect(recs);  // before sorting: mates are still side by side
-  for (bam1_t* b : recs) {
-    buffer_.push_back(b);
-    buffered_bytes_ += record_bytes(b);
+  for (bam1_t*& b : recs) {  // freed as taken: a throw leaves the rest to the caller
+    buffer_.push_back({coordinate_key(b), static_cast<uint64_t>(records_++), arena_.add(b)});
+    buffered_bytes_ += RecordArena::bytes_of(b) + sizeof(Entry);
+    bam_destroy1(b);
+    b = nullptr;
   }
-  records_ += static_cast<int64_t>(recs.size());
   recs.clear();
   if (buffered_bytes_ > opt_.memory_bytes) spill();
 }
 
-// On all threads (libstdc++'s parallel mode), keys read once per record.
-void BamSorter::sort_buffer() {
-  // (key, input index): the index completes the key, so ties stay in input order.
-  std::vector<std::pair<std::pair<uint64_t, uint64_t>, size_t>> keyed(buffer_.size());
-  for (size_t i = 0; i < buffer_.size(); ++i) keyed[i] = {coordinate_key(buffer_[i]), i};
-  __gnu_parallel::sort(keyed.begin(), keyed.end());
-  std::vector<bam1_t*> sorted(buffer_.size());
-  for (size_t i = 0; i < keyed.size(); ++i) sorted[i] = buffer_[keyed[i].second];
-  buffer_.swap(sorted);
+// On all threads (libstdc++'s parallel mode); the input order completes the key, so
+// ties stay in input order.
+void BamSorter::sort_buffer() { __gnu_parallel::sort(buffer_.begin(), buffer_.end()); }
+
+// Calls f on each buffered record in sorted order (a view into the arena), then empties
+// the buffer.
+template <class F>
+void BamSorter::drain(F&& f) {
+  constexpr size_t kAhead = 8;  // the records are scattered over the arena: fetched ahead
+  bam1_t view{};
+  for (size_t i = 0; i < buffer_.size(); ++i) {
+    if (i + kAhead < buffer_.size()) {
+      const uint8_t* next = buffer_[i + kAhead].at;
+      for (int line = 0; line < 6; ++line) __builtin_prefetch(next + 64 * line);
+    }
+    RecordArena::view(buffer_[i].at, &view);
+    f(&view);
+  }
+  buffer_.clear();
+  arena_.clear();
+  buffered_bytes_ = 0;
 }
 
 // The buffer, sorted, as the next run.
@@ -185,12 +195,7 @@ void BamSorter::spill() {
   RunWriter run(temp_path(), out_->header(), opt_.threads);
   runs_.push_back(run.path);
   ++spilled_;
-  for (bam1_t* b : buffer_) {
-    run.write(b);
-    bam_destroy1(b);
-  }
-  buffer_.clear();
-  buffered_bytes_ = 0;
+  drain([&](const bam1_t* b) { run.write(b); });
   run.finish();
   log::info("map", "sorted run " + std::to_string(spilled_) + " written to '" + run.path + "'");
 }
@@ -264,18 +269,26 @@ void BamSorter::merge_in_rounds() {
 }
 
 void BamSorter::close() {
+  double t = log::wall_seconds();
+  const auto lap = [&](const char* what) {
+    const double now = log::wall_seconds();
+    log::debug("map", std::string(what) + " in " + std::to_string(now - t) + " s");
+    t = now;
+  };
   if (marker_) marker_->decide();
+  lap("duplicates decided");
   if (runs_.empty()) {  // everything fitted: no merge
     sort_buffer();
-    for (bam1_t* b : buffer_) emit(b);
+    lap("records sorted");
+    drain([&](bam1_t* b) { emit(b); });
+    lap("records written");
   } else {
     if (!buffer_.empty()) spill();
     merge_in_rounds();
     merge_runs(runs_, [&](bam1_t* b) { emit(b); });
   }
-  for (bam1_t* b : buffer_) bam_destroy1(b);
-  buffer_.clear();
   out_->close();  // saves the index, renames the finished BAM into place
+  lap("output closed");
 }
 
 }  // namespace gatemap::io

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "io/duplicates.hpp"
+#include "io/record_arena.hpp"
 #include "io/sam_writer.hpp"
 
 namespace gatemap::io {
@@ -43,7 +44,7 @@ class BamSorter {
   BamSorter& operator=(const BamSorter&) = delete;
 
   const std::string& read_group_id() const;
-  // Takes ownership of the records (and clears recs); may spill a run.
+  // Takes the records (copied in, the originals freed; recs cleared); may spill a run.
   void add(std::vector<bam1_t*>& recs);
   // Merges and writes everything, renames the output into place, writes the index.
   void close();
@@ -58,7 +59,16 @@ class BamSorter {
   void merge_in_rounds();
   void spill();
   void sort_buffer();
+  template <class F>
+  void drain(F&& f);
   void emit(bam1_t* rec);
+  // A buffered record: its coordinate key, its place in the input (ties), where it lies.
+  struct Entry {
+    std::pair<uint64_t, uint64_t> key;
+    uint64_t input;
+    const uint8_t* at;
+    bool operator<(const Entry& o) const { return key != o.key ? key < o.key : input < o.input; }
+  };
 
   std::string out_path_;
   SortOptions opt_;
@@ -68,7 +78,8 @@ class BamSorter {
   std::vector<std::string> runs_;
   int temp_files_ = 0;
   int spilled_ = 0;
-  std::vector<bam1_t*> buffer_;
+  RecordArena arena_;
+  std::vector<Entry> buffer_;
   size_t buffered_bytes_ = 0;
   int64_t records_ = 0;
   int64_t longest_contig_ = 0;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <parallel/algorithm>
 #include <queue>
 #include <string>
 #include <type_traits>
@@ -71,7 +72,7 @@ class SpilledSort {
   // within a run, earlier runs first). Once: the records are gone afterwards.
   template <class F>
   void for_each_sorted(F&& f) {
-    std::stable_sort(buf_.begin(), buf_.end(), less_);
+    __gnu_parallel::stable_sort(buf_.begin(), buf_.end(), less_);  // on all threads
     if (runs_.empty()) {
       for (const T& x : buf_) f(x);
       buf_ = {};
@@ -86,7 +87,7 @@ class SpilledSort {
 
  private:
   void spill() {
-    std::stable_sort(buf_.begin(), buf_.end(), less_);
+    __gnu_parallel::stable_sort(buf_.begin(), buf_.end(), less_);
     spill_sorted();
     buf_.clear();
   }

@@ -4,7 +4,9 @@
 # duplicate-marked, indexed BAM) and `gatemap map | samtools fixmate -m | samtools sort |
 # samtools markdup` + `samtools index`, with the same threads; then --sort under a small
 # memory budget (-m per thread) with the peak RSS gatemap reports. Prints a TSV.
-# Usage: scripts/bench_sort.sh OUTDIR [SCALE] [PAIRS] [ROUNDS]   (GATEMAP, SAMTOOLS, THREADS, SMALL_M)
+# Each command's stderr is kept in OUTDIR/runs.log. OLD (a second gatemap) adds its
+# `map --sort --markdup` to every round.
+# Usage: scripts/bench_sort.sh OUTDIR [SCALE] [PAIRS] [ROUNDS]   (GATEMAP, SAMTOOLS, THREADS, SMALL_M, OLD)
 set -euo pipefail
 G=${GATEMAP:-$PWD/build/apps/gatemap}
 S=${SAMTOOLS:-samtools}
@@ -20,7 +22,14 @@ if [ ! -s ref.gmi ]; then
   $G sim reads ref.fa -n "$PAIRS" -l 150 -t "$T" -o pe 2> /dev/null
   $G index -t "$T" -o ref.gmi ref.fa 2> /dev/null
 fi
-ms() { local s e; s=$(date +%s%N); "$@" > /dev/null 2> last.log; e=$(date +%s%N); echo $(((e - s) / 1000000)); }
+ms() {
+  local s e
+  s=$(date +%s%N)
+  "$@" > /dev/null 2> last.log
+  e=$(date +%s%N)
+  { echo "== $*"; cat last.log; } >> runs.log
+  echo $(((e - s) / 1000000))
+}
 rss() { grep -o 'Peak RSS: [0-9]* MiB' "$1" | tail -1 | grep -o '[0-9]*'; }
 echo "# $(date -u +%F) $(nproc) cores, -t $T, $PAIRS pairs, genome scale $SCALE"
 printf "round\tcommand\twall_ms\tpeak_rss_mib\n"
@@ -29,6 +38,10 @@ for r in $(seq 1 "$ROUNDS"); do
   printf "%s\tmap\t%s\t%s\n" "$r" "$w" "$(rss last.log)"
   w=$(ms $G map -t "$T" --sort --markdup -o md.bam ref.gmi pe_1.fq pe_2.fq)
   printf "%s\tmap --sort --markdup\t%s\t%s\n" "$r" "$w" "$(rss last.log)"
+  if [ -n "${OLD:-}" ]; then
+    w=$(ms $OLD map -t "$T" --sort --markdup -o md_old.bam ref.gmi pe_1.fq pe_2.fq)
+    printf "%s\tmap --sort --markdup (old build)\t%s\t%s\n" "$r" "$w" "$(rss last.log)"
+  fi
   w=$(ms bash -c "$G map -t $T ref.gmi pe_1.fq pe_2.fq 2>/dev/null | $S fixmate -@$T -m - - | $S sort -@$T - 2>/dev/null |
     $S markdup -@$T - smd.bam && $S index -@$T smd.bam")
   printf "%s\tmap | samtools fixmate | sort | markdup; index\t%s\t\n" "$r" "$w"

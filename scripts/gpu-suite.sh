@@ -37,6 +37,10 @@
 #           MB37_TOOLS (default gm_gpu gm_cpuseed; with minimap2 its index is built first, which
 #           takes most of a call)
 #           -> mapbench37.tsv mapbench37_raw.tsv mapbench37.log
+#   sort    fq2bam: `map` vs `map --sort --markdup` vs `map | samtools fixmate | sort | markdup`
+#           (bin/samtools carried), SORT_PAIRS (1 M) pairs of the `--like grch37 --scale
+#           SORT_SCALE` (0.03) genome, SORT_ROUNDS (3) rounds alternating (scripts/bench_sort.sh;
+#           SORT_OLD=1 adds bin/gatemap-old's --sort --markdup) -> sort.tsv sort.log
 #   devices --device all vs 0 (and 0,0: two engines on one GPU) for map, call and correct on
 #           the demo data (DEVICE_PAIRS pairs), outputs compared; scaling efficiency
 #           t(0) / (N x t(all)) with N the visible GPUs -> devices.tsv devices.log
@@ -325,6 +329,13 @@ for stage in "$@"; do
       fi
       paste $P/gatemap.txt $P/gph_flat.txt | awk '{d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d; if (d > 1e-3) n++}
         END {printf "max |gatemap - gpuPairHMM| = %g, pairs differing by > 1e-3: %d\n", m, n}' >> "$OUT/pairhmm60.tsv"
+      ;;
+    sort)
+      OLD=$([ "${SORT_OLD:-0}" = 1 ] && echo "$PWD/$B gatemap-old") GATEMAP="$PWD/$B gatemap" \
+        SAMTOOLS="$PWD/$B samtools" THREADS=$T bash scripts/bench_sort.sh /tmp/gm_sort "${SORT_SCALE:-0.03}" \
+        "${SORT_PAIRS:-1000000}" "${SORT_ROUNDS:-3}" > "$OUT/sort.tsv" 2> "$OUT/sort.log"
+      echo "bench exit $?" >> "$OUT/sort.log"
+      cat /tmp/gm_sort/runs.log >> "$OUT/sort.log"
       ;;
     mapbench)
       R=$PWD/.gpu-bundle/data/real D=/tmp/gm_mb L=$OUT/mapbench.log

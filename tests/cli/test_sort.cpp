@@ -97,7 +97,7 @@ TEST_F(Sort, MergesInRoundsUnderAnOpenFileLimit) {
   if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
   gatemap::test::TempDir d;
   const std::string reads = " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
-  const std::string map = kBin + " map -t 2 --batch 500 --sort --markdup -m 1M -o ";
+  const std::string map = kBin + " map -t 1 --batch 500 --sort --markdup -m 1M -o ";
   ASSERT_EQ(run_command(map + d.file("a.bam") + reads), 0);
   std::string out;
   ASSERT_EQ(run_command("bash -c 'ulimit -n 40 && " + map + d.file("b.bam") + reads + "'", &out), 0) << out;

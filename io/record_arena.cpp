@@ -1,0 +1,51 @@
+#include "io/record_arena.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace gatemap::io {
+
+namespace {
+
+// An entry: the core fields, the data length, then the data, each 8-byte aligned (the
+// data's CIGAR must be 4-byte aligned, as in a bam1_t).
+constexpr size_t kHeader = (sizeof(bam1_core_t) + sizeof(uint32_t) + 7) / 8 * 8;
+
+size_t round8(size_t n) { return (n + 7) / 8 * 8; }
+
+}  // namespace
+
+size_t RecordArena::bytes_of(const bam1_t* b) { return kHeader + round8(static_cast<size_t>(b->l_data)); }
+
+const uint8_t* RecordArena::add(const bam1_t* b) {
+  const size_t need = bytes_of(b);
+  if (used_ + need > capacity_) {
+    capacity_ = std::max(kBlockBytes, need);
+    blocks_.emplace_back(new uint8_t[capacity_]);  // not zeroed: filled as records come
+    used_ = 0;
+  }
+  uint8_t* at = blocks_.back().get() + used_;
+  used_ += need;
+  const uint32_t l_data = static_cast<uint32_t>(b->l_data);
+  std::memcpy(at, &b->core, sizeof(bam1_core_t));
+  std::memcpy(at + sizeof(bam1_core_t), &l_data, sizeof l_data);
+  std::memcpy(at + kHeader, b->data, l_data);
+  return at;
+}
+
+void RecordArena::view(const uint8_t* at, bam1_t* out) {
+  uint32_t l_data = 0;
+  std::memcpy(&out->core, at, sizeof(bam1_core_t));
+  std::memcpy(&l_data, at + sizeof(bam1_core_t), sizeof l_data);
+  out->l_data = static_cast<int>(l_data);
+  out->m_data = l_data;
+  out->data = const_cast<uint8_t*>(at + kHeader);
+  out->id = 0;
+}
+
+void RecordArena::clear() {
+  blocks_.clear();
+  used_ = capacity_ = 0;
+}
+
+}  // namespace gatemap::io

@@ -1,0 +1,31 @@
+#pragma once
+// BAM records packed one after another in large blocks: one allocation per block instead
+// of two per record. The sorter keeps millions of records until the end; freeing them
+// one by one (scattered over the heap) took longer than writing them.
+#include <htslib/sam.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace gatemap::io {
+
+class RecordArena {
+ public:
+  // Copies the record in; returns where it lies (valid until clear()).
+  const uint8_t* add(const bam1_t* b);
+  // A record view whose data points into the arena (not to be freed or grown; htslib
+  // may change it in place, as bam_aux_del does).
+  static void view(const uint8_t* at, bam1_t* out);
+  // The bytes a record takes in the arena.
+  static size_t bytes_of(const bam1_t* b);
+  void clear();
+
+ private:
+  static constexpr size_t kBlockBytes = size_t{16} << 20;
+  std::vector<std::unique_ptr<uint8_t[]>> blocks_;
+  size_t used_ = 0, capacity_ = 0;  // of the last block
+};
+
+}  // namespace gatemap::io
