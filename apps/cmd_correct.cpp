@@ -20,10 +20,12 @@ void register_correct(CLI::App& app, AppContext& ctx) {
   sub->add_option("-k", o->k, "k-mer length (8..31)")->capture_default_str();
   sub->add_option("--solid", o->threshold, "Solid when seen at least this often (0: first valley of the histogram)")
       ->capture_default_str();
-  sub->add_option("--spectrum", o->spectrum, "Solid k-mers as a Bloom filter or an exact hash set")
-      ->check(CLI::IsMember({"bloom", "exact"}))
+  sub->add_option("--spectrum", o->spectrum,
+                  "Solid k-mers as an exact hash set or a Bloom filter (auto: exact while its table takes at most "
+                  "1 GiB, about 90 M solid k-mers)")
+      ->check(CLI::IsMember({"auto", "bloom", "exact"}))
       ->capture_default_str();
-  sub->add_option("--fpr", o->bloom_fpr, "Bloom filter false-positive rate")
+  sub->add_option("--fpr", o->bloom_fpr, "Bloom filter false-positive rate (--spectrum bloom, or auto past 1 GiB)")
       ->check(finite_in(1e-9, 0.5))
       ->capture_default_str();
   sub->add_option("--max-corrections", o->max_corrections, "Substitutions per read at most")

@@ -138,7 +138,7 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
                          "spectrum correction, or -k too large): reads are written unchanged; --solid N forces a threshold");
   }
   log::info("correct", "solid threshold " + std::to_string(sum.threshold) + ": " + std::to_string(sum.solid_kmers) +
-                           " solid k-mers in a " + opt.spectrum + " spectrum of " +
+                           " solid k-mers in " + (spectrum.kind == KmerSpectrum::Kind::exact ? "an exact" : "a Bloom") + " spectrum of " +
                            std::to_string(sum.spectrum_bytes >> 20) + " MiB");
   return spectrum;
 }
@@ -150,7 +150,9 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   if (opt.k < 8 || opt.k > kMaxK)
     throw UsageError("-k must be between 8 and " + std::to_string(kMaxK));
   if (opt.in2.empty() != opt.out2.empty()) throw UsageError("paired input needs both a second FASTQ and -p OUT_2");
-  if (opt.spectrum != "bloom" && opt.spectrum != "exact") throw UsageError("--spectrum is bloom or exact");
+  if (opt.spectrum != "auto" && opt.spectrum != "bloom" && opt.spectrum != "exact") {
+    throw UsageError("--spectrum is auto, bloom or exact");
+  }
   io::check_not_input(opt.out1, "-o", {opt.in1, opt.in2});
   if (!opt.out2.empty()) {
     io::check_not_input(opt.out2, "-p", {opt.in1, opt.in2});

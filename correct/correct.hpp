@@ -16,7 +16,7 @@ struct CorrectRunOptions {
   std::string out1, out2;  // outputs ("-" = stdout for single files)
   int k = 21;
   uint32_t threshold = 0;        // solid when seen >= threshold times; 0: first valley of the histogram
-  std::string spectrum = "bloom";  // bloom | exact
+  std::string spectrum = "auto";  // auto | bloom | exact (count_pass.cpp: auto is exact up to 1 GiB)
   double bloom_fpr = 1e-4;
   int max_corrections = 6;
   std::string backend = "auto";  // gpu | cpu | auto

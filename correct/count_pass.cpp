@@ -27,8 +27,15 @@ void count_parts(CountTable& table, ReadInput& input, std::vector<KmerPart> todo
   }
 }
 
+// --spectrum auto: the exact set while its table takes at most this much (about 90 M
+// solid k-mers: a bacterial or chromosome-sized set), a Bloom filter beyond. The exact
+// set has no false positives (a Bloom filter's let an error pass as solid now and then);
+// lookups cost about the same, one cache line each.
+constexpr size_t kAutoExactBytes = size_t{1} << 30;
+
 KmerSpectrum empty_spectrum(int k, uint64_t n, const std::string& kind, double fpr) {
-  return kind == "exact" ? KmerSpectrum::make_exact(k, n) : KmerSpectrum::make_bloom(k, n, fpr);
+  const bool exact = kind == "exact" || (kind == "auto" && KmerSpectrum::exact_bytes(n) <= kAutoExactBytes);
+  return exact ? KmerSpectrum::make_exact(k, n) : KmerSpectrum::make_bloom(k, n, fpr);
 }
 
 // An unlinked temporary file in $TMPDIR (or /tmp): gone when closed or the process dies.

@@ -18,7 +18,7 @@ namespace gatemap::correct {
 
 struct SpectrumOptions {
   uint32_t threshold = 0;  // 0: the histogram's first valley
-  std::string kind = "bloom";
+  std::string kind = "auto";  // auto | bloom | exact
   double bloom_fpr = 1e-4;
 };
 

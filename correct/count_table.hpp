@@ -38,10 +38,18 @@ class CountTable {
   void for_each_solid(uint32_t threshold, const std::function<void(uint64_t)>& fn) const {
     for_each_counted(threshold, [&](uint64_t x, uint32_t) { fn(x); });
   }
-  // Inserts those k-mers into the spectrum (one by one here; tables fill a Bloom
-  // filter in parallel: its bits do not depend on the order).
+  // Inserts those k-mers into the spectrum, in chunks on all threads (tables may fill a
+  // Bloom filter their own way: its bits do not depend on the order).
   virtual void insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const {
-    for_each_solid(threshold, [&](uint64_t x) { spectrum.insert(x); });
+    std::vector<uint64_t> chunk;
+    for_each_solid(threshold, [&](uint64_t x) {
+      chunk.push_back(x);
+      if (chunk.size() == (1 << 20)) {
+        spectrum.insert_many(chunk);
+        chunk.clear();
+      }
+    });
+    spectrum.insert_many(chunk);
   }
 };
 

@@ -39,8 +39,10 @@ struct KmerSpectrum {
   // Sized for n k-mers: a Bloom filter at false-positive rate fpr, or an exact set.
   static KmerSpectrum make_bloom(int k, uint64_t n, double fpr);
   static KmerSpectrum make_exact(int k, uint64_t n);
+  static size_t exact_bytes(uint64_t n);  // what make_exact(k, n) takes
   void insert(uint64_t canonical_kmer);
-  // Many at once (a Bloom filter on all threads: its bits do not depend on the order).
+  // Many at once, on all threads (a Bloom filter's bits do not depend on the order, nor
+  // does which k-mers an exact set holds).
   void insert_many(const std::vector<uint64_t>& canonical_kmers);
   // A Bloom filter's bits for one k-mer, safe beside other threads doing the same (the
   // caller adds to n_kmers).

@@ -194,12 +194,14 @@ KmerSpectrum KmerSpectrum::make_bloom(int k, uint64_t n, double fpr) {
   return s;
 }
 
+size_t KmerSpectrum::exact_bytes(uint64_t n) { return pow2_at_least(n + n / 2 + 1) * sizeof(uint64_t); }
+
 KmerSpectrum KmerSpectrum::make_exact(int k, uint64_t n) {
   if (k < 1 || k > kMaxK) throw UsageError("k must be between 1 and " + std::to_string(kMaxK));
   KmerSpectrum s;
   s.k = k;
   s.kind = Kind::exact;
-  const uint64_t slots = pow2_at_least(n + n / 2 + 1);  // load at most 2/3
+  const uint64_t slots = exact_bytes(n) / sizeof(uint64_t);  // load at most 2/3
   s.words.assign(slots, kEmptyKmer);
   s.mask = slots - 1;
   return s;
@@ -228,8 +230,22 @@ void KmerSpectrum::insert(uint64_t x) {
 }
 
 void KmerSpectrum::insert_many(const std::vector<uint64_t>& xs) {
-  if (kind != Kind::bloom) {
-    for (const uint64_t x : xs) insert(x);
+  if (kind != Kind::bloom) {  // linear probing, each slot claimed by compare-and-swap
+    uint64_t added = 0;
+    const uint64_t capacity = (mask + 1) * 2 / 3;
+#pragma omp parallel for schedule(static) reduction(+ : added)
+    for (size_t i = 0; i < xs.size(); ++i) {
+      for (uint64_t slot = detail::mix64(xs[i]) & mask;; slot = (slot + 1) & mask) {
+        uint64_t seen = kEmptyKmer;
+        if (__atomic_compare_exchange_n(&words[slot], &seen, xs[i], false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+          ++added;
+          break;
+        }
+        if (seen == xs[i]) break;  // already there
+      }
+    }
+    n_kmers += added;
+    if (n_kmers > capacity) throw Error("exact k-mer set over its capacity");
     return;
   }
 #pragma omp parallel for schedule(static)
