@@ -154,14 +154,23 @@ BamSorter::~BamSorter() {
 
 const std::string& BamSorter::read_group_id() const { return out_->read_group_id(); }
 
+// Runs on the mapper's writer thread while the next batch is mapped: the copies are
+// made on all threads (one record at a time, this took longer than mapping it).
 void BamSorter::add(std::vector<bam1_t*>& recs) {
   if (marker_) marker_->collect(recs);  // before sorting: mates are still side by side
-  for (bam1_t*& b : recs) {  // freed as taken: a throw leaves the rest to the caller
-    buffer_.push_back({coordinate_key(b), static_cast<uint64_t>(records_++), arena_.add(b)});
-    buffered_bytes_ += RecordArena::bytes_of(b) + sizeof(Entry);
-    bam_destroy1(b);
-    b = nullptr;
+  const size_t n = recs.size(), first = buffer_.size();
+  std::vector<size_t> offset(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) offset[i + 1] = offset[i] + RecordArena::bytes_of(recs[i]);
+  uint8_t* base = arena_.allocate(offset[n]);
+  buffer_.resize(first + n);
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; ++i) {
+    RecordArena::store(recs[i], base + offset[i]);
+    buffer_[first + i] = {coordinate_key(recs[i]), static_cast<uint64_t>(records_) + i, base + offset[i]};
+    bam_destroy1(recs[i]);
   }
+  records_ += static_cast<int64_t>(n);
+  buffered_bytes_ += offset[n] + n * sizeof(Entry);
   recs.clear();
   if (buffered_bytes_ > opt_.memory_bytes) spill();
 }

@@ -83,25 +83,47 @@ int32_t DuplicateMarker::library_of(const bam1_t* rec) const {
   return it == rg_library_.end() ? 0 : it->second;
 }
 
+// Templates found in order, worked out on all threads (this runs on the mapper's writer
+// thread beside the mapping), their entries added in input order.
 void DuplicateMarker::collect(const std::vector<bam1_t*>& recs) {
+  std::vector<size_t> starts;
   for (size_t begin = 0; begin < recs.size();) {
+    starts.push_back(begin);
     size_t end = begin + 1;
     while (end < recs.size() && std::strcmp(bam_get_qname(recs[end]), bam_get_qname(recs[begin])) == 0) ++end;
-    add_template(recs, begin, end);
     begin = end;
+  }
+  const size_t n = starts.size();
+  starts.push_back(recs.size());
+  if (duplicate_.size() + n >= UINT32_MAX) throw Error("duplicate marking: too many reads");
+  const uint32_t first_pair = static_cast<uint32_t>(duplicate_.size());
+  std::vector<TemplateEnds> ends(n);
+  bool tagged = true;
+#pragma omp parallel for schedule(static) reduction(&& : tagged)
+  for (size_t t = 0; t < n; ++t) {
+    tagged = template_ends(recs, starts[t], starts[t + 1], first_pair + static_cast<uint32_t>(t),
+                           input_ + static_cast<int64_t>(starts[t]), ends[t]) &&
+             tagged;
+  }
+  if (!tagged) throw std::bad_alloc();
+  duplicate_.resize(duplicate_.size() + n, 0);
+  input_ += static_cast<int64_t>(recs.size());
+  for (const TemplateEnds& e : ends) {
+    for (int i = 0; i < e.n_fragments; ++i) fragments_.push(e.fragments[i]);
+    counts_.reads += e.n_fragments;
+    if (!e.paired) continue;
+    ++counts_.pairs;
+    pairs_.push(e.pair);
   }
 }
 
-void DuplicateMarker::add_template(const std::vector<bam1_t*>& recs, size_t begin, size_t end) {
-  const uint32_t pair = static_cast<uint32_t>(duplicate_.size());
-  if (duplicate_.size() == UINT32_MAX) throw Error("duplicate marking: too many reads");
-  duplicate_.push_back(0);
+bool DuplicateMarker::template_ends(const std::vector<bam1_t*>& recs, size_t begin, size_t end, uint32_t pair,
+                                    int64_t input, TemplateEnds& out) const {
   const bam1_t* primary[2] = {nullptr, nullptr};
   FilePlace place[2] = {};
-  for (size_t i = begin; i < end; ++i) {
+  for (size_t i = begin; i < end; ++i, ++input) {
     bam1_t* b = recs[i];
-    if (bam_aux_update_int(b, kPairTag, pair) != 0) throw std::bad_alloc();
-    const int64_t input = input_++;
+    if (bam_aux_update_int(b, kPairTag, pair) != 0) return false;
     if (b->core.flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
     const int mate = (b->core.flag & BAM_FREAD2) ? 1 : 0;
     primary[mate] = b;
@@ -119,17 +141,18 @@ void DuplicateMarker::add_template(const std::vector<bam1_t*>& recs, size_t begi
                static_cast<uint8_t>(bam_is_rev(b))};
   }
   const bool paired = mapped[0] && mapped[1];
+  int32_t score[2] = {0, 0};
   for (int m = 0; m < 2; ++m) {
     if (!mapped[m]) continue;
-    ++counts_.reads;
-    fragments_.push(
-        {library_of(primary[m]), ends[m], quality_score(primary[m]), paired, place[m], pair, static_cast<uint8_t>(m)});
+    score[m] = quality_score(primary[m]);
+    out.fragments[out.n_fragments++] = {library_of(primary[m]), ends[m], score[m], paired, place[m], pair,
+                                        static_cast<uint8_t>(m)};
   }
-  if (!paired) return;
-  ++counts_.pairs;
+  out.paired = paired;
+  if (!paired) return true;
   const int first = ends[1] < ends[0] ? 1 : 0;
-  pairs_.push({library_of(primary[0]), ends[first], ends[1 - first],
-               quality_score(primary[0]) + quality_score(primary[1]), place[first], pair});
+  out.pair = {library_of(primary[0]), ends[first], ends[1 - first], score[0] + score[1], place[first], pair};
+  return true;
 }
 
 void DuplicateMarker::decide() {

@@ -84,8 +84,18 @@ class DuplicateMarker {
     bool operator()(const Fragment& a, const Fragment& b) const;
   };
 
+  // One template's (a read's, or a pair's records) entries, worked out on any thread.
+  struct TemplateEnds {
+    Fragment fragments[2];
+    int n_fragments = 0;
+    bool paired = false;
+    PairEnds pair;
+  };
+
   int32_t library_of(const bam1_t* rec) const;
-  void add_template(const std::vector<bam1_t*>& recs, size_t begin, size_t end);
+  // Tags the records [begin, end) with the pair number; false when a tag does not fit.
+  bool template_ends(const std::vector<bam1_t*>& recs, size_t begin, size_t end, uint32_t pair, int64_t input,
+                     TemplateEnds& out) const;
 
   std::map<std::string, int32_t> rg_library_;  // read group ID -> library number
   SpilledSort<PairEnds, PairOrder> pairs_;

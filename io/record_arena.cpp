@@ -17,20 +17,22 @@ size_t round8(size_t n) { return (n + 7) / 8 * 8; }
 
 size_t RecordArena::bytes_of(const bam1_t* b) { return kHeader + round8(static_cast<size_t>(b->l_data)); }
 
-const uint8_t* RecordArena::add(const bam1_t* b) {
-  const size_t need = bytes_of(b);
-  if (used_ + need > capacity_) {
-    capacity_ = std::max(kBlockBytes, need);
-    blocks_.emplace_back(new uint8_t[capacity_]);  // not zeroed: filled as records come
+uint8_t* RecordArena::allocate(size_t bytes) {
+  if (used_ + bytes > capacity_) {
+    capacity_ = std::max(kBlockBytes, bytes);
+    blocks_.emplace_back(new uint8_t[capacity_]);  // not zeroed: filled by store()
     used_ = 0;
   }
   uint8_t* at = blocks_.back().get() + used_;
-  used_ += need;
+  used_ += bytes;
+  return at;
+}
+
+void RecordArena::store(const bam1_t* b, uint8_t* at) {
   const uint32_t l_data = static_cast<uint32_t>(b->l_data);
   std::memcpy(at, &b->core, sizeof(bam1_core_t));
   std::memcpy(at + sizeof(bam1_core_t), &l_data, sizeof l_data);
   std::memcpy(at + kHeader, b->data, l_data);
-  return at;
 }
 
 void RecordArena::view(const uint8_t* at, bam1_t* out) {

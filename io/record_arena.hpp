@@ -13,8 +13,10 @@ namespace gatemap::io {
 
 class RecordArena {
  public:
-  // Copies the record in; returns where it lies (valid until clear()).
-  const uint8_t* add(const bam1_t* b);
+  // Room for records of these many bytes in all (bytes_of each), in one piece: filled
+  // with store() (from any thread), valid until clear().
+  uint8_t* allocate(size_t bytes);
+  static void store(const bam1_t* b, uint8_t* at);
   // A record view whose data points into the arena (not to be freed or grown; htslib
   // may change it in place, as bam_aux_del does).
   static void view(const uint8_t* at, bam1_t* out);
