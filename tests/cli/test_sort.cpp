@@ -172,7 +172,7 @@ TEST_F(Sort, MarkdupAgreesWithPicard) {
   gatemap::test::write_file(d.file("d_1.fq"), out_fq[0]);
   gatemap::test::write_file(d.file("d_2.fq"), out_fq[1]);
   const std::string reads =
-      " -R '@RG\\tID:a\\tSM:s\\tLB:lib1' " + f("ref.gmi") + " " + d.file("d_1.fq") + " " + d.file("d_2.fq");
+      " -R '@RG\\tID:a\\tSM:s\\tLB:lib1\\tPL:ILLUMINA' " + f("ref.gmi") + " " + d.file("d_1.fq") + " " + d.file("d_2.fq");
   std::string out;
   ASSERT_EQ(run_command(kBin + " map -t 2 --batch 2000 -m 1M --sort --markdup -o " + d.file("md.bam") + reads, &out), 0)
       << out;
@@ -191,6 +191,15 @@ TEST_F(Sort, MarkdupAgreesWithPicard) {
   EXPECT_GT(std::stoi(dups), 1000);
   EXPECT_TRUE(ours == theirs) << "duplicate flags differ from Picard's";
   ASSERT_EQ(run_command("samtools view " + d.file("md.bam") + " | grep -c 'zq:'", &out), 1);  // no helper tag left
+  // Picard's ValidateSamFile accepts the sorted, flagged BAM and its index, checked against the reference.
+  const std::string dict = d.file("ref.dict"), ref = d.file("ref.fa");
+  std::filesystem::copy_file(f("ref.fa"), ref);
+  ASSERT_EQ(run_command("PicardCommandLine CreateSequenceDictionary R=" + ref + " O=" + dict + " QUIET=true", &out), 0)
+      << out;
+  EXPECT_EQ(run_command("PicardCommandLine ValidateSamFile I=" + d.file("md.bam") + " R=" + ref + " MODE=SUMMARY", &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("No errors found"), std::string::npos) << out;
   EXPECT_EQ(run_command(kBin + " map --markdup -o " + d.file("x.bam") + reads, &out), 2) << out;
 }
 
