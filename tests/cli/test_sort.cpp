@@ -171,8 +171,8 @@ TEST_F(Sort, MarkdupAgreesWithPicard) {
   }
   gatemap::test::write_file(d.file("d_1.fq"), out_fq[0]);
   gatemap::test::write_file(d.file("d_2.fq"), out_fq[1]);
-  const std::string reads =
-      " -R '@RG\\tID:a\\tSM:s\\tLB:lib1\\tPL:ILLUMINA' " + f("ref.gmi") + " " + d.file("d_1.fq") + " " + d.file("d_2.fq");
+  const std::string reads = " -R '@RG\\tID:a\\tSM:s\\tLB:lib1\\tPL:ILLUMINA' " + f("ref.gmi") + " " + d.file("d_1.fq") +
+                            " " + d.file("d_2.fq");
   std::string out;
   ASSERT_EQ(run_command(kBin + " map -t 2 --batch 2000 -m 1M --sort --markdup -o " + d.file("md.bam") + reads, &out), 0)
       << out;
@@ -196,8 +196,8 @@ TEST_F(Sort, MarkdupAgreesWithPicard) {
   std::filesystem::copy_file(f("ref.fa"), ref);
   ASSERT_EQ(run_command("PicardCommandLine CreateSequenceDictionary R=" + ref + " O=" + dict + " QUIET=true", &out), 0)
       << out;
-  EXPECT_EQ(run_command("PicardCommandLine ValidateSamFile I=" + d.file("md.bam") + " R=" + ref + " MODE=SUMMARY", &out),
-            0)
+  EXPECT_EQ(
+      run_command("PicardCommandLine ValidateSamFile I=" + d.file("md.bam") + " R=" + ref + " MODE=SUMMARY", &out), 0)
       << out;
   EXPECT_NE(out.find("No errors found"), std::string::npos) << out;
   EXPECT_EQ(run_command(kBin + " map --markdup -o " + d.file("x.bam") + reads, &out), 2) << out;
