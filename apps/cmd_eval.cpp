@@ -2,7 +2,9 @@
 #include <cstdio>
 
 #include "apps/commands.hpp"
+#include "common/error.hpp"
 #include "eval/eval.hpp"
+#include "io/output_file.hpp"
 
 namespace gatemap::apps {
 
@@ -12,12 +14,23 @@ void register_eval(CLI::App& app, AppContext& ctx) {
   auto* map = ev->add_subcommand("map", "Score a SAM/BAM from any mapper (reads from 'gatemap sim reads')");
   auto sam = std::make_shared<std::string>();
   auto tolerance = std::make_shared<int>(10);
+  auto wrong = std::make_shared<std::string>();
   map->add_option("sam", *sam, "SAM/BAM to score")->required();
+  map->add_option("--wrong", *wrong, "Also list the misplaced primary records in this file (name, mate, MAPQ, "
+                                     "placed at, true place)");
   map->add_option("--tolerance", *tolerance, "Allowed distance from the true leftmost position")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
-  on_run(map, ctx, [sam, tolerance] {
-    eval::print_map_eval(eval::eval_map(*sam, *tolerance), stdout);
+  on_run(map, ctx, [sam, tolerance, wrong] {
+    std::FILE* wrong_out = nullptr;
+    if (!wrong->empty()) {
+      io::check_not_input(*wrong, "--wrong", {*sam});
+      wrong_out = std::fopen(wrong->c_str(), "w");
+      if (!wrong_out) throw IoError("cannot write '" + *wrong + "'");
+    }
+    const eval::MapEval e = eval::eval_map(*sam, *tolerance, wrong_out);
+    if (wrong_out && std::fclose(wrong_out) != 0) throw IoError("write to '" + *wrong + "' failed (disk full?)");
+    eval::print_map_eval(e, stdout);
     return 0;
   });
 

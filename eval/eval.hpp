@@ -24,7 +24,9 @@ struct MapEval {
 };
 
 // Scores a SAM/BAM/CRAM whose read names carry sim truth. Throws IoError/FormatError.
-MapEval eval_map(const std::string& sam_path, int tolerance = 10);
+// wrong_out: when given, one line per misplaced primary record (name, mate, MAPQ,
+// where it was placed, where the truth puts it), for looking into them.
+MapEval eval_map(const std::string& sam_path, int tolerance = 10, std::FILE* wrong_out = nullptr);
 void print_map_eval(const MapEval& e, std::FILE* out);
 
 // Variant calls against a truth VCF. Both sides are normalized against the reference

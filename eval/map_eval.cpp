@@ -38,7 +38,7 @@ int64_t truth_position_of(const sim::ReadTruth& t, int64_t offset) {
 
 }  // namespace
 
-MapEval eval_map(const std::string& sam_path, int tolerance) {
+MapEval eval_map(const std::string& sam_path, int tolerance, std::FILE* wrong_out) {
   samFile* fp = sam_open(sam_path.c_str(), "r");
   if (!fp) throw IoError("cannot open '" + sam_path + "'");
   try {
@@ -81,6 +81,12 @@ MapEval eval_map(const std::string& sam_path, int tolerance) {
     const bool correct = std::string(sam_hdr_tid2name(hdr, b->core.tid)) == truth.contig &&
                          static_cast<bool>(flag & BAM_FREVERSE) == truth.reverse &&
                          std::llabs(start - truth_start) <= tolerance;
+    if (!correct && wrong_out) {
+      std::fprintf(wrong_out, "%s\t%d\t%d\t%s:%lld%c\t%s:%lld%c\n", bam_get_qname(b), (flag & BAM_FREAD2) ? 2 : 1,
+                   b->core.qual, sam_hdr_tid2name(hdr, b->core.tid), static_cast<long long>(start + 1),
+                   (flag & BAM_FREVERSE) ? '-' : '+', truth.contig.c_str(), static_cast<long long>(truth_start + 1),
+                   truth.reverse ? '-' : '+');
+    }
     for (auto& row : ev.rows) {
       if (b->core.qual >= row.min_mapq) {
         ++row.mapped;

@@ -224,7 +224,17 @@ TEST(EvalMap, HandMadeCaseGivesTheHandCountedNumbers) {
   sam += "s6!1!1000!+!100M\t4\t*\t0\t0\t*\t*\t0\t0\t" + std::string(100, 'A') + "\t*\n";  // unmapped
   sam += rec("s7!1!1000!+!100M", 256, "1", 5000, 0, "100M");        // secondary: ignored
   const auto path = test::write_file(dir.file("hand.sam"), sam);
-  const auto ev = eval::eval_map(path);
+  std::FILE* wrong = std::tmpfile();
+  const auto ev = eval::eval_map(path, 10, wrong);
+  std::string listed(4096, '\0');
+  std::rewind(wrong);
+  listed.resize(std::fread(listed.data(), 1, listed.size(), wrong));
+  std::fclose(wrong);
+  // The three misplaced records, each with its MAPQ, place and true place.
+  EXPECT_EQ(listed,
+            "s1!1!1000!+!100M\t1\t60\t1:1011+\t1:1000+\n"
+            "s2!1!1000!+!100M\t1\t30\t1:1000-\t1:1000+\n"
+            "s5!1!1000!+!100M\t1\t0\t2:1000+\t1:1000+\n");
   EXPECT_EQ(ev.total, 7);
   EXPECT_EQ(ev.unmapped, 1);
   const auto row = [&](int q) {
