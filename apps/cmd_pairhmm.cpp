@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,13 @@ int run_pairhmm(const PairHmmArgs& a) {
   if (a.threads > 0) omp_set_num_threads(a.threads);
   if (!a.out.empty()) io::check_not_input(a.out, "-o", {a.in});
   caller::pairhmm::PairHmmBatch batch;
+  // The engine is made (CUDA started, buffers pinned) while the file is read.
+  std::future<std::unique_ptr<caller::pairhmm::PairHmmEngine>> made;
+  if (a.backend != "ref") {
+    made = std::async(std::launch::async, [&a] {
+      return std::make_unique<caller::pairhmm::PairHmmEngine>(gpu::choose_backend(a.backend));
+    });
+  }
   double t = log::wall_seconds();
   caller::pairhmm::read_pairhmm_file(a.in, batch);
   log::info("pairhmm", "read " + std::to_string(batch.groups.size()) + " test cases, " +
@@ -44,9 +52,9 @@ int run_pairhmm(const PairHmmArgs& a) {
     caller::pairhmm::pairhmm_reference(batch, opt, lik);
     used = "double reference";
   } else {
-    caller::pairhmm::PairHmmEngine engine(gpu::choose_backend(a.backend));
-    engine.compute(batch, opt, lik, &st);
-    used = gpu::backend_name(engine.backend());
+    const auto engine = made.get();
+    engine->compute(batch, opt, lik, &st);
+    used = gpu::backend_name(engine->backend());
   }
   t = log::wall_seconds();
   io::OutputFile out_file(a.out.empty() ? "-" : a.out);  // renamed into place once complete

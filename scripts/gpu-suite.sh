@@ -25,7 +25,8 @@
 #   ab      the two builds' speed side by side (AB_PAIRS simulated pairs and single reads) -> ab.txt
 #   pairhmm60  the PairHMM project's 1m.in concatenated 60 times: gatemap pairhmm vs gpuPairHMM
 #           (bin/gpuPairHMM, built from ../shared/peers), alternating, PH_ROUNDS rounds; outputs
-#           compared -> pairhmm60.tsv pairhmm60.log
+#           compared (PH_EXTRA: more gatemap options, e.g. -v 4 for the engine's time split)
+#           -> pairhmm60.tsv pairhmm60.log
 #   mapbench  GRCh37 chr20 (63 Mbp, from the bundle), MB_PAIRS (1 M) simulated 2x150 pairs:
 #           gatemap (GPU seeding + filter, GPU with the filter off, CPU seeding + GPU filter,
 #           CPU), minimap2 -ax sr and bwa mem (bin/minimap2, bin/bwa carried; MB_BWA=0 skips
@@ -314,7 +315,7 @@ for stage in "$@"; do
       printf "round\ttool\twall_s\n" > "$OUT/pairhmm60.tsv"
       for r in $(seq "${PH_ROUNDS:-3}"); do
         st=$(date +%s%N)
-        $B gatemap pairhmm -t "$T" --backend gpu -o $P/gatemap.txt $P/x60.in 2>> "$L"
+        $B gatemap pairhmm -t "$T" --backend gpu ${PH_EXTRA:-} -o $P/gatemap.txt $P/x60.in 2>> "$L"
         printf "%s\tgatemap\t%s\n" $r "$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')" \
           >> "$OUT/pairhmm60.tsv"
         st=$(date +%s%N)

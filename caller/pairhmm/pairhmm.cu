@@ -17,6 +17,7 @@
 #include "caller/pairhmm/pairhmm_core.hpp"
 #include "caller/pairhmm/pairhmm_kernels.cuh"
 #include "common/error.hpp"
+#include "common/log.hpp"
 #include "gpu/buffers.cuh"
 #include "gpu/cuda_check.cuh"
 
@@ -59,6 +60,10 @@ constexpr std::array<Config, 16> kConfigs{{{4, 4},
 
 // A chunk of a batch holds at most this many cells (and 2^22 pairs).
 constexpr int64_t kMaxChunkCells = int64_t(1) << 32;
+// A slot's buffers as the engine makes them (PairHmmGpu::PairHmmGpu).
+constexpr size_t kStartInputBytes = size_t(32) << 20;   // host image of a chunk's input (pinned)
+constexpr size_t kStartDeviceBytes = size_t(192) << 20; // the same on the device, plus row parameters
+constexpr size_t kStartPairs = size_t(1) << 20;         // results
 
 struct LaunchEnv {
   int sm_count = 1;
@@ -358,6 +363,18 @@ PairHmmGpu::PairHmmGpu(int device) : impl_(nullptr) {
   GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   impl_->env.shared_limit = std::min<size_t>(kSharedWanted, static_cast<size_t>(optin));
   GATEMAP_CUDA_CHECK(cudaMemcpyToSymbol(c_ph2pr, detail::ph2pr_table(), 256 * sizeof(double)));
+  // Both slots' buffers are made here, sized for chunks of a few million read bases
+  // (larger ones grow them): pinning host memory takes tens of milliseconds, which a
+  // caller can hide by making the engine while it reads its input.
+  const size_t device_bytes = std::min(kStartDeviceBytes, gpu::mem_info().first / 16);
+  for (Impl::Slot& s : impl_->slots) {
+    for (auto& scratch : s.shape_scratch) scratch.resize(kScratchBytes / kConfigs.size());
+    s.in_h.resize(kStartInputBytes);
+    s.in_d.resize(device_bytes);
+    s.out_h.resize(kStartPairs + kConfigs.size());
+    s.out_d.resize(kStartPairs + 1);
+    s.redo_d.resize(kStartPairs + kConfigs.size());
+  }
 }
 
 PairHmmGpu::~PairHmmGpu() { delete impl_; }
@@ -587,6 +604,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
                          PairHmmStats* stats) {
   const auto t0 = std::chrono::steady_clock::now();
   log10_lik.assign(batch.pair_count(), 0.0);
+  const double zero_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   Impl& im = *impl_;
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));  // the calling thread's device
   // Chunks bounded in pairs and cells, so two fit on the card and copies overlap kernels.
@@ -594,13 +612,18 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   (void)total_b;
   const size_t max_pairs = std::min<size_t>(size_t(1) << 22, free_b / 8 / 64);
   const int64_t max_cells = kMaxChunkCells;
-  double kernel_ms = 0, double_ms = 0, pack_ms = 0;
+  double kernel_ms = 0, double_ms = 0, pack_ms = 0, wait_ms = 0;
   int64_t n_double = 0, direct_double = 0;
   int next_slot = 0;
+  const auto ms_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
 
   auto finish = [&](Impl::Slot& s) {
     if (!s.busy) return;
+    const auto t_wait = std::chrono::steady_clock::now();
     s.done.sync();
+    wait_ms += ms_since(t_wait);
     kernel_ms += gpu::Event::elapsed_ms(s.start, s.stop);
     for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
       if (s.shape_used[cfg]) double_ms += gpu::Event::elapsed_ms(s.shape_mid[cfg], s.shape_done[cfg]);
@@ -612,9 +635,14 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     s.busy = false;
   };
 
-  size_t g = 0, first_pair = 0;
-  while (g < batch.groups.size()) {
-    // Take groups until the chunk is full (at least one group per chunk).
+  // Every chunk planned first (groups taken until a chunk is full, at least one each),
+  // so that both slots' buffers are sized once for the largest: growing pinned memory
+  // chunk after chunk pinned pages again each time, and freeing device memory waits
+  // for the other slot's kernels.
+  std::vector<std::pair<size_t, size_t>> spans;  // [g, g1) of each chunk
+  std::vector<ChunkPlan> plans;
+  size_t in_h_bytes = 0, in_d_bytes = 0, most_pairs = 0;
+  for (size_t g = 0, first_pair = 0; g < batch.groups.size();) {
     size_t g1 = g, pairs = 0;
     int64_t cells = 0;
     while (g1 < batch.groups.size()) {
@@ -626,20 +654,37 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
       if (g1 > g && (pairs + p > max_pairs || cells + rl * hl > max_cells)) break;
       pairs += p, cells += rl * hl, ++g1;
     }
+    plans.emplace_back();
+    plan_chunk(batch, g, g1, first_pair, plans.back());
+    in_h_bytes = std::max(in_h_bytes, plans.back().off_rowf);  // the row parameters after it are made on the device
+    in_d_bytes = std::max(in_d_bytes, plans.back().bytes);
+    most_pairs = std::max(most_pairs, plans.back().n_pairs);
+    spans.emplace_back(g, g1);
+    first_pair += plans.back().n_pairs;
+    g = g1;
+  }
+  const double plan_ms = ms_since(t0);
+  const auto t_size = std::chrono::steady_clock::now();
+  for (Impl::Slot& s : im.slots) {
+    if (s.busy) s.done.sync(), s.busy = false;  // a chunk of a call that failed: its results are dropped
+    for (auto& scratch : s.shape_scratch) scratch.resize(kScratchBytes / kConfigs.size());
+    s.in_h.resize(in_h_bytes);
+    s.in_d.resize(in_d_bytes);
+    s.out_h.resize(most_pairs + kConfigs.size());  // results, then the shapes' double counts (as ints)
+    s.out_d.resize(most_pairs + 1);
+    s.redo_d.resize(most_pairs + kConfigs.size());
+  }
+  const double size_ms = ms_since(t_size);
+  for (size_t chunk = 0; chunk < plans.size(); ++chunk) {
+    const auto [g, g1] = spans[chunk];
+    ChunkPlan& plan = plans[chunk];
+    const size_t first_pair = plan.first_pair;
     Impl::Slot& s = im.slots[next_slot];
     next_slot ^= 1;
     finish(s);  // its pinned buffers are about to be reused
-    ChunkPlan plan;
-    plan_chunk(batch, g, g1, first_pair, plan);
-    for (auto& scratch : s.shape_scratch) scratch.resize(kScratchBytes / kConfigs.size());
     const auto t_pack = std::chrono::steady_clock::now();
-    s.in_h.resize(plan.off_rowf);  // the row parameters after it are made on the device
     fill_chunk(batch, g, g1, im.env, plan, s.in_h.data());
     pack_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_pack).count();
-    s.in_d.resize(plan.bytes);
-    s.out_h.resize(plan.n_pairs + kConfigs.size());  // results, then the shapes' double counts (as ints)
-    s.out_d.resize(plan.n_pairs + 1);
-    s.redo_d.resize(plan.n_pairs + kConfigs.size());
     const cudaStream_t st = s.stream.get();
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.in_d.data(), s.in_h.data(), plan.off_rowf, cudaMemcpyHostToDevice, st));
     if (plan.read_bases) {
@@ -714,11 +759,13 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     s.busy = true;
     s.first_pair = first_pair;
     s.n_pairs = plan.n_pairs;
-    first_pair += plan.n_pairs;
-    g = g1;
   }
   finish(im.slots[0]);
   finish(im.slots[1]);
+  log::debug("pairhmm", std::to_string(plans.size()) + " chunks: results zeroed in " + std::to_string(zero_ms) +
+                            " ms, planned in " + std::to_string(plan_ms - zero_ms) +
+                            " ms, buffers sized in " + std::to_string(size_ms) + " ms, packed in " +
+                            std::to_string(pack_ms) + " ms, waited " + std::to_string(wait_ms) + " ms for the GPU");
   if (stats) {
     stats->pairs += static_cast<int64_t>(log10_lik.size());
     stats->cells += batch.cell_count();
