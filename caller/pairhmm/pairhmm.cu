@@ -409,6 +409,7 @@ struct ChunkPlan {
   size_t off_tasks = 0, off_rbegin = 0, off_rlen = 0, off_hbegin = 0, off_hlen = 0, off_rq = 0, off_rowf = 0, off_rcode = 0,
          off_hcode = 0, bytes = 0;
   size_t read_bases = 0;
+  double bases_ms = 0, shapes_ms = 0, tasks_ms = 0;  // fill_chunk's parts (-v 4)
 };
 
 // Each read base's float row parameters from its qualities and code (the same numbers
@@ -462,6 +463,12 @@ void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, 
 // Writes the chunk's input image (tasks sorted by kernel configuration, then by
 // haplotype and read length so that the groups of a warp take equal steps).
 void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& env, ChunkPlan& plan, unsigned char* h) {
+  auto lap = [t = std::chrono::steady_clock::now()]() mutable {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - t).count();
+    t = now;
+    return ms;
+  };
   const int64_t rbase = plan.n_pairs ? b.read_begin[plan.read0] : 0;
   const int64_t hbase = plan.n_pairs ? b.hap_begin[plan.hap0] : 0;
   auto* rbegin = reinterpret_cast<uint32_t*>(h + plan.off_rbegin);
@@ -498,6 +505,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
   }
   const size_t hap_end = plan.hap1 > plan.hap0 ? hbegin[plan.hap1 - 1 - plan.hap0] + b.hap_len[plan.hap1 - 1] : 0;
   std::memset(hcode + hap_end, kCodeOutside, kHapPad);
+  plan.bases_ms = lap();
   // Tasks ordered by kernel shape, then longest haplotype first, so that the groups of
   // a warp take equal steps and long ones can take their own launch: a counting sort
   // in two passes over the pairs, on all threads.
@@ -562,6 +570,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
       max_read[t][cfg] = std::max(max_read[t][cfg], R);
     });
   }
+  plan.shapes_ms = lap();
   // Where each thread's pairs of each key go: keys in order, threads in order within a key.
   std::vector<int64_t> key_end(n_all);
   int64_t running = 0;
@@ -596,6 +605,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
     at = static_cast<size_t>(key_end[(2 * cfg + 1) * n_keys + max_hap]);
   }
   plan.config_begin[kConfigs.size()] = static_cast<int>(at);
+  plan.tasks_ms = lap();
 }
 
 }  // namespace
@@ -604,7 +614,6 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
                          PairHmmStats* stats) {
   const auto t0 = std::chrono::steady_clock::now();
   log10_lik.assign(batch.pair_count(), 0.0);
-  const double zero_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   Impl& im = *impl_;
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));  // the calling thread's device
   // Chunks bounded in pairs and cells, so two fit on the card and copies overlap kernels.
@@ -612,7 +621,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   (void)total_b;
   const size_t max_pairs = std::min<size_t>(size_t(1) << 22, free_b / 8 / 64);
   const int64_t max_cells = kMaxChunkCells;
-  double kernel_ms = 0, double_ms = 0, pack_ms = 0, wait_ms = 0;
+  double kernel_ms = 0, double_ms = 0, pack_ms = 0, wait_ms = 0, bases_ms = 0, shapes_ms = 0, tasks_ms = 0;
   int64_t n_double = 0, direct_double = 0;
   int next_slot = 0;
   const auto ms_since = [](std::chrono::steady_clock::time_point t) {
@@ -685,6 +694,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     const auto t_pack = std::chrono::steady_clock::now();
     fill_chunk(batch, g, g1, im.env, plan, s.in_h.data());
     pack_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_pack).count();
+    bases_ms += plan.bases_ms, shapes_ms += plan.shapes_ms, tasks_ms += plan.tasks_ms;
     const cudaStream_t st = s.stream.get();
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.in_d.data(), s.in_h.data(), plan.off_rowf, cudaMemcpyHostToDevice, st));
     if (plan.read_bases) {
@@ -762,10 +772,11 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   }
   finish(im.slots[0]);
   finish(im.slots[1]);
-  log::debug("pairhmm", std::to_string(plans.size()) + " chunks: results zeroed in " + std::to_string(zero_ms) +
-                            " ms, planned in " + std::to_string(plan_ms - zero_ms) +
+  log::debug("pairhmm", std::to_string(plans.size()) + " chunks: results zeroed and chunks planned in " + std::to_string(plan_ms) +
                             " ms, buffers sized in " + std::to_string(size_ms) + " ms, packed in " +
-                            std::to_string(pack_ms) + " ms, waited " + std::to_string(wait_ms) + " ms for the GPU");
+                            std::to_string(pack_ms) + " ms (bases " + std::to_string(bases_ms) + ", shapes " +
+                            std::to_string(shapes_ms) + ", tasks " + std::to_string(tasks_ms) + "), waited " +
+                            std::to_string(wait_ms) + " ms for the GPU");
   if (stats) {
     stats->pairs += static_cast<int64_t>(log10_lik.size());
     stats->cells += batch.cell_count();
