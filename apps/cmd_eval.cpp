@@ -16,8 +16,9 @@ void register_eval(CLI::App& app, AppContext& ctx) {
   auto tolerance = std::make_shared<int>(10);
   auto wrong = std::make_shared<std::string>();
   map->add_option("sam", *sam, "SAM/BAM to score")->required();
-  map->add_option("--wrong", *wrong, "Also list the misplaced primary records in this file (name, mate, MAPQ, "
-                                     "placed at, true place)");
+  map->add_option("--wrong", *wrong,
+                  "Also list the misplaced primary records in this file (name, mate, MAPQ, "
+                  "placed at, true place)");
   map->add_option("--tolerance", *tolerance, "Allowed distance from the true leftmost position")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();

@@ -61,9 +61,9 @@ constexpr std::array<Config, 16> kConfigs{{{4, 4},
 // A chunk of a batch holds at most this many cells (and 2^22 pairs).
 constexpr int64_t kMaxChunkCells = int64_t(1) << 32;
 // A slot's buffers as the engine makes them (PairHmmGpu::PairHmmGpu).
-constexpr size_t kStartInputBytes = size_t(32) << 20;   // host image of a chunk's input (pinned)
-constexpr size_t kStartDeviceBytes = size_t(192) << 20; // the same on the device, plus row parameters
-constexpr size_t kStartPairs = size_t(1) << 20;         // results
+constexpr size_t kStartInputBytes = size_t(32) << 20;    // host image of a chunk's input (pinned)
+constexpr size_t kStartDeviceBytes = size_t(192) << 20;  // the same on the device, plus row parameters
+constexpr size_t kStartPairs = size_t(1) << 20;          // results
 
 struct LaunchEnv {
   int sm_count = 1;
@@ -772,11 +772,11 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   }
   finish(im.slots[0]);
   finish(im.slots[1]);
-  log::debug("pairhmm", std::to_string(plans.size()) + " chunks: results zeroed and chunks planned in " + std::to_string(plan_ms) +
-                            " ms, buffers sized in " + std::to_string(size_ms) + " ms, packed in " +
-                            std::to_string(pack_ms) + " ms (bases " + std::to_string(bases_ms) + ", shapes " +
-                            std::to_string(shapes_ms) + ", tasks " + std::to_string(tasks_ms) + "), waited " +
-                            std::to_string(wait_ms) + " ms for the GPU");
+  log::debug("pairhmm", std::to_string(plans.size()) + " chunks: results zeroed and chunks planned in " +
+                            std::to_string(plan_ms) + " ms, buffers sized in " + std::to_string(size_ms) +
+                            " ms, packed in " + std::to_string(pack_ms) + " ms (bases " + std::to_string(bases_ms) +
+                            ", shapes " + std::to_string(shapes_ms) + ", tasks " + std::to_string(tasks_ms) +
+                            "), waited " + std::to_string(wait_ms) + " ms for the GPU");
   if (stats) {
     stats->pairs += static_cast<int64_t>(log10_lik.size());
     stats->cells += batch.cell_count();
