@@ -43,6 +43,8 @@ void RecordArena::view(const uint8_t* at, bam1_t* out) {
   out->m_data = l_data;
   out->data = const_cast<uint8_t*>(at + kHeader);
   out->id = 0;
+  // Should htslib ever grow it, it copies the data instead of reallocating arena memory.
+  bam_set_mempolicy(out, BAM_USER_OWNS_STRUCT | BAM_USER_OWNS_DATA);
 }
 
 void RecordArena::clear() {
