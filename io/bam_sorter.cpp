@@ -157,6 +157,7 @@ const std::string& BamSorter::read_group_id() const { return out_->read_group_id
 // Runs on the mapper's writer thread while the next batch is mapped: the copies are
 // made on all threads (one record at a time, this took longer than mapping it).
 void BamSorter::add(std::vector<bam1_t*>& recs) {
+  if (recs.empty()) return;
   if (marker_) marker_->collect(recs);  // before sorting: mates are still side by side
   const size_t n = recs.size(), first = buffer_.size();
   std::vector<size_t> offset(n + 1, 0);
