@@ -72,6 +72,10 @@ void register_map(CLI::App& app, AppContext& ctx) {
                 "ends of both mates (or of unpaired reads), the best sum of base qualities kept; the ends take an "
                 "eighth of -m and spill to --tmp-dir beyond it");
   sub->add_option("--tmp-dir", o->tmp_dir, "With --sort: folder for sorted runs [the output's folder]");
+  sub->add_option("-l", o->bam_level,
+                  "Compression level of BAM and .sam.gz output, 0-9 (as samtools sort -l; 1 is several times "
+                  "faster to write, files a few percent larger) [htslib's default, 6]")
+      ->check(CLI::Range(0, 9));
   on_run(sub, ctx, [o, sort_mem, &ctx] {
     o->command_line = ctx.command_line;
     // As bwa mem takes the reference's path for its index: REF.gmi next to REF.

@@ -114,7 +114,7 @@ BamSorter::BamSorter(const std::string& out_bam, const SamHeaderInfo& info, cons
   SamHeaderInfo sorted = info;
   sorted.coordinate_sorted = true;
   for (const auto& c : info.contigs) longest_contig_ = std::max(longest_contig_, c.second);
-  out_ = std::make_unique<SamWriter>(out_bam, sorted, std::max(1, opt.threads));
+  out_ = std::make_unique<SamWriter>(out_bam, sorted, std::max(1, opt.threads), opt.level);
   if (opt.write_index) {  // built while writing: BAI addresses positions below 2^29, CSI (min_shift 14) beyond
     const bool csi = longest_contig_ >= (int64_t{1} << 29);
     out_->write_index(out_bam + (csi ? ".csi" : ".bai"), csi ? 14 : 0);

@@ -30,6 +30,7 @@ struct SortOptions {
   int threads = 1;
   bool write_index = true;
   bool mark_duplicates = false;  // --markdup (io/duplicates.hpp)
+  int level = -1;                // -l: the output's compression level (-1: htslib's, 6)
 };
 
 // Parses "768M", "2G", "500000K" or plain bytes; throws UsageError naming `flag`.

@@ -51,9 +51,10 @@ const char* sam_output_mode(const std::string& path) {
   return "w";
 }
 
-SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int threads)
+SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int threads, int level)
     : path_(path.empty() ? "-" : path), out_(path_) {
-  const char* mode = sam_output_mode(path_);
+  std::string mode = sam_output_mode(path_);
+  if (level >= 0 && level <= 9 && mode != "w") mode += static_cast<char>('0' + level);
   hdr_ = sam_hdr_init();
   if (!hdr_) throw Error("cannot allocate a SAM header");
   std::string text = info.coordinate_sorted ? "@HD\tVN:1.6\tSO:coordinate\n" : "@HD\tVN:1.6\tSO:unsorted\tGO:query\n";
@@ -74,7 +75,7 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     sam_hdr_destroy(hdr_);
     throw Error("cannot build the SAM header (bad read group?)");
   }
-  fp_ = hts_open(out_.write_path().c_str(), mode);
+  fp_ = hts_open(out_.write_path().c_str(), mode.c_str());
   if (!fp_) {
     sam_hdr_destroy(hdr_);
     throw IoError("cannot open '" + path_ + "' for writing: " + std::strerror(errno));

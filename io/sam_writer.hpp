@@ -34,8 +34,9 @@ const char* sam_output_mode(const std::string& path);
 
 class SamWriter {
  public:
-  // path "-" or "" writes SAM to stdout.
-  SamWriter(const std::string& path, const SamHeaderInfo& info, int threads = 1);
+  // path "-" or "" writes SAM to stdout. level: BGZF compression level 0-9 of BAM and
+  // .sam.gz output (-1: htslib's default, 6).
+  SamWriter(const std::string& path, const SamHeaderInfo& info, int threads = 1, int level = -1);
   ~SamWriter();  // closes without throwing; call close() to see errors
   SamWriter(const SamWriter&) = delete;
   SamWriter& operator=(const SamWriter&) = delete;

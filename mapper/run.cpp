@@ -98,9 +98,10 @@ class RecordOutput {
       so.tmp_dir = opt.tmp_dir;
       so.threads = threads;
       so.mark_duplicates = opt.markdup;
+      so.level = opt.bam_level;
       sorter_ = std::make_unique<io::BamSorter>(opt.output, info, so);
     } else {
-      writer_ = std::make_unique<io::SamWriter>(opt.output, info, threads);
+      writer_ = std::make_unique<io::SamWriter>(opt.output, info, threads, opt.bam_level);
     }
   }
   const std::string& read_group_id() const { return sorter_ ? sorter_->read_group_id() : writer_->read_group_id(); }

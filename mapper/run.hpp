@@ -20,6 +20,7 @@ struct RunOptions {
   size_t sort_memory = size_t{768} << 20;  // -m: sort buffer per thread, as samtools sort -m
   std::string tmp_dir;            // --tmp-dir: sorted runs (default: next to the output)
   bool markdup = false;           // --markdup: flag duplicates (0x400) as Picard MarkDuplicates
+  int bam_level = -1;             // -l: BAM (and .sam.gz) compression level 0-9; -1: htslib's default (6)
   std::string filter = "auto";    // --filter auto|off (or gpu|cpu: on, and where it runs)
   std::string backend = "auto";   // --backend gpu|cpu|auto: where the filter runs
   std::string device = "0";       // --device: 0, 0,1,... or all

@@ -109,6 +109,26 @@ TEST_F(Sort, MergesInRoundsUnderAnOpenFileLimit) {
   EXPECT_TRUE(a == b);
 }
 
+// -l sets the BAM compression level, sorted or not: the same records, a larger file at
+// level 1 than at the default 6; a level outside 0-9 is a usage error.
+TEST_F(Sort, CompressionLevelChangesOnlyTheFileSize) {
+  if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
+  gatemap::test::TempDir d;
+  const std::string reads = " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
+  for (const std::string sort : {"", " --sort"}) {
+    ASSERT_EQ(run_command(kBin + " map -t 2" + sort + " -o " + d.file("l6.bam") + reads), 0);
+    ASSERT_EQ(run_command(kBin + " map -t 2" + sort + " -l 1 -o " + d.file("l1.bam") + reads), 0);
+    std::string a, b;
+    ASSERT_EQ(run_command("samtools view " + d.file("l6.bam"), &a), 0);
+    ASSERT_EQ(run_command("samtools view " + d.file("l1.bam"), &b), 0);
+    EXPECT_FALSE(a.empty());
+    EXPECT_TRUE(a == b) << sort;
+    EXPECT_GT(std::filesystem::file_size(d.file("l1.bam")), std::filesystem::file_size(d.file("l6.bam"))) << sort;
+  }
+  std::string out;
+  EXPECT_EQ(run_command(kBin + " map -l 10 -o " + d.file("x.bam") + reads, &out), 2) << out;
+}
+
 // A temporary folder that cannot be written: exit 1 naming it, no output that looks
 // complete. Usage errors for a non-BAM output and a bad -m.
 TEST_F(Sort, UnwritableTmpDirAndBadOptions) {
