@@ -30,7 +30,9 @@ void register_eval(CLI::App& app, AppContext& ctx) {
       if (!wrong_out) throw IoError("cannot write '" + *wrong + "'");
     }
     const eval::MapEval e = eval::eval_map(*sam, *tolerance, wrong_out);
-    if (wrong_out && std::fclose(wrong_out) != 0) throw IoError("write to '" + *wrong + "' failed (disk full?)");
+    if (wrong_out && (std::ferror(wrong_out) | std::fclose(wrong_out)) != 0) {
+      throw IoError("write to '" + *wrong + "' failed (disk full?)");
+    }
     eval::print_map_eval(e, stdout);
     return 0;
   });
