@@ -6,7 +6,8 @@
 # memory budget (-m per thread) with the peak RSS gatemap reports. Prints a TSV.
 # Each command's stderr is kept in OUTDIR/runs.log. OLD (a second gatemap) adds its
 # `map --sort --markdup` to every round.
-# Usage: scripts/bench_sort.sh OUTDIR [SCALE] [PAIRS] [ROUNDS]   (GATEMAP, SAMTOOLS, THREADS, SMALL_M, OLD)
+# LEVELS (e.g. "1") adds both gatemap commands at those BAM compression levels (map -l).
+# Usage: scripts/bench_sort.sh OUTDIR [SCALE] [PAIRS] [ROUNDS]   (GATEMAP, SAMTOOLS, THREADS, SMALL_M, OLD, LEVELS)
 set -euo pipefail
 G=${GATEMAP:-$PWD/build/apps/gatemap}
 S=${SAMTOOLS:-samtools}
@@ -43,6 +44,12 @@ for r in $(seq 1 "$ROUNDS"); do
   printf "%s\tmap\t%s\t%s\n" "$r" "$w" "$(rss last.log)"
   w=$(ms md.bam $G map -t "$T" -v 4 --sort --markdup -o md.bam ref.gmi pe_1.fq pe_2.fq)
   printf "%s\tmap --sort --markdup\t%s\t%s\n" "$r" "$w" "$(rss last.log)"
+  for l in ${LEVELS:-}; do  # other BAM compression levels (map -l)
+    w=$(ms u.bam $G map -t "$T" -l "$l" -o u.bam ref.gmi pe_1.fq pe_2.fq)
+    printf "%s\tmap -l %s\t%s\t%s\n" "$r" "$l" "$w" "$(rss last.log)"
+    w=$(ms md.bam $G map -t "$T" -l "$l" --sort --markdup -o md.bam ref.gmi pe_1.fq pe_2.fq)
+    printf "%s\tmap --sort --markdup -l %s\t%s\t%s\n" "$r" "$l" "$w" "$(rss last.log)"
+  done
   if [ -n "${OLD:-}" ]; then
     w=$(ms md_old.bam $OLD map -t "$T" --sort --markdup -o md_old.bam ref.gmi pe_1.fq pe_2.fq)
     printf "%s\tmap --sort --markdup (old build)\t%s\t%s\n" "$r" "$w" "$(rss last.log)"

@@ -41,7 +41,8 @@
 #   sort    fq2bam: `map` vs `map --sort --markdup` vs `map | samtools fixmate | sort | markdup`
 #           (bin/samtools carried), SORT_PAIRS (1 M) pairs of the `--like grch37 --scale
 #           SORT_SCALE` (0.03) genome, SORT_ROUNDS (3) rounds alternating (scripts/bench_sort.sh;
-#           SORT_OLD=1 adds bin/gatemap-old's --sort --markdup) -> sort.tsv sort.log
+#           SORT_OLD=1 adds bin/gatemap-old's --sort --markdup; SORT_LEVELS="1" adds both
+#           gatemap commands at those BAM compression levels) -> sort.tsv sort.log
 #   devices --device all vs 0 (and 0,0: two engines on one GPU) for map, call and correct on
 #           the demo data (DEVICE_PAIRS pairs), outputs compared; scaling efficiency
 #           t(0) / (N x t(all)) with N the visible GPUs -> devices.tsv devices.log
@@ -335,7 +336,7 @@ for stage in "$@"; do
         END {printf "max |gatemap - gpuPairHMM| = %g, pairs differing by > 1e-3: %d\n", m, n}' >> "$OUT/pairhmm60.tsv"
       ;;
     sort)
-      OLD=$([ "${SORT_OLD:-0}" = 1 ] && echo "$PWD/$B gatemap-old") GATEMAP="$PWD/$B gatemap" \
+      LEVELS="${SORT_LEVELS:-}" OLD=$([ "${SORT_OLD:-0}" = 1 ] && echo "$PWD/$B gatemap-old") GATEMAP="$PWD/$B gatemap" \
         SAMTOOLS="$PWD/$B samtools" THREADS=$T bash scripts/bench_sort.sh /tmp/gm_sort "${SORT_SCALE:-0.03}" \
         "${SORT_PAIRS:-1000000}" "${SORT_ROUNDS:-3}" > "$OUT/sort.tsv" 2> "$OUT/sort.log"
       echo "bench exit $?" >> "$OUT/sort.log"
