@@ -49,6 +49,10 @@ struct KmerSpectrum {
   void set_bloom_bits_atomic(uint64_t canonical_kmer);
   bool contains(uint64_t canonical_kmer) const;
   size_t bytes() const { return words.size() * sizeof(uint64_t); }
+
+ private:
+  bool claim_slot(uint64_t canonical_kmer);  // exact set
+  void check_capacity() const;
 };
 
 // Reads as 2-bit codes (A C G T = 0..3, N = 4), corrected in place.

@@ -207,50 +207,44 @@ KmerSpectrum KmerSpectrum::make_exact(int k, uint64_t n) {
   return s;
 }
 
-void KmerSpectrum::insert(uint64_t x) {
-  ++n_kmers;
-  if (kind == Kind::bloom) {
-    for (int i = 0; i < hashes; ++i) {
-      const uint64_t bit = detail::bloom_bit(x, i, mask);
-      words[bit >> 6] |= 1ULL << (bit & 63);
-    }
-    return;
-  }
+// Linear probing, the empty slot claimed by compare-and-swap (safe beside other threads
+// inserting); false when x was there already.
+bool KmerSpectrum::claim_slot(uint64_t x) {
   for (uint64_t slot = detail::mix64(x) & mask;; slot = (slot + 1) & mask) {
-    if (words[slot] == x) {
-      --n_kmers;
-      return;
-    }
-    if (words[slot] == kEmptyKmer) {
-      if (n_kmers * 3 > (mask + 1) * 2) throw Error("exact k-mer set over its capacity");
-      words[slot] = x;
-      return;
-    }
+    uint64_t seen = kEmptyKmer;
+    if (__atomic_compare_exchange_n(&words[slot], &seen, x, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return true;
+    if (seen == x) return false;
   }
 }
 
-void KmerSpectrum::insert_many(const std::vector<uint64_t>& xs) {
-  if (kind != Kind::bloom) {  // linear probing, each slot claimed by compare-and-swap
-    uint64_t added = 0;
-    const uint64_t capacity = (mask + 1) * 2 / 3;
-#pragma omp parallel for schedule(static) reduction(+ : added)
-    for (size_t i = 0; i < xs.size(); ++i) {
-      for (uint64_t slot = detail::mix64(xs[i]) & mask;; slot = (slot + 1) & mask) {
-        uint64_t seen = kEmptyKmer;
-        if (__atomic_compare_exchange_n(&words[slot], &seen, xs[i], false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-          ++added;
-          break;
-        }
-        if (seen == xs[i]) break;  // already there
-      }
-    }
-    n_kmers += added;
-    if (n_kmers > capacity) throw Error("exact k-mer set over its capacity");
+// An exact set holds at most 2/3 of its slots (make_exact sizes it so): beyond, the
+// caller's count was wrong.
+void KmerSpectrum::check_capacity() const {
+  if (kind == Kind::exact && n_kmers * 3 > (mask + 1) * 2) throw Error("exact k-mer set over its capacity");
+}
+
+void KmerSpectrum::insert(uint64_t x) {
+  if (kind == Kind::bloom) {
+    set_bloom_bits_atomic(x);
+    ++n_kmers;
     return;
   }
+  n_kmers += claim_slot(x);
+  check_capacity();
+}
+
+void KmerSpectrum::insert_many(const std::vector<uint64_t>& xs) {
+  uint64_t added = 0;
+  if (kind == Kind::bloom) {
 #pragma omp parallel for schedule(static)
-  for (size_t i = 0; i < xs.size(); ++i) set_bloom_bits_atomic(xs[i]);
-  n_kmers += xs.size();
+    for (size_t i = 0; i < xs.size(); ++i) set_bloom_bits_atomic(xs[i]);
+    added = xs.size();
+  } else {
+#pragma omp parallel for schedule(static) reduction(+ : added)
+    for (size_t i = 0; i < xs.size(); ++i) added += claim_slot(xs[i]);
+  }
+  n_kmers += added;
+  check_capacity();
 }
 
 void KmerSpectrum::set_bloom_bits_atomic(uint64_t x) {
