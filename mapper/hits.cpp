@@ -26,10 +26,18 @@ void dedupe_hits(std::vector<Hit>& hits, int max_edits) {
   }
   // A long indel splits a read into two clipped hits (one per side) a few dozen diagonals
   // apart: one locus, which the affine redraw joins (band up to kWideBand), not a repeat.
+  // But two hits that align the same part of the read (the same clips) from places
+  // further apart are that part on copies of a tandem repeat: placements of their own
+  // (bwa-mem: an equal XS, MAPQ ~0).
   std::vector<Hit> joined;
   for (const Hit& h : kept) {
     const auto same_locus = [&](const Hit& k) {
-      return k.clipped && k.strand == h.strand && k.contig == h.contig && std::llabs(k.diag - h.diag) <= kWideBand;
+      const bool repeat_copy = k.clip_head >= 0 && h.clip_head >= 0 &&
+                               std::abs(k.clip_head - h.clip_head) <= max_edits &&
+                               std::abs(k.clip_tail - h.clip_tail) <= max_edits &&
+                               std::llabs(k.aligned_begin - h.aligned_begin) > max_edits;
+      return k.clipped && k.strand == h.strand && k.contig == h.contig && std::llabs(k.diag - h.diag) <= kWideBand &&
+             !repeat_copy;
     };
     const auto it = h.clipped ? std::find_if(joined.begin(), joined.end(), same_locus) : joined.end();
     if (it == joined.end()) {

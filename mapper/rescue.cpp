@@ -26,9 +26,9 @@ std::vector<Hit> Placer::rescue(const ReadHits& found, const SeededRead& lost, i
     ref_.window(h.contig, begin - band, end + band, ws.window);
     for (int64_t diag : window_diagonals(lost.codes[strand].data(), m, ws.window, 2, band)) {
       const Candidate c{strand, h.contig, diag, 0};
-      const Hit r = verifier_.verify_one(lost, c, band, diag, ws, max_cost, kClipPenalty);
+      Hit r = verifier_.verify_one(lost, c, band, diag, ws, max_cost, kClipPenalty);
       if (r.edits < 0) continue;
-      if (m - verifier_.align(lost, r, ws).clipped < std::max(kMinRescuedBases, m / 5)) continue;
+      if (m - verifier_.align_noting_clips(lost, r, ws).clipped < std::max(kMinRescuedBases, m / 5)) continue;
       out.push_back(r);
     }
   }

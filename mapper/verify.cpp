@@ -47,9 +47,9 @@ void Verifier::clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws)
                    [](const Candidate* a, const Candidate* b) { return a->support > b->support; });
   const int m = w.length();
   for (size_t i = 0; i < order.size() && i < static_cast<size_t>(kClipCandidates); ++i) {
-    const Hit h = verify_one(w, *order[i], fallback_band(w), order[i]->diag, ws, fallback_max_cost(w), kClipPenalty);
+    Hit h = verify_one(w, *order[i], fallback_band(w), order[i]->diag, ws, fallback_max_cost(w), kClipPenalty);
     if (h.edits < 0) continue;
-    const Alignment a = align(w, h, ws);
+    const Alignment a = align_noting_clips(w, h, ws);
     if (10 * (m - a.clipped) >= 3 * m) hits.push_back(h);
   }
 }
@@ -93,6 +93,15 @@ Alignment Verifier::align(const SeededRead& w, const Hit& h, Workspace& ws) cons
   }
   return banded_align(w.codes[h.strand].data(), m, ws.align_window, cb, ce, h.diag, band, ws.dp,
                       h.clipped ? kClipPenalty : 0);
+}
+
+Alignment Verifier::align_noting_clips(const SeededRead& w, Hit& h, Workspace& ws) const {
+  Alignment a = align(w, h, ws);
+  const auto soft_clip = [](uint32_t op) { return bam_cigar_op(op) == BAM_CSOFT_CLIP ? bam_cigar_oplen(op) : 0; };
+  h.clip_head = static_cast<int16_t>(a.cigar.empty() ? 0 : soft_clip(a.cigar.front()));
+  h.clip_tail = static_cast<int16_t>(a.cigar.size() < 2 ? 0 : soft_clip(a.cigar.back()));
+  h.aligned_begin = a.ref_begin;
+  return a;
 }
 
 // In the band the hit was found in, widened for a clip of c bases to 2c (up to

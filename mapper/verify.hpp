@@ -38,6 +38,8 @@ class Verifier {
 
   // The alignment of a hit, in the band it was found in.
   Alignment align(const SeededRead& w, const Hit& h, Workspace& ws) const;
+  // align(), noting in h which bases it soft-clips at each end and where it begins.
+  Alignment align_noting_clips(const SeededRead& w, Hit& h, Workspace& ws) const;
   // The alignment a record reports: align()'s path drawn again with affine gaps when it
   // holds two indels or a clip (mapper/affine.hpp).
   Alignment reported_alignment(const SeededRead& w, const Hit& h, Workspace& ws) const;
