@@ -189,16 +189,19 @@ int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env, int64_t ma
     if (!tall_lanes && needs_uniform_gap(kConfigs[k])) return HUGE_VAL;
     return config_cost(kConfigs[k], R, H, env.shared_limit);
   };
+  std::array<double, kConfigs.size()> cost;
+  std::array<int64_t, kConfigs.size()> latency;
   int64_t fewest = INT64_MAX;
-  for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
-    if (cost_of(k) < HUGE_VAL) fewest = std::min(fewest, config_latency(kConfigs[k], R, H));
+  for (size_t k = 0; k < kConfigs.size(); ++k) {
+    cost[k] = cost_of(static_cast<int>(k));
+    latency[k] = config_latency(kConfigs[k], R, H);
+    if (cost[k] < HUGE_VAL) fewest = std::min(fewest, latency[k]);
   }
   max_steps = std::max(max_steps, fewest);
   int best = 0;
   double best_cost = HUGE_VAL;
-  for (int k = 0; k < static_cast<int>(kConfigs.size()); ++k) {
-    const double cost = cost_of(k);
-    if (cost < best_cost && config_latency(kConfigs[k], R, H) <= max_steps) best = k, best_cost = cost;
+  for (size_t k = 0; k < kConfigs.size(); ++k) {
+    if (cost[k] < best_cost && latency[k] <= max_steps) best = static_cast<int>(k), best_cost = cost[k];
   }
   return best;
 }
