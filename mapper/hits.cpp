@@ -35,7 +35,7 @@ void dedupe_hits(std::vector<Hit>& hits, int max_edits) {
       const bool repeat_copy = k.clip_head >= 0 && h.clip_head >= 0 &&
                                std::abs(k.clip_head - h.clip_head) <= max_edits &&
                                std::abs(k.clip_tail - h.clip_tail) <= max_edits &&
-                               std::llabs(k.aligned_begin - h.aligned_begin) > max_edits;
+                               std::llabs((k.diag + k.aligned_from) - (h.diag + h.aligned_from)) > max_edits;
       return k.clipped && k.strand == h.strand && k.contig == h.contig && std::llabs(k.diag - h.diag) <= kWideBand &&
              !repeat_copy;
     };

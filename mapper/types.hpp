@@ -31,12 +31,12 @@ struct Hit {
   uint32_t contig = 0;
   int64_t diag = 0;
   int edits = 0;  // DP cost: edits, plus the clip penalty for clipped hits
+  // A clipped hit's alignment, once made (clip_head -1: not yet): its first aligned
+  // reference base less diag, and the read bases it soft-clips at each end (dedupe_hits).
+  int32_t aligned_from = 0;
   int64_t ref_end = 0;
   bool clipped = false;  // found by the fallback (band 2 * max_edits, soft clips allowed)
-  // A clipped hit's alignment, once made (clip_head -1: not yet): the read bases it
-  // soft-clips at each end and its first aligned reference base (dedupe_hits).
   int16_t clip_head = -1, clip_tail = -1;
-  int64_t aligned_begin = 0;
 };
 
 // A read after seeding: its codes on both strands, its edit threshold, its candidates.

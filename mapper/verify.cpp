@@ -100,7 +100,7 @@ Alignment Verifier::align_noting_clips(const SeededRead& w, Hit& h, Workspace& w
   const auto soft_clip = [](uint32_t op) { return bam_cigar_op(op) == BAM_CSOFT_CLIP ? bam_cigar_oplen(op) : 0; };
   h.clip_head = static_cast<int16_t>(a.cigar.empty() ? 0 : soft_clip(a.cigar.front()));
   h.clip_tail = static_cast<int16_t>(a.cigar.size() < 2 ? 0 : soft_clip(a.cigar.back()));
-  h.aligned_begin = a.ref_begin;
+  h.aligned_from = static_cast<int32_t>(a.ref_begin - h.diag);
   return a;
 }
 
