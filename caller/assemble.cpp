@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <unordered_map>
 
 #include "caller/detail.hpp"
 #include "common/dna.hpp"
@@ -30,17 +29,55 @@ struct KmerHash {
   }
 };
 
+// K-mer -> node id, open addressing (a node per k-mer lookup of every read base: the
+// standard map's allocation per node was most of the graph's time).
+class KmerIds {
+ public:
+  // The k-mer's id, or `fresh` (and `added` true) when it is new.
+  int find_or_add(Kmer kmer, int fresh, bool& added) {
+    if (2 * (size_ + 1) > keys_.size()) grow();
+    size_t at = KmerHash()(kmer) & (keys_.size() - 1);
+    while (ids_[at] >= 0) {
+      if (keys_[at] == kmer) {
+        added = false;
+        return ids_[at];
+      }
+      at = (at + 1) & (keys_.size() - 1);
+    }
+    keys_[at] = kmer, ids_[at] = fresh, ++size_;
+    added = true;
+    return fresh;
+  }
+
+ private:
+  void grow() {
+    std::vector<Kmer> keys(std::max<size_t>(1024, 2 * keys_.size()));
+    std::vector<int> ids(keys.size(), -1);
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      if (ids_[i] < 0) continue;
+      size_t at = KmerHash()(keys_[i]) & (keys.size() - 1);
+      while (ids[at] >= 0) at = (at + 1) & (keys.size() - 1);
+      keys[at] = keys_[i], ids[at] = ids_[i];
+    }
+    keys_.swap(keys), ids_.swap(ids);
+  }
+  std::vector<Kmer> keys_;
+  std::vector<int> ids_;
+  size_t size_ = 0;
+};
+
 struct Graph {
-  std::unordered_map<Kmer, int, KmerHash> id;
+  KmerIds id;
   std::vector<std::vector<Edge>> out;
   std::vector<char> last_base;  // the base a node adds to a path
   int node(Kmer kmer, char base) {
-    auto [it, fresh] = id.emplace(kmer, static_cast<int>(out.size()));
-    if (fresh) {
+    bool added = false;
+    const int v = id.find_or_add(kmer, static_cast<int>(out.size()), added);
+    if (added) {
       out.emplace_back();
       last_base.push_back(base);
     }
-    return it->second;
+    return v;
   }
   void link(int a, int b, bool ref, int w) {
     for (Edge& e : out[a]) {

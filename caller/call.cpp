@@ -46,8 +46,11 @@ double since(std::chrono::steady_clock::time_point t0) {
 
 class Caller {
  public:
-  // `engine`: the pair-HMM engine being made (a GPU's start-up overlaps reading the reference).
-  Caller(const CallOptions& opt, std::future<std::unique_ptr<pairhmm::PairHmmEngine>> engine)
+  // `backend`: the backend and devices chosen (errors there come before any output);
+  // `engine`: the pair-HMM engine being made on them, waited for by the first batch (a
+  // GPU's start-up overlaps reading the reference and the first window's assembly).
+  Caller(const CallOptions& opt, std::future<gpu::Backend> backend,
+         std::future<std::unique_ptr<pairhmm::PairHmmEngine>> engine)
       : opt_(opt),
         ref_(io::read_fasta(opt.reference)),
         input_(opt.inputs, opt.min_mapq, std::min(8, std::max(1, omp_get_max_threads() / 2))) {
@@ -93,8 +96,9 @@ class Caller {
       intervals_ = parse_intervals(opt.intervals, info.contigs);
       input_.load_indexes();
     }
-    engine_ = engine.get();  // (no GPU for --backend gpu: an error before any output too)
-    stats_.backend = gpu::backend_name(engine_->backend());
+    backend_ = backend.get();  // (no GPU for --backend gpu: an error before any output too)
+    stats_.backend = gpu::backend_name(backend_);
+    engine_future_ = std::move(engine);
     if (opt.gvcf) {
       const auto lines = gvcf_header_lines();
       info.extra_lines.insert(info.extra_lines.end(), lines.begin(), lines.end());
@@ -110,6 +114,7 @@ class Caller {
     } else {
       for (const Interval& iv : intervals_) call_interval(iv);
     }
+    if (releasing_.valid()) releasing_.get();
     reader_.stop();  // before the input's counts are read
     stats_.input_wait_s = reader_.waited_s();
     vcf_->close();
@@ -185,6 +190,20 @@ class Caller {
     }
   }
 
+  // Reads that end before `from` leave the window (in order) and go back to the reader.
+  void drop_reads_before(int64_t from) {
+    size_t kept = 0;
+    for (size_t i = 0; i < reads_.size(); ++i) {
+      if (reads_[i].end < from) {
+        done_.push_back(std::move(reads_[i]));
+      } else if (kept++ != i) {
+        reads_[kept - 1] = std::move(reads_[i]);
+      }
+    }
+    reads_.resize(kept);
+    reader_.recycle(done_);
+  }
+
   // Calls contig tid in windows of `window` bases from ws0 until a window starts at or
   // past `stop`, pulling reads as the windows need them. With lead_in, ws0 may fall inside a cluster
   // of regions: the first cluster, unless it starts 2 x padding past ws0, is dropped
@@ -216,9 +235,7 @@ class Caller {
       // Reads that end before the next window's first possible region are done.
       const int64_t keep_from = ws_ - opt_.region_padding - 1;
       t_reads = std::chrono::steady_clock::now();
-      reads_.erase(
-          std::remove_if(reads_.begin(), reads_.end(), [&](const AlignedRead& x) { return x.end < keep_from; }),
-          reads_.end());
+      drop_reads_before(keep_from);
       stats_.reads_s += since(t_reads);
     }
   }
@@ -300,8 +317,9 @@ class Caller {
     span_done_ = std::max(span_done_, until);
     finish_window();
     PendingWindow* p = w.get();
-    const auto score = [this, p] { engine_->compute(p->batch, pairhmm::PairHmmOptions{}, p->lik, &p->ps); };
-    if (engine_->backend() == gpu::Backend::gpu) {
+    pairhmm::PairHmmEngine& engine = this->engine();
+    const auto score = [&engine, p] { engine.compute(p->batch, pairhmm::PairHmmOptions{}, p->lik, &p->ps); };
+    if (backend_ == gpu::Backend::gpu) {
       p->scoring = std::async(std::launch::async, score);
     } else {
       t0 = std::chrono::steady_clock::now();
@@ -332,8 +350,24 @@ class Caller {
       last_written_ = rec.pos;
     }
     emit(w, calls);
-    scoring_.reset();
+    release(std::move(scoring_));
     stats_.write_s += since(t0);
+  }
+
+  pairhmm::PairHmmEngine& engine() {
+    if (!engine_) {
+      const auto t0 = std::chrono::steady_clock::now();
+      engine_ = engine_future_.get();
+      stats_.engine_wait_s = since(t0);
+    }
+    return *engine_;
+  }
+
+  // Frees a finished window (its regions' read slices: hundreds of thousands of
+  // blocks) on another thread while this one goes on to the next window.
+  void release(std::unique_ptr<PendingWindow> w) {
+    if (releasing_.valid()) releasing_.get();
+    releasing_ = std::async(std::launch::async, [w = std::move(w)]() mutable { w.reset(); });
   }
 
   void write(int tid, const detail::SiteCall& c) {
@@ -385,9 +419,12 @@ class Caller {
   ReadInput input_;
   ReadAhead reader_{input_, omp_get_max_threads() > 4 ? 3 : 1};  // converting threads
   std::unique_ptr<io::VcfWriter> vcf_;
-  std::unique_ptr<pairhmm::PairHmmEngine> engine_;
+  gpu::Backend backend_ = gpu::Backend::cpu;
+  std::future<std::unique_ptr<pairhmm::PairHmmEngine>> engine_future_;
+  std::unique_ptr<pairhmm::PairHmmEngine> engine_;  // once the first batch needs it
   std::vector<Interval> intervals_;  // -L, merged and sorted
   std::vector<AlignedRead> reads_;   // the current window's reads, by position
+  std::vector<AlignedRead> done_;    // reads on their way back to the reader
   AlignedRead pending_;              // the next read of the input, not yet in a window
   int pending_tid_ = -1;
   bool has_pending_ = false;
@@ -396,6 +433,7 @@ class Caller {
   bool lead_in_ = false;                   // the window starts inside an interval's lead-in
   bool lead_in_too_short_ = false;
   std::unique_ptr<PendingWindow> scoring_;  // scored while the next window is assembled
+  std::future<void> releasing_;             // the window before it, being freed
   std::unique_ptr<GvcfBlocks> blocks_;      // --gvcf
   int64_t span_done_ = 0;                   // gVCF: positions before this are written
   int64_t covered_until_ = 0;               // gVCF: the last variant record's reference allele ends here
@@ -413,12 +451,27 @@ CallStats run_call(const CallOptions& opt) {
   std::vector<std::string> inputs = opt.inputs;
   inputs.push_back(opt.reference);
   io::check_not_input(opt.output, "-o", inputs);
-  auto engine = std::async(std::launch::async, [&opt] {
-    const gpu::Backend backend = gpu::choose_backend(opt.backend);
-    return std::make_unique<pairhmm::PairHmmEngine>(backend, gpu::resolve_devices(opt.device, backend));
+  const auto t0 = std::chrono::steady_clock::now();
+  std::promise<gpu::Backend> chosen;
+  auto backend = chosen.get_future();
+  auto engine = std::async(std::launch::async, [&opt, chosen = std::move(chosen)]() mutable {
+    gpu::Backend b = gpu::Backend::cpu;
+    std::vector<int> devices;
+    try {
+      b = gpu::choose_backend(opt.backend);
+      devices = gpu::resolve_devices(opt.device, b);
+    } catch (...) {
+      chosen.set_exception(std::current_exception());
+      throw;
+    }
+    chosen.set_value(b);
+    return std::make_unique<pairhmm::PairHmmEngine>(b, devices);
   });
-  Caller caller(opt, std::move(engine));
-  return caller.run();
+  Caller caller(opt, std::move(backend), std::move(engine));
+  const double setup_s = since(t0);
+  CallStats stats = caller.run();
+  stats.setup_s = setup_s;
+  return stats;
 }
 
 std::string format_stats(const CallStats& s) {
@@ -427,12 +480,12 @@ std::string format_stats(const CallStats& s) {
                 "reads\t%lld\nreads_filtered\t%lld\nregions\t%lld\nregions_unassembled\t%lld\nhaplotypes\t%lld\n"
                 "pairhmm_pairs\t%lld\ncalls\t%lld\nbackend\t%s\nregions_s\t%.3f\nassembly_s\t%.3f\npairhmm_s\t%.3f\n"
                 "pairhmm_kernel_ms\t%.3f\ngenotype_s\t%.3f\nbatch_s\t%.3f\nwrite_s\t%.3f\nreads_s\t%.3f\n"
-                "input_wait_s\t%.3f\ntotal_s\t%.3f\n",
+                "input_wait_s\t%.3f\nsetup_s\t%.3f\nengine_wait_s\t%.3f\ntotal_s\t%.3f\n",
                 static_cast<long long>(s.reads), static_cast<long long>(s.reads_filtered),
                 static_cast<long long>(s.regions), static_cast<long long>(s.regions_unassembled),
                 static_cast<long long>(s.haplotypes), static_cast<long long>(s.pairs), static_cast<long long>(s.calls),
                 s.backend.c_str(), s.regions_s, s.assembly_s, s.pairhmm_s, s.pairhmm_kernel_ms, s.genotype_s, s.batch_s,
-                s.write_s, s.reads_s, s.input_wait_s, s.total_s);
+                s.write_s, s.reads_s, s.input_wait_s, s.setup_s, s.engine_wait_s, s.total_s);
   return buf;
 }
 

@@ -38,6 +38,8 @@ struct CallStats {
   double write_s = 0;       // choosing and writing records
   double reads_s = 0;       // moving reads into and out of the windows (waits included)
   double input_wait_s = 0;  // waiting for the input's reads (decoding behind the windows)
+  double setup_s = 0;       // reference, input header and output opened, before the first window
+  double engine_wait_s = 0;  // the first batch waiting for the pair-HMM engine (a GPU's start-up)
   double pairhmm_kernel_ms = 0;
   std::string backend;
 };

@@ -46,17 +46,39 @@ std::vector<Event> haplotype_events(const std::string& ref, int64_t region_begin
   const size_t n = ref.size(), m = hap.size();
   // M: ends in a match/mismatch, D: in a deletion (ref base vs gap), I: in an insertion.
   const size_t W = m + 1;
-  std::vector<int> M((n + 1) * W, kNeg), D((n + 1) * W, kNeg), I((n + 1) * W, kNeg);
+  // Kept per thread: a fresh 3 x 4 x n x m bytes for every haplotype was a third of this
+  // step. Only the first row and column are set here: the loops below write every other
+  // cell before reading it.
+  thread_local std::vector<int> M, D, I;
+  for (auto* v : {&M, &D, &I}) {
+    if (v->size() < (n + 1) * W) v->resize((n + 1) * W);
+    std::fill(v->begin(), v->begin() + W, kNeg);
+    for (size_t i = 1; i <= n; ++i) (*v)[i * W] = kNeg;
+  }
   M[0] = 0;
   for (size_t i = 1; i <= n; ++i) D[i * W] = kOpen + static_cast<int>(i - 1) * kExtend;
   for (size_t j = 1; j <= m; ++j) I[j] = kOpen + static_cast<int>(j - 1) * kExtend;
   for (size_t i = 1; i <= n; ++i) {
+    // M and D come from the row above only (a loop the compiler vectorises), I from its left.
+    int* m_row = &M[i * W];
+    int* d_row = &D[i * W];
+    int* i_row = &I[i * W];
+    const int* m_up = &M[(i - 1) * W];
+    const int* d_up = &D[(i - 1) * W];
+    const int* i_up = &I[(i - 1) * W];
+    const char r = ref[i - 1];
     for (size_t j = 1; j <= m; ++j) {
-      const size_t at = i * W + j, diag = (i - 1) * W + j - 1, up = (i - 1) * W + j, left = i * W + j - 1;
-      const int s = ref[i - 1] == hap[j - 1] ? kMatch : kMismatch;
-      M[at] = std::max({M[diag], D[diag], I[diag]}) + s;
-      D[at] = std::max({M[up] + kOpen, D[up] + kExtend, I[up] + kOpen});
-      I[at] = std::max({M[left] + kOpen, I[left] + kExtend, D[left] + kOpen});
+      const int s = r == hap[j - 1] ? kMatch : kMismatch;
+      m_row[j] = std::max(std::max(m_up[j - 1], d_up[j - 1]), i_up[j - 1]) + s;
+      d_row[j] = std::max(std::max(m_up[j] + kOpen, d_up[j] + kExtend), i_up[j] + kOpen);
+    }
+    // I[j] = max(open[j], I[j-1] + extend) is a running maximum of open[k] - extend x k,
+    // shifted back by extend x j: one max per cell on the serial chain instead of two.
+    int run = i_row[0];
+    for (size_t j = 1; j <= m; ++j) {
+      const int shift = kExtend * static_cast<int>(j);
+      run = std::max(run, std::max(m_row[j - 1], d_row[j - 1]) + kOpen - shift);
+      i_row[j] = run + shift;
     }
   }
   // Traceback into operations: 'M', 'D' (ref base only), 'I' (hap base only).

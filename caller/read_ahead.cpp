@@ -1,6 +1,7 @@
 #include "caller/read_ahead.hpp"
 
 #include <chrono>
+#include <iterator>
 #include <new>
 
 namespace gatemap::caller {
@@ -83,8 +84,12 @@ void ReadAhead::convert() {
       s = &slots_[to_convert_ % kSlots];
       s->state = State::converting;
       ++to_convert_;
+      s->reads.resize(s->n);
+      for (size_t i = 0; i < s->n && !spare_.empty(); ++i) {
+        s->reads[i].second = std::move(spare_.back());
+        spare_.pop_back();
+      }
     }
-    s->reads.resize(s->n);
     for (size_t i = 0; i < s->n; ++i) {
       s->reads[i].first = s->tids[i];
       ReadInput::to_read(s->records[i], s->reads[i].second);
@@ -122,6 +127,18 @@ bool ReadAhead::next(int& tid, detail::AlignedRead& read) {
   read = std::move(current_[at_].second);
   ++at_;
   return true;
+}
+
+void ReadAhead::recycle(std::vector<detail::AlignedRead>& done) {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    if (spare_.empty()) {
+      spare_.swap(done);
+    } else {
+      std::move(done.begin(), done.end(), std::back_inserter(spare_));
+    }
+  }
+  done.clear();
 }
 
 void ReadAhead::query(int tid, int64_t begin, int64_t end) {

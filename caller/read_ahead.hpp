@@ -27,6 +27,10 @@ class ReadAhead {
 
   // As ReadInput::next and ReadInput::query.
   bool next(int& tid, detail::AlignedRead& read);
+  // Takes reads the caller is done with (leaves `done` empty): later reads are decoded
+  // into their buffers, so that a run of millions of reads does not allocate and free
+  // each read's bases, qualities and CIGAR (on different threads, which malloc serialises).
+  void recycle(std::vector<detail::AlignedRead>& done);
   void query(int tid, int64_t begin, int64_t end);
   // Stops reading ahead (before the input's counts are read).
   void stop();
@@ -34,7 +38,8 @@ class ReadAhead {
   double waited_s() const { return waited_s_; }
 
  private:
-  static constexpr size_t kBatchReads = 2048, kSlots = 8;
+  // 128 batches (256 k reads): the next window (200 k reads at 30x) is decoded while this one is assembled.
+  static constexpr size_t kBatchReads = 2048, kSlots = 128;
   enum class State { free, raw, converting, ready };
   // Batch number n lives in slot n % kSlots.
   struct Slot {
@@ -59,6 +64,7 @@ class ReadAhead {
   bool stopping_ = false, running_ = false;
   size_t to_convert_ = 0;  // the next batch number a converter takes
   size_t to_hand_ = 0;     // the next batch number the caller takes
+  std::vector<detail::AlignedRead> spare_;  // recycled reads (under m_)
   std::vector<std::pair<int, detail::AlignedRead>> current_;
   size_t at_ = 0;
   bool ended_ = false;        // the caller has taken the last batch

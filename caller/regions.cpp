@@ -18,13 +18,18 @@ std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int6
   // Evidence per position, in slices of positions on all threads: each slice walks the
   // reads (sorted by start) that can reach it, in order, so sums are the serial ones.
   const int64_t slices = std::max<int64_t>(1, std::min<int64_t>(n / 8192, 4 * omp_get_max_threads()));
+  int64_t longest = 0;  // a slice's first read starts at most this far before it
+  for (const AlignedRead& r : reads) longest = std::max(longest, r.end - r.pos);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t sl = 0; sl < slices; ++sl) {
     const int64_t lo = win_begin + n * sl / slices, hi = win_begin + n * (sl + 1) / slices;
     auto add = [&](std::vector<float>& v, int64_t p, float w) {
       if (p >= lo && p < hi) v[p - win_begin] += w;
     };
-    for (const AlignedRead& r : reads) {
+    const auto first = std::partition_point(reads.begin(), reads.end(),
+                                            [&](const AlignedRead& r) { return r.pos + longest + 1 < lo; });
+    for (auto it = first; it != reads.end(); ++it) {
+      const AlignedRead& r = *it;
       if (r.pos > hi) break;  // an insertion or clip adds at most one base before the read
       if (r.end + 1 < lo) continue;
       int64_t rpos = r.pos;

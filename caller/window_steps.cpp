@@ -9,6 +9,9 @@ namespace gatemap::caller::detail {
 std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, const std::vector<AlignedRead>& reads,
                                          const std::string& seq, const CallOptions& opt) {
   std::vector<RegionWork> work(regions.size());
+  // Reads are sorted by start: a region's reads start at most the longest span before it.
+  int64_t longest = 0;
+  for (const AlignedRead& r : reads) longest = std::max(longest, r.end - r.pos);
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 1)
   for (size_t i = 0; i < regions.size(); ++i) {
@@ -18,8 +21,11 @@ std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, con
       std::string bases;
       std::vector<uint8_t> quals;
       std::vector<const AlignedRead*> used;
-      for (const AlignedRead& r : reads) {
-        if (r.pos >= w.region.end || r.end <= w.region.begin) continue;
+      const auto first = std::partition_point(reads.begin(), reads.end(),
+                                              [&](const AlignedRead& r) { return r.pos < w.region.begin - longest; });
+      for (auto it = first; it != reads.end() && it->pos < w.region.end; ++it) {
+        const AlignedRead& r = *it;
+        if (r.end <= w.region.begin) continue;
         read_slice(r, w.region.begin, w.region.end, bases, quals);
         if (bases.empty()) continue;
         w.slices.push_back(bases);

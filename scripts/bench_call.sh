@@ -38,7 +38,7 @@ printf "tool\twall_s\tsnp_tp\tsnp_fp\tsnp_fn\tsnp_f1\tindel_tp\tindel_fp\tindel_
 for b in $BACKENDS; do
   w=$(wall $G call -t "$T" --backend "$b" -r ref.fa -o gatemap_$b.vcf pe.bam)
   score "gatemap_call_$b" "$w" gatemap_$b.vcf
-  grep -E "^(backend|regions|pairhmm|assembly_s|genotype_s|batch_s|write_s|reads_s|input_wait_s|total_s)" run.log | tail -13 | sed "s/^/# $b: /" >&2
+  grep -E "^(backend|regions|pairhmm|assembly_s|genotype_s|batch_s|write_s|reads_s|input_wait_s|setup_s|engine_wait_s|total_s)" run.log | tail -15 | sed "s/^/# $b: /" >&2
 done
 if [ -n "${GVCF:-}" ]; then  # the first backend again, writing a gVCF
   b=${BACKENDS%% *}
