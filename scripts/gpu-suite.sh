@@ -97,7 +97,11 @@ map_tools() {
       esac
       # The last round's output is removed before the clock starts: deleting a 1.3 GB file
       # takes 0.25-0.35 s (the tool's open or rename would otherwise pay it in its time).
+      # And the last tool's 1.3 GB still being written back to disk is flushed first, so
+      # that the tool after it does not pay for it (session 16: the tool run right after
+      # minimap2 was the slowest in every round).
       rm -f $D/$tool.sam $D/$tool.json
+      sync
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > /tmp/gpumem.txt &
       smi=$!
       st=$(date +%s%N)

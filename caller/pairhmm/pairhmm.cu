@@ -412,6 +412,7 @@ struct ChunkPlan {
   size_t off_tasks = 0, off_rbegin = 0, off_rlen = 0, off_hbegin = 0, off_hlen = 0, off_rq = 0, off_rowf = 0, off_rcode = 0,
          off_hcode = 0, bytes = 0;
   size_t read_bases = 0;
+  int64_t cells = 0;                                 // sum of read x haplotype lengths over the chunk's pairs
   double bases_ms = 0, shapes_ms = 0, tasks_ms = 0;  // fill_chunk's parts (-v 4)
 };
 
@@ -545,13 +546,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
       }
     }
   };
-  int64_t cells = 0;
-#pragma omp parallel for num_threads(T) reduction(+ : cells)
-  for (int t = 0; t < T; ++t) {
-    for_slice_pairs(t,
-                    [&](int32_t r, int32_t k, size_t) { cells += static_cast<int64_t>(b.read_len[r]) * b.hap_len[k]; });
-  }
-  const int64_t max_steps = busy_steps(std::max(cells, env.min_busy_cells), env);
+  const int64_t max_steps = busy_steps(std::max(plan.cells, env.min_busy_cells), env);
   // A pair's shape depends only on (R, H, uniform gap): picked once per distinct triple
   // and thread, kept per pair; then each thread counts its pairs per key.
   std::vector<uint8_t> pair_shape(plan.n_pairs);
@@ -668,6 +663,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     }
     plans.emplace_back();
     plan_chunk(batch, g, g1, first_pair, plans.back());
+    plans.back().cells = cells;  // a group's cells: its reads' bases x its haplotypes' bases
     in_h_bytes = std::max(in_h_bytes, plans.back().off_rowf);  // the row parameters after it are made on the device
     in_d_bytes = std::max(in_d_bytes, plans.back().bytes);
     most_pairs = std::max(most_pairs, plans.back().n_pairs);
