@@ -3,6 +3,7 @@
 #include <htslib/sam.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "mapper/affine.hpp"
 #include "mapper/myers.hpp"
@@ -97,7 +98,9 @@ Alignment Verifier::align(const SeededRead& w, const Hit& h, Workspace& ws) cons
 
 Alignment Verifier::align_noting_clips(const SeededRead& w, Hit& h, Workspace& ws) const {
   Alignment a = align(w, h, ws);
-  const auto soft_clip = [](uint32_t op) { return bam_cigar_op(op) == BAM_CSOFT_CLIP ? bam_cigar_oplen(op) : 0; };
+  const auto soft_clip = [](uint32_t op) {  // (clips beyond int16 compare as equal: fine for dedupe_hits)
+    return bam_cigar_op(op) == BAM_CSOFT_CLIP ? std::min<uint32_t>(bam_cigar_oplen(op), INT16_MAX) : 0u;
+  };
   h.clip_head = static_cast<int16_t>(a.cigar.empty() ? 0 : soft_clip(a.cigar.front()));
   h.clip_tail = static_cast<int16_t>(a.cigar.size() < 2 ? 0 : soft_clip(a.cigar.back()));
   h.aligned_from = static_cast<int32_t>(a.ref_begin - h.diag);
