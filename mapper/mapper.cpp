@@ -55,6 +55,10 @@ struct Mapper::Impl {
     std::vector<std::vector<bam1_t*>> records;  // per read, handed on when the batch finishes
     std::vector<seeding::VerifyJob> jobs;       // per candidate: the GPU's job
     std::vector<BandResult> device_result;      // per candidate: the GPU's result; empty without the GPU
+    // With it: candidate i's seeder cluster, where its code and result are (made on the
+    // device from the clusters); empty: codes and results are per candidate.
+    std::vector<uint32_t> cluster_of;
+    size_t result_at(int64_t i) const { return cluster_of.empty() ? static_cast<size_t>(i) : cluster_of[i]; }
     std::future<void> begun;  // seeding, candidates and the filter's start (and, with the GPU, verification)
     MapStats stats;           // of the begun part, added when the batch finishes
   };
@@ -96,6 +100,28 @@ bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchSta
   build_candidates(batch, bs.seeded, false, bs.cand);  // offsets and the batch's threshold: no host arrays
   bs.cand.ticket = -1;
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
+  const seeding::DeviceClusters clusters = seeder.gpu()->device_clusters();
+  if (!bs.cluster_of.empty() && clusters.n_clusters == bs.cand.size() && clusters.n_reads == n) {
+    // The jobs are made on the device from the seeder's clusters (no copy of the candidates).
+    int max_len = 1;
+#pragma omp parallel for schedule(static, 1024) reduction(max : max_len)
+    for (int64_t r = 0; r < n; ++r) max_len = std::max(max_len, bs.seeded[r].length());
+    const seeding::JobFilter job_filter{filter.on(), bs.cand.max_edits, max_len};
+    seeding::VerifyTiming timing;
+    if (!gpu::run_or_fall_back(
+            "map", "GPU filtering and verification failed, batch filtered and verified",
+            [&] {
+              verify_gpu->verify_clusters(seeder.gpu()->device_reads(), clusters, job_filter, bs.codes,
+                                          bs.device_result, &timing);
+            },
+            [&] { bs.device_result.clear(); })) {
+      return false;
+    }
+    bs.stats.filter_kernel_s += timing.filter_ms / 1000;
+    bs.stats.verify_device_s += timing.verify_ms / 1000;
+    return true;
+  }
+  bs.cluster_of.clear();
   std::vector<seeding::VerifyJob>& jobs = bs.jobs;
   const auto count = static_cast<size_t>(bs.cand.size());
   if (jobs.capacity() < count) jobs.reserve(count + count / 2);  // batches differ: grown rarely
@@ -140,7 +166,8 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
       hits.clear();
       Workspace& ws = workspace();
       for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) {
-        const uint8_t code = bs.codes[i];
+        const size_t at = bs.result_at(i);
+        const uint8_t code = bs.codes[at];
         unfiltered += (code & filter::kFilterUnfiltered) != 0;
         if (!filter::filter_accepts(code, bs.cand.max_edits)) {
           ++rejected;
@@ -148,9 +175,9 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
         }
         ++verified;
         const Candidate& c = w.cand[i - bs.cand.first[r]];
-        const bool gpu_verified = !bs.device_result.empty() && bs.device_result[i].edits != seeding::kNotVerified;
+        const bool gpu_verified = !bs.device_result.empty() && bs.device_result[at].edits != seeding::kNotVerified;
         on_gpu += gpu_verified;
-        const Hit h = gpu_verified ? Verifier::make_hit(c, c.diag, bs.device_result[i], false)
+        const Hit h = gpu_verified ? Verifier::make_hit(c, c.diag, bs.device_result[at], false)
                                    : verifier.verify_one(w, c, w.max_edits, c.diag, ws);
         if (h.edits >= 0) hits.push_back(h);
       }
@@ -239,11 +266,12 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   auto begin = [&im, &batch, &bs] {
     omp_set_num_threads(static_cast<int>(im.workspaces.size()));  // a thread's own setting: -t
     auto t0 = std::chrono::steady_clock::now();
-    const bool seeded_on_gpu = im.seeder.run(batch, bs.seeded, bs.stats);
+    const bool seeded_on_gpu = im.seeder.run(batch, bs.seeded, bs.cluster_of, bs.stats);
     bs.stats.seed_s += log::seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     if (!seeded_on_gpu || !im.filter_and_verify_on_gpu(batch, bs)) {
       bs.device_result.clear();
+      bs.cluster_of.clear();  // the filter stage's codes are per candidate
       build_candidates(batch, bs.seeded, im.filter.on(), bs.cand);
       const std::lock_guard<std::mutex> lock(im.filter_mutex);
       im.filter.start(bs.cand, bs.codes, bs.stats);  // on the GPU only started: finish_batch collects it

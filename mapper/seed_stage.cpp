@@ -2,7 +2,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "common/log.hpp"
@@ -45,9 +47,14 @@ void SeedStage::candidates_on_cpu(std::vector<SeededRead>& seeded) {
 }
 
 // The GPU's kept clusters -> candidates (reads the GPU left: on the CPU).
-void SeedStage::candidates_from_gpu(std::vector<SeededRead>& seeded) {
+void SeedStage::candidates_from_gpu(std::vector<SeededRead>& seeded, std::vector<uint32_t>& cluster_of) {
   const int64_t n = static_cast<int64_t>(seeded.size());
   const seeding::SeedClusters& c = clusters_;
+  // Every read's candidates are then its kept clusters (a capped strand's by support):
+  // candidate i of the batch is cluster_of[i].
+  const bool all_on_gpu = c.n_clusters <= int64_t{UINT32_MAX} &&
+                          std::none_of(c.on_cpu.begin(), c.on_cpu.end(), [](uint8_t x) { return x != 0; });
+  cluster_of.resize(all_on_gpu ? static_cast<size_t>(c.n_clusters) : 0);
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 256)
   for (int64_t r = 0; r < n; ++r) {
@@ -63,13 +70,19 @@ void SeedStage::candidates_from_gpu(std::vector<SeededRead>& seeded) {
         const int64_t t = 2 * r + strand;
         add_kept_candidates(idx_, strand, c.clusters + c.first[t], c.first[t + 1] - c.first[t], c.cap_hit[t] != 0, w,
                             scratch.order);
+        if (!all_on_gpu) continue;
+        for (size_t k = 0; k < scratch.order.size(); ++k) {
+          cluster_of[static_cast<size_t>(c.first[t]) + k] = static_cast<uint32_t>(c.first[t] + scratch.order[k]);
+        }
       }
     });
   }
   errors.rethrow();
 }
 
-bool SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, MapStats& stats) {
+bool SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, std::vector<uint32_t>& cluster_of,
+                    MapStats& stats) {
+  cluster_of.clear();
   const int64_t n = static_cast<int64_t>(batch.size());
   seeded.resize(static_cast<size_t>(n));
   ParallelErrors errors;
@@ -91,7 +104,7 @@ bool SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded,
                                   [] {});
   if (on_gpu) {
     stats.seed_device_s += clusters_.kernel_ms / 1000;
-    candidates_from_gpu(seeded);
+    candidates_from_gpu(seeded, cluster_of);
   } else {
     if (gpu_) ++stats.seed_cpu_fallbacks;
     candidates_on_cpu(seeded);

@@ -26,7 +26,11 @@ class SeedStage {
   // Seeds the batch into `seeded` (one per read); true when the GPU did (its reads are
   // then on the device: gpu()->device_reads()). One batch at a time (it runs on a thread
   // beside the stages that finish the previous batch: it has its own scratch).
-  bool run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, MapStats& stats);
+  // cluster_of: when the GPU seeded every read, the seeder's kept cluster (on the device:
+  // gpu()->device_clusters()) of each candidate, the reads' candidates one after another;
+  // else empty.
+  bool run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, std::vector<uint32_t>& cluster_of,
+           MapStats& stats);
   const seeding::SeedGpu* gpu() const { return gpu_.get(); }
   int device() const { return device_; }
   // Whether a GPU seeder was asked for (set once: the caller's thread may ask while the
@@ -35,7 +39,7 @@ class SeedStage {
 
  private:
   void candidates_on_cpu(std::vector<SeededRead>& seeded);
-  void candidates_from_gpu(std::vector<SeededRead>& seeded);
+  void candidates_from_gpu(std::vector<SeededRead>& seeded, std::vector<uint32_t>& cluster_of);
 
   const index::Index& idx_;
   const MapOptions& opt_;

@@ -214,10 +214,12 @@ struct SeedGpu::Impl {
   gpu::PinnedBuffer<int32_t> h_edits;
   gpu::PinnedBuffer<detail::SeedCluster> h_clusters;  // the kept clusters of the batch, for the caller
   gpu::DeviceBuffer<uint8_t> d_codes, d_capped, d_cap_hit;
-  gpu::DeviceBuffer<int64_t> d_begin, d_counts, d_offsets, d_rel, d_kept, d_at;
+  gpu::DeviceBuffer<int64_t> d_begin, d_counts, d_offsets, d_rel, d_kept, d_at, d_first;
   gpu::DeviceBuffer<int32_t> d_edits;
   gpu::DeviceBuffer<uint64_t> d_hits, d_sorted;
-  gpu::DeviceBuffer<detail::SeedCluster> d_scratch, d_kept_clusters;  // all clusters of a chunk; the kept ones
+  // All clusters of a chunk; the kept ones of the batch (as h_clusters, for the verifier).
+  gpu::DeviceBuffer<detail::SeedCluster> d_scratch, d_kept_clusters;
+  int64_t n_reads = 0, n_clusters = 0;
   gpu::DeviceBuffer<unsigned char> d_temp;
 
   template <class F>
@@ -322,12 +324,11 @@ void SeedGpu::Impl::run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t m
   const int64_t base = out.n_clusters;
   for (int64_t i = 0; i < segments; ++i) out.first[a + i + 1] = base + h_at.data()[i + 1];
   if (total == 0) return;
-  gpu::grow(d_kept_clusters, static_cast<size_t>(total));
   gather_kernel<<<blocks_for(segments), kThreads, 0, s>>>(d_scratch.data(), d_rel.data(), d_at.data(), segments,
-                                                          d_kept_clusters.data());
+                                                          d_kept_clusters.data() + base);
   GATEMAP_CUDA_CHECK_LAUNCH();
-  out.n_clusters = base + total;  // h_clusters holds them: sized for the batch's bound in seed()
-  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(h_clusters.data() + base, d_kept_clusters.data(),
+  out.n_clusters = base + total;  // both hold them: sized for the batch's bound in seed()
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(h_clusters.data() + base, d_kept_clusters.data() + base,
                                      static_cast<size_t>(total) * sizeof(detail::SeedCluster), cudaMemcpyDeviceToHost,
                                      s));
   stream.sync();
@@ -345,6 +346,7 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   out.clusters = nullptr;
   out.n_clusters = 0;
   out.kernel_ms = 0;
+  im.n_reads = 0, im.n_clusters = 0;
   if (n == 0) return;
   // The reads' forward codes, one after another (the kernels complement them).
   gpu::grow(im.h_begin, static_cast<size_t>(n + 1));
@@ -394,8 +396,9 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   im.stream.sync();
   // Chunks of read strands whose hits fit the buffer; a strand alone over it: its read on the CPU.
   const int64_t* off = im.h_offsets.data();
-  gpu::grow(im.h_clusters,
-            static_cast<size_t>(std::max<int64_t>(1, std::min(off[strands], strands * int64_t{max_cand}))));
+  const auto bound = static_cast<size_t>(std::max<int64_t>(1, std::min(off[strands], strands * int64_t{max_cand})));
+  gpu::grow(im.h_clusters, bound);
+  gpu::grow(im.d_kept_clusters, bound);
   out.clusters = im.h_clusters.data();
   for (int64_t a = 0; a < strands;) {
     if (off[a + 1] - off[a] > im.slots) {
@@ -409,9 +412,18 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
     im.run_chunk(a, b, max_occ, max_cand, out);
     a = b;
   }
+  gpu::grow(im.d_first, static_cast<size_t>(strands + 1));
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.d_first.data(), out.first.data(),
+                                     static_cast<size_t>(strands + 1) * sizeof(int64_t), cudaMemcpyHostToDevice, s));
+  im.n_reads = n, im.n_clusters = out.n_clusters;
   im.stop.record(s);
   im.stop.sync();
   out.kernel_ms = gpu::Event::elapsed_ms(im.start, im.stop);
+}
+
+DeviceClusters SeedGpu::device_clusters() const {
+  const Impl& im = *impl_;
+  return {im.d_kept_clusters.data(), im.d_first.data(), im.d_edits.data(), im.n_clusters, im.n_reads};
 }
 
 }  // namespace gatemap::mapper::seeding

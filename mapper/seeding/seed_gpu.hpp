@@ -35,6 +35,15 @@ struct DeviceReads {
   PlaneRef planes;
 };
 
+// The kept clusters of the batch last seeded, on the device, as SeedClusters has them
+// (first: the same offsets), and the reads' edit thresholds: valid until the next seed().
+struct DeviceClusters {
+  const detail::SeedCluster* clusters = nullptr;
+  const int64_t* first = nullptr;  // 2 x reads + 1 offsets
+  const int32_t* max_edits = nullptr;
+  int64_t n_clusters = 0, n_reads = 0;
+};
+
 class SeedGpu {
  public:
   // Uploads the index to `device`; throws CudaError when it does not fit in the free
@@ -52,6 +61,7 @@ class SeedGpu {
   void seed(const std::vector<detail::SeededRead>& reads, uint32_t max_occ, uint32_t max_cand, SeedClusters& out);
   int64_t index_bytes() const;  // device memory the index takes
   DeviceReads device_reads() const;
+  DeviceClusters device_clusters() const;
 
  private:
   struct Impl;

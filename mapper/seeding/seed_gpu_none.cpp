@@ -13,5 +13,6 @@ SeedGpu::~SeedGpu() = default;
 void SeedGpu::seed(const std::vector<detail::SeededRead>&, uint32_t, uint32_t, SeedClusters&) {}
 int64_t SeedGpu::index_bytes() const { return 0; }
 DeviceReads SeedGpu::device_reads() const { return {}; }
+DeviceClusters SeedGpu::device_clusters() const { return {}; }
 
 }  // namespace gatemap::mapper::seeding

@@ -111,6 +111,17 @@ __global__ void verify_kernel(filter::FilterReference fref, PlaneRef ref, const 
   }
 }
 
+// The jobs of the seeder's kept clusters, in their order: one thread per read strand.
+__global__ void jobs_from_clusters_kernel(DeviceClusters c, VerifyJob* jobs) {
+  const int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (t >= 2 * c.n_reads) return;
+  const auto read = static_cast<uint32_t>(t >> 1);
+  const auto edits = static_cast<uint8_t>(c.max_edits[read]);
+  for (int64_t g = c.first[t]; g < c.first[t + 1]; ++g) {
+    jobs[g] = {c.clusters[g].diag, read, static_cast<uint8_t>(t & 1), edits, edits};
+  }
+}
+
 template <typename T>
 void upload(gpu::DeviceBuffer<T>& dst, const T* src, size_t n) {
   dst.resize(std::max<size_t>(n, 1));
@@ -158,20 +169,8 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
                        std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing) {
   Impl& im = *impl_;
   const size_t n = jobs.size();
-  if (out.capacity() < n) out.reserve(n + n / 2);  // see grow()
-  if (codes.capacity() < n) codes.reserve(n + n / 2);
-  out.resize(n);
-  codes.assign(n, 0);
-  if (n == 0) return;
-  if (filter.on && (filter.e < 0 || filter.e > filter::kMaxEdits)) {
-    throw UsageError("GateKeeper: -e must be in 0.." + std::to_string(filter::kMaxEdits));
-  }
-  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
-  const cudaStream_t s = im.stream.get();
+  if (!prepare(n, filter, codes, out)) return;
   gpu::grow(im.h_jobs, n);
-  gpu::grow(im.h_out, n);
-  gpu::grow(im.d_jobs, n);
-  gpu::grow(im.d_out, n);
   const int64_t count = static_cast<int64_t>(n);
   VerifyJob* h_jobs = im.h_jobs.data();
   int64_t reads_n = 0;
@@ -180,9 +179,49 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
     h_jobs[i] = jobs[i];  // into pinned memory, for an asynchronous copy
     reads_n = std::max<int64_t>(reads_n, int64_t{jobs[i].read} + 1);
   }
+  const cudaStream_t s = im.stream.get();
   im.start.record(s);
   GATEMAP_CUDA_CHECK(
       cudaMemcpyAsync(im.d_jobs.data(), im.h_jobs.data(), n * sizeof(VerifyJob), cudaMemcpyHostToDevice, s));
+  run_jobs(reads, count, reads_n, filter, codes, out, timing);
+}
+
+void VerifyGpu::verify_clusters(const DeviceReads& reads, const DeviceClusters& clusters, const JobFilter& filter,
+                                std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing) {
+  Impl& im = *impl_;
+  const auto n = static_cast<size_t>(clusters.n_clusters);
+  if (!prepare(n, filter, codes, out)) return;
+  const cudaStream_t s = im.stream.get();
+  im.start.record(s);
+  jobs_from_clusters_kernel<<<static_cast<unsigned>((2 * clusters.n_reads + kThreads - 1) / kThreads), kThreads, 0,
+                              s>>>(clusters, im.d_jobs.data());
+  GATEMAP_CUDA_CHECK_LAUNCH();
+  run_jobs(reads, clusters.n_clusters, clusters.n_reads, filter, codes, out, timing);
+}
+
+bool VerifyGpu::prepare(size_t n, const JobFilter& filter, std::vector<uint8_t>& codes, std::vector<BandResult>& out) {
+  Impl& im = *impl_;
+  if (out.capacity() < n) out.reserve(n + n / 2);  // see grow()
+  if (codes.capacity() < n) codes.reserve(n + n / 2);
+  out.resize(n);
+  codes.assign(n, 0);
+  if (n == 0) return false;
+  if (filter.on && (filter.e < 0 || filter.e > filter::kMaxEdits)) {
+    throw UsageError("GateKeeper: -e must be in 0.." + std::to_string(filter::kMaxEdits));
+  }
+  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
+  gpu::grow(im.h_out, n);
+  gpu::grow(im.d_jobs, n);
+  gpu::grow(im.d_out, n);
+  return true;
+}
+
+// The jobs on the device (d_jobs, after the start event): filtered, verified, copied back.
+void VerifyGpu::run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_n, const JobFilter& filter,
+                         std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing) {
+  Impl& im = *impl_;
+  const auto n = static_cast<size_t>(count);
+  const cudaStream_t s = im.stream.get();
   const auto blocks = [](int64_t items) { return static_cast<unsigned>((items + kThreads - 1) / kThreads); };
   const uint8_t* filter_codes = nullptr;
   filter::FilterReference fref = im.fref;

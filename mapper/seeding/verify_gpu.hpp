@@ -55,9 +55,16 @@ class VerifyGpu {
   // else as myers_banded_distance gives it.
   void verify(const DeviceReads& reads, const std::vector<VerifyJob>& jobs, const JobFilter& filter,
               std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing = nullptr);
+  // The same for the jobs of the seeder's kept clusters (one per cluster, in their order,
+  // each read's threshold as band and limit), made on the device: codes and out per cluster.
+  void verify_clusters(const DeviceReads& reads, const DeviceClusters& clusters, const JobFilter& filter,
+                       std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing = nullptr);
 
  private:
   struct Impl;
+  bool prepare(size_t n, const JobFilter& filter, std::vector<uint8_t>& codes, std::vector<BandResult>& out);
+  void run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_n, const JobFilter& filter,
+                std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing);
   std::unique_ptr<Impl> impl_;
 };
 

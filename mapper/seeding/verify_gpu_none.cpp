@@ -12,5 +12,7 @@ VerifyGpu::VerifyGpu(int, const filter::FilterReference&) {
 VerifyGpu::~VerifyGpu() = default;
 void VerifyGpu::verify(const DeviceReads&, const std::vector<VerifyJob>&, const JobFilter&, std::vector<uint8_t>&,
                        std::vector<BandResult>&, VerifyTiming*) {}
+void VerifyGpu::verify_clusters(const DeviceReads&, const DeviceClusters&, const JobFilter&, std::vector<uint8_t>&,
+                                std::vector<BandResult>&, VerifyTiming*) {}
 
 }  // namespace gatemap::mapper::seeding
