@@ -46,3 +46,22 @@ TEST(MapperGpu, BatchOverTheDeviceBudgetIsSeededOnTheCpu) {
   EXPECT_EQ(st.reads, 40000);
   EXPECT_EQ(test::without_pg(test::read_file(o.output)), d.map(d.pe1, d.pe2, "cpu", 2, 6000));
 }
+
+// Seed hits in small chunks: a batch seeded in many chunks (the verifier's jobs made on
+// the device from the clusters of all of them), and, smaller still, batches with reads
+// whose hits fit no chunk (seeded on the CPU: host-made jobs). The same records as the CPU.
+TEST(MapperGpu, SeedingInChunksAndReadsLeftToTheCpuKeepTheRecords) {
+  if (!gpu::device_available()) GTEST_SKIP() << "no CUDA device";
+  static test::SimData d(20000, 20000);
+  const std::string cpu = d.map(d.pe1, d.pe2, "cpu", 2, 6000);
+  for (int64_t slots : {int64_t{20000}, int64_t{50}}) {
+    mapper::RunOptions o = d.options(d.pe1, d.pe2, d.dir.file("chunks_" + std::to_string(slots) + ".sam"));
+    o.filter = "gpu";
+    o.batch_reads = 6000;
+    o.hw.seed_max_hit_slots = slots;
+    const mapper::MapStats st = mapper::run_mapping(o);
+    EXPECT_EQ(st.reads, 40000);
+    EXPECT_GT(st.verified_on_gpu, 0) << slots;
+    EXPECT_EQ(test::without_pg(test::read_file(o.output)), cpu) << slots;
+  }
+}
