@@ -62,7 +62,9 @@ class VerifyGpu {
 
  private:
   struct Impl;
+  // Sizes the outputs and buffers for n jobs; false when there are none.
   bool prepare(size_t n, const JobFilter& filter, std::vector<uint8_t>& codes, std::vector<BandResult>& out);
+  // Filters and verifies the n jobs already in d_jobs, and copies the results back.
   void run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_n, const JobFilter& filter,
                 std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing);
   std::unique_ptr<Impl> impl_;
