@@ -29,8 +29,8 @@ struct KmerHash {
   }
 };
 
-// K-mer -> node id, open addressing (a node per k-mer lookup of every read base: the
-// standard map's allocation per node was most of the graph's time).
+// K-mer -> node id, open addressing: a lookup for every read base, and std::unordered_map
+// allocated a node per k-mer (the 2-core assembly stage 1.69 -> 1.33 s with this).
 class KmerIds {
  public:
   // The k-mer's id, or `fresh` (and `added` true) when it is new.
