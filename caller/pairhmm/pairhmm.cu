@@ -464,6 +464,9 @@ void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, 
   plan.bytes = o;
 }
 
+constexpr uint8_t kNoShape = 0xff;  // a shape table's empty slot
+static_assert(kConfigs.size() < kNoShape, "a shape index must not look like an empty slot");
+
 // Writes the chunk's input image (tasks sorted by kernel configuration, then by
 // haplotype and read length so that the groups of a warp take equal steps).
 void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& env, ChunkPlan& plan, unsigned char* h) {
@@ -552,17 +555,30 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
   std::vector<uint8_t> pair_shape(plan.n_pairs);
   std::vector<std::vector<int64_t>> at_key(T, std::vector<int64_t>(n_all, 0));
   std::vector<std::array<int, kConfigs.size()>> max_read(T);
+  // Reads shorter than kTableReads look their shape up in a table per thread indexed by
+  // (R, H, u) (one load a pair), while it stays under 4 MiB; other pairs in the memo.
+  constexpr int kTableReads = 512;
+  const size_t table_size = static_cast<size_t>(kTableReads) * n_keys * 2;
+  const bool use_table = table_size <= (size_t{4} << 20);
 #pragma omp parallel num_threads(T)
   {
     const int t = omp_get_thread_num();
     std::unordered_map<uint64_t, uint8_t> memo;
+    std::vector<uint8_t> table(use_table ? table_size : 0, kNoShape);
     max_read[t].fill(0);
     for_slice_pairs(t, [&](int32_t r, int32_t k, size_t pi) {
       const int R = b.read_len[r], H = b.hap_len[k], u = uniform_gap[r - plan.read0];
-      const uint64_t m = (static_cast<uint64_t>(R) << 33) | (static_cast<uint64_t>(H) << 1) | static_cast<uint64_t>(u);
-      auto it = memo.find(m);
-      if (it == memo.end()) it = memo.emplace(m, static_cast<uint8_t>(pick_config(R, H, u != 0, env, max_steps))).first;
-      const int cfg = it->second;
+      int cfg;
+      if (use_table && R < kTableReads) {
+        uint8_t& slot = table[(static_cast<size_t>(R) * n_keys + static_cast<size_t>(H)) * 2 + static_cast<size_t>(u)];
+        if (slot == kNoShape) slot = static_cast<uint8_t>(pick_config(R, H, u != 0, env, max_steps));
+        cfg = slot;
+      } else {
+        const uint64_t m = (static_cast<uint64_t>(R) << 33) | (static_cast<uint64_t>(H) << 1) | static_cast<uint64_t>(u);
+        auto it = memo.find(m);
+        if (it == memo.end()) it = memo.emplace(m, static_cast<uint8_t>(pick_config(R, H, u != 0, env, max_steps))).first;
+        cfg = it->second;
+      }
       pair_shape[pi] = static_cast<uint8_t>(cfg);
       ++at_key[t][key(R, H, cfg)];
       max_read[t][cfg] = std::max(max_read[t][cfg], R);
