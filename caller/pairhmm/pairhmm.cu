@@ -574,9 +574,11 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
         if (slot == kNoShape) slot = static_cast<uint8_t>(pick_config(R, H, u != 0, env, max_steps));
         cfg = slot;
       } else {
-        const uint64_t m = (static_cast<uint64_t>(R) << 33) | (static_cast<uint64_t>(H) << 1) | static_cast<uint64_t>(u);
+        const uint64_t m =
+            (static_cast<uint64_t>(R) << 33) | (static_cast<uint64_t>(H) << 1) | static_cast<uint64_t>(u);
         auto it = memo.find(m);
-        if (it == memo.end()) it = memo.emplace(m, static_cast<uint8_t>(pick_config(R, H, u != 0, env, max_steps))).first;
+        if (it == memo.end())
+          it = memo.emplace(m, static_cast<uint8_t>(pick_config(R, H, u != 0, env, max_steps))).first;
         cfg = it->second;
       }
       pair_shape[pi] = static_cast<uint8_t>(cfg);
