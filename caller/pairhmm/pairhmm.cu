@@ -524,9 +524,22 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
       max_hap = std::max(max_hap, b.hap_len[k]);
     }
   }
-  // key = (shape * 2 + direct_double) * n_keys + (max_hap - H)
-  const size_t n_keys = static_cast<size_t>(max_hap) + 1, n_all = 2 * kConfigs.size() * n_keys;
-  auto key = [&](int R, int H, int cfg) { return (2 * cfg + (direct_double(R, H, cfg) ? 1 : 0)) * n_keys + (max_hap - H); };
+  // key = (shape * 2 + direct_double) * n_keys + the rank of H among the chunk's
+  // haplotype lengths, longest first: lengths no haplotype has take no key (the prefix
+  // pass below walks every key for every thread).
+  std::vector<int32_t> hap_rank(static_cast<size_t>(max_hap) + 1, -1);
+  for (size_t g = g0; g < g1; ++g) {
+    const auto& gr = b.groups[g];
+    for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps && gr.n_reads; ++k) hap_rank[b.hap_len[k]] = 0;
+  }
+  int32_t n_lengths = 0;
+  for (int H = max_hap; H >= 0; --H) {
+    if (hap_rank[H] >= 0) hap_rank[H] = n_lengths++;
+  }
+  const size_t n_keys = static_cast<size_t>(std::max(n_lengths, 1)), n_all = 2 * kConfigs.size() * n_keys;
+  auto key = [&](int R, int H, int cfg) {
+    return (2 * cfg + (direct_double(R, H, cfg) ? 1 : 0)) * n_keys + static_cast<size_t>(hap_rank[H]);
+  };
   // The groups in contiguous slices of about equal pairs, one per thread: each slice
   // keeps its pairs' order, so the sort is the sequential (stable) one.
   const size_t n_groups = g1 - g0;
@@ -558,7 +571,8 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
   // Reads shorter than kTableReads look their shape up in a table per thread indexed by
   // (R, H, u) (one load a pair), while it stays under 4 MiB; other pairs in the memo.
   constexpr int kTableReads = 512;
-  const size_t table_size = static_cast<size_t>(kTableReads) * n_keys * 2;
+  const size_t h_dim = static_cast<size_t>(max_hap) + 1;
+  const size_t table_size = static_cast<size_t>(kTableReads) * h_dim * 2;
   const bool use_table = table_size <= (size_t{4} << 20);
 #pragma omp parallel num_threads(T)
   {
@@ -570,7 +584,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
       const int R = b.read_len[r], H = b.hap_len[k], u = uniform_gap[r - plan.read0];
       int cfg;
       if (use_table && R < kTableReads) {
-        uint8_t& slot = table[(static_cast<size_t>(R) * n_keys + static_cast<size_t>(H)) * 2 + static_cast<size_t>(u)];
+        uint8_t& slot = table[(static_cast<size_t>(R) * h_dim + static_cast<size_t>(H)) * 2 + static_cast<size_t>(u)];
         if (slot == kNoShape) slot = static_cast<uint8_t>(pick_config(R, H, u != 0, env, max_steps));
         cfg = slot;
       } else {
@@ -613,12 +627,12 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
       plan.task_hap_len[pos] = H;
     });
   }
-  // A segment (shape, direct double) ends where its last key (H = 0) does.
+  // A segment (shape, direct double) ends where its last key (the shortest H) does.
   size_t at = 0;
   for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
     plan.config_begin[cfg] = static_cast<int>(at);
-    plan.float_end[cfg] = static_cast<int>(key_end[2 * cfg * n_keys + max_hap]);
-    at = static_cast<size_t>(key_end[(2 * cfg + 1) * n_keys + max_hap]);
+    plan.float_end[cfg] = static_cast<int>(key_end[2 * cfg * n_keys + n_keys - 1]);
+    at = static_cast<size_t>(key_end[(2 * cfg + 1) * n_keys + n_keys - 1]);
   }
   plan.config_begin[kConfigs.size()] = static_cast<int>(at);
   plan.tasks_ms = lap();
