@@ -14,6 +14,10 @@ struct AlignedRead {
   int mapq = 0;
 };
 
+// The longest reference span of the reads: reads (sorted by start) that reach a position
+// p start at or after p - longest_span.
+int64_t longest_span(const std::vector<AlignedRead>& reads);
+
 // Active positions -> regions: a core [core_begin, core_end) of active stretches
 // (disjoint, sorted; sites are called there) inside [begin, end), the core padded for
 // context (paddings of neighbours may overlap).

@@ -11,6 +11,12 @@
 
 namespace gatemap::caller::detail {
 
+int64_t longest_span(const std::vector<AlignedRead>& reads) {
+  int64_t longest = 0;
+  for (const AlignedRead& r : reads) longest = std::max(longest, r.end - r.pos);
+  return longest;
+}
+
 std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int64_t win_end,
                                  const std::vector<AlignedRead>& reads, int min_base_q, int padding, int max_len) {
   const int64_t n = win_end - win_begin;
@@ -18,8 +24,7 @@ std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int6
   // Evidence per position, in slices of positions on all threads: each slice walks the
   // reads (sorted by start) that can reach it, in order, so sums are the serial ones.
   const int64_t slices = std::max<int64_t>(1, std::min<int64_t>(n / 8192, 4 * omp_get_max_threads()));
-  int64_t longest = 0;  // a slice's first read starts at most this far before it
-  for (const AlignedRead& r : reads) longest = std::max(longest, r.end - r.pos);
+  const int64_t longest = longest_span(reads);  // a slice's first read starts at most this far before it
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t sl = 0; sl < slices; ++sl) {
     const int64_t lo = win_begin + n * sl / slices, hi = win_begin + n * (sl + 1) / slices;

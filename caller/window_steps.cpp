@@ -9,9 +9,7 @@ namespace gatemap::caller::detail {
 std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, const std::vector<AlignedRead>& reads,
                                          const std::string& seq, const CallOptions& opt) {
   std::vector<RegionWork> work(regions.size());
-  // Reads are sorted by start: a region's reads start at most the longest span before it.
-  int64_t longest = 0;
-  for (const AlignedRead& r : reads) longest = std::max(longest, r.end - r.pos);
+  const int64_t longest = longest_span(reads);  // a region's reads start at most this far before it
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 1)
   for (size_t i = 0; i < regions.size(); ++i) {

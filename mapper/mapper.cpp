@@ -100,30 +100,13 @@ bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchSta
   build_candidates(batch, bs.seeded, false, bs.cand);  // offsets and the batch's threshold: no host arrays
   bs.cand.ticket = -1;
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
+  // The jobs are made on the device from the seeder's clusters when every candidate is
+  // one of them (no copy of the candidates), else here.
   const seeding::DeviceClusters clusters = seeder.gpu()->device_clusters();
-  if (!bs.cluster_of.empty() && clusters.n_clusters == bs.cand.size() && clusters.n_reads == n) {
-    // The jobs are made on the device from the seeder's clusters (no copy of the candidates).
-    int max_len = 1;
-#pragma omp parallel for schedule(static, 1024) reduction(max : max_len)
-    for (int64_t r = 0; r < n; ++r) max_len = std::max(max_len, bs.seeded[r].length());
-    const seeding::JobFilter job_filter{filter.on(), bs.cand.max_edits, max_len};
-    seeding::VerifyTiming timing;
-    if (!gpu::run_or_fall_back(
-            "map", "GPU filtering and verification failed, batch filtered and verified",
-            [&] {
-              verify_gpu->verify_clusters(seeder.gpu()->device_reads(), clusters, job_filter, bs.codes,
-                                          bs.device_result, &timing);
-            },
-            [&] { bs.device_result.clear(); })) {
-      return false;
-    }
-    bs.stats.filter_kernel_s += timing.filter_ms / 1000;
-    bs.stats.verify_device_s += timing.verify_ms / 1000;
-    return true;
-  }
-  bs.cluster_of.clear();
+  const bool from_clusters = !bs.cluster_of.empty() && clusters.n_clusters == bs.cand.size() && clusters.n_reads == n;
+  if (!from_clusters) bs.cluster_of.clear();
   std::vector<seeding::VerifyJob>& jobs = bs.jobs;
-  const auto count = static_cast<size_t>(bs.cand.size());
+  const auto count = static_cast<size_t>(from_clusters ? 0 : bs.cand.size());
   if (jobs.capacity() < count) jobs.reserve(count + count / 2);  // batches differ: grown rarely
   jobs.resize(count);
   int max_len = 1;
@@ -131,6 +114,7 @@ bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchSta
   for (int64_t r = 0; r < n; ++r) {
     const SeededRead& w = bs.seeded[r];
     max_len = std::max(max_len, w.length());
+    if (from_clusters) continue;
     const auto edits = static_cast<uint8_t>(w.max_edits);  // the device checks where the bit-vector verifier applies
     for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) {
       const Candidate& c = w.cand[i - bs.cand.first[r]];
@@ -138,11 +122,16 @@ bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchSta
     }
   }
   const seeding::JobFilter job_filter{filter.on(), bs.cand.max_edits, max_len};
+  const seeding::DeviceReads reads = seeder.gpu()->device_reads();
   seeding::VerifyTiming timing;
   if (!gpu::run_or_fall_back(
           "map", "GPU filtering and verification failed, batch filtered and verified",
           [&] {
-            verify_gpu->verify(seeder.gpu()->device_reads(), jobs, job_filter, bs.codes, bs.device_result, &timing);
+            if (from_clusters) {
+              verify_gpu->verify_clusters(reads, clusters, job_filter, bs.codes, bs.device_result, &timing);
+            } else {
+              verify_gpu->verify(reads, jobs, job_filter, bs.codes, bs.device_result, &timing);
+            }
           },
           [&] { bs.device_result.clear(); })) {
     return false;

@@ -516,22 +516,20 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
   // Tasks ordered by kernel shape, then longest haplotype first, so that the groups of
   // a warp take equal steps and long ones can take their own launch: a counting sort
   // in two passes over the pairs, on all threads.
-  int max_hap = 0;
   plan.max_read.fill(0);
-  for (size_t g = g0; g < g1; ++g) {
-    const auto& gr = b.groups[g];
-    for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps && gr.n_reads; ++k) {
-      max_hap = std::max(max_hap, b.hap_len[k]);
-    }
-  }
   // key = (shape * 2 + direct_double) * n_keys + the rank of H among the chunk's
   // haplotype lengths, longest first: lengths no haplotype has take no key (the prefix
   // pass below walks every key for every thread).
-  std::vector<int32_t> hap_rank(static_cast<size_t>(max_hap) + 1, -1);
+  std::vector<int32_t> hap_rank(1, -1);  // per length: 0 once seen, then its rank
   for (size_t g = g0; g < g1; ++g) {
     const auto& gr = b.groups[g];
-    for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps && gr.n_reads; ++k) hap_rank[b.hap_len[k]] = 0;
+    for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps && gr.n_reads; ++k) {
+      const auto H = static_cast<size_t>(b.hap_len[k]);
+      if (H >= hap_rank.size()) hap_rank.resize(H + 1, -1);
+      hap_rank[H] = 0;
+    }
   }
+  const int max_hap = static_cast<int>(hap_rank.size()) - 1;
   int32_t n_lengths = 0;
   for (int H = max_hap; H >= 0; --H) {
     if (hap_rank[H] >= 0) hap_rank[H] = n_lengths++;
