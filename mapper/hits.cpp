@@ -53,13 +53,14 @@ void dedupe_hits(std::vector<Hit>& hits, int max_edits) {
 
 // Each placement's odds against the best are 10^(-score difference / 10): -10 log10 of
 // their sum is the margin to the next placement less 10 log10 of how many lie near it
-// (bwa-mem's n_sub), so that copies of a repeat share the doubt. An edit is worth 20
-// (calibrated on simulated human-like data, docs/BENCHMARKS.md): one placement an edit
-// behind gives 20, none 60. Reads whose seeds were partly skipped as repetitive showed
-// no more errors there, so `capped` only matters when the best hit is poor (more than
-// 4 edits). A placement less than 1.5 times as likely as all others together (P < 0.6)
-// gets 0, as a tie does: MAPQ 1 and up mean "more likely right than not, clearly"
-// (simulated pairs: the placements just above that line were 27% wrong, MAPQ 2-3).
+// (bwa-mem's n_sub), so that copies of a repeat share the doubt. An edit is worth
+// kEditPhred, 30 as bwa-mem's mismatch (at 20, simulated pairs one edit from their
+// second placement got 13-19 and 3 in 683 were wrong). Reads whose seeds were partly
+// skipped as repetitive showed no more errors there, so `capped` only matters when the
+// best hit is poor (more than 4 edits). A placement less than 1.5 times as likely as
+// all others together (P < 0.6) gets 0, as a tie does: MAPQ 1 and up mean "more likely
+// right than not, clearly" (simulated pairs: the placements just above that line were
+// 27% wrong, MAPQ 2-3).
 int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, bool capped) {
   // 10^(-d/10) for the differences that can count (beyond kFar, under 1e-12 each: even
   // hundreds of them move no MAPQ, which only sees odds above 1e-6).

@@ -25,9 +25,9 @@ class InsertModel {
   // FR pairs on one contig with an insert within the proper-pair bounds.
   bool proper(const Hit& a, const Hit& b) const;
   // A pair's score in phred units: kEditPhred per edit plus how improbable its insert is
-  // under a normal model (-10 log10 of the density ratio to the mean, capped below one
-  // edit), so that pairs tied on edits, as in a tandem repeat, are told apart by their
-  // insert size as bwa-mem tells them apart.
+  // under a normal model (-10 log10 of the density ratio to the mean, at most
+  // kMaxInsertPhred), so that pairs tied on edits, as in a tandem repeat, are told apart
+  // by their insert size, and an edit weighs against an unusual insert, as in bwa-mem.
   int pair_score(const Hit& a, const Hit& b) const;
 
   double mean() const { return mean_; }

@@ -80,7 +80,7 @@ struct Mapper::Impl {
 
   bool filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchState& bs);
   void verify_batch(BatchState& bs, MapStats& stats);
-  void fallback_batch(BatchState& bs);
+  void fallback_batch(BatchState& bs, MapStats& stats);
   void place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs);
   void place_pairs(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs,
                    MapStats& stats);
@@ -179,20 +179,27 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
   stats.verified_on_gpu += on_gpu;
 }
 
-// Reads with no hit within their threshold: the clipped fallback, which sees every
-// candidate whatever the filter said (the same work with the filter and without).
-void Mapper::Impl::fallback_batch(BatchState& bs) {
+// Repetitive reads with poor hits or none: the deep search; then reads with no hit
+// within their threshold: the clipped fallback. Both see every candidate whatever the
+// filter said (the same work with the filter and without).
+void Mapper::Impl::fallback_batch(BatchState& bs, MapStats& stats) {
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
+  int64_t deep = 0;
   ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : deep)
   for (int64_t r = 0; r < n; ++r) {
     errors.run([&] {
       ReadHits& hits = bs.hits[r];
+      if (Verifier::needs_deep_search(bs.seeded[r], hits)) {
+        verifier.deep_search(bs.seeded[r], opt.seed, hits, workspace());
+        ++deep;
+      }
       if (hits.empty()) verifier.clip_fallback(bs.seeded[r], hits, workspace());
       dedupe_hits(hits, bs.seeded[r].max_edits);
     });
   }
   errors.rethrow();
+  stats.deep_searches += deep;
 }
 
 void Mapper::Impl::place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs) {
@@ -300,7 +307,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   im.verify_batch(bs, stats_);
   stats_.verify_s += log::seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
-  im.fallback_batch(bs);
+  im.fallback_batch(bs, stats_);
   stats_.fallback_s += log::seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
@@ -352,6 +359,7 @@ MapStats& MapStats::operator+=(const MapStats& o) {
                       {&rescued, o.rescued},
                       {&capped_reads, o.capped_reads},
                       {&candidate_cap_hits, o.candidate_cap_hits},
+                      {&deep_searches, o.deep_searches},
                       {&filter_cpu_fallbacks, o.filter_cpu_fallbacks},
                       {&seed_cpu_fallbacks, o.seed_cpu_fallbacks},
                       {&verified_on_gpu, o.verified_on_gpu},

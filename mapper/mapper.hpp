@@ -21,6 +21,7 @@ struct MapStats {
   int64_t reads = 0, candidates = 0, filter_rejected = 0, filter_unfiltered = 0, verified = 0;
   int64_t mapped = 0, unmapped = 0, records = 0, secondary = 0, supplementary = 0, proper_pairs = 0, rescued = 0;
   int64_t capped_reads = 0, candidate_cap_hits = 0, filter_cpu_fallbacks = 0, seed_cpu_fallbacks = 0;
+  int64_t deep_searches = 0;  // repetitive reads with poor hits seeded again (deep_search.cpp)
   double seed_s = 0, filter_s = 0, filter_kernel_s = 0, verify_s = 0, pair_s = 0, output_s = 0;
   double seed_device_s = 0;    // of seed_s: the GPU seeder's device time (copies and kernels)
   double verify_device_s = 0;  // the GPU verifier's device time (it runs beside the CPU stages)

@@ -61,7 +61,6 @@ ReadPlacement Placer::place_single(const SeededRead& read, const ReadHits& hits,
 
 Placer::PairChoice Placer::choose_pair(const SeededRead* const read[2], ReadHits* const hits[2], uint64_t tie,
                                        const InsertModel& insert) const {
-  const bool capped = read[0]->capped || read[1]->capped;
   PairChoice pc;
   std::vector<std::pair<const Hit*, const Hit*>> pairs;
   std::vector<int> scores;
@@ -81,7 +80,16 @@ Placer::PairChoice Placer::choose_pair(const SeededRead* const read[2], ReadHits
   const size_t chosen = best_pairs[tie % best_pairs.size()];
   pc.h[0] = pairs[chosen].first;
   pc.h[1] = pairs[chosen].second;
-  pc.mapq = mapq_from_scores(scores, best, pc.h[0]->edits + pc.h[1]->edits, capped);
+  // A mate's MAPQ weighs only the pairs that put it elsewhere: a unique mate keeps 60
+  // beside an ambiguous partner, and a mate whose own best hit pairs no better than its
+  // second (the partner's evidence points the other way) shares the pair's doubt.
+  for (int m = 0; m < 2; ++m) {
+    std::vector<int> elsewhere{best};
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      if ((m == 0 ? pairs[i].first : pairs[i].second) != pc.h[m]) elsewhere.push_back(scores[i]);
+    }
+    pc.mapq[m] = mapq_from_scores(elsewhere, best, pc.h[m]->edits, read[m]->capped);
+  }
   return pc;
 }
 
@@ -126,6 +134,7 @@ PairPlacement Placer::place_pair(const SeededRead* const read[2], ReadHits* cons
     pc = choose_pair(read, hits, tie[0], insert);
   }
   pp.proper = pc.h[0] != nullptr;
+  int own_mapq[2] = {0, 0};  // each mate's MAPQ from its own hits
   for (int m = 0; m < 2; ++m) {
     const BestPlacement f = best_of(*read[m], *hits[m], tie[m]);
     ReadPlacement& p = pp.read[m];
@@ -135,14 +144,25 @@ PairPlacement Placer::place_pair(const SeededRead* const read[2], ReadHits* cons
     if (pp.proper) {
       int q;
       if (pc.h[m] == f.hit) {
-        q = std::max(pc.mapq, f.mapq);
+        q = pc.mapq[m];
       } else {  // the mate's own best lies elsewhere: leaving the pair unpaired is the alternative
         const int extra = pc.h[m]->edits - (*hits[m])[0].edits;
-        q = std::max(0, std::min(pc.mapq, kUnpairedPhred - 20 * extra));
+        q = std::max(0, std::min(pc.mapq[m], kUnpairedPhred - kEditPhred * extra));
       }
       p.hit = pc.h[m];
       p.mapq = std::min(60, q);
+      own_mapq[m] = f.mapq;
     }
+  }
+  // A clipped hit of a read whose candidates were cut at --max-cand: the fallback did not
+  // try them all, so it says nothing against its partner's other placements (the partner
+  // keeps the MAPQ of its own hits), and it is placed no surer than the partner it was
+  // paired through.
+  for (int m = 0; pp.proper && m < 2; ++m) {
+    if (!pc.h[m]->clipped || !read[m]->cand_cap_hit) continue;
+    int& partner = pp.read[1 - m].mapq;
+    partner = std::min(partner, own_mapq[1 - m]);
+    pp.read[m].mapq = std::min(pp.read[m].mapq, partner);
   }
   for (int m = 0; m < 2; ++m) {
     ReadPlacement& p = pp.read[m];

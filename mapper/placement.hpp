@@ -63,7 +63,7 @@ class Placer {
  private:
   struct PairChoice {
     const Hit* h[2] = {nullptr, nullptr};  // the chosen proper pair, if any
-    int mapq = 0;
+    int mapq[2] = {0, 0};                  // each mate's: the odds of the pairs that place it elsewhere
   };
   BestPlacement best_of(const SeededRead& read, const ReadHits& hits, uint64_t tie) const;
   PairChoice choose_pair(const SeededRead* const read[2], ReadHits* const hits[2], uint64_t tie,

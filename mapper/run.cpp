@@ -27,8 +27,8 @@ std::string MapStats::to_json() const {
     << ",\n  \"filter_rejected\": " << filter_rejected << ",\n  \"filter_unfiltered\": " << filter_unfiltered
     << ",\n  \"verified\": " << verified << ",\n  \"verified_on_gpu\": " << verified_on_gpu
     << ",\n  \"reads_with_capped_seeds\": " << capped_reads << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits
-    << ",\n  \"duplicate_reads\": " << duplicate_reads << ",\n  \"duplicate_pairs\": " << duplicate_pairs
-    << ",\n  \"duplicate_unpaired_reads\": " << duplicate_unpaired
+    << ",\n  \"deep_searches\": " << deep_searches << ",\n  \"duplicate_reads\": " << duplicate_reads
+    << ",\n  \"duplicate_pairs\": " << duplicate_pairs << ",\n  \"duplicate_unpaired_reads\": " << duplicate_unpaired
     << ",\n  \"gpu_batches_on_cpu\": " << filter_cpu_fallbacks
     << ",\n  \"gpu_seed_batches_on_cpu\": " << seed_cpu_fallbacks << ",\n  \"insert_mean\": " << insert_mean
     << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {\"seed\": " << seed_s

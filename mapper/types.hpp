@@ -55,18 +55,22 @@ using ReadHits = std::vector<Hit>;
 constexpr int kClipPenalty = 5;            // cost of leaving one read end unaligned
 constexpr int kWideBand = 100;             // band of the affine redraw of clipped alignments
 constexpr int kClipCandidates = 8;         // best-supported candidates tried by the fallback
+constexpr int kDeepCandidates = 1024;      // candidates per strand of a deep search (deep_search.cpp)
 constexpr int kMinRescuedBases = 20;       // aligned bases of a mate rescued next to its partner
 constexpr int kMinSplitPart = 30;          // soft-clipped bases mapped as a part of a chimeric read
 constexpr size_t kMaxXaHits = 5;           // other placements listed in XA:Z at most (bwa mem -h 5)
 constexpr int kTruncatedClippedMapq = 10;  // most MAPQ of a clipped hit of a read at --max-cand
 // Edits a mate may take beyond its own best hit to be placed next to its partner, and
-// the MAPQ that price is worth at 20 per edit (bwa-mem's unpaired penalty of 17 is about
-// 3.4 of its mismatches).
+// the MAPQ that price is worth (bwa-mem's unpaired penalty of 17 is about 3.4 of its
+// mismatches).
 constexpr int kUnpairedPenalty = 3;
-constexpr int kUnpairedPhred = 70;
-// Most an insert size may cost a pair (pair_score), below one edit's 20: edits decide first.
-constexpr int kMaxInsertPhred = 19;
-// Price of one edit in the phred-scaled scores that rank placements.
-constexpr int kEditPhred = 20;
+constexpr int kUnpairedPhred = 100;
+// Price of one edit in the phred-scaled scores that rank placements: bwa-mem's mismatch
+// (4 + 1 of its score units at 6.02 phred each); one placement an edit behind gets 30.
+constexpr int kEditPhred = 30;
+// Most an insert size may cost a pair (pair_score): the normal model's density ratio up
+// to about an edit and a third, as real libraries have heavier tails than a normal. A
+// pair with an edit more and a usual insert beats one with an insert 4.5 sd out.
+constexpr int kMaxInsertPhred = 40;
 
 }  // namespace gatemap::mapper::detail

@@ -117,16 +117,24 @@ Alignment Verifier::align_noting_clips(const SeededRead& w, Hit& h, Workspace& w
 // deletion, bwa's 68M41D82M).
 Alignment Verifier::reported_alignment(const SeededRead& w, const Hit& h, Workspace& ws) const {
   Alignment a = align(w, h, ws);
-  const auto gaps = std::count_if(a.cigar.begin(), a.cigar.end(), [](uint32_t c) {
-    return bam_cigar_op(c) == BAM_CINS || bam_cigar_op(c) == BAM_CDEL;
-  });
-  if (gaps < 2 && a.clipped == 0) return a;  // one gap is drawn as affine gaps would draw it
+  int gaps = 0, gap_bases = 0;
+  for (uint32_t c : a.cigar) {
+    if (bam_cigar_op(c) == BAM_CINS || bam_cigar_op(c) == BAM_CDEL) {
+      ++gaps;
+      gap_bases += static_cast<int>(bam_cigar_oplen(c));
+    }
+  }
+  // A lone gap with no mismatch is drawn as affine gaps would draw it. A gap among
+  // mismatches may stand in for a longer gap, cheaper under affine scores (an 11-base
+  // deletion next to a repeat's period costs 8 edits as 1I and 7 mismatches).
+  const bool mismatches = a.edits > gap_bases;
+  if (a.clipped == 0 && (gaps == 0 || (gaps == 1 && !mismatches))) return a;
   const int m = w.length();
   int longest_clip = 0;
   for (uint32_t c : {a.cigar.front(), a.cigar.back()}) {
     if (bam_cigar_op(c) == BAM_CSOFT_CLIP) longest_clip = std::max<int>(longest_clip, bam_cigar_oplen(c));
   }
-  const int band = h.clipped ? kWideBand : std::max(w.max_edits, std::min(kWideBand, 2 * longest_clip));
+  const int band = h.clipped ? kWideBand : std::min(kWideBand, std::max({w.max_edits, 2 * longest_clip, 2 * a.edits}));
   ref_.window(h.contig, h.diag - band, h.diag + m + band, ws.align_window);
   Alignment b = affine_align(w.codes[h.strand].data(), m, ws.align_window, ref_.contig_begin(h.contig),
                              ref_.contig_end(h.contig), h.diag, band, a.score, ws.affine);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mapper/banded_dp.hpp"
+#include "mapper/options.hpp"
 #include "mapper/reference.hpp"
 #include "mapper/types.hpp"
 #include "mapper/workspace.hpp"
@@ -29,6 +30,13 @@ class Verifier {
   // 2 * max_edits where either end may be soft-clipped; appended to hits when 30% of the
   // read aligns. It sees all candidates so that every filter setting gives the same records.
   void clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws) const;
+
+  // mapper/deep_search.cpp: whether a read's candidates were cut at --max-cand and its
+  // best hit has more than half its threshold's edits (or there is none); if so,
+  // deep_search verifies the candidates of up to kDeepCandidates per strand not tried
+  // before and appends the hits.
+  static bool needs_deep_search(const SeededRead& w, const ReadHits& hits);
+  void deep_search(const SeededRead& w, const SeedOptions& opt, ReadHits& hits, Workspace& ws) const;
 
   // The hit a band result stands for (r.edits -1: none).
   static Hit make_hit(const Candidate& c, int64_t diag, const BandResult& r, bool clipped);

@@ -31,6 +31,7 @@ struct Workspace {
   RefWindow window;        // of the candidate being verified or the mate being rescued
   RefWindow align_window;  // of the alignment being drawn
   SeededRead part;         // a clipped part of a chimeric read, seeded by itself
+  SeededRead deep;         // a read seeded again for its deep search
 };
 
 }  // namespace gatemap::mapper::detail

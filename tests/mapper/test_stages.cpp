@@ -239,11 +239,13 @@ TEST(InsertModel, EstimatedAsBwaMemFromUniquePairs) {
   EXPECT_TRUE(model.proper(hit_at(0, 100, 100), hit_at(1, 400, 100)));
   EXPECT_FALSE(model.proper(hit_at(0, 100, 100), hit_at(0, 400, 100)));     // same strand
   EXPECT_FALSE(model.proper(hit_at(0, 100, 100), hit_at(1, 100000, 100)));  // too far
-  // Tied on edits, the insert nearer the mean scores better; an edit outweighs any insert.
+  // Tied on edits, the insert nearer the mean scores better; an edit outweighs an insert
+  // 3 sd out but not one 4.5 sd out (a normal density 1/1,000 and 1/25,000 of the mean's).
   EXPECT_LT(model.pair_score(hit_at(0, 100, 100), hit_at(1, 400, 100)),
             model.pair_score(hit_at(0, 100, 100), hit_at(1, 460, 100)));
-  EXPECT_LT(model.pair_score(hit_at(0, 100, 100), hit_at(1, 560, 100)),
-            model.pair_score(hit_at(0, 100, 100), hit_at(1, 400, 100, 1)));
+  const int one_edit = model.pair_score(hit_at(0, 100, 100), hit_at(1, 400, 100, 1));
+  EXPECT_LT(model.pair_score(hit_at(0, 100, 100), hit_at(1, 400 + 3 * 40, 100)), one_edit);
+  EXPECT_GT(model.pair_score(hit_at(0, 100, 100), hit_at(1, 400 + 180, 100)), one_edit);
 }
 
 TEST(InsertModel, TooFewPairsGiveATolerantModelAndGivenOnesAreKept) {
@@ -344,6 +346,63 @@ TEST(Pairing, TheMateNearestTheInsertWinsAmongEqualHits) {
   ASSERT_TRUE(pp.proper);
   EXPECT_EQ(pp.read[1].hit->diag, 1200);  // insert 300, not 360
   EXPECT_EQ(pp.rescued, 0);
+}
+
+// Mate 1 fits A with no edit and B with one; mate 2 fits A's partner with one and B's
+// with none: the two pairs are equally likely, so neither mate is sure of its place,
+// though each one's own best hit is a clear edit ahead of its second.
+TEST(Pairing, MatesWhosePairsTieShareTheDoubt) {
+  const auto& g = genome();
+  PairSetup setup(300);
+  const SeededRead r1 = seeded(g.seq.substr(1000, 100)), r2 = seeded(revcomp(g.seq.substr(1200, 100)));
+  ReadHits h1 = {hit_at(0, 1000, 100, 0), hit_at(0, 50000, 100, 1)};
+  ReadHits h2 = {hit_at(1, 50200, 100, 0), hit_at(1, 1200, 100, 1)};
+  for (uint64_t t = 0; t < 4; ++t) {
+    const uint64_t tie[2] = {t, t + 1};
+    const PairPlacement pp = setup.place(r1, r2, h1, h2, tie);
+    ASSERT_TRUE(pp.proper);
+    EXPECT_EQ(pp.read[0].mapq, 0);
+    EXPECT_EQ(pp.read[1].mapq, 0);
+  }
+  // Without B's partner the pair at A is the only proper one: both mates are sure.
+  ReadHits h2_alone = {hit_at(1, 1200, 100, 1)};
+  const uint64_t tie[2] = {0, 1};
+  const PairPlacement pp = setup.place(r1, r2, h1, h2_alone, tie);
+  EXPECT_EQ(pp.read[0].hit->diag, 1000);
+  EXPECT_EQ(pp.read[0].mapq, 60);
+  EXPECT_EQ(pp.read[1].mapq, 60);
+}
+
+// An 11-base deletion next to a GGAA repeat (a read of GRCh37 chr20:29,647,498): the
+// edit-distance path found at 8 edits (38M1I111M with 7 mismatches, 12 bases off) is
+// drawn again with affine gaps as bwa mem draws it, at its true place.
+TEST(Verify, AGapAmongMismatchesIsDrawnAgainAsOneLongerGap) {
+  const std::string ref_part =
+      "GGAAGGAGAGAAGGAAGGAAGGAGAGAGGGAAGAAAGGAGGGAAGGAAGGAGAGAGGGAAGGAAGGAAGGAGGGAAGGAAGGAGAGAAGGAAGGAAGGAGAGAGG"
+      "GAAGAAAGGGAAGGAAGGAGAGAGGGAAGGAAGGAAGTAGGGAGGGAGGGAGGTAGGGACGGAAGGAAGGAAGGAAGTAGGGAGGGAGGGAGGGACGGAAGGAAGG";
+  const std::string read =
+      "GGAAGAAAGGAGGGAAGGAAGGAGAGAGGGAAGGAAGGAAAGGAGAGAAGGAAGGAAGGAGAGAGGGAAGAAAGGGAAGGAAGGAGAGAGGGAAGGAAGGAAGTA"
+      "GGGAGGGAGGGAGGTAGGGACGGAAGGAAGGAAGGAAGTAGGGAG";
+  std::mt19937_64 rng(8);
+  const std::string seq = test::random_dna(rng, 3000) + ref_part + test::random_dna(rng, 3000);
+  test::TempDir dir;
+  io::write_fasta(dir.file("g.fa"), {{"chr", seq}});
+  const auto idx = index::build_index(dir.file("g.fa"), {});
+  const Reference ref(*idx);
+  const Verifier verifier(ref);
+  Workspace ws;
+  SeedScratch scratch;
+  SeededRead w;
+  seed_read(*idx, read, MapOptions{}, scratch, w);
+  const int64_t home = 3000 + 28;  // the read's first base
+  const Hit h = verifier.verify_one(w, {0, 0, home + 12, 1}, w.max_edits, home + 12, ws, 9);
+  ASSERT_EQ(h.edits, 8);
+  const Alignment a = verifier.reported_alignment(w, h, ws);
+  std::string cigar;
+  for (uint32_t c : a.cigar) cigar += std::to_string(bam_cigar_oplen(c)) + bam_cigar_opchr(c);
+  EXPECT_EQ(cigar, "39M11D111M");
+  EXPECT_EQ(a.ref_begin, home);
+  EXPECT_EQ(a.edits, 11);
 }
 
 TEST(Options, OutOfRangeIsAUsageError) {

@@ -1,0 +1,41 @@
+// A read whose candidates were cut at --max-cand and whose verified hits are poor (or
+// none): a read from one copy of a repeat with hundreds of copies is seeded mostly by
+// k-mers the copies share, so its own copy may rank below the best supported ones (a
+// 100-base read one edit from its home placed on another copy at 3-4 edits, MAPQ 60).
+// It is seeded again with kDeepCandidates per strand, and the candidates not tried
+// before are verified on the CPU, whatever the filter said (so every filter setting
+// and backend gives the same records).
+#include <algorithm>
+
+#include "mapper/seed.hpp"
+#include "mapper/verify.hpp"
+
+namespace gatemap::mapper::detail {
+
+bool Verifier::needs_deep_search(const SeededRead& w, const ReadHits& hits) {
+  if (!w.cand_cap_hit) return false;
+  int best = w.max_edits + 1;
+  for (const Hit& h : hits) best = std::min(best, h.edits);
+  return 2 * best > w.max_edits;
+}
+
+void Verifier::deep_search(const SeededRead& w, const SeedOptions& opt, ReadHits& hits, Workspace& ws) const {
+  SeededRead& deep = ws.deep;
+  deep.codes[0] = w.codes[0];
+  deep.codes[1] = w.codes[1];
+  deep.max_edits = w.max_edits;
+  SeedOptions wide = opt;
+  wide.max_candidates = std::max(opt.max_candidates, kDeepCandidates);
+  collect_candidates(ref_.index(), deep, wide, ws.seed);
+  const auto tried = [&](const Candidate& c) {
+    return std::any_of(w.cand.begin(), w.cand.end(),
+                       [&](const Candidate& t) { return t.strand == c.strand && t.diag == c.diag; });
+  };
+  for (const Candidate& c : deep.cand) {
+    if (tried(c)) continue;
+    const Hit h = verify_one(w, c, w.max_edits, c.diag, ws);
+    if (h.edits >= 0) hits.push_back(h);
+  }
+}
+
+}  // namespace gatemap::mapper::detail
