@@ -61,7 +61,7 @@ void dedupe_hits(std::vector<Hit>& hits, int max_edits) {
 // all others together (P < 0.6) gets 0, as a tie does: MAPQ 1 and up mean "more likely
 // right than not, clearly" (simulated pairs: the placements just above that line were
 // 27% wrong, MAPQ 2-3).
-int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, bool capped) {
+double odds_against(int score, int best) {
   // 10^(-d/10) for the differences that can count (beyond kFar, under 1e-12 each: even
   // hundreds of them move no MAPQ, which only sees odds above 1e-6).
   constexpr int kFar = 120;
@@ -70,10 +70,11 @@ int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, b
     for (int d = 0; d <= kFar; ++d) t[d] = std::pow(10.0, -d / 10.0);
     return t;
   }();
-  double others = -1;  // the best placement itself is among the scores
-  for (int s : scores) {
-    if (s - best <= kFar) others += odds[s - best];
-  }
+  const int d = score - best;
+  return d <= kFar ? odds[d] : 0;
+}
+
+int mapq_from_odds(double others, int best_edits, bool capped) {
   int q = 60;
   if (others > 1 / 1.5) {
     q = 0;
@@ -82,6 +83,12 @@ int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, b
   }
   if (capped && best_edits > 4) q -= 10;
   return std::max(0, q);
+}
+
+int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, bool capped) {
+  double others = -1;  // the best placement itself is among the scores
+  for (int s : scores) others += odds_against(s, best);
+  return mapq_from_odds(others, best_edits, capped);
 }
 
 bool unique(const ReadHits& hits) { return hits.size() == 1 || (hits.size() > 1 && hits[1].edits > hits[0].edits); }

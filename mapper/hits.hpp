@@ -16,6 +16,10 @@ void dedupe_hits(std::vector<Hit>& hits, int max_edits);
 // MAPQ of the best placement (score `best`, `best_edits` edits) among all placements'
 // phred-scaled scores (lower is better; the best one included).
 int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, bool capped);
+// The odds of a placement scoring `score` (>= best) against the best one, and the MAPQ
+// of the best when all the others' odds sum to `others`.
+double odds_against(int score, int best);
+int mapq_from_odds(double others, int best_edits, bool capped);
 
 // One best hit (ties share the best edits).
 bool unique(const ReadHits& hits);

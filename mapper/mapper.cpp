@@ -58,6 +58,7 @@ struct Mapper::Impl {
     // With it: candidate i's seeder cluster, where its code and result are (made on the
     // device from the clusters); empty: codes and results are per candidate.
     std::vector<uint32_t> cluster_of;
+    std::vector<uint8_t> deep;  // reads the fallback stage seeds again deeper
     size_t result_at(int64_t i) const { return cluster_of.empty() ? static_cast<size_t>(i) : cluster_of[i]; }
     std::future<void> begun;  // seeding, candidates and the filter's start (and, with the GPU, verification)
     MapStats stats;           // of the begun part, added when the batch finishes
@@ -80,7 +81,7 @@ struct Mapper::Impl {
 
   bool filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchState& bs);
   void verify_batch(BatchState& bs, MapStats& stats);
-  void fallback_batch(BatchState& bs, MapStats& stats);
+  void fallback_batch(BatchState& bs, bool paired, MapStats& stats);
   void place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs);
   void place_pairs(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs,
                    MapStats& stats);
@@ -179,27 +180,41 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
   stats.verified_on_gpu += on_gpu;
 }
 
-// Repetitive reads with poor hits or none: the deep search; then reads with no hit
-// within their threshold: the clipped fallback. Both see every candidate whatever the
-// filter said (the same work with the filter and without).
-void Mapper::Impl::fallback_batch(BatchState& bs, MapStats& stats) {
+// Repetitive reads with poor hits or none: the deep search (not for a mate whose
+// partner is placed well and uniquely: pairing and rescue look next to the partner);
+// then reads with no hit within their threshold: the clipped fallback. Both see every
+// candidate whatever the filter said (the same work with the filter and without).
+void Mapper::Impl::fallback_batch(BatchState& bs, bool paired, MapStats& stats) {
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
-  int64_t deep = 0;
+  std::vector<uint8_t>& deep = bs.deep;
+  deep.assign(static_cast<size_t>(n), 0);
   ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : deep)
+#pragma omp parallel for schedule(dynamic, 64)
+  for (int64_t r = 0; r < n; ++r) errors.run([&] { dedupe_hits(bs.hits[r], bs.seeded[r].max_edits); });
+  errors.rethrow();
+  const auto anchored = [&](int64_t r) {
+    const ReadHits& h = bs.hits[r];
+    return unique(h) && !h[0].clipped && 2 * h[0].edits <= bs.seeded[r].max_edits;
+  };
+  int64_t searched = 0;
+#pragma omp parallel for schedule(static, 1024) reduction(+ : searched)
+  for (int64_t r = 0; r < n; ++r) {
+    deep[r] = Verifier::needs_deep_search(bs.seeded[r], bs.hits[r]) && !(paired && anchored(r ^ 1));
+    searched += deep[r];
+  }
+#pragma omp parallel for schedule(dynamic, 64)
   for (int64_t r = 0; r < n; ++r) {
     errors.run([&] {
       ReadHits& hits = bs.hits[r];
-      if (Verifier::needs_deep_search(bs.seeded[r], hits)) {
-        verifier.deep_search(bs.seeded[r], opt.seed, hits, workspace());
-        ++deep;
-      }
-      if (hits.empty()) verifier.clip_fallback(bs.seeded[r], hits, workspace());
-      dedupe_hits(hits, bs.seeded[r].max_edits);
+      const SeededRead& w = bs.seeded[r];
+      const size_t had = hits.size();
+      if (deep[r]) verifier.deep_search(w, opt.seed, hits, workspace());
+      if (hits.empty()) verifier.clip_fallback(w, hits, workspace());
+      if (hits.size() != had) dedupe_hits(hits, w.max_edits);
     });
   }
   errors.rethrow();
-  stats.deep_searches += deep;
+  stats.deep_searches += searched;
 }
 
 void Mapper::Impl::place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs) {
@@ -307,7 +322,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   im.verify_batch(bs, stats_);
   stats_.verify_s += log::seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
-  im.fallback_batch(bs, stats_);
+  im.fallback_batch(bs, batch.paired, stats_);
   stats_.fallback_s += log::seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();

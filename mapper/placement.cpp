@@ -84,11 +84,11 @@ Placer::PairChoice Placer::choose_pair(const SeededRead* const read[2], ReadHits
   // beside an ambiguous partner, and a mate whose own best hit pairs no better than its
   // second (the partner's evidence points the other way) shares the pair's doubt.
   for (int m = 0; m < 2; ++m) {
-    std::vector<int> elsewhere{best};
+    double elsewhere = 0;
     for (size_t i = 0; i < pairs.size(); ++i) {
-      if ((m == 0 ? pairs[i].first : pairs[i].second) != pc.h[m]) elsewhere.push_back(scores[i]);
+      if ((m == 0 ? pairs[i].first : pairs[i].second) != pc.h[m]) elsewhere += odds_against(scores[i], best);
     }
-    pc.mapq[m] = mapq_from_scores(elsewhere, best, pc.h[m]->edits, read[m]->capped);
+    pc.mapq[m] = mapq_from_odds(elsewhere, pc.h[m]->edits, read[m]->capped);
   }
   return pc;
 }

@@ -134,7 +134,9 @@ Alignment Verifier::reported_alignment(const SeededRead& w, const Hit& h, Worksp
   for (uint32_t c : {a.cigar.front(), a.cigar.back()}) {
     if (bam_cigar_op(c) == BAM_CSOFT_CLIP) longest_clip = std::max<int>(longest_clip, bam_cigar_oplen(c));
   }
-  const int band = h.clipped ? kWideBand : std::min(kWideBand, std::max({w.max_edits, 2 * longest_clip, 2 * a.edits}));
+  // A gap among mismatches may be longer than the hit's edits: the band takes twice them.
+  const int longest_gap = gaps == 1 && mismatches ? 2 * a.edits : 0;
+  const int band = h.clipped ? kWideBand : std::min(kWideBand, std::max({w.max_edits, 2 * longest_clip, longest_gap}));
   ref_.window(h.contig, h.diag - band, h.diag + m + band, ws.align_window);
   Alignment b = affine_align(w.codes[h.strand].data(), m, ws.align_window, ref_.contig_begin(h.contig),
                              ref_.contig_end(h.contig), h.diag, band, a.score, ws.affine);

@@ -32,6 +32,7 @@ struct Workspace {
   RefWindow align_window;  // of the alignment being drawn
   SeededRead part;         // a clipped part of a chimeric read, seeded by itself
   SeededRead deep;         // a read seeded again for its deep search
+  std::vector<int> starts;  // the deep search's seed query offsets
 };
 
 }  // namespace gatemap::mapper::detail

@@ -31,7 +31,8 @@
 #           gatemap (GPU seeding + filter, GPU with the filter off, CPU seeding + GPU filter,
 #           CPU), minimap2 -ax sr and bwa mem (bin/minimap2, bin/bwa carried; MB_BWA=0 skips
 #           it) with the same threads, MB_ROUNDS rounds alternating; wall, peak RSS, peak GPU
-#           memory, accuracy; records compared (MB_TOOLS: a subset) -> mapbench.tsv
+#           memory, accuracy; records compared (MB_TOOLS: a subset; gm_old: bin/gatemap-old
+#           on the GPU, another build side by side) -> mapbench.tsv
 #           mapbench_raw.tsv mapbench.log (plot it here: scripts/plot_mapbench.py; the GPU
 #           machine has no matplotlib)
 #   mapbench37  the same on the 3.1 Gbp `--like grch37` genome, MB37_PAIRS (500 k) pairs,
@@ -92,6 +93,7 @@ map_tools() {
         gm_gpu_enc) cmd="$gm --backend gpu --encode-on-device $prefix.gmi" ;;
         gm_cpuseed) cmd="$gm --backend gpu --cpu-seed $prefix.gmi" ;;
         gm_cpu) cmd="$gm --backend cpu $prefix.gmi" ;;
+        gm_old) cmd=".gpu-bundle/bin/gatemap-old map -t $T -o $D/$tool.sam --stats $D/$tool.json --backend gpu $prefix.gmi" ;;
         minimap2) cmd=".gpu-bundle/bin/minimap2 -ax sr -t $T -o $D/$tool.sam $prefix.mmi" ;;
         bwa) cmd=".gpu-bundle/bin/bwa mem -t $T -o $D/$tool.sam $prefix.fa" ;;
       esac
