@@ -186,31 +186,38 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
 // candidate whatever the filter said (the same work with the filter and without).
 void Mapper::Impl::fallback_batch(BatchState& bs, bool paired, MapStats& stats) {
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
-  std::vector<uint8_t>& deep = bs.deep;
-  deep.assign(static_cast<size_t>(n), 0);
-  ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 64)
-  for (int64_t r = 0; r < n; ++r) errors.run([&] { dedupe_hits(bs.hits[r], bs.seeded[r].max_edits); });
-  errors.rethrow();
+  // A read placed well and uniquely: its best hits (not yet merged: neighbouring
+  // candidates of one locus each give one) all end within its threshold of each other.
   const auto anchored = [&](int64_t r) {
-    const ReadHits& h = bs.hits[r];
-    return unique(h) && !h[0].clipped && 2 * h[0].edits <= bs.seeded[r].max_edits;
+    const ReadHits& hits = bs.hits[r];
+    const int e = bs.seeded[r].max_edits;
+    const Hit* first = nullptr;
+    for (const Hit& h : hits) {
+      if (!first || h.edits < first->edits) first = &h;
+    }
+    if (!first || first->clipped || 2 * first->edits > e) return false;
+    return std::all_of(hits.begin(), hits.end(), [&](const Hit& h) {
+      return h.edits > first->edits ||
+             (h.strand == first->strand && h.contig == first->contig && std::llabs(h.ref_end - first->ref_end) <= e);
+    });
   };
+  std::vector<uint8_t>& deep = bs.deep;
+  deep.resize(static_cast<size_t>(n));
   int64_t searched = 0;
 #pragma omp parallel for schedule(static, 1024) reduction(+ : searched)
   for (int64_t r = 0; r < n; ++r) {
     deep[r] = Verifier::needs_deep_search(bs.seeded[r], bs.hits[r]) && !(paired && anchored(r ^ 1));
     searched += deep[r];
   }
+  ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t r = 0; r < n; ++r) {
     errors.run([&] {
       ReadHits& hits = bs.hits[r];
       const SeededRead& w = bs.seeded[r];
-      const size_t had = hits.size();
       if (deep[r]) verifier.deep_search(w, opt.seed, hits, workspace());
       if (hits.empty()) verifier.clip_fallback(w, hits, workspace());
-      if (hits.size() != had) dedupe_hits(hits, w.max_edits);
+      dedupe_hits(hits, w.max_edits);
     });
   }
   errors.rethrow();
