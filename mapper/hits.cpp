@@ -9,6 +9,7 @@
 namespace gatemap::mapper::detail {
 
 void dedupe_hits(std::vector<Hit>& hits, int max_edits) {
+  if (hits.size() < 2) return;  // nothing to merge (the common case: no allocation)
   // Same locus = same strand and contig with alignment ends within max_edits: keep the best.
   std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
     if (a.strand != b.strand) return a.strand < b.strand;
@@ -85,12 +86,6 @@ int mapq_from_odds(double others, int best_edits, bool capped) {
   return std::max(0, q);
 }
 
-int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, bool capped) {
-  double others = -1;  // the best placement itself is among the scores
-  for (int s : scores) others += odds_against(s, best);
-  return mapq_from_odds(others, best_edits, capped);
-}
-
 bool unique(const ReadHits& hits) { return hits.size() == 1 || (hits.size() > 1 && hits[1].edits > hits[0].edits); }
 
 // The clipped fallback's costs (edits, clip penalties, a quarter per clipped base) are a
@@ -105,9 +100,9 @@ BestPlacement best_placement(const ReadHits& hits, uint64_t tie, bool capped) {
   f.second = nb > 1 ? best : (nb < static_cast<int>(hits.size()) ? hits[nb].edits : -1);
   f.hit = &hits[tie % static_cast<uint64_t>(nb)];
   const int price = hits[0].clipped ? kEditPhred / 2 : kEditPhred;
-  std::vector<int> scores;
-  for (const Hit& h : hits) scores.push_back(price * h.edits);
-  f.mapq = mapq_from_scores(scores, price * best, best, capped);
+  double others = -1;  // the best placement itself is among the hits
+  for (const Hit& h : hits) others += odds_against(price * h.edits, price * best);
+  f.mapq = mapq_from_odds(others, best, capped);
   return f;
 }
 

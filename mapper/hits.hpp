@@ -13,11 +13,9 @@ namespace gatemap::mapper::detail {
 // (alignment ends within max_edits; the two clipped halves of a long indel).
 void dedupe_hits(std::vector<Hit>& hits, int max_edits);
 
-// MAPQ of the best placement (score `best`, `best_edits` edits) among all placements'
-// phred-scaled scores (lower is better; the best one included).
-int mapq_from_scores(const std::vector<int>& scores, int best, int best_edits, bool capped);
-// The odds of a placement scoring `score` (>= best) against the best one, and the MAPQ
-// of the best when all the others' odds sum to `others`.
+// Placements are ranked by phred-scaled scores (lower is better): the odds of one
+// scoring `score` (>= best) against the best one, and the MAPQ of the best (`best_edits`
+// edits) when all the others' odds sum to `others`.
 double odds_against(int score, int best);
 int mapq_from_odds(double others, int best_edits, bool capped);
 

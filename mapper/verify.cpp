@@ -124,10 +124,11 @@ Alignment Verifier::reported_alignment(const SeededRead& w, const Hit& h, Worksp
       gap_bases += static_cast<int>(bam_cigar_oplen(c));
     }
   }
-  // A lone gap with no mismatch is drawn as affine gaps would draw it. A gap among
-  // mismatches may stand in for a longer gap, cheaper under affine scores (an 11-base
-  // deletion next to a repeat's period costs 8 edits as 1I and 7 mismatches).
-  const bool mismatches = a.edits > gap_bases;
+  // A lone gap is drawn as affine gaps would draw it, unless two or more mismatches come
+  // with it: a gap among mismatches may stand in for a longer gap, cheaper under affine
+  // scores (an 11-base deletion next to a repeat's period costs 8 edits as 1I and 7
+  // mismatches).
+  const bool mismatches = a.edits - gap_bases >= 2;
   if (a.clipped == 0 && (gaps == 0 || (gaps == 1 && !mismatches))) return a;
   const int m = w.length();
   int longest_clip = 0;
