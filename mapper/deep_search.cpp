@@ -3,8 +3,9 @@
 // k-mers the copies share, so its own copy may rank below the best supported ones (a
 // 100-base read one edit from its home placed on another copy at 3-4 edits, MAPQ 60).
 // It is seeded again with kDeepCandidates per strand, and the candidates not tried
-// before that could hold a hit as good as its best are verified on the CPU, whatever
-// the filter said (so every filter setting and backend gives the same records).
+// before whose seed support leaves room for a better hit than its best are verified on
+// the CPU, whatever the filter said (so every filter setting and backend gives the same
+// records).
 #include <algorithm>
 
 #include "mapper/seed.hpp"

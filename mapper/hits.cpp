@@ -52,16 +52,7 @@ void dedupe_hits(std::vector<Hit>& hits, int max_edits) {
   hits.swap(kept);
 }
 
-// Each placement's odds against the best are 10^(-score difference / 10): -10 log10 of
-// their sum is the margin to the next placement less 10 log10 of how many lie near it
-// (bwa-mem's n_sub), so that copies of a repeat share the doubt. An edit is worth
-// kEditPhred, 30 as bwa-mem's mismatch (at 20, simulated pairs one edit from their
-// second placement got 13-19 and 3 in 683 were wrong). Reads whose seeds were partly
-// skipped as repetitive showed no more errors there, so `capped` only matters when the
-// best hit is poor (more than 4 edits). A placement less than 1.5 times as likely as
-// all others together (P < 0.6) gets 0, as a tie does: MAPQ 1 and up mean "more likely
-// right than not, clearly" (simulated pairs: the placements just above that line were
-// 27% wrong, MAPQ 2-3).
+// 10^(-score difference / 10).
 double odds_against(int score, int best) {
   // 10^(-d/10) for the differences that can count (beyond kFar, under 1e-12 each: even
   // hundreds of them move no MAPQ, which only sees odds above 1e-6).
@@ -75,6 +66,15 @@ double odds_against(int score, int best) {
   return d <= kFar ? odds[d] : 0;
 }
 
+// The others' odds against the best (odds_against) summed: -10 log10 of the sum is the
+// margin to the next placement less 10 log10 of how many lie near it (bwa-mem's n_sub),
+// so that copies of a repeat share the doubt. An edit is worth kEditPhred, 30 as
+// bwa-mem's mismatch (at 20, simulated pairs one edit from their second placement got
+// 13-19 and 3 in 683 were wrong). Reads whose seeds were partly skipped as repetitive
+// showed no more errors there, so `capped` only matters when the best hit is poor (more
+// than 4 edits). A placement less than 1.5 times as likely as all others together
+// (P < 0.6) gets 0, as a tie does: MAPQ 1 and up mean "more likely right than not,
+// clearly" (simulated pairs: the placements just above that line were 27% wrong, MAPQ 2-3).
 int mapq_from_odds(double others, int best_edits, bool capped) {
   int q = 60;
   if (others > 1 / 1.5) {
