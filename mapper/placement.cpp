@@ -134,7 +134,6 @@ PairPlacement Placer::place_pair(const SeededRead* const read[2], ReadHits* cons
     pc = choose_pair(read, hits, tie[0], insert);
   }
   pp.proper = pc.h[0] != nullptr;
-  int own_mapq[2] = {0, 0};  // each mate's MAPQ from its own hits
   for (int m = 0; m < 2; ++m) {
     const BestPlacement f = best_of(*read[m], *hits[m], tie[m]);
     ReadPlacement& p = pp.read[m];
@@ -151,17 +150,16 @@ PairPlacement Placer::place_pair(const SeededRead* const read[2], ReadHits* cons
       }
       p.hit = pc.h[m];
       p.mapq = std::min(60, q);
-      own_mapq[m] = f.mapq;
     }
   }
   // A clipped hit of a read whose candidates were cut at --max-cand: the fallback did not
   // try them all, so it says nothing against its partner's other placements (the partner
-  // keeps the MAPQ of its own hits), and it is placed no surer than the partner it was
+  // keeps the MAPQ its own hits give), and it is placed no surer than the partner it was
   // paired through.
   for (int m = 0; pp.proper && m < 2; ++m) {
     if (!pc.h[m]->clipped || !read[m]->cand_cap_hit) continue;
     int& partner = pp.read[1 - m].mapq;
-    partner = std::min(partner, own_mapq[1 - m]);
+    partner = std::min(partner, best_placement(*hits[1 - m], tie[1 - m], read[1 - m]->capped).mapq);
     pp.read[m].mapq = std::min(pp.read[m].mapq, partner);
   }
   for (int m = 0; m < 2; ++m) {

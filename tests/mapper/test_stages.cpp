@@ -373,6 +373,37 @@ TEST(Pairing, MatesWhosePairsTieShareTheDoubt) {
   EXPECT_EQ(pp.read[1].mapq, 60);
 }
 
+// Mates placed by the clipped fallback, their candidates cut at --max-cand (a read with a
+// long indel in a repetitive region): a proper pair of two such hits, each far ahead of
+// its second, stays sure of itself (HG002 reads across a 13-base deletion at
+// chr20:10,098,700: bwa mem 60). But where the other mate fits two copies equally, the
+// clipped mate cannot tell them apart for it (its own home may be among the candidates
+// not tried): both mates share the doubt.
+TEST(Pairing, ClippedMatesOfCutCandidatesLeanOnTheirPartners) {
+  const auto& g = genome();
+  PairSetup setup(300);
+  SeededRead r1 = seeded(g.seq.substr(1000, 100)), r2 = seeded(revcomp(g.seq.substr(1200, 100)));
+  r1.cand_cap_hit = r2.cand_cap_hit = true;
+  const auto clipped = [](Hit h) {
+    h.clipped = true;
+    return h;
+  };
+  const uint64_t tie[2] = {0, 1};
+  ReadHits h1 = {clipped(hit_at(0, 1000, 100, 9)), clipped(hit_at(0, 90000, 100, 20))};
+  ReadHits h2 = {clipped(hit_at(1, 1200, 100, 8)), clipped(hit_at(1, 150000, 100, 19))};
+  PairPlacement pp = setup.place(r1, r2, h1, h2, tie);
+  ASSERT_TRUE(pp.proper);
+  EXPECT_GE(pp.read[0].mapq, 50);
+  EXPECT_GE(pp.read[1].mapq, 50);
+  // Mate 1 fits two copies exactly; only one has mate 2's clipped hit beside it.
+  ReadHits t1 = {hit_at(0, 1000, 100, 0), hit_at(0, 90000, 100, 0)};
+  ReadHits t2 = {clipped(hit_at(1, 1200, 100, 8))};
+  pp = setup.place(r1, r2, t1, t2, tie);
+  ASSERT_TRUE(pp.proper);
+  EXPECT_EQ(pp.read[0].mapq, 0);
+  EXPECT_EQ(pp.read[1].mapq, 0);
+}
+
 // An 11-base deletion next to a GGAA repeat (a read of GRCh37 chr20:29,647,498): the
 // edit-distance path found at 8 edits (38M1I111M with 7 mismatches, 12 bases off) is
 // drawn again with affine gaps as bwa mem draws it, at its true place.
