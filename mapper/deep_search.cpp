@@ -9,7 +9,6 @@
 #include <algorithm>
 
 #include "mapper/seed.hpp"
-#include "mapper/seeding/seed_core.hpp"
 #include "mapper/verify.hpp"
 
 namespace gatemap::mapper::detail {
@@ -22,34 +21,6 @@ int best_edits(const SeededRead& w, const ReadHits& hits) {
   return best;
 }
 
-// The least support a place within `edits` edits of the read can have on this strand
-// (q-gram lemma): each seed query not skipped as too frequent matches there, at the
-// reference positions the index samples, unless an edit covers it, and one edit covers
-// at most `kill` of them. The least over the sampling phases, as an indel shifts it.
-int least_support(const index::Index& idx, const uint8_t* codes, int m, int max_edits, uint32_t max_occ, int edits,
-                  std::vector<int>& starts) {
-  const int k = idx.k(), s = idx.stride();
-  starts.clear();
-  seeding::for_each_query(
-      m, k, s, seeding::seed_step(m, max_edits, k, s), [&](int q) { return codes[q]; },
-      [&](uint64_t key, int start) {
-        if (idx.lookup(key).count <= max_occ) starts.push_back(start);
-      });
-  int least = static_cast<int>(starts.size());
-  for (int phase = 0; phase < s; ++phase) {
-    int queries = 0, kill = 0;
-    for (size_t i = 0; i < starts.size(); ++i) {
-      if ((starts[i] + phase) % s != 0) continue;
-      ++queries;
-      int covering = 0;  // queries whose k-mers hold the base at starts[i] + k - 1
-      for (size_t j = i; j < starts.size() && starts[j] < starts[i] + k; ++j) covering += (starts[j] + phase) % s == 0;
-      kill = std::max(kill, covering);
-    }
-    least = std::min(least, queries - edits * kill);
-  }
-  return least;
-}
-
 }  // namespace
 
 bool Verifier::needs_deep_search(const SeededRead& w, const ReadHits& hits) {
@@ -57,26 +28,20 @@ bool Verifier::needs_deep_search(const SeededRead& w, const ReadHits& hits) {
 }
 
 void Verifier::deep_search(const SeededRead& w, const SeedOptions& opt, ReadHits& hits, Workspace& ws) const {
-  const index::Index& idx = ref_.index();
-  const uint32_t max_occ = opt.max_occ ? opt.max_occ : idx.max_occ();
-  const int edits = std::min(w.max_edits, best_edits(w, hits) - 1);  // a better hit
-  int least[2];
-  for (int strand = 0; strand < 2; ++strand) {
-    least[strand] = least_support(idx, w.codes[strand].data(), w.length(), w.max_edits, max_occ, edits, ws.starts);
-  }
   SeededRead& deep = ws.deep;
   deep.codes[0] = w.codes[0];
   deep.codes[1] = w.codes[1];
   deep.max_edits = w.max_edits;
   SeedOptions wide = opt;
   wide.max_candidates = std::max(opt.max_candidates, kDeepCandidates);
-  collect_candidates(idx, deep, wide, ws.seed);
-  const auto tried = [&](const Candidate& c) {
-    return std::any_of(w.cand.begin(), w.cand.end(),
-                       [&](const Candidate& t) { return t.strand == c.strand && t.diag == c.diag; });
-  };
+  const int better = std::min(w.max_edits, best_edits(w, hits) - 1);  // edits of a better hit
+  collect_candidates(ref_.index(), deep, wide, ws.seed, better);
+  std::vector<std::pair<uint8_t, int64_t>>& tried = ws.tried;
+  tried.clear();
+  for (const Candidate& c : w.cand) tried.emplace_back(c.strand, c.diag);
+  std::sort(tried.begin(), tried.end());
   for (const Candidate& c : deep.cand) {
-    if (static_cast<int>(c.support) < least[c.strand] || tried(c)) continue;
+    if (std::binary_search(tried.begin(), tried.end(), std::pair{c.strand, c.diag})) continue;
     const Hit h = verify_one(w, c, w.max_edits, c.diag, ws);
     if (h.edits >= 0) hits.push_back(h);
   }

@@ -48,6 +48,27 @@ void merge_runs(std::vector<uint64_t>& hits, std::vector<size_t>& runs, std::vec
   }
 }
 
+// The least support a place within `edits` edits of the read can have (q-gram lemma):
+// each looked-up seed query (`starts`, in offset order; skipped ones excluded) matches
+// there, at the reference positions the index samples (stride s), unless an edit covers
+// it, and one edit covers at most `kill` of them. The least over the sampling phases,
+// as an indel shifts the phase.
+int least_support(const std::vector<int>& starts, int k, int s, int edits) {
+  int least = static_cast<int>(starts.size());
+  for (int phase = 0; phase < s; ++phase) {
+    int queries = 0, kill = 0;
+    for (size_t i = 0; i < starts.size(); ++i) {
+      if ((starts[i] + phase) % s != 0) continue;
+      ++queries;
+      int covering = 0;  // queries whose k-mers hold the base at starts[i] + k - 1
+      for (size_t j = i; j < starts.size() && starts[j] < starts[i] + k; ++j) covering += (starts[j] + phase) % s == 0;
+      kill = std::max(kill, covering);
+    }
+    least = std::min(least, queries - edits * kill);
+  }
+  return least;
+}
+
 }  // namespace
 
 void set_read_codes(SeededRead& w, const std::string& seq) {
@@ -134,8 +155,9 @@ void add_kept_candidates(const index::Index& idx, uint8_t strand, const SeedClus
   push_candidates(idx, strand, kept, order, w);
 }
 
-void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOptions& opt, SeedScratch& scratch) {
-  auto& [hits, merged, runs, clusters, order, queries] = scratch;
+void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOptions& opt, SeedScratch& scratch,
+                        int within_edits) {
+  auto& [hits, merged, runs, clusters, order, queries, starts] = scratch;
   const uint32_t max_occ = opt.max_occ ? opt.max_occ : idx.max_occ();
   const int k = idx.k();
   const int m = w.length();
@@ -157,20 +179,23 @@ void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOption
     for (int stage = 0; stage < 3; ++stage) {
       for (const auto& qk : queries) idx.prefetch(qk.first, stage);
     }
+    starts.clear();
     for (const auto& [key, start] : queries) {
       const index::KmerHits kh = idx.lookup(key);
       if (kh.count > max_occ) {
         w.capped = true;
         continue;
       }
+      starts.push_back(start);
       if (kh.count) runs.push_back(hits.size());
       for (uint32_t h = 0; h < kh.count; ++h) hits.push_back(seeding::pack_hit(kh.pos[h], start));
     }
     merge_runs(hits, runs, merged);
     clusters.clear();
+    const int least = within_edits < 0 ? 0 : least_support(starts, k, s, within_edits);
     seeding::cluster_hits(hits.data(), static_cast<int64_t>(hits.size()), w.max_edits,
                           [&](int64_t diag, uint32_t seed_offset, uint32_t support) {
-                            clusters.push_back({diag, seed_offset, support});
+                            if (static_cast<int>(support) >= least) clusters.push_back({diag, seed_offset, support});
                           });
     add_strand_candidates(idx, strand, clusters.data(), clusters.size(), opt.max_candidates, w, order);
   }

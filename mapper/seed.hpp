@@ -23,7 +23,10 @@ void set_read_codes(SeededRead& w, const std::string& seq);
 
 // Candidates of w (codes and max_edits set). Thread-safe with one scratch per thread.
 // Reads of seeding::kMaxSeedReadLen bases or more get none (they are reported unmapped).
-void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOptions& opt, SeedScratch& scratch);
+// within_edits >= 0 keeps only the clusters whose seed support leaves room for a hit
+// within that many edits (q-gram lemma; the deep search's, mapper/deep_search.cpp).
+void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOptions& opt, SeedScratch& scratch,
+                        int within_edits = -1);
 
 // One strand's clusters (seeding::cluster_hits) -> w.cand: the best supported
 // max_candidates (sets w.cand_cap_hit when some are left out), contigs looked up.

@@ -20,6 +20,7 @@ struct SeedScratch {
   std::vector<SeedCluster> clusters;  // of one strand
   std::vector<uint32_t> order;
   std::vector<std::pair<uint64_t, int>> queries;  // (k-mer key, read offset)
+  std::vector<int> starts;                        // offsets of the queries looked up (not skipped)
 };
 
 struct Workspace {
@@ -32,7 +33,7 @@ struct Workspace {
   RefWindow align_window;  // of the alignment being drawn
   SeededRead part;         // a clipped part of a chimeric read, seeded by itself
   SeededRead deep;         // a read seeded again for its deep search
-  std::vector<int> starts;  // the deep search's seed query offsets
+  std::vector<std::pair<uint8_t, int64_t>> tried;  // its candidates tried before (strand, diagonal)
 };
 
 }  // namespace gatemap::mapper::detail
