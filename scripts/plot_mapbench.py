@@ -19,6 +19,7 @@ LABELS = {
     "gm_cpu": "gatemap CPU",
     "minimap2": "minimap2 -ax sr",
     "bwa": "bwa mem",
+    "gm_old": "gatemap,\nanother build",
 }
 
 
@@ -26,7 +27,7 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     with open(sys.argv[1]) as f:
-        rows = list(csv.DictReader(f, delimiter="\t"))
+        rows = list({r["tool"]: r for r in csv.DictReader(f, delimiter="\t")}.values())  # a tool run twice a round: once
     tools = [LABELS.get(r["tool"], r["tool"]) for r in rows]
     wall = [float(r["wall_s"]) for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5))
@@ -37,10 +38,12 @@ def main():
     left.invert_yaxis()
     left.set_xlabel("wall seconds (median)")
     left.set_xlim(0, max(wall) * 1.35)
-    # gatemap's settings write the same records: one point for all of them.
+    # gatemap's settings write the same records: one point for all of them (another
+    # build's records are its own).
     scored = {}
     for r in rows:
-        scored.setdefault("gatemap" if r["tool"].startswith("gm_") else LABELS.get(r["tool"], r["tool"]), r)
+        same = r["tool"].startswith("gm_") and r["tool"] != "gm_old"
+        scored.setdefault("gatemap" if same else LABELS.get(r["tool"], r["tool"]).replace("\n", " "), r)
     for q, marker in (("60", "o"), ("20", "s"), ("1", "^")):
         points = [(float(r[f"mapq{q}_err"]), float(r[f"mapq{q}_frac"])) for r in scored.values()]
         right.scatter([p[0] for p in points], [p[1] for p in points], marker=marker, label=f"MAPQ >= {q}")
