@@ -23,8 +23,9 @@ int best_edits(const SeededRead& w, const ReadHits& hits) {
 
 }  // namespace
 
-bool Verifier::needs_deep_search(const SeededRead& w, const ReadHits& hits) {
-  return w.cand_cap_hit && 2 * best_edits(w, hits) > w.max_edits;
+bool Verifier::needs_deep_search(const SeededRead& w, const ReadHits& hits, const SeedOptions& opt) {
+  // A --max-cand of kDeepCandidates or more already went as deep.
+  return opt.max_candidates < kDeepCandidates && w.cand_cap_hit && 2 * best_edits(w, hits) > w.max_edits;
 }
 
 void Verifier::deep_search(const SeededRead& w, const SeedOptions& opt, ReadHits& hits, Workspace& ws) const {
@@ -33,7 +34,7 @@ void Verifier::deep_search(const SeededRead& w, const SeedOptions& opt, ReadHits
   deep.codes[1] = w.codes[1];
   deep.max_edits = w.max_edits;
   SeedOptions wide = opt;
-  wide.max_candidates = std::max(opt.max_candidates, kDeepCandidates);
+  wide.max_candidates = kDeepCandidates;
   const int better = std::min(w.max_edits, best_edits(w, hits) - 1);  // edits of a better hit
   collect_candidates(ref_.index(), deep, wide, ws.seed, better);
   std::vector<std::pair<uint8_t, int64_t>>& tried = ws.tried;

@@ -203,11 +203,10 @@ void Mapper::Impl::fallback_batch(BatchState& bs, bool paired, MapStats& stats) 
   };
   std::vector<uint8_t>& deep = bs.deep;
   deep.resize(static_cast<size_t>(n));
-  const bool deeper = opt.seed.max_candidates < kDeepCandidates;  // else the first seeding went as deep
   int64_t searched = 0;
 #pragma omp parallel for schedule(static, 1024) reduction(+ : searched)
   for (int64_t r = 0; r < n; ++r) {
-    deep[r] = deeper && Verifier::needs_deep_search(bs.seeded[r], bs.hits[r]) && !(paired && anchored(r ^ 1));
+    deep[r] = Verifier::needs_deep_search(bs.seeded[r], bs.hits[r], opt.seed) && !(paired && anchored(r ^ 1));
     searched += deep[r];
   }
   ParallelErrors errors;

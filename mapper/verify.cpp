@@ -128,16 +128,16 @@ Alignment Verifier::reported_alignment(const SeededRead& w, const Hit& h, Worksp
   // with it: a gap among mismatches may stand in for a longer gap, cheaper under affine
   // scores (an 11-base deletion next to a repeat's period costs 8 edits as 1I and 7
   // mismatches).
-  const bool mismatches = a.edits - gap_bases >= 2;
-  if (a.clipped == 0 && (gaps == 0 || (gaps == 1 && !mismatches))) return a;
+  const bool among_mismatches = a.edits - gap_bases >= 2;
+  if (a.clipped == 0 && (gaps == 0 || (gaps == 1 && !among_mismatches))) return a;
   const int m = w.length();
   int longest_clip = 0;
   for (uint32_t c : {a.cigar.front(), a.cigar.back()}) {
     if (bam_cigar_op(c) == BAM_CSOFT_CLIP) longest_clip = std::max<int>(longest_clip, bam_cigar_oplen(c));
   }
   // A gap among mismatches may be longer than the hit's edits: the band takes twice them.
-  const int longest_gap = gaps == 1 && mismatches ? 2 * a.edits : 0;
-  const int band = h.clipped ? kWideBand : std::min(kWideBand, std::max({w.max_edits, 2 * longest_clip, longest_gap}));
+  const int gap_band = gaps == 1 && among_mismatches ? 2 * a.edits : 0;
+  const int band = h.clipped ? kWideBand : std::min(kWideBand, std::max({w.max_edits, 2 * longest_clip, gap_band}));
   ref_.window(h.contig, h.diag - band, h.diag + m + band, ws.align_window);
   Alignment b = affine_align(w.codes[h.strand].data(), m, ws.align_window, ref_.contig_begin(h.contig),
                              ref_.contig_end(h.contig), h.diag, band, a.score, ws.affine);

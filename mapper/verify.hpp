@@ -31,11 +31,12 @@ class Verifier {
   // read aligns. It sees all candidates so that every filter setting gives the same records.
   void clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws) const;
 
-  // mapper/deep_search.cpp: whether a read's candidates were cut at --max-cand and its
-  // best hit has more than half its threshold's edits (or there is none); if so,
+  // mapper/deep_search.cpp: whether a read's candidates were cut at --max-cand (below
+  // kDeepCandidates) and its best hit has more than half its threshold's edits (or there
+  // is none); if so,
   // deep_search verifies the candidates of up to kDeepCandidates per strand not tried
   // before and appends the hits.
-  static bool needs_deep_search(const SeededRead& w, const ReadHits& hits);
+  static bool needs_deep_search(const SeededRead& w, const ReadHits& hits, const SeedOptions& opt);
   void deep_search(const SeededRead& w, const SeedOptions& opt, ReadHits& hits, Workspace& ws) const;
 
   // The hit a band result stands for (r.edits -1: none).
