@@ -16,6 +16,7 @@
 #include "common/serial_worker.hpp"
 #include "gpu/fallback.hpp"
 #include "mapper/candidates.hpp"
+#include "mapper/device_verdicts.hpp"
 #include "mapper/filter_stage.hpp"
 #include "mapper/hits.hpp"
 #include "mapper/insert_model.hpp"
@@ -44,6 +45,7 @@ struct Mapper::Impl {
   std::mutex filter_mutex;            // begun batches start the filter while the main thread collects
   std::unique_ptr<seeding::VerifyGpu> verify_gpu;  // made on the worker for the first batch the GPU seeds
   bool verify_gpu_tried = false;
+  int64_t verify_jobs_limit = 0;  // Hardware::verify_jobs_limit
   // A batch between begin_batch and finish_batch. Two exist, so that the next batch is
   // seeded (on the GPU or the CPU, on a thread of its own) and filtered while the current
   // one is verified and placed; their buffers are reused.
@@ -55,11 +57,12 @@ struct Mapper::Impl {
     std::vector<std::vector<bam1_t*>> records;  // per read, handed on when the batch finishes
     std::vector<seeding::VerifyJob> jobs;       // per candidate: the GPU's job
     std::vector<BandResult> device_result;      // per candidate: the GPU's result; empty without the GPU
-    // With it: candidate i's seeder cluster, where its code and result are (made on the
-    // device from the clusters); empty: codes and results are per candidate.
-    std::vector<uint32_t> cluster_of;
+    // The candidates stayed on the device (the GPU seeded every read): what the GPU
+    // verifier gave back, in verdicts; the host arrays above are then empty.
+    bool on_device = false;
+    std::vector<seeding::VerifiedCluster> kept;
+    DeviceVerdicts verdicts;
     std::vector<uint8_t> deep;  // reads the fallback stage seeds again deeper
-    size_t result_at(int64_t i) const { return cluster_of.empty() ? static_cast<size_t>(i) : cluster_of[i]; }
     std::future<void> begun;  // seeding, candidates and the filter's start (and, with the GPU, verification)
     MapStats stats;           // of the begun part, added when the batch finishes
   };
@@ -75,12 +78,15 @@ struct Mapper::Impl {
         insert(opt.pair),
         seeder(idx, opt, hw),
         filter(ref, opt.filter, hw),
-        workspaces(static_cast<size_t>(omp_get_max_threads())) {}
+        workspaces(static_cast<size_t>(omp_get_max_threads())),
+        verify_jobs_limit(hw.verify_jobs_limit) {}
 
   Workspace& workspace() { return workspaces.at(static_cast<size_t>(omp_get_thread_num())); }
 
   bool filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchState& bs);
+  bool verify_on_device(BatchState& bs);
   void verify_batch(BatchState& bs, MapStats& stats);
+  void verify_verdicts(BatchState& bs);
   void fallback_batch(BatchState& bs, bool paired, MapStats& stats);
   void place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs);
   void place_pairs(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs,
@@ -95,19 +101,16 @@ struct Mapper::Impl {
 bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchState& bs) {
   if (!verify_gpu_tried) {
     verify_gpu_tried = true;
-    verify_gpu = gpu::make_engine_or_null<seeding::VerifyGpu>("map", seeder.device(), ref.filter_view());
+    verify_gpu = gpu::make_engine_or_null<seeding::VerifyGpu>("map", seeder.device(), ref.filter_view(),
+                                                                verify_jobs_limit);
   }
   if (!verify_gpu) return false;
+  if (bs.on_device) return verify_on_device(bs);
   build_candidates(batch, bs.seeded, false, bs.cand);  // offsets and the batch's threshold: no host arrays
   bs.cand.ticket = -1;
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
-  // The jobs are made on the device from the seeder's clusters when every candidate is
-  // one of them (no copy of the candidates), else here.
-  const seeding::DeviceClusters clusters = seeder.gpu()->device_clusters();
-  const bool from_clusters = !bs.cluster_of.empty() && clusters.n_clusters == bs.cand.size() && clusters.n_reads == n;
-  if (!from_clusters) bs.cluster_of.clear();
   std::vector<seeding::VerifyJob>& jobs = bs.jobs;
-  const auto count = static_cast<size_t>(from_clusters ? 0 : bs.cand.size());
+  const auto count = static_cast<size_t>(bs.cand.size());
   if (jobs.capacity() < count) jobs.reserve(count + count / 2);  // batches differ: grown rarely
   jobs.resize(count);
   int max_len = 1;
@@ -115,7 +118,6 @@ bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchSta
   for (int64_t r = 0; r < n; ++r) {
     const SeededRead& w = bs.seeded[r];
     max_len = std::max(max_len, w.length());
-    if (from_clusters) continue;
     const auto edits = static_cast<uint8_t>(w.max_edits);  // the device checks where the bit-vector verifier applies
     for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) {
       const Candidate& c = w.cand[i - bs.cand.first[r]];
@@ -123,16 +125,11 @@ bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchSta
     }
   }
   const seeding::JobFilter job_filter{filter.on(), bs.cand.max_edits, max_len};
-  const seeding::DeviceReads reads = seeder.gpu()->device_reads();
   seeding::VerifyTiming timing;
   if (!gpu::run_or_fall_back(
           "map", "GPU filtering and verification failed, batch filtered and verified",
           [&] {
-            if (from_clusters) {
-              verify_gpu->verify_clusters(reads, clusters, job_filter, bs.codes, bs.device_result, &timing);
-            } else {
-              verify_gpu->verify(reads, jobs, job_filter, bs.codes, bs.device_result, &timing);
-            }
+            verify_gpu->verify(seeder.gpu()->device_reads(), jobs, job_filter, bs.codes, bs.device_result, &timing);
           },
           [&] { bs.device_result.clear(); })) {
     return false;
@@ -142,10 +139,46 @@ bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchSta
   return true;
 }
 
+// The candidates on the device: filtered and verified there; only the hits (and the
+// candidates the bit-vector does not take) come back, ordered per read (bs.verdicts),
+// and the candidates of the reads the fallback stage may look at.
+bool Mapper::Impl::verify_on_device(BatchState& bs) {
+  bs.cand.ticket = -1;  // nothing for the filter stage to collect
+  const int64_t n = static_cast<int64_t>(bs.seeded.size());
+  int max_len = 1, max_edits = 0;
+#pragma omp parallel for schedule(static, 1024) reduction(max : max_len, max_edits)
+  for (int64_t r = 0; r < n; ++r) {
+    max_len = std::max(max_len, bs.seeded[r].length());
+    max_edits = std::max(max_edits, bs.seeded[r].max_edits);
+  }
+  const seeding::JobFilter job_filter{filter.on(), max_edits, max_len};
+  seeding::VerifyTiming timing;
+  seeding::VerifyCounts counts;
+  if (!gpu::run_or_fall_back(
+          "map", "GPU filtering and verification failed, batch filtered and verified",
+          [&] {
+            verify_gpu->verify_clusters(seeder.gpu()->device_reads(), seeder.gpu()->device_clusters(), job_filter,
+                                        bs.kept, counts, &timing);
+            order_verdicts(ref.index(), seeder.clusters(), bs.kept, bs.seeded, bs.verdicts);
+            seeder.fetch_candidates(bs.seeded, bs.verdicts.need_candidates);
+          },
+          [] {})) {
+    return false;
+  }
+  bs.stats.filter_kernel_s += timing.filter_ms / 1000;
+  bs.stats.verify_device_s += timing.verify_ms / 1000;
+  bs.stats.filter_rejected += counts.rejected;
+  bs.stats.filter_unfiltered += counts.unfiltered;
+  bs.stats.verified += counts.accepted;
+  bs.stats.verified_on_gpu += counts.on_gpu;
+  return true;
+}
+
 // Candidates that passed the filter, aligned within their read's threshold.
 void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
   bs.hits.resize(static_cast<size_t>(n));
+  if (bs.on_device) return verify_verdicts(bs);
   int64_t rejected = 0, unfiltered = 0, verified = 0, on_gpu = 0;
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : rejected, unfiltered, verified, on_gpu)
@@ -156,7 +189,7 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
       hits.clear();
       Workspace& ws = workspace();
       for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) {
-        const size_t at = bs.result_at(i);
+        const auto at = static_cast<size_t>(i);
         const uint8_t code = bs.codes[at];
         unfiltered += (code & filter::kFilterUnfiltered) != 0;
         if (!filter::filter_accepts(code, bs.cand.max_edits)) {
@@ -178,6 +211,29 @@ void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
   stats.filter_unfiltered += unfiltered;
   stats.verified += verified;
   stats.verified_on_gpu += on_gpu;
+}
+
+// The GPU's verdicts -> hits; candidates it left to the CPU verified here.
+void Mapper::Impl::verify_verdicts(BatchState& bs) {
+  const int64_t n = static_cast<int64_t>(bs.seeded.size());
+  const DeviceVerdicts& v = bs.verdicts;
+  ParallelErrors errors;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t r = 0; r < n; ++r) {
+    errors.run([&] {
+      const SeededRead& w = bs.seeded[r];
+      ReadHits& hits = bs.hits[r];
+      hits.clear();
+      for (int64_t i = v.first[r]; i < v.first[r + 1]; ++i) {
+        const DeviceVerdict& d = v.verdicts[static_cast<size_t>(i)];
+        const Hit h = d.result.edits == seeding::kNotVerified
+                          ? verifier.verify_one(w, d.cand, w.max_edits, d.cand.diag, workspace())
+                          : Verifier::make_hit(d.cand, d.cand.diag, d.result, false);
+        if (h.edits >= 0) hits.push_back(h);
+      }
+    });
+  }
+  errors.rethrow();
 }
 
 // Repetitive reads with poor hits or none: the deep search (not for a mate whose
@@ -284,12 +340,13 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   auto begin = [&im, &batch, &bs] {
     omp_set_num_threads(static_cast<int>(im.workspaces.size()));  // a thread's own setting: -t
     auto t0 = std::chrono::steady_clock::now();
-    const bool seeded_on_gpu = im.seeder.run(batch, bs.seeded, bs.cluster_of, bs.stats);
+    const bool seeded_on_gpu = im.seeder.run(batch, bs.seeded, bs.on_device, bs.stats);
     bs.stats.seed_s += log::seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     if (!seeded_on_gpu || !im.filter_and_verify_on_gpu(batch, bs)) {
       bs.device_result.clear();
-      bs.cluster_of.clear();  // the filter stage's codes are per candidate
+      if (bs.on_device) im.seeder.all_candidates(bs.seeded);
+      bs.on_device = false;
       build_candidates(batch, bs.seeded, im.filter.on(), bs.cand);
       const std::lock_guard<std::mutex> lock(im.filter_mutex);
       im.filter.start(bs.cand, bs.codes, bs.stats);  // on the GPU only started: finish_batch collects it

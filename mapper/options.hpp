@@ -49,6 +49,7 @@ struct Hardware {
   bool seed_on_gpu = true;                   // --cpu-seed turns it off: seeding on the CPU with a GPU filter
   int64_t seed_batch_bytes_limit = 0;        // device memory a batch's reads may take when seeded (0: any)
   int64_t seed_max_hit_slots = 0;            // seed hits a GPU seeding chunk holds (0: a share of free memory)
+  int64_t verify_jobs_limit = 0;  // candidates of a batch the GPU verifier takes (0: any; more: as out of memory)
   std::vector<int> devices = {0};            // --device: batches spread over these GPUs
   int threads = 1;                           // -t
 };

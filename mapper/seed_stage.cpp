@@ -46,15 +46,25 @@ void SeedStage::candidates_on_cpu(std::vector<SeededRead>& seeded) {
   errors.rethrow();
 }
 
-// The GPU's kept clusters -> candidates (reads the GPU left: on the CPU).
-void SeedStage::candidates_from_gpu(std::vector<SeededRead>& seeded, std::vector<uint32_t>& cluster_of) {
+void SeedStage::kept_candidates(int64_t r, const SeedCluster* clusters, SeededRead& w, SeedScratch& scratch) const {
+  const seeding::SeedClusters& c = clusters_;
+  w.cand.clear();
+  w.cand_cap_hit = false;
+  w.cand.reserve(static_cast<size_t>(c.first[2 * r + 2] - c.first[2 * r]));  // grown once, not per push
+  for (uint8_t strand = 0; strand < 2; ++strand) {
+    const int64_t t = 2 * r + strand;
+    add_kept_candidates(idx_, strand, clusters + (c.first[t] - c.first[2 * r]), c.first[t + 1] - c.first[t],
+                        c.cap_hit[t] != 0, w, scratch.order);
+  }
+}
+
+bool SeedStage::candidates_from_gpu(std::vector<SeededRead>& seeded) {
   const int64_t n = static_cast<int64_t>(seeded.size());
   const seeding::SeedClusters& c = clusters_;
-  // Every read's candidates are then its kept clusters (a capped strand's by support):
-  // candidate i of the batch is cluster_of[i].
+  // (VerifiedCluster names a cluster in 32 bits.)
   const bool all_on_gpu = c.n_clusters <= int64_t{UINT32_MAX} &&
                           std::none_of(c.on_cpu.begin(), c.on_cpu.end(), [](uint8_t x) { return x != 0; });
-  cluster_of.resize(all_on_gpu ? static_cast<size_t>(c.n_clusters) : 0);
+  if (!all_on_gpu) gpu_->copy_clusters(clusters_);
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 256)
   for (int64_t r = 0; r < n; ++r) {
@@ -62,27 +72,57 @@ void SeedStage::candidates_from_gpu(std::vector<SeededRead>& seeded, std::vector
       SeededRead& w = seeded[r];
       SeedScratch& scratch = scratch_[omp_get_thread_num()];
       if (c.on_cpu[r]) return collect_candidates(idx_, w, opt_.seed, scratch);
-      w.cand.clear();
-      w.cand_cap_hit = false;
       w.capped = c.capped[2 * r] || c.capped[2 * r + 1];
-      w.cand.reserve(static_cast<size_t>(c.first[2 * r + 2] - c.first[2 * r]));  // grown once, not per push
-      for (uint8_t strand = 0; strand < 2; ++strand) {
-        const int64_t t = 2 * r + strand;
-        add_kept_candidates(idx_, strand, c.clusters + c.first[t], c.first[t + 1] - c.first[t], c.cap_hit[t] != 0, w,
-                            scratch.order);
-        if (!all_on_gpu) continue;
-        for (size_t k = 0; k < scratch.order.size(); ++k) {
-          cluster_of[static_cast<size_t>(c.first[t]) + k] = static_cast<uint32_t>(c.first[t] + scratch.order[k]);
-        }
-      }
+      if (!all_on_gpu) return kept_candidates(r, c.clusters + c.first[2 * r], w, scratch);
+      w.cand.clear();
+      w.cand_cap_hit = c.cap_hit[2 * r] || c.cap_hit[2 * r + 1];
+    });
+  }
+  errors.rethrow();
+  return all_on_gpu;
+}
+
+void SeedStage::fetch_candidates(std::vector<SeededRead>& seeded, const std::vector<uint32_t>& reads) {
+  std::vector<SeedCluster>& fetched = fetched_;
+  gpu_->copy_clusters_of(reads, clusters_, fetched);
+  const int64_t n = static_cast<int64_t>(reads.size());
+  std::vector<int64_t>& at = fetched_at_;  // where each listed read's clusters begin
+  at.resize(static_cast<size_t>(n));
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t r = reads[static_cast<size_t>(i)];
+    at[static_cast<size_t>(i)] = total;
+    total += clusters_.first[static_cast<size_t>(2 * r + 2)] - clusters_.first[static_cast<size_t>(2 * r)];
+  }
+  ParallelErrors errors;
+#pragma omp parallel for schedule(dynamic, 64)
+  for (int64_t i = 0; i < n; ++i) {
+    errors.run([&] {
+      const uint32_t r = reads[static_cast<size_t>(i)];
+      kept_candidates(r, fetched.data() + at[static_cast<size_t>(i)], seeded[r], scratch_[omp_get_thread_num()]);
     });
   }
   errors.rethrow();
 }
 
-bool SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, std::vector<uint32_t>& cluster_of,
-                    MapStats& stats) {
-  cluster_of.clear();
+void SeedStage::all_candidates(std::vector<SeededRead>& seeded) {
+  if (!gpu::run_or_fall_back(
+          "map", "copying the seeds back failed, batch seeded", [&] { gpu_->copy_clusters(clusters_); }, [] {})) {
+    return candidates_on_cpu(seeded);
+  }
+  const int64_t n = static_cast<int64_t>(seeded.size());
+  ParallelErrors errors;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t r = 0; r < n; ++r) {
+    errors.run([&] {
+      kept_candidates(r, clusters_.clusters + clusters_.first[2 * r], seeded[r], scratch_[omp_get_thread_num()]);
+    });
+  }
+  errors.rethrow();
+}
+
+bool SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, bool& on_device, MapStats& stats) {
+  on_device = false;
   const int64_t n = static_cast<int64_t>(batch.size());
   seeded.resize(static_cast<size_t>(n));
   ParallelErrors errors;
@@ -100,11 +140,11 @@ bool SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded,
                                   [&] {
                                     const uint32_t max_occ = opt_.seed.max_occ ? opt_.seed.max_occ : idx_.max_occ();
                                     gpu_->seed(seeded, max_occ, opt_.seed.max_candidates, clusters_);
+                                    on_device = candidates_from_gpu(seeded);
                                   },
                                   [] {});
   if (on_gpu) {
     stats.seed_device_s += clusters_.kernel_ms / 1000;
-    candidates_from_gpu(seeded, cluster_of);
   } else {
     if (gpu_) ++stats.seed_cpu_fallbacks;
     candidates_on_cpu(seeded);
@@ -118,7 +158,7 @@ bool SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded,
   }
   stats.capped_reads += capped;
   stats.candidate_cap_hits += cap_hits;
-  stats.candidates += ncand;
+  stats.candidates += on_device ? clusters_.n_clusters : ncand;
   return on_gpu;
 }
 

@@ -26,12 +26,16 @@ class SeedStage {
   // Seeds the batch into `seeded` (one per read); true when the GPU did (its reads are
   // then on the device: gpu()->device_reads()). One batch at a time (it runs on a thread
   // beside the stages that finish the previous batch: it has its own scratch).
-  // cluster_of: when the GPU seeded every read, the seeder's kept cluster (on the device:
-  // gpu()->device_clusters()) of each candidate, the reads' candidates one after another;
-  // else empty.
-  bool run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, std::vector<uint32_t>& cluster_of,
-           MapStats& stats);
+  // on_device: the GPU seeded every read, and their candidates, the seeder's kept
+  // clusters, stay there (gpu()->device_clusters()): each read's flags are set but its
+  // `cand` is empty until fetch_candidates or all_candidates fills it.
+  bool run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, bool& on_device, MapStats& stats);
+  // With the candidates on the device: the listed reads' candidates, or every read's
+  // (on the CPU when the device cannot give them back), before the next run().
+  void fetch_candidates(std::vector<SeededRead>& seeded, const std::vector<uint32_t>& reads);
+  void all_candidates(std::vector<SeededRead>& seeded);
   const seeding::SeedGpu* gpu() const { return gpu_.get(); }
+  const seeding::SeedClusters& clusters() const { return clusters_; }  // of the batch last seeded on the GPU
   int device() const { return device_; }
   // Whether a GPU seeder was asked for (set once: the caller's thread may ask while the
   // engine is being made; batches go to the CPU when it could not be).
@@ -39,7 +43,10 @@ class SeedStage {
 
  private:
   void candidates_on_cpu(std::vector<SeededRead>& seeded);
-  void candidates_from_gpu(std::vector<SeededRead>& seeded, std::vector<uint32_t>& cluster_of);
+  // The GPU's kept clusters -> candidates, or (all on the GPU) only the reads' flags.
+  bool candidates_from_gpu(std::vector<SeededRead>& seeded);
+  // Read r's candidates from its kept clusters (both strands, from `clusters`).
+  void kept_candidates(int64_t r, const detail::SeedCluster* clusters, SeededRead& w, SeedScratch& scratch) const;
 
   const index::Index& idx_;
   const MapOptions& opt_;
@@ -49,6 +56,8 @@ class SeedStage {
   // The index goes up to the device on a thread of its own while the first batch is read.
   std::future<std::unique_ptr<seeding::SeedGpu>> gpu_pending_;
   seeding::SeedClusters clusters_;
+  std::vector<SeedCluster> fetched_;  // fetch_candidates: the listed reads' clusters
+  std::vector<int64_t> fetched_at_;
   std::vector<SeedScratch> scratch_;  // one per OpenMP thread of the team that runs the batch
 };
 

@@ -116,7 +116,7 @@ map_tools() {
         "$(sort -n /tmp/gpumem.txt | tail -1)" >> "$OUT/${name}_raw.tsv"
     done
   done
-  for tool in gm_gpu_off gm_gpu_enc gm_cpuseed gm_cpu; do
+  for tool in gm_gpu_off gm_gpu_enc gm_cpuseed gm_cpu gm_old; do
     [ -s $D/$tool.sam ] || continue
     cmp -s <(grep -v '^@PG' $D/gm_gpu.sam) <(grep -v '^@PG' $D/$tool.sam) \
       && echo "records gm_gpu == $tool: identical" >> $L || echo "records gm_gpu != $tool: DIFFER" >> $L

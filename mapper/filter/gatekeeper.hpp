@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpu/host_device.hpp"
+
 #include "gpu/unified_alloc.hpp"
 
 namespace gatemap::mapper::filter {
@@ -83,7 +85,7 @@ struct FilterCandidates {
 
 // Result code per pair: low 7 bits = edit estimate capped at e+1 (a lower bound on the
 // banded edit distance), or kFilterUnfiltered.
-inline bool filter_accepts(uint8_t code, int e) {
+GATEMAP_HD bool filter_accepts(uint8_t code, int e) {
   return (code & kFilterUnfiltered) || static_cast<int>(code) <= e;
 }
 

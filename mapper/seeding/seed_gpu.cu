@@ -193,6 +193,15 @@ __global__ void gather_kernel(const detail::SeedCluster* scratch, const int64_t*
   for (int64_t j = 0, n = at[i + 1] - at[i]; j < n; ++j) out[at[i] + j] = scratch[rel[i] + j];
 }
 
+// Segment i of the kept clusters, [from[i], from[i + 1]) of `seg` pairs (source begin,
+// count), to out from to[i]: one thread per segment.
+__global__ void copy_segments_kernel(const detail::SeedCluster* kept, const int64_t* seg, const int64_t* to,
+                                     int64_t n_segments, detail::SeedCluster* out) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n_segments) return;
+  for (int64_t j = 0, n = seg[2 * i + 1]; j < n; ++j) out[to[i] + j] = kept[seg[2 * i] + j];
+}
+
 unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
 }  // namespace
@@ -212,12 +221,17 @@ struct SeedGpu::Impl {
   gpu::PinnedBuffer<uint8_t> h_codes;
   gpu::PinnedBuffer<int64_t> h_begin, h_offsets, h_at;
   gpu::PinnedBuffer<int32_t> h_edits;
-  gpu::PinnedBuffer<detail::SeedCluster> h_clusters;  // the kept clusters of the batch, for the caller
+  gpu::PinnedBuffer<detail::SeedCluster> h_clusters;  // copy_clusters: all kept clusters, for the caller
+  // copy_clusters_of: (begin, count) per read, then offsets; the clusters copied.
+  gpu::PinnedBuffer<int64_t> h_segments;
+  gpu::DeviceBuffer<int64_t> d_segments;
+  gpu::DeviceBuffer<detail::SeedCluster> d_copied;
+  gpu::PinnedBuffer<detail::SeedCluster> h_copied;
   gpu::DeviceBuffer<uint8_t> d_codes, d_capped, d_cap_hit;
   gpu::DeviceBuffer<int64_t> d_begin, d_counts, d_offsets, d_rel, d_kept, d_at, d_first;
   gpu::DeviceBuffer<int32_t> d_edits;
   gpu::DeviceBuffer<uint64_t> d_hits, d_sorted;
-  // All clusters of a chunk; the kept ones of the batch (as h_clusters, for the verifier).
+  // All clusters of a chunk; the kept ones of the batch (for the verifier and the copies).
   gpu::DeviceBuffer<detail::SeedCluster> d_scratch, d_kept_clusters;
   int64_t n_reads = 0, n_clusters = 0;
   gpu::DeviceBuffer<unsigned char> d_temp;
@@ -327,11 +341,7 @@ void SeedGpu::Impl::run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t m
   gather_kernel<<<blocks_for(segments), kThreads, 0, s>>>(d_scratch.data(), d_rel.data(), d_at.data(), segments,
                                                           d_kept_clusters.data() + base);
   GATEMAP_CUDA_CHECK_LAUNCH();
-  out.n_clusters = base + total;  // both hold them: sized for the batch's bound in seed()
-  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(h_clusters.data() + base, d_kept_clusters.data() + base,
-                                     static_cast<size_t>(total) * sizeof(detail::SeedCluster), cudaMemcpyDeviceToHost,
-                                     s));
-  stream.sync();
+  out.n_clusters = base + total;  // sized for the batch's bound in seed()
 }
 
 void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_occ, uint32_t max_cand,
@@ -397,9 +407,7 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   // Chunks of read strands whose hits fit the buffer; a strand alone over it: its read on the CPU.
   const int64_t* off = im.h_offsets.data();
   const auto bound = static_cast<size_t>(std::max<int64_t>(1, std::min(off[strands], strands * int64_t{max_cand})));
-  gpu::grow(im.h_clusters, bound);
   gpu::grow(im.d_kept_clusters, bound);
-  out.clusters = im.h_clusters.data();
   for (int64_t a = 0; a < strands;) {
     if (off[a + 1] - off[a] > im.slots) {
       out.on_cpu[static_cast<size_t>(a >> 1)] = 1;
@@ -419,6 +427,53 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   im.stop.record(s);
   im.stop.sync();
   out.kernel_ms = gpu::Event::elapsed_ms(im.start, im.stop);
+}
+
+void SeedGpu::copy_clusters(SeedClusters& out) {
+  Impl& im = *impl_;
+  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
+  const auto n = static_cast<size_t>(im.n_clusters);
+  gpu::grow(im.h_clusters, std::max<size_t>(n, 1));
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.h_clusters.data(), im.d_kept_clusters.data(), n * sizeof(detail::SeedCluster),
+                                     cudaMemcpyDeviceToHost, im.stream.get()));
+  im.stream.sync();
+  out.clusters = im.h_clusters.data();
+}
+
+void SeedGpu::copy_clusters_of(const std::vector<uint32_t>& reads, const SeedClusters& batch,
+                               std::vector<detail::SeedCluster>& out) {
+  Impl& im = *impl_;
+  out.clear();
+  const auto n = static_cast<int64_t>(reads.size());
+  if (n == 0) return;
+  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
+  // (begin, count) per read, then where each goes.
+  gpu::grow(im.h_segments, static_cast<size_t>(3 * n));
+  int64_t* seg = im.h_segments.data();
+  int64_t* to = seg + 2 * n;
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t r = reads[static_cast<size_t>(i)];
+    seg[2 * i] = batch.first[static_cast<size_t>(2 * r)];
+    seg[2 * i + 1] = batch.first[static_cast<size_t>(2 * r + 2)] - seg[2 * i];
+    to[i] = total;
+    total += seg[2 * i + 1];
+  }
+  if (total == 0) return;
+  const cudaStream_t s = im.stream.get();
+  gpu::grow(im.d_segments, static_cast<size_t>(3 * n));
+  gpu::grow(im.d_copied, static_cast<size_t>(total));
+  gpu::grow(im.h_copied, static_cast<size_t>(total));
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.d_segments.data(), seg, static_cast<size_t>(3 * n) * sizeof(int64_t),
+                                     cudaMemcpyHostToDevice, s));
+  copy_segments_kernel<<<blocks_for(n), kThreads, 0, s>>>(im.d_kept_clusters.data(), im.d_segments.data(),
+                                                          im.d_segments.data() + 2 * n, n, im.d_copied.data());
+  GATEMAP_CUDA_CHECK_LAUNCH();
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.h_copied.data(), im.d_copied.data(),
+                                     static_cast<size_t>(total) * sizeof(detail::SeedCluster), cudaMemcpyDeviceToHost,
+                                     s));
+  im.stream.sync();
+  out.assign(im.h_copied.data(), im.h_copied.data() + total);
 }
 
 DeviceClusters SeedGpu::device_clusters() const {

@@ -2,9 +2,11 @@
 // Seeding on the GPU: the index (k-mer table and 2-bit reference) is uploaded once to
 // plain device memory; per batch the reads' codes go up, and each read strand's k-mer
 // lookups, hit lists, sort and diagonal clusters are computed on the device with the
-// CPU's rules (seed_core.hpp), the --max-cand cap included. Only the kept clusters come
-// back; the host orders a capped strand's by support and names contigs
-// (add_kept_candidates), so the candidates are identical. The CPU twin is mapper/seed.cpp.
+// CPU's rules (seed_core.hpp), the --max-cand cap included. The kept clusters stay on
+// the device (the GPU verifier takes them from there); the host copies back all of them,
+// or those of a few reads, when it needs them as candidates: it orders a capped strand's
+// by support and names contigs (add_kept_candidates), so the candidates are identical.
+// The CPU twin is mapper/seed.cpp.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -19,8 +21,8 @@ namespace gatemap::mapper::seeding {
 // all of them, or (cap_hit[t]) the best supported max_cand, in diagonal order.
 struct SeedClusters {
   std::vector<int64_t> first;                     // clusters of t: [first[t], first[t + 1])
-  const detail::SeedCluster* clusters = nullptr;  // n_clusters, in diagonal order within each read strand
-  int64_t n_clusters = 0;                         // (the engine's memory: valid until its next seed())
+  const detail::SeedCluster* clusters = nullptr;  // after copy_clusters: n_clusters, in diagonal order within each
+  int64_t n_clusters = 0;                         // read strand (the engine's memory: valid until its next seed())
   std::vector<uint8_t> capped;                    // per read strand: a k-mer over max_occ was skipped
   std::vector<uint8_t> cap_hit;                   // per read strand: more clusters than max_cand
   std::vector<uint8_t> on_cpu;                    // per read: too many hits for the device, seed it on the CPU
@@ -57,8 +59,15 @@ class SeedGpu {
   SeedGpu(const SeedGpu&) = delete;
   SeedGpu& operator=(const SeedGpu&) = delete;
 
-  // Clusters of reads whose codes[0] and max_edits are set (codes[1] is not read).
+  // Clusters of reads whose codes[0] and max_edits are set (codes[1] is not read); the
+  // clusters themselves stay on the device (out.clusters null).
   void seed(const std::vector<detail::SeededRead>& reads, uint32_t max_occ, uint32_t max_cand, SeedClusters& out);
+  // All kept clusters of the batch last seeded, copied to the host: out.clusters.
+  void copy_clusters(SeedClusters& out);
+  // The kept clusters of the listed reads of the batch last seeded (both strands, as
+  // `batch.first` bounds them), one read after another.
+  void copy_clusters_of(const std::vector<uint32_t>& reads, const SeedClusters& batch,
+                        std::vector<detail::SeedCluster>& out);
   int64_t index_bytes() const;  // device memory the index takes
   DeviceReads device_reads() const;
   DeviceClusters device_clusters() const;

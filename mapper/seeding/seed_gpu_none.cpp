@@ -11,6 +11,8 @@ SeedGpu::SeedGpu(const index::Index&, int, int64_t, int64_t) {
 }
 SeedGpu::~SeedGpu() = default;
 void SeedGpu::seed(const std::vector<detail::SeededRead>&, uint32_t, uint32_t, SeedClusters&) {}
+void SeedGpu::copy_clusters(SeedClusters&) {}
+void SeedGpu::copy_clusters_of(const std::vector<uint32_t>&, const SeedClusters&, std::vector<detail::SeedCluster>&) {}
 int64_t SeedGpu::index_bytes() const { return 0; }
 DeviceReads SeedGpu::device_reads() const { return {}; }
 DeviceClusters SeedGpu::device_clusters() const { return {}; }

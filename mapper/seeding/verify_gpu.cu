@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <cub/device/device_scan.cuh>
+
 #include "common/error.hpp"
 #include "gpu/buffers.cuh"
 #include "mapper/filter/gatekeeper_core.hpp"
@@ -122,6 +124,36 @@ __global__ void jobs_from_clusters_kernel(DeviceClusters c, VerifyJob* jobs) {
   }
 }
 
+// Which clusters the host needs (verify_clusters): keep[g] (and keep[n] = 0, for the
+// scan's total), and the batch's counts, a block's at a time.
+__global__ void keep_kernel(const uint8_t* filter_codes, const BandResult* results, int64_t n, int e, int64_t* keep,
+                            unsigned long long* counts) {
+  const int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  const uint8_t code = g < n && filter_codes ? filter_codes[g] : 0;
+  const bool accepted = g < n && filter::filter_accepts(code, e);
+  const int edits = accepted ? results[g].edits : -1;
+  const bool needed = edits >= 0 || edits == kNotVerified;
+  if (g <= n) keep[g] = needed;
+  // Every thread of the block reaches these.
+  const int rejected = __syncthreads_count(g < n && !accepted);
+  const int unfiltered = __syncthreads_count(g < n && (code & filter::kFilterUnfiltered));
+  const int passed = __syncthreads_count(accepted);
+  const int on_gpu = __syncthreads_count(accepted && edits != kNotVerified);
+  if (threadIdx.x == 0) {
+    atomicAdd(counts, static_cast<unsigned long long>(rejected));
+    atomicAdd(counts + 1, static_cast<unsigned long long>(unfiltered));
+    atomicAdd(counts + 2, static_cast<unsigned long long>(passed));
+    atomicAdd(counts + 3, static_cast<unsigned long long>(on_gpu));
+  }
+}
+
+__global__ void scatter_kept_kernel(const detail::SeedCluster* clusters, const BandResult* results,
+                                    const int64_t* keep, const int64_t* at, int64_t n, VerifiedCluster* out) {
+  const int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (g >= n || !keep[g]) return;
+  out[at[g]] = {clusters[g], results[g], static_cast<uint32_t>(g)};
+}
+
 template <typename T>
 void upload(gpu::DeviceBuffer<T>& dst, const T* src, size_t n) {
   dst.resize(std::max<size_t>(n, 1));
@@ -132,6 +164,7 @@ void upload(gpu::DeviceBuffer<T>& dst, const T* src, size_t n) {
 
 struct VerifyGpu::Impl {
   int device = 0;
+  int64_t max_jobs = 0;
   gpu::Stream stream;
   gpu::Event start, filtered, stop;
   filter::FilterReference fref;  // contig bounds and N runs here; planes set per batch (the seeder's)
@@ -144,13 +177,22 @@ struct VerifyGpu::Impl {
   gpu::DeviceBuffer<uint8_t> d_codes, d_has_n;
   gpu::DeviceBuffer<uint32_t> d_hi, d_lo;
   gpu::DeviceBuffer<int32_t> d_len;
+  // verify_clusters: which clusters come back, where, the counts.
+  gpu::DeviceBuffer<int64_t> d_keep, d_at;
+  gpu::DeviceBuffer<unsigned long long> d_counts;
+  gpu::PinnedBuffer<unsigned long long> h_counts;
+  gpu::PinnedBuffer<int64_t> h_total;
+  gpu::DeviceBuffer<VerifiedCluster> d_kept;
+  gpu::PinnedBuffer<VerifiedCluster> h_kept;
+  gpu::DeviceBuffer<unsigned char> d_temp;
 };
 
-VerifyGpu::VerifyGpu(int device, const filter::FilterReference& ref) {
+VerifyGpu::VerifyGpu(int device, const filter::FilterReference& ref, int64_t max_jobs) {
   GATEMAP_CUDA_CHECK(cudaSetDevice(device));
   impl_ = std::make_unique<Impl>();
   Impl& im = *impl_;
   im.device = device;
+  im.max_jobs = max_jobs;
   upload(im.contig_begin, ref.contig_begin, static_cast<size_t>(ref.n_contigs));
   upload(im.contig_end, ref.contig_end, static_cast<size_t>(ref.n_contigs));
   upload(im.n_begin, ref.n_begin, static_cast<size_t>(ref.n_runs));
@@ -169,8 +211,15 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
                        std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing) {
   Impl& im = *impl_;
   const size_t n = jobs.size();
-  if (!prepare(n, filter, codes, out)) return;
+  if (out.capacity() < n) out.reserve(n + n / 2);  // see grow()
+  if (codes.capacity() < n) codes.reserve(n + n / 2);
+  out.resize(n);
+  codes.assign(n, 0);
+  if (n == 0) return;
+  prepare(n, filter);
   gpu::grow(im.h_jobs, n);
+  gpu::grow(im.h_out, n);
+  gpu::grow(im.h_codes, n);
   const int64_t count = static_cast<int64_t>(n);
   VerifyJob* h_jobs = im.h_jobs.data();
   int64_t reads_n = 0;
@@ -183,42 +232,99 @@ void VerifyGpu::verify(const DeviceReads& reads, const std::vector<VerifyJob>& j
   im.start.record(s);
   GATEMAP_CUDA_CHECK(
       cudaMemcpyAsync(im.d_jobs.data(), im.h_jobs.data(), n * sizeof(VerifyJob), cudaMemcpyHostToDevice, s));
-  run_jobs(reads, count, reads_n, filter, codes, out, timing);
+  const bool filtered = run_jobs(reads, count, reads_n, filter);
+  if (filtered) GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.h_codes.data(), im.d_codes.data(), n, cudaMemcpyDeviceToHost, s));
+  GATEMAP_CUDA_CHECK(
+      cudaMemcpyAsync(im.h_out.data(), im.d_out.data(), n * sizeof(BandResult), cudaMemcpyDeviceToHost, s));
+  im.stop.record(s);
+  im.stop.sync();
+  const BandResult* h_out = im.h_out.data();
+  const uint8_t* h_codes = filtered ? im.h_codes.data() : nullptr;
+#pragma omp parallel for schedule(static, 65536)
+  for (int64_t i = 0; i < count; ++i) {
+    out[i] = h_out[i];
+    if (h_codes) codes[i] = h_codes[i];
+  }
+  if (timing) {
+    timing->filter_ms = gpu::Event::elapsed_ms(im.start, im.filtered);
+    timing->verify_ms = gpu::Event::elapsed_ms(im.filtered, im.stop);
+  }
 }
 
 void VerifyGpu::verify_clusters(const DeviceReads& reads, const DeviceClusters& clusters, const JobFilter& filter,
-                                std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing) {
+                                std::vector<VerifiedCluster>& out, VerifyCounts& counts, VerifyTiming* timing) {
   Impl& im = *impl_;
-  const auto n = static_cast<size_t>(clusters.n_clusters);
-  if (!prepare(n, filter, codes, out)) return;
+  out.clear();
+  counts = {};
+  const int64_t n = clusters.n_clusters;
+  if (n == 0) return;
+  prepare(static_cast<size_t>(n), filter);
   const cudaStream_t s = im.stream.get();
+  const auto blocks = [](int64_t items) { return static_cast<unsigned>((items + kThreads - 1) / kThreads); };
   im.start.record(s);
-  jobs_from_clusters_kernel<<<static_cast<unsigned>((2 * clusters.n_reads + kThreads - 1) / kThreads), kThreads, 0,
-                              s>>>(clusters, im.d_jobs.data());
+  jobs_from_clusters_kernel<<<blocks(2 * clusters.n_reads), kThreads, 0, s>>>(clusters, im.d_jobs.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
-  run_jobs(reads, clusters.n_clusters, clusters.n_reads, filter, codes, out, timing);
+  const bool filtered = run_jobs(reads, n, clusters.n_reads, filter);
+  gpu::grow(im.d_keep, static_cast<size_t>(n + 1));
+  gpu::grow(im.d_at, static_cast<size_t>(n + 1));
+  gpu::grow(im.d_counts, 4);
+  gpu::grow(im.h_counts, 4);
+  gpu::grow(im.h_total, 1);
+  GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.d_counts.data(), 0, 4 * sizeof(unsigned long long), s));
+  keep_kernel<<<blocks(n + 1), kThreads, 0, s>>>(filtered ? im.d_codes.data() : nullptr, im.d_out.data(), n, filter.e,
+                                                 im.d_keep.data(), im.d_counts.data());
+  GATEMAP_CUDA_CHECK_LAUNCH();
+  size_t bytes = 0;
+  const auto scan = [&](void* temp) {
+    return cub::DeviceScan::ExclusiveSum(temp, bytes, im.d_keep.data(), im.d_at.data(), n + 1, s);
+  };
+  GATEMAP_CUDA_CHECK(scan(nullptr));
+  gpu::grow(im.d_temp, bytes);
+  GATEMAP_CUDA_CHECK(scan(im.d_temp.data()));
+  GATEMAP_CUDA_CHECK(
+      cudaMemcpyAsync(im.h_total.data(), im.d_at.data() + n, sizeof(int64_t), cudaMemcpyDeviceToHost, s));
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.h_counts.data(), im.d_counts.data(), 4 * sizeof(unsigned long long),
+                                     cudaMemcpyDeviceToHost, s));
+  im.stream.sync();
+  const int64_t total = im.h_total.data()[0];
+  const unsigned long long* c = im.h_counts.data();
+  counts = {static_cast<int64_t>(c[0]), static_cast<int64_t>(c[1]), static_cast<int64_t>(c[2]),
+            static_cast<int64_t>(c[3])};
+  if (total > 0) {
+    gpu::grow(im.d_kept, static_cast<size_t>(total));
+    gpu::grow(im.h_kept, static_cast<size_t>(total));
+    scatter_kept_kernel<<<blocks(n), kThreads, 0, s>>>(clusters.clusters, im.d_out.data(), im.d_keep.data(),
+                                                       im.d_at.data(), n, im.d_kept.data());
+    GATEMAP_CUDA_CHECK_LAUNCH();
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.h_kept.data(), im.d_kept.data(),
+                                       static_cast<size_t>(total) * sizeof(VerifiedCluster), cudaMemcpyDeviceToHost,
+                                       s));
+  }
+  im.stop.record(s);
+  im.stop.sync();
+  out.assign(im.h_kept.data(), im.h_kept.data() + total);
+  if (timing) {
+    timing->filter_ms = gpu::Event::elapsed_ms(im.start, im.filtered);
+    timing->verify_ms = gpu::Event::elapsed_ms(im.filtered, im.stop);
+  }
 }
 
-bool VerifyGpu::prepare(size_t n, const JobFilter& filter, std::vector<uint8_t>& codes, std::vector<BandResult>& out) {
+void VerifyGpu::prepare(size_t n, const JobFilter& filter) {
   Impl& im = *impl_;
-  if (out.capacity() < n) out.reserve(n + n / 2);  // see grow()
-  if (codes.capacity() < n) codes.reserve(n + n / 2);
-  out.resize(n);
-  codes.assign(n, 0);
-  if (n == 0) return false;
   if (filter.on && (filter.e < 0 || filter.e > filter::kMaxEdits)) {
     throw UsageError("GateKeeper: -e must be in 0.." + std::to_string(filter::kMaxEdits));
   }
+  if (im.max_jobs > 0 && static_cast<int64_t>(n) > im.max_jobs) {
+    throw CudaError("a batch of " + std::to_string(n) + " candidates is over the GPU verifier's limit of " +
+                    std::to_string(im.max_jobs));
+  }
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
-  gpu::grow(im.h_out, n);
   gpu::grow(im.d_jobs, n);
   gpu::grow(im.d_out, n);
-  return true;
 }
 
-// The jobs on the device (d_jobs, after the start event): filtered, verified, copied back.
-void VerifyGpu::run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_n, const JobFilter& filter,
-                         std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing) {
+// The jobs on the device (d_jobs, after the start event): filtered and verified there.
+bool VerifyGpu::run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_n, const JobFilter& filter) {
   Impl& im = *impl_;
   const auto n = static_cast<size_t>(count);
   const cudaStream_t s = im.stream.get();
@@ -236,7 +342,6 @@ void VerifyGpu::run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_
     gpu::grow(im.d_len, static_cast<size_t>(reads_n));
     gpu::grow(im.d_has_n, static_cast<size_t>(reads_n));
     gpu::grow(im.d_codes, n);
-    gpu::grow(im.h_codes, n);
     pack_codes_kernel<<<blocks(reads_n), kThreads, 0, s>>>(reads.codes, reads.begin, reads_n, stride, im.d_hi.data(),
                                                            im.d_lo.data(), im.d_len.data(), im.d_has_n.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
@@ -245,28 +350,13 @@ void VerifyGpu::run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_
     kernel<<<blocks(count), kThreads, 0, s>>>(fref, im.d_hi.data(), im.d_lo.data(), im.d_len.data(), im.d_has_n.data(),
                                               stride, im.d_jobs.data(), count, filter.e, im.d_codes.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.h_codes.data(), im.d_codes.data(), n, cudaMemcpyDeviceToHost, s));
     filter_codes = im.d_codes.data();
   }
   im.filtered.record(s);
   verify_kernel<<<blocks(count), kThreads, 0, s>>>(fref, reads.planes, reads.codes, reads.begin, im.d_jobs.data(),
                                                    count, filter_codes, filter.e, im.d_out.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
-  GATEMAP_CUDA_CHECK(
-      cudaMemcpyAsync(im.h_out.data(), im.d_out.data(), n * sizeof(BandResult), cudaMemcpyDeviceToHost, s));
-  im.stop.record(s);
-  im.stop.sync();
-  const BandResult* h_out = im.h_out.data();
-  const uint8_t* h_codes = filter.on ? im.h_codes.data() : nullptr;
-#pragma omp parallel for schedule(static, 65536)
-  for (int64_t i = 0; i < count; ++i) {
-    out[i] = h_out[i];
-    if (h_codes) codes[i] = h_codes[i];
-  }
-  if (timing) {
-    timing->filter_ms = gpu::Event::elapsed_ms(im.start, im.filtered);
-    timing->verify_ms = gpu::Event::elapsed_ms(im.filtered, im.stop);
-  }
+  return filter.on;
 }
 
 }  // namespace gatemap::mapper::seeding

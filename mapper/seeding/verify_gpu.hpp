@@ -34,6 +34,23 @@ struct JobFilter {
   int max_len = 0;  // the batch's longest read
 };
 
+// A kept cluster of the seeder whose result the host needs: the filter accepted it and
+// the bit-vector found it within its read's threshold (a hit), or does not take it
+// (result.edits kNotVerified: the CPU verifies it).
+struct VerifiedCluster {
+  detail::SeedCluster cluster;
+  BandResult result;
+  uint32_t index;  // among the batch's kept clusters
+};
+
+// What the verifier did with all of a batch's clusters, as the host counts candidates.
+struct VerifyCounts {
+  int64_t rejected = 0;    // by the filter
+  int64_t unfiltered = 0;  // passed unfiltered (N, long reads)
+  int64_t accepted = 0;    // passed: verified here or on the CPU
+  int64_t on_gpu = 0;      // of those, verified here
+};
+
 struct VerifyTiming {
   double filter_ms = 0;  // device time from the jobs' copy through packing and the GateKeeper kernel
   double verify_ms = 0;  // device time of the Myers kernel and the results' copy back
@@ -42,8 +59,9 @@ struct VerifyTiming {
 class VerifyGpu {
  public:
   // ref: the filter's view of the reference; its contig bounds and N runs are uploaded
-  // (the bases are the seeder's). Throws CudaError when the device fails.
-  VerifyGpu(int device, const filter::FilterReference& ref);
+  // (the bases are the seeder's). Throws CudaError when the device fails, or for a batch
+  // of more than max_jobs jobs (0: any; an artificial out-of-memory, for tests).
+  VerifyGpu(int device, const filter::FilterReference& ref, int64_t max_jobs = 0);
   ~VerifyGpu();
   VerifyGpu(const VerifyGpu&) = delete;
   VerifyGpu& operator=(const VerifyGpu&) = delete;
@@ -55,18 +73,19 @@ class VerifyGpu {
   // else as myers_banded_distance gives it.
   void verify(const DeviceReads& reads, const std::vector<VerifyJob>& jobs, const JobFilter& filter,
               std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing = nullptr);
-  // The same for the jobs of the seeder's kept clusters (one per cluster, in their order,
-  // each read's threshold as band and limit), made on the device: codes and out per cluster.
+  // The same for the seeder's kept clusters (one job per cluster, each read's threshold
+  // as band and limit, made on the device), of which only those the host needs come
+  // back, in cluster order: the hits, and the jobs the bit-vector does not take.
   void verify_clusters(const DeviceReads& reads, const DeviceClusters& clusters, const JobFilter& filter,
-                       std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing = nullptr);
+                       std::vector<VerifiedCluster>& out, VerifyCounts& counts, VerifyTiming* timing = nullptr);
 
  private:
   struct Impl;
-  // Sizes the outputs and buffers for n jobs; false when there are none.
-  bool prepare(size_t n, const JobFilter& filter, std::vector<uint8_t>& codes, std::vector<BandResult>& out);
-  // Filters and verifies the n jobs already in d_jobs, and copies the results back.
-  void run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_n, const JobFilter& filter,
-                std::vector<uint8_t>& codes, std::vector<BandResult>& out, VerifyTiming* timing);
+  // Checks the filter's threshold and sizes the device buffers for n jobs.
+  void prepare(size_t n, const JobFilter& filter);
+  // Filters and verifies the n jobs already in d_jobs (after the start event) on the
+  // device; true when the filter ran (its codes in d_codes).
+  bool run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_n, const JobFilter& filter);
   std::unique_ptr<Impl> impl_;
 };
 

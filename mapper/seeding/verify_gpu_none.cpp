@@ -6,13 +6,13 @@ namespace gatemap::mapper::seeding {
 
 struct VerifyGpu::Impl {};
 
-VerifyGpu::VerifyGpu(int, const filter::FilterReference&) {
+VerifyGpu::VerifyGpu(int, const filter::FilterReference&, int64_t) {
   throw CudaError("GPU verification requested but this gatemap was built without CUDA");
 }
 VerifyGpu::~VerifyGpu() = default;
 void VerifyGpu::verify(const DeviceReads&, const std::vector<VerifyJob>&, const JobFilter&, std::vector<uint8_t>&,
                        std::vector<BandResult>&, VerifyTiming*) {}
-void VerifyGpu::verify_clusters(const DeviceReads&, const DeviceClusters&, const JobFilter&, std::vector<uint8_t>&,
-                                std::vector<BandResult>&, VerifyTiming*) {}
+void VerifyGpu::verify_clusters(const DeviceReads&, const DeviceClusters&, const JobFilter&,
+                                std::vector<VerifiedCluster>&, VerifyCounts&, VerifyTiming*) {}
 
 }  // namespace gatemap::mapper::seeding

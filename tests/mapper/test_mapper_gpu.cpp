@@ -65,3 +65,20 @@ TEST(MapperGpu, SeedingInChunksAndReadsLeftToTheCpuKeepTheRecords) {
     EXPECT_EQ(test::without_pg(test::read_file(o.output)), cpu) << slots;
   }
 }
+
+// The GPU verifier over its budget (an artificial out-of-memory after seeding: the
+// candidates are still on the device): every batch's candidates come back, are filtered
+// and verified on the CPU path with a warning, and the records do not change.
+TEST(MapperGpu, VerificationOverTheDeviceBudgetGoesToTheCpuPath) {
+  if (!gpu::device_available()) GTEST_SKIP() << "no CUDA device";
+  static test::SimData d(20000, 20000);
+  mapper::RunOptions o = d.options(d.pe1, d.pe2, d.dir.file("verify_budget.sam"));
+  o.filter = "gpu";
+  o.batch_reads = 6000;
+  o.hw.verify_jobs_limit = 1;
+  const mapper::MapStats st = mapper::run_mapping(o);
+  EXPECT_EQ(st.reads, 40000);
+  EXPECT_EQ(st.verified_on_gpu, 0);
+  EXPECT_EQ(st.seed_cpu_fallbacks, 0);  // seeded on the GPU
+  EXPECT_EQ(test::without_pg(test::read_file(o.output)), d.map(d.pe1, d.pe2, "cpu", 2, 6000));
+}

@@ -13,6 +13,7 @@
 #include "common/dna.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
+#include "mapper/device_verdicts.hpp"
 #include "mapper/filter/gatekeeper.hpp"
 #include "mapper/myers.hpp"
 #include "mapper/reference.hpp"
@@ -89,6 +90,24 @@ void expect_same_candidates(const RepeatGenome& g, const std::vector<std::string
   }
   seeding::SeedClusters c;
   engine.seed(gpu, opt.seed.max_occ ? opt.seed.max_occ : g.idx->max_occ(), opt.seed.max_candidates, c);
+  EXPECT_EQ(c.clusters, nullptr);  // they stay on the device until asked for
+  engine.copy_clusters(c);
+  // Those of some reads alone: the same as their part of all of them.
+  std::vector<uint32_t> some;
+  for (size_t r = 0; r < reads.size(); r += 7) {
+    if (!c.on_cpu[r]) some.push_back(static_cast<uint32_t>(r));
+  }
+  std::vector<SeedCluster> fetched;
+  engine.copy_clusters_of(some, c, fetched);
+  size_t at = 0;
+  for (uint32_t r : some) {
+    for (int64_t k = c.first[2 * r]; k < c.first[2 * r + 2]; ++k, ++at) {
+      ASSERT_LT(at, fetched.size());
+      const SeedCluster &x = fetched[at], &y = c.clusters[k];
+      ASSERT_TRUE(x.diag == y.diag && x.seed_offset == y.seed_offset && x.support == y.support) << "read " << r;
+    }
+  }
+  EXPECT_EQ(at, fetched.size());
   int64_t capped = 0, at_cap = 0, cands = 0;
   for (size_t r = 0; r < reads.size(); ++r) {
     SeededRead& w = gpu[r];
@@ -169,6 +188,7 @@ TEST(SeedGpu, SmallBufferChunksAndLeavesReadsToTheCpu) {
   }
   seeding::SeedClusters c;
   engine.seed(w, genome().idx->max_occ(), 32, c);
+  engine.copy_clusters(c);
   int64_t on_cpu = 0;
   for (uint8_t x : c.on_cpu) on_cpu += x;
   EXPECT_GT(on_cpu, 0);
@@ -326,5 +346,114 @@ TEST(VerifyGpu, FilterCodesEqualTheCpuTwinAndGateVerification) {
     }
     EXPECT_GT(rejected, static_cast<int64_t>(jobs.size()) / 4) << "e " << e;
     EXPECT_GT(unfiltered, 0) << "e " << e;
+  }
+}
+
+// The verifier on the seeder's clusters, left on the device: what comes back is exactly
+// the clusters whose jobs (made here, one per cluster) the filter accepts and the
+// bit-vector finds within the read's threshold or does not take, with the same results,
+// and the same counts; order_verdicts gives them per read in the order of the read's
+// candidates (add_kept_candidates), and asks for the candidates of every read without a
+// hit. With the filter on at e = 5 and off, reads of every kind, strands cut at --max-cand.
+TEST(VerifyGpu, ClustersOnTheDeviceComeBackAsTheirJobsVerifiedOneByOne) {
+  GATEMAP_REQUIRE_GPU();
+  const RepeatGenome& g = genome();
+  seeding::SeedGpu seeder(*g.idx, 0);
+  const Reference ref(*g.idx);
+  seeding::VerifyGpu verifier(0, ref.filter_view());
+  const std::vector<std::string> reads = reads_of(g, 4000, 23);
+  std::vector<SeededRead> w(reads.size());
+  int max_len = 1;
+  for (size_t r = 0; r < reads.size(); ++r) {
+    set_read_codes(w[r], reads[r]);
+    w[r].max_edits = static_cast<int>(r % 6);
+    max_len = std::max(max_len, w[r].length());
+  }
+  seeding::SeedClusters c;
+  seeder.seed(w, g.idx->max_occ(), 4, c);
+  ASSERT_TRUE(std::none_of(c.on_cpu.begin(), c.on_cpu.end(), [](uint8_t x) { return x != 0; }));
+  for (size_t r = 0; r < reads.size(); ++r) {
+    w[r].capped = c.capped[2 * r] || c.capped[2 * r + 1];
+    w[r].cand_cap_hit = c.cap_hit[2 * r] || c.cap_hit[2 * r + 1];
+  }
+  const seeding::DeviceClusters on_device = seeder.device_clusters();
+  seeding::SeedClusters host = c;
+  seeder.copy_clusters(host);
+  std::vector<seeding::VerifyJob> jobs;
+  for (size_t r = 0; r < reads.size(); ++r) {
+    for (int64_t k = host.first[2 * r]; k < host.first[2 * r + 2]; ++k) {
+      const auto strand = static_cast<uint8_t>(k >= host.first[2 * r + 1]);
+      const auto e = static_cast<uint8_t>(w[r].max_edits);
+      jobs.push_back({host.clusters[k].diag, static_cast<uint32_t>(r), strand, e, e});
+    }
+  }
+  ASSERT_EQ(static_cast<int64_t>(jobs.size()), host.n_clusters);
+  for (const bool on : {true, false}) {
+    SCOPED_TRACE(on ? "filter on" : "filter off");
+    const seeding::JobFilter filter{on, 5, max_len};
+    std::vector<uint8_t> codes;
+    std::vector<BandResult> want;
+    verifier.verify(seeder.device_reads(), jobs, filter, codes, want);
+    std::vector<seeding::VerifiedCluster> kept;
+    seeding::VerifyCounts counts;
+    verifier.verify_clusters(seeder.device_reads(), on_device, filter, kept, counts);
+    seeding::VerifyCounts expected;
+    size_t at = 0;
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      const bool accepted = filter::filter_accepts(codes[k], 5);
+      expected.rejected += !accepted;
+      expected.unfiltered += (codes[k] & filter::kFilterUnfiltered) != 0;
+      expected.accepted += accepted;
+      expected.on_gpu += accepted && want[k].edits != seeding::kNotVerified;
+      if (!accepted || (want[k].edits < 0 && want[k].edits != seeding::kNotVerified)) continue;
+      ASSERT_LT(at, kept.size());
+      const seeding::VerifiedCluster& v = kept[at++];
+      ASSERT_EQ(v.index, k);
+      ASSERT_EQ(v.cluster.diag, host.clusters[k].diag);
+      ASSERT_EQ(v.result.edits, want[k].edits) << "cluster " << k;
+      ASSERT_EQ(v.result.ref_end, want[k].ref_end) << "cluster " << k;
+    }
+    EXPECT_EQ(at, kept.size());
+    EXPECT_EQ(counts.rejected, expected.rejected);
+    EXPECT_EQ(counts.unfiltered, expected.unfiltered);
+    EXPECT_EQ(counts.accepted, expected.accepted);
+    EXPECT_EQ(counts.on_gpu, expected.on_gpu);
+    if (on) {
+      EXPECT_GT(expected.rejected, 0);
+    }
+    EXPECT_GT(kept.size(), reads.size() / 4);
+
+    DeviceVerdicts verdicts;
+    order_verdicts(*g.idx, c, kept, w, verdicts);
+    int64_t at_cap = 0;
+    for (size_t r = 0; r < reads.size(); ++r) {
+      SeededRead cand = w[r];
+      SeedScratch scratch;
+      for (uint8_t strand = 0; strand < 2; ++strand) {
+        const int64_t t = 2 * static_cast<int64_t>(r) + strand;
+        add_kept_candidates(*g.idx, strand, host.clusters + host.first[t], host.first[t + 1] - host.first[t],
+                            host.cap_hit[t] != 0, cand, scratch.order);
+      }
+      at_cap += cand.cand_cap_hit && verdicts.first[r + 1] - verdicts.first[r] > 1;
+      // The read's verdicts: a subsequence of its candidates.
+      size_t next = 0;
+      int best = 1000;
+      for (int64_t i = verdicts.first[r]; i < verdicts.first[r + 1]; ++i) {
+        const Candidate& x = verdicts.verdicts[i].cand;
+        while (next < cand.cand.size() &&
+               !(cand.cand[next].strand == x.strand && cand.cand[next].diag == x.diag &&
+                 cand.cand[next].contig == x.contig && cand.cand[next].support == x.support)) {
+          ++next;
+        }
+        ASSERT_LT(next++, cand.cand.size()) << "read " << r << " verdict " << i;
+        if (verdicts.verdicts[i].result.edits >= 0) best = std::min(best, verdicts.verdicts[i].result.edits);
+      }
+      const bool asked = std::binary_search(verdicts.need_candidates.begin(), verdicts.need_candidates.end(),
+                                            static_cast<uint32_t>(r));
+      if (best == 1000 || (cand.cand_cap_hit && 2 * best > w[r].max_edits)) {
+        EXPECT_TRUE(asked) << "read " << r;
+      }
+    }
+    EXPECT_GT(at_cap, 0);  // strands in support order were checked
   }
 }
