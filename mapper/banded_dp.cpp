@@ -219,13 +219,11 @@ BandResult banded_distance(const uint8_t* read, int m, const RefWindow& window, 
   return r;
 }
 
-Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
-                       int64_t contig_end, int64_t diag, int band, DpScratch& scratch, int clip_penalty) {
-  const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
-  std::vector<uint8_t>& moves = scratch.moves;
-  fill(b, scratch.cost, &scratch.starts, &moves);
-  int i = 0, t = -1, cost = kInf;
-  best_end(b, scratch.cost, &scratch.starts, i, t, cost);
+namespace {
+
+// The path into cell (i, t) of a filled band (with moves), as an alignment.
+Alignment trace_back(const Band& b, const std::vector<uint8_t>& moves, int i, int t, int cost, int64_t contig_begin,
+                     int64_t contig_end) {
   const int end_row = i;
   std::vector<char> ops;  // reversed: M (match or mismatch), I, D
   while (i > 0) {
@@ -245,7 +243,33 @@ Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int6
     }
   }
   std::reverse(ops.begin(), ops.end());
-  return alignment_from_path(read, m, window, contig_begin, contig_end, ops, i, end_row, b.g(i, t), cost);
+  return alignment_from_path(b.read, b.m, *b.win, contig_begin, contig_end, ops, i, end_row, b.g(i, t), cost);
+}
+
+}  // namespace
+
+Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
+                       int64_t contig_end, int64_t diag, int band, DpScratch& scratch, int clip_penalty) {
+  const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
+  fill(b, scratch.cost, &scratch.starts, &scratch.moves);
+  int i = 0, t = -1, cost = kInf;
+  best_end(b, scratch.cost, &scratch.starts, i, t, cost);
+  return trace_back(b, scratch.moves, i, t, cost, contig_begin, contig_end);
+}
+
+BandResult banded_align_within(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
+                               int64_t contig_end, int64_t diag, int band, int max_edits, DpScratch& scratch,
+                               int clip_penalty, Alignment& aln) {
+  const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
+  fill(b, scratch.cost, &scratch.starts, &scratch.moves);
+  int i = 0, t = -1, cost = kInf;
+  best_end(b, scratch.cost, &scratch.starts, i, t, cost);
+  BandResult r;
+  if (t < 0 || cost > max_edits) return r;
+  r.edits = cost;
+  r.ref_end = b.g(i, t);
+  aln = trace_back(b, scratch.moves, i, t, cost, contig_begin, contig_end);
+  return r;
 }
 
 Alignment alignment_from_path(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,

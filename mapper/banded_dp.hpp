@@ -53,6 +53,13 @@ BandResult banded_distance(const uint8_t* read, int m, const RefWindow& window, 
 Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
                        int64_t contig_end, int64_t diag, int band, DpScratch& scratch, int clip_penalty = 0);
 
+// Both in one pass over the band: banded_distance's result, and when it is within
+// max_edits, banded_align's alignment in `aln` (a clipped candidate that passes is
+// aligned at once, not filled again).
+BandResult banded_align_within(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
+                               int64_t contig_end, int64_t diag, int band, int max_edits, DpScratch& scratch,
+                               int clip_penalty, Alignment& aln);
+
 // The alignment along a path: ops 'M' (match or mismatch), 'I', 'D' in read order,
 // covering read rows [start_row, end_row) from reference position ref_begin. Marks
 // mismatches, clips the ends as a local aligner would (unless local_ends is false: the

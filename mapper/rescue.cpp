@@ -17,6 +17,7 @@ std::vector<Hit> Placer::rescue(const ReadHits& found, const SeededRead& lost, i
   if (m < kWindowSeedK || found.empty()) return out;
   const int band = Verifier::fallback_band(lost);
   const int best = found[0].edits;
+  Alignment& aln = ws.clipped_aln;
   for (size_t i = 0; i < found.size() && i < 4 && found[i].edits == best; ++i) {
     const Hit& h = found[i];
     const uint8_t strand = static_cast<uint8_t>(1 - h.strand);
@@ -26,9 +27,8 @@ std::vector<Hit> Placer::rescue(const ReadHits& found, const SeededRead& lost, i
     ref_.window(h.contig, begin - band, end + band, ws.window);
     for (int64_t diag : window_diagonals(lost.codes[strand].data(), m, ws.window, 2, band)) {
       const Candidate c{strand, h.contig, diag, 0};
-      Hit r = verifier_.verify_one(lost, c, band, diag, ws, max_cost, kClipPenalty);
-      if (r.edits < 0) continue;
-      if (m - verifier_.align_noting_clips(lost, r, ws).clipped < std::max(kMinRescuedBases, m / 5)) continue;
+      const Hit r = verifier_.verify_clipped(lost, c, diag, ws, max_cost, aln);
+      if (r.edits < 0 || m - aln.clipped < std::max(kMinRescuedBases, m / 5)) continue;
       out.push_back(r);
     }
   }

@@ -213,7 +213,9 @@ MapStats run_mapping(RunOptions opt) {
   try {
     int cur = 0;
     bool have = read_into(&slots[0]);
+    log::debug("map", "first batch read at " + std::to_string(log::wall_seconds()) + " s");
     mapper = make_mapper();
+    log::debug("map", "mapper made at " + std::to_string(log::wall_seconds()) + " s");
     if (have) {
       mapper->begin_batch(slots[0]);
       reading = std::async(std::launch::async, read_into, &slots[1]);
@@ -241,7 +243,9 @@ MapStats run_mapping(RunOptions opt) {
       cur = next;
       have = more;
     }
+    log::debug("map", "last batch mapped at " + std::to_string(log::wall_seconds()) + " s");
     if (writing.valid()) writing.get();
+    log::debug("map", "last batch written at " + std::to_string(log::wall_seconds()) + " s");
   } catch (...) {
     mapper.reset();  // waits for a batch still being seeded on its thread (it reads its slot)
     if (reading.valid()) reading.wait();
@@ -262,6 +266,7 @@ MapStats run_mapping(RunOptions opt) {
   mapper.reset();
   log::debug("map", "mapper released in " + std::to_string(log::wall_seconds() - t_free) + " s");
   closing.get();
+  log::debug("map", "output closed at " + std::to_string(log::wall_seconds()) + " s");
   st.output_s = output_s;
   st.input_wait_s = input_wait_s;
   st.output_wait_s = output_wait_s;

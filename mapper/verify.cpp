@@ -30,6 +30,17 @@ Hit Verifier::verify_one(const SeededRead& w, const Candidate& c, int band, int6
   return make_hit(c, diag, r, clip > 0);
 }
 
+Hit Verifier::verify_clipped(const SeededRead& w, const Candidate& c, int64_t diag, Workspace& ws, int max_cost,
+                             Alignment& aln) const {
+  const int m = w.length(), band = fallback_band(w);
+  ref_.window(c.contig, diag - band, diag + m + band, ws.window);
+  const BandResult r = banded_align_within(w.codes[c.strand].data(), m, ws.window, ref_.contig_begin(c.contig),
+                                           ref_.contig_end(c.contig), diag, band, max_cost, ws.dp, kClipPenalty, aln);
+  Hit h = make_hit(c, diag, r, true);
+  if (h.edits >= 0) note_clips(aln, h);
+  return h;
+}
+
 Hit Verifier::make_hit(const Candidate& c, int64_t diag, const BandResult& r, bool clipped) {
   Hit h;
   h.strand = c.strand;
@@ -47,11 +58,10 @@ void Verifier::clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws)
   std::stable_sort(order.begin(), order.end(),
                    [](const Candidate* a, const Candidate* b) { return a->support > b->support; });
   const int m = w.length();
+  Alignment& a = ws.clipped_aln;
   for (size_t i = 0; i < order.size() && i < static_cast<size_t>(kClipCandidates); ++i) {
-    Hit h = verify_one(w, *order[i], fallback_band(w), order[i]->diag, ws, fallback_max_cost(w), kClipPenalty);
-    if (h.edits < 0) continue;
-    const Alignment a = align_noting_clips(w, h, ws);
-    if (10 * (m - a.clipped) >= 3 * m) hits.push_back(h);
+    const Hit h = verify_clipped(w, *order[i], order[i]->diag, ws, fallback_max_cost(w), a);
+    if (h.edits >= 0 && 10 * (m - a.clipped) >= 3 * m) hits.push_back(h);
   }
 }
 
@@ -98,13 +108,17 @@ Alignment Verifier::align(const SeededRead& w, const Hit& h, Workspace& ws) cons
 
 Alignment Verifier::align_noting_clips(const SeededRead& w, Hit& h, Workspace& ws) const {
   Alignment a = align(w, h, ws);
+  note_clips(a, h);
+  return a;
+}
+
+void Verifier::note_clips(const Alignment& a, Hit& h) {
   const auto soft_clip = [](uint32_t op) {  // (clips beyond int16 compare as equal: fine for dedupe_hits)
     return bam_cigar_op(op) == BAM_CSOFT_CLIP ? std::min<uint32_t>(bam_cigar_oplen(op), INT16_MAX) : 0u;
   };
   h.clip_head = static_cast<int16_t>(a.cigar.empty() ? 0 : soft_clip(a.cigar.front()));
   h.clip_tail = static_cast<int16_t>(a.cigar.size() < 2 ? 0 : soft_clip(a.cigar.back()));
   h.aligned_from = static_cast<int32_t>(a.ref_begin - h.diag);
-  return a;
 }
 
 // In the band the hit was found in, widened for a clip of c bases to 2c (up to

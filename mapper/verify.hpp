@@ -24,6 +24,10 @@ class Verifier {
   // penalty. hit.edits is -1 when above max_cost. Thread-safe with one ws per thread.
   Hit verify_one(const SeededRead& w, const Candidate& c, int band, int64_t diag, Workspace& ws, int max_cost = -1,
                  int clip = 0) const;
+  // verify_one with clipping (kClipPenalty) in the fallback's band, and for a hit its
+  // alignment as align_noting_clips gives it, from the same pass.
+  Hit verify_clipped(const SeededRead& w, const Candidate& c, int64_t diag, Workspace& ws, int max_cost,
+                     Alignment& aln) const;
 
   // Reads with no hit within their threshold (long indels, adapters, contig ends): the
   // best-supported candidates, whatever the filter said, aligned again in a band of
@@ -49,6 +53,7 @@ class Verifier {
   Alignment align(const SeededRead& w, const Hit& h, Workspace& ws) const;
   // align(), noting in h which bases it soft-clips at each end and where it begins.
   Alignment align_noting_clips(const SeededRead& w, Hit& h, Workspace& ws) const;
+  static void note_clips(const Alignment& a, Hit& h);
   // The alignment a record reports: align()'s path drawn again with affine gaps when it
   // holds two indels or a clip (mapper/affine.hpp).
   Alignment reported_alignment(const SeededRead& w, const Hit& h, Workspace& ws) const;

@@ -34,6 +34,7 @@ struct Workspace {
   SeededRead part;         // a clipped part of a chimeric read, seeded by itself
   SeededRead deep;         // a read seeded again for its deep search
   std::vector<std::pair<uint8_t, int64_t>> tried;  // its candidates tried before (strand, diagonal)
+  Alignment clipped_aln;   // of the clipped candidate last verified (its CIGAR and MD kept allocated)
 };
 
 }  // namespace gatemap::mapper::detail
