@@ -13,7 +13,7 @@
 namespace gatemap::io {
 
 namespace {
-constexpr int64_t kFormatChunk = 4096;  // records a thread formats at a time
+constexpr int64_t kFormatChunk = 1024;  // records a thread formats at a time
 }  // namespace
 
 std::string parse_read_group(const std::string& value, std::string& id) {
@@ -109,34 +109,38 @@ void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
     for (const bam1_t* b : recs) write(b);
     return;
   }
-  // Chunks of records formatted as text on the threads, then written in order.
+  // Chunks of records formatted as text on the threads, each written, in order, as soon
+  // as the ones before it are (the writes overlap the formatting of later chunks).
   const int64_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
-  std::vector<kstring_t> text(static_cast<size_t>(chunks), KS_INITIALIZE);
-  std::vector<int64_t> failed(static_cast<size_t>(chunks), -1);
-#pragma omp parallel for schedule(dynamic, 1)
+  int64_t failed_at = -1;  // the first record not written
+  bool cannot_format = false;
+#pragma omp parallel for schedule(dynamic, 1) ordered
   for (int64_t c = 0; c < chunks; ++c) {
-    kstring_t line = KS_INITIALIZE;
-    kstring_t& out = text[static_cast<size_t>(c)];
-    for (int64_t i = c * kFormatChunk; i < std::min(n, (c + 1) * kFormatChunk); ++i) {
-      if (sam_format1(hdr_, recs[static_cast<size_t>(i)], &line) < 0 || kputsn(line.s, line.l, &out) < 0 ||
-          kputc('\n', &out) < 0) {
-        failed[static_cast<size_t>(c)] = i;
+    kstring_t line = KS_INITIALIZE, text = KS_INITIALIZE;
+    const int64_t first = c * kFormatChunk, last = std::min(n, first + kFormatChunk);
+    int64_t bad = -1;
+    for (int64_t i = first; i < last; ++i) {
+      if (sam_format1(hdr_, recs[static_cast<size_t>(i)], &line) < 0 || kputsn(line.s, line.l, &text) < 0 ||
+          kputc('\n', &text) < 0) {
+        bad = i;
         break;
       }
     }
     ks_free(&line);
-  }
-  for (int64_t c = 0; c < chunks; ++c) {
-    kstring_t& t = text[static_cast<size_t>(c)];
-    const int64_t bad = failed[static_cast<size_t>(c)];
-    const bool ok = bad < 0 && hwrite(fp_->fp.hfile, t.s, t.l) == static_cast<ssize_t>(t.l);
-    if (!ok) {
-      for (kstring_t& u : text) ks_free(&u);
-      throw IoError("write to '" + path_ + "' failed (" + (bad >= 0 ? "cannot format" : "disk full?") + ") at record " +
-                    std::to_string(written_ + (bad >= 0 ? bad - c * kFormatChunk : 0) + 1));
+#pragma omp ordered
+    if (failed_at < 0) {
+      if (bad >= 0 || hwrite(fp_->fp.hfile, text.s, text.l) != static_cast<ssize_t>(text.l)) {
+        failed_at = bad >= 0 ? bad : first;
+        cannot_format = bad >= 0;
+      } else {
+        written_ += last - first;
+      }
     }
-    written_ += std::min(n, (c + 1) * kFormatChunk) - c * kFormatChunk;
-    ks_free(&t);
+    ks_free(&text);
+  }
+  if (failed_at >= 0) {
+    throw IoError("write to '" + path_ + "' failed (" + (cannot_format ? "cannot format" : "disk full?") +
+                  ") at record " + std::to_string(written_ + 1 + (cannot_format ? failed_at % kFormatChunk : 0)));
   }
 }
 

@@ -37,100 +37,131 @@ Band make_band(const uint8_t* read, int m, const RefWindow& window, int64_t cont
 
 enum Move : uint8_t { kStart, kDiag, kIns, kDel };
 
-// The rows of the DP that tracks each cell's start row (S), and with kMoves the move
-// taken (M). Among equal costs a later start (a shorter alignment) loses; then diagonal
-// moves win over insertions, deletions and clipped starts, which places gaps leftmost in
-// the traceback. Cells off the usable reference keep what fill() set (kInf, 0, kStart).
+// A cell of the DP that tracks where each alignment starts: its cost in the high half,
+// the read row its path starts at in the low half, so that one comparison prefers the
+// cheaper cell, then the longer alignment (the earlier start).
+using Key = uint64_t;
+constexpr Key kOneEdit = Key{1} << 32;
+constexpr Key make_key(int cost, int start) { return (static_cast<Key>(cost) << 32) | static_cast<uint32_t>(start); }
+int key_cost(Key k) { return static_cast<int>(k >> 32); }
+int key_start(Key k) { return static_cast<int>(k & 0xffffffffu); }
+
+// The rows of the DP that tracks each cell's start row, and with kMoves the move taken
+// (M). Among equal costs a later start (a shorter alignment) loses; then diagonal moves
+// win over insertions, deletions and clipped starts, which places gaps leftmost in the
+// traceback. Cells off the usable reference keep what fill_keys() set (kInf, 0, kStart).
 template <bool kMoves>
-void fill_tracked(const Band& b, int* D, int* S, uint8_t* M) {
+void fill_tracked(const Band& b, Key* K, uint8_t* M) {
   const int w = b.w;
   for (int i = 1; i <= b.m; ++i) {
-    int* drow = D + static_cast<size_t>(i) * w;
-    int* srow = S + static_cast<size_t>(i) * w;
-    const int* dprev = drow - w;
-    const int* sprev = srow - w;
+    Key* krow = K + static_cast<size_t>(i) * w;
+    const Key* kprev = krow - w;
+    uint8_t* mrow = kMoves ? M + static_cast<size_t>(i) * w : nullptr;
     const uint8_t rc = b.read[i - 1];
     const int64_t g0 = b.g(i, 0);  // cell t ends at reference position g0 + t
     const int t_first = static_cast<int>(std::clamp<int64_t>(b.lo - g0, 0, w));
     const int t_last = static_cast<int>(std::clamp<int64_t>(b.hi - g0 + 1, 0, w));  // exclusive
     const int t_diag = static_cast<int>(std::clamp<int64_t>(b.lo + 1 - g0, 0, w));  // first with a base before it
     const uint8_t* ref = t_last > t_diag ? &b.win->codes[static_cast<size_t>(g0 + t_diag - 1 - b.win->begin)] : nullptr;
-    const int clip_here = b.clip ? b.clip_cost(i) : kInf;
+    const Key none = make_key(kInf, i);
+    // Starting here, the first i bases clipped (never cheaper than `none` without clipping).
+    const Key clipped_start = b.clip ? make_key(b.clip_cost(i), i) : none;
     for (int t = t_first; t < t_last; ++t) {
-      int best = kInf, start = i;
+      Key best = none;
       uint8_t move = kStart;
-      const auto consider = [&](int cost, int s, uint8_t mv) {
-        if (cost < best || (cost == best && s < start)) {
-          best = cost;
-          start = s;
-          move = mv;
-        }
-      };
       const bool has_diag = t >= t_diag;
       if (has_diag) {  // diagonal: read base i-1 against reference base g-1
         const uint8_t fc = ref[t - t_diag];
-        consider(dprev[t] + ((rc == fc && rc < 4) ? 0 : 1), sprev[t], kDiag);
+        const Key k = kprev[t] + ((rc == fc && rc < 4) ? 0 : kOneEdit);
+        if (k < best) {
+          best = k;
+          move = kDiag;
+        }
       }
-      if (t + 1 < w) consider(dprev[t + 1] + 1, sprev[t + 1], kIns);        // read base inserted
-      if (has_diag && t > 0) consider(drow[t - 1] + 1, srow[t - 1], kDel);  // reference base deleted
-      if (clip_here < best) {                                               // start here, the first i bases clipped
-        best = clip_here;
-        start = i;
+      if (t + 1 < w && kprev[t + 1] + kOneEdit < best) {  // read base inserted
+        best = kprev[t + 1] + kOneEdit;
+        move = kIns;
+      }
+      if (has_diag && t > 0 && krow[t - 1] + kOneEdit < best) {  // reference base deleted
+        best = krow[t - 1] + kOneEdit;
+        move = kDel;
+      }
+      if (clipped_start < best) {
+        best = clipped_start;
         move = kStart;
       }
-      drow[t] = best;
-      srow[t] = start;
-      if constexpr (kMoves) M[static_cast<size_t>(i) * w + t] = move;
+      krow[t] = best;
+      if constexpr (kMoves) mrow[t] = move;
     }
   }
 }
 
-// Fills D (costs) and, with clipping, S (row where each cell's alignment starts) and
-// M (the move taken): see fill_tracked.
-void fill(const Band& b, std::vector<int>& D, std::vector<int>* S, std::vector<uint8_t>* M, int cutoff = kInf) {
+// The tracked DP's table (and with moves, M): every cell (kInf, start 0, kStart) but the
+// free starts of row 0, then fill_tracked.
+void fill_keys(const Band& b, std::vector<Key>& K, std::vector<uint8_t>* M) {
+  const size_t cells = static_cast<size_t>(b.m + 1) * b.w;
+  K.assign(cells, make_key(kInf, 0));
+  for (int t = 0; t < b.w; ++t) {
+    if (b.in_ref(b.g(0, t))) K[t] = make_key(0, 0);  // free start anywhere in the band
+  }
+  if (M) {
+    M->assign(cells, kStart);
+    fill_tracked<true>(b, K.data(), M->data());
+  } else {
+    fill_tracked<false>(b, K.data(), nullptr);
+  }
+}
+
+// The hot path of verification (no clipping): costs only, with Ukkonen's cut-off.
+void fill_costs(const Band& b, std::vector<int>& D, int cutoff) {
   const size_t cells = static_cast<size_t>(b.m + 1) * b.w;
   D.assign(cells, kInf);
-  if (S) S->assign(cells, 0);
-  if (M) M->assign(cells, kStart);
   for (int t = 0; t < b.w; ++t) {
     if (b.in_ref(b.g(0, t))) D[t] = 0;  // free start anywhere in the band
   }
-  if (!S && !M && !b.clip) {  // the hot path of verification: costs only
-    for (int i = 1; i <= b.m; ++i) {
-      int* row = &D[static_cast<size_t>(i) * b.w];
-      const int* prev = row - b.w;
-      const uint8_t rc = b.read[i - 1];
-      int row_min = kInf;
-      for (int t = 0; t < b.w; ++t) {
-        const int64_t g = b.g(i, t);
-        if (!b.in_ref(g)) continue;
-        int best = kInf;
-        if (g - 1 >= b.lo) {
-          const uint8_t fc = b.ref_code(g - 1);
-          best = prev[t] + ((rc == fc && rc < 4) ? 0 : 1);
-          if (t > 0 && row[t - 1] + 1 < best) best = row[t - 1] + 1;
-        }
-        if (t + 1 < b.w && prev[t + 1] + 1 < best) best = prev[t + 1] + 1;
-        row[t] = best;
-        row_min = std::min(row_min, best);
+  for (int i = 1; i <= b.m; ++i) {
+    int* row = &D[static_cast<size_t>(i) * b.w];
+    const int* prev = row - b.w;
+    const uint8_t rc = b.read[i - 1];
+    int row_min = kInf;
+    for (int t = 0; t < b.w; ++t) {
+      const int64_t g = b.g(i, t);
+      if (!b.in_ref(g)) continue;
+      int best = kInf;
+      if (g - 1 >= b.lo) {
+        const uint8_t fc = b.ref_code(g - 1);
+        best = prev[t] + ((rc == fc && rc < 4) ? 0 : 1);
+        if (t > 0 && row[t - 1] + 1 < best) best = row[t - 1] + 1;
       }
-      // Costs never decrease down the rows: once a whole row is above the cutoff, so is
-      // the end (Ukkonen's cut-off). The rows left at kInf make the caller see no hit.
-      if (row_min > cutoff) return;
+      if (t + 1 < b.w && prev[t + 1] + 1 < best) best = prev[t + 1] + 1;
+      row[t] = best;
+      row_min = std::min(row_min, best);
     }
-    return;
-  }
-  if (!S) throw Error("internal: the tracked banded DP needs start rows");
-  if (M) {
-    fill_tracked<true>(b, D.data(), S->data(), M->data());
-  } else {
-    fill_tracked<false>(b, D.data(), S->data(), nullptr);
+    // Costs never decrease down the rows: once a whole row is above the cutoff, so is
+    // the end (Ukkonen's cut-off). The rows left at kInf make the caller see no hit.
+    if (row_min > cutoff) return;
   }
 }
 
-// Best end cell: lowest cost (with the end clip), then the longest alignment, then
-// nearest the band centre, then the leftmost column.
-void best_end(const Band& b, const std::vector<int>& D, const std::vector<int>* S, int& row, int& col, int& cost) {
+// Best end cell of the untracked DP (no clipping): lowest cost, then nearest the band
+// centre, then the leftmost column.
+void best_end(const Band& b, const std::vector<int>& D, int& row, int& col, int& cost) {
+  row = b.m;
+  col = -1;
+  cost = kInf;
+  const size_t r = static_cast<size_t>(b.m) * b.w;
+  for (int t = 0; t < b.w; ++t) {
+    if (D[r + t] >= kInf) continue;
+    if (D[r + t] < cost || (D[r + t] == cost && std::abs(t - b.half) < std::abs(col - b.half))) {
+      cost = D[r + t];
+      col = t;
+    }
+  }
+}
+
+// Best end cell of the tracked DP: lowest cost (with the end clip), then the longest
+// alignment, then nearest the band centre, then the leftmost column.
+void best_end(const Band& b, const std::vector<Key>& K, int& row, int& col, int& cost) {
   row = b.m;
   col = -1;
   cost = kInf;
@@ -139,9 +170,10 @@ void best_end(const Band& b, const std::vector<int>& D, const std::vector<int>* 
   for (int i = b.m; i >= first_row; --i) {
     const size_t r = static_cast<size_t>(i) * b.w;
     for (int t = 0; t < b.w; ++t) {
-      if (D[r + t] >= kInf) continue;
-      const int c = D[r + t] + b.end_cost(i);
-      const int len = i - (S ? (*S)[r + t] : 0);
+      const int d = key_cost(K[r + t]);
+      if (d >= kInf) continue;
+      const int c = d + b.end_cost(i);
+      const int len = i - key_start(K[r + t]);
       if (c < cost || (c == cost && (len > best_len || (len == best_len && std::abs(t - b.half) < std::abs(col - b.half))))) {
         cost = c;
         row = i;
@@ -208,9 +240,14 @@ BandResult banded_distance(const uint8_t* read, int m, const RefWindow& window, 
                            int64_t contig_end, int64_t diag, int band, int max_edits, DpScratch& scratch,
                            int clip_penalty) {
   const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
-  fill(b, scratch.cost, b.clip ? &scratch.starts : nullptr, nullptr, max_edits);
   int row = 0, col = -1, cost = kInf;
-  best_end(b, scratch.cost, b.clip ? &scratch.starts : nullptr, row, col, cost);
+  if (b.clip) {
+    fill_keys(b, scratch.keys, nullptr);
+    best_end(b, scratch.keys, row, col, cost);
+  } else {
+    fill_costs(b, scratch.cost, max_edits);
+    best_end(b, scratch.cost, row, col, cost);
+  }
   BandResult r;
   if (col >= 0 && cost <= max_edits) {
     r.edits = cost;
@@ -251,9 +288,9 @@ Alignment trace_back(const Band& b, const std::vector<uint8_t>& moves, int i, in
 Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
                        int64_t contig_end, int64_t diag, int band, DpScratch& scratch, int clip_penalty) {
   const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
-  fill(b, scratch.cost, &scratch.starts, &scratch.moves);
+  fill_keys(b, scratch.keys, &scratch.moves);
   int i = 0, t = -1, cost = kInf;
-  best_end(b, scratch.cost, &scratch.starts, i, t, cost);
+  best_end(b, scratch.keys, i, t, cost);
   return trace_back(b, scratch.moves, i, t, cost, contig_begin, contig_end);
 }
 
@@ -261,9 +298,9 @@ BandResult banded_align_within(const uint8_t* read, int m, const RefWindow& wind
                                int64_t contig_end, int64_t diag, int band, int max_edits, DpScratch& scratch,
                                int clip_penalty, Alignment& aln) {
   const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
-  fill(b, scratch.cost, &scratch.starts, &scratch.moves);
+  fill_keys(b, scratch.keys, &scratch.moves);
   int i = 0, t = -1, cost = kInf;
-  best_end(b, scratch.cost, &scratch.starts, i, t, cost);
+  best_end(b, scratch.keys, i, t, cost);
   BandResult r;
   if (t < 0 || cost > max_edits) return r;
   r.edits = cost;

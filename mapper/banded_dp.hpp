@@ -20,9 +20,9 @@ struct RefWindow {
 
 // Buffers of the banded DP, owned by the caller and reused by one thread across calls.
 struct DpScratch {
-  std::vector<int> cost;       // cells of the band
-  std::vector<int> starts;     // clipped DP: the read row each cell's path starts at
-  std::vector<uint8_t> moves;  // traceback
+  std::vector<int> cost;        // cells of the band (the distance without clipping)
+  std::vector<uint64_t> keys;   // cells of the band with the row each path starts at (clipping, alignment)
+  std::vector<uint8_t> moves;   // traceback
 };
 
 struct BandResult {

@@ -185,6 +185,7 @@ MapStats run_mapping(RunOptions opt) {
     return std::make_unique<Mapper>(*idx, opt.map, opt.hw);  // a GPU engine gets ready while batch 1 is seeded
   };
   std::unique_ptr<Mapper> mapper;
+  MapStats st;
   // Stages overlap: while a batch is verified and turned into records, the next batch
   // has been seeded and is being filtered on the GPU, the one after it is read, and the
   // previous batch's records are written (as bwa mem's pipeline overlaps I/O).
@@ -244,6 +245,11 @@ MapStats run_mapping(RunOptions opt) {
       have = more;
     }
     log::debug("map", "last batch mapped at " + std::to_string(log::wall_seconds()) + " s");
+    // The GPU engines' device and pinned memory are released while the last batch is written.
+    st = mapper->stats();
+    const double t_free = log::wall_seconds();
+    mapper.reset();
+    log::debug("map", "mapper released in " + std::to_string(log::wall_seconds() - t_free) + " s");
     if (writing.valid()) writing.get();
     log::debug("map", "last batch written at " + std::to_string(log::wall_seconds()) + " s");
   } catch (...) {
@@ -255,17 +261,7 @@ MapStats run_mapping(RunOptions opt) {
     throw;
   }
   destroy(written);
-  MapStats st = mapper->stats();
-  // The output is finished (a sorted BAM is written only now) while this thread releases
-  // the GPU engines' device and pinned memory (counted in the run's time).
-  std::future<void> closing = std::async(std::launch::async, [&] {
-    omp_set_num_threads(threads);
-    out.close();
-  });
-  const double t_free = log::wall_seconds();
-  mapper.reset();
-  log::debug("map", "mapper released in " + std::to_string(log::wall_seconds() - t_free) + " s");
-  closing.get();
+  out.close();  // a sorted BAM is written only now
   log::debug("map", "output closed at " + std::to_string(log::wall_seconds()) + " s");
   st.output_s = output_s;
   st.input_wait_s = input_wait_s;

@@ -3,6 +3,8 @@
 #include <htslib/vcf.h>
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "common/error.hpp"
 #include "io/sam_writer.hpp"
@@ -83,6 +85,43 @@ TEST(SamWriter, FullDiskIsAnError) {
         w.close();
       },
       IoError);
+}
+
+// Many records at once (formatted on threads in chunks, written in order): every one
+// comes back, in order; to a full disk, an error.
+TEST(SamWriter, WriteAllKeepsTheOrderAndReportsAFullDisk) {
+  test::TempDir dir;
+  const std::string path = dir.file("many.sam");
+  std::vector<bam1_t*> recs;
+  for (int i = 0; i < 10007; ++i) recs.push_back(make_record(("r" + std::to_string(i)).c_str(), i % 2, i % 400));
+  {
+    io::SamWriter w(path, header_info(), 4);
+    w.write_all(recs);
+    w.close();
+  }
+  htsFile* fp = hts_open(path.c_str(), "r");
+  ASSERT_NE(fp, nullptr);
+  sam_hdr_t* h = sam_hdr_read(fp);
+  bam1_t* b = bam_init1();
+  int n = 0;
+  while (sam_read1(fp, h, b) >= 0) {
+    ASSERT_EQ(std::string(bam_get_qname(b)), "r" + std::to_string(n));
+    ++n;
+  }
+  EXPECT_EQ(n, 10007);
+  bam_destroy1(b);
+  sam_hdr_destroy(h);
+  hts_close(fp);
+  if (access("/dev/full", W_OK) == 0) {
+    EXPECT_THROW(
+        {
+          io::SamWriter w("/dev/full", header_info(), 4);
+          for (int i = 0; i < 20; ++i) w.write_all(recs);
+          w.close();
+        },
+        IoError);
+  }
+  for (bam1_t* r : recs) bam_destroy1(r);
 }
 
 TEST(VcfWriter, RoundTripsHeaderAndRecord) {
