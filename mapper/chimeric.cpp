@@ -5,7 +5,8 @@
 namespace gatemap::mapper::detail {
 
 void append_chimeric_records(const io::Read& read, RecordFields& primary, const std::vector<SplitPart>& parts,
-                             const index::Index& idx, const ChimericStyle& style, std::vector<bam1_t*>& out) {
+                             const index::Index& idx, const ChimericStyle& style, std::vector<bam1_t*>& out,
+                             io::RecordCache& cache) {
   const int m = static_cast<int>(read.seq.size());
   const auto& contigs = idx.contigs();
   const auto part_cigar = [&](const SplitPart& p, int op) {  // clips in the part's strand's orientation
@@ -20,7 +21,7 @@ void append_chimeric_records(const io::Read& read, RecordFields& primary, const 
   const std::string primary_entry = sa_entry(contigs[primary.tid].name, primary.pos, primary.reverse,
                                              primary.aln->cigar, primary.mapq, primary.aln->edits);
   for (const auto& e : entries) primary.sa += e;
-  out.push_back(make_record(read, primary, style.read_group, style.copy_comment));
+  out.push_back(make_record(read, primary, style.read_group, style.copy_comment, cache));
   for (size_t i = 0; i < parts.size(); ++i) {
     const SplitPart& p = parts[i];
     RecordFields pf = primary;
@@ -53,7 +54,7 @@ void append_chimeric_records(const io::Read& read, RecordFields& primary, const 
       shown.seq = read.seq.substr(p.read_begin, p.read_end - p.read_begin);
       if (!read.qual.empty()) shown.qual = read.qual.substr(p.read_begin, p.read_end - p.read_begin);
     }
-    out.push_back(make_record(shown, pf, style.read_group, style.copy_comment));
+    out.push_back(make_record(shown, pf, style.read_group, style.copy_comment, cache));
   }
 }
 

@@ -25,6 +25,7 @@ struct ChimericStyle {
 // Appends the primary record (its SA:Z set from the parts) and the parts' records to out.
 // primary: the primary's fields (contig-local position), its mate's included.
 void append_chimeric_records(const io::Read& read, RecordFields& primary, const std::vector<SplitPart>& parts,
-                             const index::Index& idx, const ChimericStyle& style, std::vector<bam1_t*>& out);
+                             const index::Index& idx, const ChimericStyle& style, std::vector<bam1_t*>& out,
+                             io::RecordCache& cache);
 
 }  // namespace gatemap::mapper::detail

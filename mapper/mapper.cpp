@@ -288,7 +288,7 @@ void Mapper::Impl::place_singles(const io::ReadBatch& batch, BatchState& bs, std
     errors.run([&] {
       const ReadPlacement p =
           placer.place_single(bs.seeded[r], bs.hits[r], name_hash(batch.reads[r].name), workspace());
-      single_records(batch.reads[r], p, ref, opt.output, recs[r]);
+      single_records(batch.reads[r], p, ref, opt.output, recs[r], workspace().records);
     });
   }
   errors.rethrow();
@@ -310,7 +310,8 @@ void Mapper::Impl::place_pairs(const io::ReadBatch& batch, BatchState& bs, std::
       const PairPlacement pp = placer.place_pair(reads, hits, tie, insert, workspace());
       proper += pp.proper;
       rescued += pp.rescued;
-      pair_records(batch.reads[r], batch.reads[r + 1], pp, ref, opt.output, recs[r], recs[r + 1]);
+      pair_records(batch.reads[r], batch.reads[r + 1], pp, ref, opt.output, recs[r], recs[r + 1],
+                   workspace().records);
     });
   }
   errors.rethrow();
@@ -323,6 +324,10 @@ Mapper::Mapper(const index::Index& idx, const MapOptions& opt, const Hardware& h
   impl_ = std::make_unique<Impl>(idx, opt, hw);
 }
 Mapper::~Mapper() = default;
+
+void Mapper::set_record_pool(io::RecordPool* pool) {
+  for (Workspace& ws : impl_->workspaces) ws.records.set_pool(pool);
+}
 
 void Mapper::map_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
   begin_batch(batch);

@@ -10,6 +10,7 @@
 
 #include "index/index.hpp"
 #include "io/fastq.hpp"
+#include "io/record_pool.hpp"
 #include "mapper/options.hpp"
 
 struct bam1_t;  // htslib's record: made by the records stage (mapper/records.hpp)
@@ -60,6 +61,9 @@ class Mapper {
   void begin_batch(const io::ReadBatch& batch);
   void finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out);
   const MapStats& stats() const { return stats_; }
+  // Records are filled from `pool`'s spares (given back once written) where it has some;
+  // the pool must outlive the mapper.
+  void set_record_pool(io::RecordPool* pool);
 
   struct Impl;
 

@@ -12,7 +12,7 @@ namespace {
 // A read's records: primary (unmapped when p.hit is null, at its mate's place if the
 // mate is mapped), its chimeric parts, and with -a its other hits as secondary records.
 void read_records(const io::Read& read, const ReadPlacement& p, uint16_t flags, const MateInfo& mate,
-                  const Reference& ref, const OutputOptions& opt, std::vector<bam1_t*>& out) {
+                  const Reference& ref, const OutputOptions& opt, std::vector<bam1_t*>& out, io::RecordCache& cache) {
   RecordFields rf;
   rf.flag = flags;
   rf.mate = mate;
@@ -41,14 +41,14 @@ void read_records(const io::Read& read, const ReadPlacement& p, uint16_t flags, 
     }
   }
   if (p.parts.empty()) {
-    out.push_back(make_record(read, rf, opt.read_group_id, opt.copy_comment));
+    out.push_back(make_record(read, rf, opt.read_group_id, opt.copy_comment, cache));
   } else {
     ChimericStyle style;
     style.as_secondary = opt.split_as_secondary;
     style.soft_clip = opt.split_soft_clip;
     style.read_group = opt.read_group_id;
     style.copy_comment = opt.copy_comment;
-    append_chimeric_records(read, rf, p.parts, ref.index(), style, out);
+    append_chimeric_records(read, rf, p.parts, ref.index(), style, out, cache);
   }
   if (!opt.all_hits || !p.hit) return;
   for (const OtherPlacement& o : p.others) {
@@ -61,19 +61,20 @@ void read_records(const io::Read& read, const ReadPlacement& p, uint16_t flags, 
     sf.mapq = 0;
     sf.score = -o.hit->edits;
     sf.sa.clear();  // the primary's chimeric parts are not this placement's
-    out.push_back(make_record(read, sf, opt.read_group_id, opt.copy_comment));
+    out.push_back(make_record(read, sf, opt.read_group_id, opt.copy_comment, cache));
   }
 }
 
 }  // namespace
 
 void single_records(const io::Read& read, const ReadPlacement& p, const Reference& ref, const OutputOptions& opt,
-                    std::vector<bam1_t*>& out) {
-  read_records(read, p, 0, MateInfo{}, ref, opt, out);
+                    std::vector<bam1_t*>& out, io::RecordCache& cache) {
+  read_records(read, p, 0, MateInfo{}, ref, opt, out, cache);
 }
 
 void pair_records(const io::Read& read1, const io::Read& read2, const PairPlacement& pp, const Reference& ref,
-                  const OutputOptions& opt, std::vector<bam1_t*>& out1, std::vector<bam1_t*>& out2) {
+                  const OutputOptions& opt, std::vector<bam1_t*>& out1, std::vector<bam1_t*>& out2,
+                  io::RecordCache& cache) {
   const ReadPlacement* p[2] = {&pp.read[0], &pp.read[1]};
   MateInfo info[2];
   for (int m = 0; m < 2; ++m) {
@@ -108,7 +109,7 @@ void pair_records(const io::Read& read1, const io::Read& read2, const PairPlacem
       const bool leftmost = b < mate_b || (b == mate_b && m == 0);
       mate.tlen = leftmost ? tlen : -tlen;
     }
-    read_records(*reads[m], *p[m], flags, mate, ref, opt, *outs[m]);
+    read_records(*reads[m], *p[m], flags, mate, ref, opt, *outs[m], cache);
   }
 }
 

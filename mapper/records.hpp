@@ -15,10 +15,11 @@ namespace gatemap::mapper::detail {
 
 // Appends a single read's records to out (caller owns them: bam_destroy1).
 void single_records(const io::Read& read, const ReadPlacement& p, const Reference& ref, const OutputOptions& opt,
-                    std::vector<bam1_t*>& out);
+                    std::vector<bam1_t*>& out, io::RecordCache& cache);
 
 // Appends each mate's records to out[m].
 void pair_records(const io::Read& read1, const io::Read& read2, const PairPlacement& pp, const Reference& ref,
-                  const OutputOptions& opt, std::vector<bam1_t*>& out1, std::vector<bam1_t*>& out2);
+                  const OutputOptions& opt, std::vector<bam1_t*>& out1, std::vector<bam1_t*>& out2,
+                  io::RecordCache& cache);
 
 }  // namespace gatemap::mapper::detail

@@ -105,12 +105,11 @@ class RecordOutput {
     }
   }
   const std::string& read_group_id() const { return sorter_ ? sorter_->read_group_id() : writer_->read_group_id(); }
-  // Writes (or hands to the sorter) and clears the records.
-  void take(std::vector<bam1_t*>& recs) {
+  // Writes (or hands to the sorter) the records; written ones go to `spare` for reuse.
+  void take(std::vector<bam1_t*>& recs, io::RecordPool& spare) {
     if (sorter_) return sorter_->add(recs);
     writer_->write_all(recs);
-    for (bam1_t* b : recs) bam_destroy1(b);
-    recs.clear();
+    spare.give(recs);
   }
   void close() {
     if (!sorter_) return writer_->close();
@@ -166,6 +165,7 @@ MapStats run_mapping(RunOptions opt) {
   log::info("map", "loaded index '" + opt.index_path + "' (" + std::to_string(idx->contigs().size()) + " contigs, " +
                        std::to_string(idx->length()) + " bp, k=" + std::to_string(idx->k()) + ") in " +
                        std::to_string(log::wall_seconds() - t_load) + " s");
+  io::RecordPool spare_records;  // before the output and the mapper, which use it
   RecordOutput out(opt, *idx);
   opt.map.output.read_group_id = out.read_group_id();
 
@@ -203,7 +203,7 @@ MapStats run_mapping(RunOptions opt) {
   const auto write_all = [&] {
     omp_set_num_threads(threads);
     const double t = log::wall_seconds();
-    out.take(written);
+    out.take(written, spare_records);
     output_s += log::wall_seconds() - t;
   };
   int64_t batch_no = 0;
@@ -216,6 +216,7 @@ MapStats run_mapping(RunOptions opt) {
     bool have = read_into(&slots[0]);
     log::debug("map", "first batch read at " + std::to_string(log::wall_seconds()) + " s");
     mapper = make_mapper();
+    mapper->set_record_pool(&spare_records);
     log::debug("map", "mapper made at " + std::to_string(log::wall_seconds()) + " s");
     if (have) {
       mapper->begin_batch(slots[0]);

@@ -98,7 +98,8 @@ std::vector<uint32_t> with_clips(const std::vector<uint32_t>& cigar, int left, i
   return out;
 }
 
-bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::string& read_group, bool copy_comment) {
+bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::string& read_group, bool copy_comment,
+                    io::RecordCache& cache) {
   std::string seq = read.seq, qual = read.qual;
   if (f.reverse) {
     seq = reverse_complement(seq);
@@ -106,7 +107,7 @@ bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::stri
   }
   for (auto& q : qual) q = static_cast<char>(q - 33);
   // Out of memory anywhere here is an error, never a record with a tag missing.
-  std::unique_ptr<bam1_t, void (*)(bam1_t*)> owner(bam_init1(), bam_destroy1);
+  std::unique_ptr<bam1_t, void (*)(bam1_t*)> owner(cache.take(), bam_destroy1);
   if (!owner) throw std::bad_alloc();
   bam1_t* b = owner.get();
   const auto aux = [b](const char* tag, char type, size_t len, const void* data) {

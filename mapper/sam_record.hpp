@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/fastq.hpp"
+#include "io/record_pool.hpp"
 #include "mapper/banded_dp.hpp"
 
 namespace gatemap::mapper::detail {
@@ -50,8 +51,9 @@ std::vector<uint32_t> with_clips(const std::vector<uint32_t>& cigar, int left, i
 // A new record (caller owns it) from the read in its original orientation. With
 // copy_comment the read's FASTQ comment, whitespace-separated SAM tags (TAG:TYPE:VALUE,
 // types A i f Z H), is added to it as bwa mem -C does; check_comment_tags first.
-bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::string& read_group,
-                    bool copy_comment = false);
+// The record is cache's (a spare reused, or a new one).
+bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::string& read_group, bool copy_comment,
+                    io::RecordCache& cache);
 
 // Throws FormatError, naming the read and the field, if its comment is not all SAM tags.
 void check_comment_tags(const io::Read& read);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/record_pool.hpp"
 #include "mapper/affine.hpp"
 #include "mapper/banded_dp.hpp"
 #include "mapper/myers.hpp"
@@ -34,7 +35,8 @@ struct Workspace {
   SeededRead part;         // a clipped part of a chimeric read, seeded by itself
   SeededRead deep;         // a read seeded again for its deep search
   std::vector<std::pair<uint8_t, int64_t>> tried;  // its candidates tried before (strand, diagonal)
-  Alignment clipped_aln;   // of the clipped candidate last verified (its CIGAR and MD kept allocated)
+  Alignment clipped_aln;
+  io::RecordCache records;  // spare records to fill (Mapper::set_record_pool)   // of the clipped candidate last verified (its CIGAR and MD kept allocated)
 };
 
 }  // namespace gatemap::mapper::detail
