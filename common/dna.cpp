@@ -26,11 +26,16 @@ const uint8_t kAsciiToCode[256] = {
 };
 
 std::string reverse_complement(std::string_view seq) {
-  std::string out(seq.size(), 'N');
+  std::string out;
+  reverse_complement_into(seq, out);
+  return out;
+}
+
+void reverse_complement_into(std::string_view seq, std::string& out) {
+  out.resize(seq.size());
   for (size_t i = 0; i < seq.size(); ++i) {
     out[seq.size() - 1 - i] = kCodeToAscii[complement_code(base_code(seq[i]))];
   }
-  return out;
 }
 
 }  // namespace gatemap

@@ -18,5 +18,7 @@ inline uint8_t complement_code(uint8_t code) { return code < 4 ? 3 - code : kBas
 
 // Reverse complement of an ACGTN string (other letters become N).
 std::string reverse_complement(std::string_view seq);
+// The same into out (its memory reused).
+void reverse_complement_into(std::string_view seq, std::string& out);
 
 }  // namespace gatemap

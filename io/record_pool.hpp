@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace gatemap::io {
@@ -35,11 +36,13 @@ class RecordCache {
   ~RecordCache();
   RecordCache(const RecordCache&) = delete;
   RecordCache& operator=(const RecordCache&) = delete;
-  RecordCache(RecordCache&& o) noexcept : pool_(o.pool_), spare_(std::move(o.spare_)) {}
+  RecordCache(RecordCache&& o) noexcept : pool_(o.pool_), spare_(std::move(o.spare_)) { o.spare_.clear(); }
 
   void set_pool(RecordPool* pool) { pool_ = pool; }
   // A record to fill: a spare, or a new one (null when out of memory).
   bam1_t* take();
+
+  std::string seq, qual;  // the record being filled: its bases and qualities as stored
 
  private:
   RecordPool* pool_ = nullptr;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <climits>
 
 #include "common/error.hpp"
@@ -390,6 +391,76 @@ Alignment alignment_from_path(const uint8_t* read, int m, const RefWindow& windo
   aln.ref_end = g;
   aln.clipped = head + tail;
   return aln;
+}
+
+bool ungapped_alignment(const uint8_t* read, int m, const RefWindow& window, int64_t ref_begin, int edits,
+                        Alignment& out) {
+  constexpr int kMaxUngappedEdits = 64;  // -e's limit
+  const int64_t offset = ref_begin - window.begin;
+  if (edits < 0 || offset < 0 || offset + m > static_cast<int64_t>(window.codes.size())) return false;
+  const uint8_t* ref = window.codes.data() + offset;
+  // Mismatch positions (an N on either side is one); at most edits + 1 of them are kept.
+  int mism[kMaxUngappedEdits + 1];
+  if (edits > kMaxUngappedEdits) return false;
+  int n = 0;
+  for (int i = 0; i < m; ++i) {
+    if ((read[i] != ref[i]) | (ref[i] > 3)) {
+      if (n > edits) return false;
+      mism[n++] = i;
+    }
+  }
+  if (n != edits) return false;
+  // clip_ends on this path, scored as bwa (+1 a match, -4 a mismatch): the running score
+  // before mismatch j (from either end) is the matches passed less 5 per mismatch passed;
+  // a scan stops once it is above 4 * kEndClip, and only a mismatch with an aligned base
+  // after it (before it, from the tail) can be a cut.
+  int first = 0, last = m;
+  {
+    int best = 0, cut = 0;
+    for (int j = 0; j < n && mism[j] - 5 * j <= 4 * kEndClip; ++j) {
+      const int score = mism[j] - 5 * j - 4;
+      if (mism[j] + 1 < m && score < best) {
+        best = score;
+        cut = mism[j] + 1;
+      }
+    }
+    if (best <= -kEndClip) first = cut;
+  }
+  {
+    int best = 0, cut = m;
+    for (int j = 0; j < n && mism[n - 1 - j] >= first; ++j) {
+      const int q = mism[n - 1 - j];
+      if ((m - 1 - q) - 5 * j > 4 * kEndClip) break;
+      const int score = (m - q) - 5 * (j + 1);
+      if (q > first && score < best) {
+        best = score;
+        cut = q;
+      }
+    }
+    if (best <= -kEndClip) last = cut;
+  }
+  out.score = edits;
+  out.ref_begin = ref_begin + first;
+  out.ref_end = ref_begin + last;
+  out.clipped = first + (m - last);
+  out.cigar.clear();
+  if (first > 0) out.cigar.push_back(bam_cigar_gen(static_cast<uint32_t>(first), BAM_CSOFT_CLIP));
+  out.cigar.push_back(bam_cigar_gen(static_cast<uint32_t>(last - first), BAM_CMATCH));
+  if (last < m) out.cigar.push_back(bam_cigar_gen(static_cast<uint32_t>(m - last), BAM_CSOFT_CLIP));
+  out.md.clear();
+  char digits[16];
+  const auto append_count = [&](int k) { out.md.append(digits, std::to_chars(digits, digits + sizeof digits, k).ptr); };
+  int at = first, kept = 0;
+  for (int j = 0; j < n; ++j) {
+    if (mism[j] < first || mism[j] >= last) continue;
+    append_count(mism[j] - at);
+    out.md += "ACGTN"[ref[mism[j]]];
+    at = mism[j] + 1;
+    ++kept;
+  }
+  append_count(last - at);
+  out.edits = kept;
+  return true;
 }
 
 }  // namespace gatemap::mapper

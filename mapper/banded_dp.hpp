@@ -68,4 +68,11 @@ Alignment alignment_from_path(const uint8_t* read, int m, const RefWindow& windo
                               int64_t contig_end, std::vector<char>& ops, int start_row, int end_row,
                               int64_t ref_begin, int score, bool local_ends = true);
 
+// The alignment of the read at ref_begin without gaps, when it has exactly `edits`
+// mismatches there (false otherwise, or when the window does not cover it): what
+// alignment_from_path gives for that path (local ends, score = edits), from the
+// mismatches alone. Most hits are such.
+bool ungapped_alignment(const uint8_t* read, int m, const RefWindow& window, int64_t ref_begin, int edits,
+                        Alignment& out);
+
 }  // namespace gatemap::mapper

@@ -100,10 +100,13 @@ std::vector<uint32_t> with_clips(const std::vector<uint32_t>& cigar, int left, i
 
 bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::string& read_group, bool copy_comment,
                     io::RecordCache& cache) {
-  std::string seq = read.seq, qual = read.qual;
+  std::string &seq = cache.seq, &qual = cache.qual;
   if (f.reverse) {
-    seq = reverse_complement(seq);
-    std::reverse(qual.begin(), qual.end());
+    reverse_complement_into(read.seq, seq);
+    qual.assign(read.qual.rbegin(), read.qual.rend());
+  } else {
+    seq.assign(read.seq);
+    qual.assign(read.qual);
   }
   for (auto& q : qual) q = static_cast<char>(q - 33);
   // Out of memory anywhere here is an error, never a record with a tag missing.

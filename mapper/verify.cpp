@@ -75,20 +75,6 @@ int Verifier::rescue_max_cost(const SeededRead& w) {
   return w.max_edits + kClipPenalty + static_cast<int>(w.codes[0].size() / 5);
 }
 
-// Whether the straight diagonal into the hit's end holds exactly its edits as mismatches.
-// Then it is the path myers_banded_align would trace: a cheaper way into any cell of it
-// would make the whole hit cheaper than its edits, so the traceback, which takes the
-// diagonal move first, never leaves it. Most hits are such (no indel), and this check
-// costs a tenth of the bit-vector pass and traceback.
-static bool ungapped_path_holds(const uint8_t* read, int m, const RefWindow& window, int64_t ref_begin, int edits) {
-  const int64_t offset = ref_begin - window.begin;
-  if (offset < 0 || offset + m > static_cast<int64_t>(window.codes.size())) return false;
-  const uint8_t* ref = window.codes.data() + offset;
-  int mismatches = 0;
-  for (int i = 0; i < m; ++i) mismatches += (read[i] != ref[i]) | (read[i] > 3);
-  return mismatches == edits;
-}
-
 Alignment Verifier::align(const SeededRead& w, const Hit& h, Workspace& ws) const {
   const int band = h.clipped ? fallback_band(w) : w.max_edits;
   const int m = w.length();
@@ -96,10 +82,12 @@ Alignment Verifier::align(const SeededRead& w, const Hit& h, Workspace& ws) cons
   ref_.window(h.contig, h.diag - band, h.diag + m + band, ws.align_window);
   if (!h.clipped && myers_applies(m, h.contig, h.diag, band)) {
     const uint8_t* read = w.codes[h.strand].data();
-    if (ungapped_path_holds(read, m, ws.align_window, h.ref_end - m, h.edits)) {
-      ws.ops.assign(static_cast<size_t>(m), 'M');
-      return alignment_from_path(read, m, ws.align_window, cb, ce, ws.ops, 0, m, h.ref_end - m, h.edits);
-    }
+    // The straight diagonal into the hit's end holding exactly its edits as mismatches is
+    // the path myers_banded_align would trace: a cheaper way into any cell of it would
+    // make the whole hit cheaper than its edits, so the traceback, which takes the
+    // diagonal move first, never leaves it. Most hits are such (no indel).
+    Alignment a;
+    if (ungapped_alignment(read, m, ws.align_window, h.ref_end - m, h.edits, a)) return a;
     return myers_banded_align(read, m, ref_.planes(), ws.align_window, cb, ce, h.diag, band, ws.myers_rows);
   }
   return banded_align(w.codes[h.strand].data(), m, ws.align_window, cb, ce, h.diag, band, ws.dp,

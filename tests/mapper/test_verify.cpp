@@ -116,3 +116,52 @@ TEST(Verify, ClippingFallbackKeepsTheLongSideOfALongDeletion) {
   EXPECT_EQ(a.edits, 0);
   check_alignment(a, read, text);
 }
+
+// The ungapped shortcut gives alignment_from_path's alignment of the straight path
+// (local ends clipped as bwa scores them), and checks out against the read and the
+// reference; mismatches cluster at either end, near each other or spread, N on either
+// side; a count other than the hit's edits is refused.
+TEST(Verify, UngappedAlignmentEqualsThePathsAlignment) {
+  std::mt19937_64 rng(29);
+  const std::string text = test::random_dna(rng, 20000);
+  int clipped = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int m = 20 + static_cast<int>(rng() % 200);
+    const int64_t pos = 50 + static_cast<int64_t>(rng() % (text.size() - m - 100));
+    std::string read = text.substr(pos, m);
+    const int k = static_cast<int>(rng() % 9);
+    for (int j = 0; j < k; ++j) {
+      const int zone = static_cast<int>(rng() % 3);  // the head, the tail, anywhere
+      const int at = zone == 0 ? static_cast<int>(rng() % std::min(m, 12))
+                     : zone == 1 ? m - 1 - static_cast<int>(rng() % std::min(m, 12))
+                                 : static_cast<int>(rng() % m);
+      read[at] = rng() % 20 == 0 ? 'N' : "ACGT"[rng() & 3];
+    }
+    std::string ref_text = text;
+    if (rng() % 10 == 0) ref_text[pos + rng() % m] = 'N';
+    const auto win = window_of(ref_text, pos - 5, pos + m + 5);
+    const auto codes = codes_of(read);
+    int edits = 0;
+    for (int i = 0; i < m; ++i) edits += read[i] != ref_text[pos + i] || ref_text[pos + i] == 'N';
+    std::vector<char> ops(static_cast<size_t>(m), 'M');
+    const mapper::Alignment want =
+        mapper::alignment_from_path(codes.data(), m, win, 0, text.size(), ops, 0, m, pos, edits);
+    mapper::Alignment got;
+    ASSERT_TRUE(mapper::ungapped_alignment(codes.data(), m, win, pos, edits, got)) << "trial " << trial;
+    ASSERT_EQ(got.cigar, want.cigar) << "trial " << trial;
+    ASSERT_EQ(got.md, want.md) << "trial " << trial;
+    ASSERT_EQ(got.edits, want.edits) << "trial " << trial;
+    ASSERT_EQ(got.score, want.score) << "trial " << trial;
+    ASSERT_EQ(got.ref_begin, want.ref_begin) << "trial " << trial;
+    ASSERT_EQ(got.ref_end, want.ref_end) << "trial " << trial;
+    ASSERT_EQ(got.clipped, want.clipped) << "trial " << trial;
+    check_alignment(got, read, ref_text);
+    clipped += got.clipped > 0;
+    mapper::Alignment refused;
+    EXPECT_FALSE(mapper::ungapped_alignment(codes.data(), m, win, pos, edits + 1, refused));
+    if (edits > 0) {
+      EXPECT_FALSE(mapper::ungapped_alignment(codes.data(), m, win, pos, edits - 1, refused));
+    }
+  }
+  EXPECT_GT(clipped, 1000);  // the end rules were reached
+}
