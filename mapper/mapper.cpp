@@ -62,6 +62,11 @@ struct Mapper::Impl {
     bool on_device = false;
     std::vector<seeding::VerifiedCluster> kept;
     DeviceVerdicts verdicts;
+    // And, for reads without a hit, the clipped fallback's verifications done there: read
+    // r's in [clip_first[r], clip_first[r + 1]) (empty: none done).
+    std::vector<seeding::ClipJob> clip_jobs;
+    std::vector<BandResult> clip_results;
+    std::vector<int64_t> clip_first;
     std::vector<uint8_t> deep;  // reads the fallback stage seeds again deeper
     std::future<void> begun;  // seeding, candidates and the filter's start (and, with the GPU, verification)
     MapStats stats;           // of the begun part, added when the batch finishes
@@ -85,6 +90,7 @@ struct Mapper::Impl {
 
   bool filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchState& bs);
   bool verify_on_device(BatchState& bs);
+  void clip_on_device(BatchState& bs);
   void verify_batch(BatchState& bs, MapStats& stats);
   void verify_verdicts(BatchState& bs);
   void fallback_batch(BatchState& bs, bool paired, MapStats& stats);
@@ -161,6 +167,7 @@ bool Mapper::Impl::verify_on_device(BatchState& bs) {
                                         bs.kept, counts, &timing);
             order_verdicts(ref.index(), seeder.clusters(), bs.kept, bs.seeded, bs.verdicts);
             seeder.fetch_candidates(bs.seeded, bs.verdicts.need_candidates);
+            clip_on_device(bs);
           },
           [] {})) {
     return false;
@@ -172,6 +179,31 @@ bool Mapper::Impl::verify_on_device(BatchState& bs) {
   bs.stats.verified += counts.accepted;
   bs.stats.verified_on_gpu += counts.on_gpu;
   return true;
+}
+
+// Reads with no hit and nothing left to the CPU (their candidates fetched): the clipped
+// fallback's verifications, on the device (the deep search may still find a hit first).
+void Mapper::Impl::clip_on_device(BatchState& bs) {
+  const int64_t n = static_cast<int64_t>(bs.seeded.size());
+  const auto contigs = static_cast<uint32_t>(ref.index().contigs().size());
+  bs.clip_jobs.clear();
+  bs.clip_first.assign(static_cast<size_t>(n + 1), 0);
+  std::vector<const Candidate*> order;
+  for (int64_t r = 0; r < n; ++r) {
+    const SeededRead& w = bs.seeded[r];
+    if (bs.verdicts.first[r] == bs.verdicts.first[r + 1]) {
+      Verifier::clip_candidates(w, order);
+      if (std::all_of(order.begin(), order.end(), [&](const Candidate* c) { return c->contig < contigs; })) {
+        for (const Candidate* c : order) {
+          bs.clip_jobs.push_back({c->diag, ref.contig_begin(c->contig), ref.contig_end(c->contig),
+                                  Verifier::fallback_max_cost(w), static_cast<uint32_t>(r), c->strand,
+                                  static_cast<uint8_t>(Verifier::fallback_band(w))});
+        }
+      }
+    }
+    bs.clip_first[r + 1] = static_cast<int64_t>(bs.clip_jobs.size());
+  }
+  verify_gpu->clip_distances(seeder.gpu()->device_reads(), bs.clip_jobs, bs.clip_results);
 }
 
 // Candidates that passed the filter, aligned within their read's threshold.
@@ -272,7 +304,10 @@ void Mapper::Impl::fallback_batch(BatchState& bs, bool paired, MapStats& stats) 
       ReadHits& hits = bs.hits[r];
       const SeededRead& w = bs.seeded[r];
       if (deep[r]) verifier.deep_search(w, opt.seed, hits, workspace());
-      if (hits.empty()) verifier.clip_fallback(w, hits, workspace());
+      if (hits.empty()) {
+        const bool known = !bs.clip_first.empty() && bs.clip_first[r] < bs.clip_first[r + 1];
+        verifier.clip_fallback(w, hits, workspace(), known ? &bs.clip_results[bs.clip_first[r]] : nullptr);
+      }
       dedupe_hits(hits, w.max_edits);
     });
   }
@@ -345,11 +380,13 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   auto begin = [&im, &batch, &bs] {
     omp_set_num_threads(static_cast<int>(im.workspaces.size()));  // a thread's own setting: -t
     auto t0 = std::chrono::steady_clock::now();
+    bs.clip_first.clear();
     const bool seeded_on_gpu = im.seeder.run(batch, bs.seeded, bs.on_device, bs.stats);
     bs.stats.seed_s += log::seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     if (!seeded_on_gpu || !im.filter_and_verify_on_gpu(batch, bs)) {
       bs.device_result.clear();
+      bs.clip_first.clear();
       if (bs.on_device) im.seeder.all_candidates(bs.seeded);
       bs.on_device = false;
       build_candidates(batch, bs.seeded, im.filter.on(), bs.cand);

@@ -52,15 +52,27 @@ Hit Verifier::make_hit(const Candidate& c, int64_t diag, const BandResult& r, bo
   return h;
 }
 
-void Verifier::clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws) const {
-  std::vector<const Candidate*> order;
+void Verifier::clip_candidates(const SeededRead& w, std::vector<const Candidate*>& order) {
+  order.clear();
   for (const Candidate& c : w.cand) order.push_back(&c);
   std::stable_sort(order.begin(), order.end(),
                    [](const Candidate* a, const Candidate* b) { return a->support > b->support; });
+  if (order.size() > static_cast<size_t>(kClipCandidates)) order.resize(static_cast<size_t>(kClipCandidates));
+}
+
+void Verifier::clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws, const BandResult* known) const {
+  std::vector<const Candidate*>& order = ws.clip_order;
+  clip_candidates(w, order);
   const int m = w.length();
   Alignment& a = ws.clipped_aln;
-  for (size_t i = 0; i < order.size() && i < static_cast<size_t>(kClipCandidates); ++i) {
-    const Hit h = verify_clipped(w, *order[i], order[i]->diag, ws, fallback_max_cost(w), a);
+  for (size_t i = 0; i < order.size(); ++i) {
+    Hit h;
+    if (known) {  // verified already: a hit is aligned here (the same DP as verify_clipped's)
+      h = make_hit(*order[i], order[i]->diag, known[i], true);
+      if (h.edits >= 0) a = align_noting_clips(w, h, ws);
+    } else {
+      h = verify_clipped(w, *order[i], order[i]->diag, ws, fallback_max_cost(w), a);
+    }
     if (h.edits >= 0 && 10 * (m - a.clipped) >= 3 * m) hits.push_back(h);
   }
 }

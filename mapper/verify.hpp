@@ -33,7 +33,12 @@ class Verifier {
   // best-supported candidates, whatever the filter said, aligned again in a band of
   // 2 * max_edits where either end may be soft-clipped; appended to hits when 30% of the
   // read aligns. It sees all candidates so that every filter setting gives the same records.
-  void clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws) const;
+  // known: the clipped verification of the candidates clip_candidates lists, in order,
+  // done already (on the GPU), or null.
+  void clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws, const BandResult* known = nullptr) const;
+  // The candidates the clipped fallback tries: the best supported kClipCandidates, ties
+  // in candidate order.
+  static void clip_candidates(const SeededRead& w, std::vector<const Candidate*>& order);
 
   // mapper/deep_search.cpp: whether a read's candidates were cut at --max-cand (below
   // kDeepCandidates) and its best hit has more than half its threshold's edits (or there

@@ -154,6 +154,90 @@ __global__ void scatter_kept_kernel(const detail::SeedCluster* clusters, const B
   out[at[g]] = {clusters[g], results[g], static_cast<uint32_t>(g)};
 }
 
+// banded_distance with clipping (mapper/banded_dp.cpp), one thread per job: the same
+// DP over keys (cost, start row), two rows at a time, and the same best end (its scan
+// goes down the rows: here, going up, a later row wins a full tie).
+constexpr int kClipMaxWidth = 2 * filter::kMaxEdits + 1;
+
+__device__ uint64_t clip_key(int cost, int start) {
+  return (static_cast<uint64_t>(cost) << 32) | static_cast<uint32_t>(start);
+}
+
+__global__ void clip_kernel(filter::FilterReference fref, PlaneRef ref, const uint8_t* __restrict__ codes,
+                            const int64_t* __restrict__ begin, const ClipJob* __restrict__ jobs, int64_t n,
+                            BandResult* __restrict__ out) {
+  const int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (k >= n) return;
+  const ClipJob j = jobs[k];
+  constexpr int kInf = INT_MAX / 4;  // banded_dp's
+  constexpr uint64_t kOneEdit = uint64_t{1} << 32;
+  const uint8_t* rc = codes + begin[j.read];
+  const int m = static_cast<int>(begin[j.read + 1] - begin[j.read]);
+  const int band = j.band, w = 2 * band + 1;
+  // The window Reference::window fetches, clipped to the contig and the reference.
+  const int64_t lo = max(j.contig_begin, max(j.diag - band, int64_t{0}));
+  const int64_t hi = max(lo, min(j.contig_end, min(j.diag + m + band, ref.length)));
+  const bool any_n = lo < hi && filter::detail::overlaps_n(fref, lo, hi);
+  const auto ref_code = [&](int64_t p) -> uint8_t {
+    if (any_n && filter::detail::overlaps_n(fref, p, p + 1)) return 4;
+    const int s = static_cast<int>(p & 63);
+    return static_cast<uint8_t>((((ref.hi[p >> 6] >> s) & 1) << 1) | ((ref.lo[p >> 6] >> s) & 1));
+  };
+  const auto clip_cost = [](int bases) { return bases > 0 ? mapper::detail::kClipPenalty + bases / 4 : 0; };
+  uint64_t rows[2][kClipMaxWidth];
+  uint64_t* prev = rows[0];
+  uint64_t* cur = rows[1];
+  for (int t = 0; t < w; ++t) {
+    const int64_t g = j.diag - band + t;
+    prev[t] = clip_key(g >= lo && g <= hi ? 0 : kInf, 0);
+  }
+  int best_c = kInf, best_len = -1, best_dist = 0, best_i = m, best_t = -1;
+  for (int i = 1; i <= m; ++i) {
+    uint8_t code = rc[j.strand == 0 ? i - 1 : m - i];
+    if (j.strand == 1 && code < 4) code = static_cast<uint8_t>(3 - code);
+    const int64_t g0 = j.diag - band + i;  // cell t ends at reference position g0 + t
+    const int t_first = static_cast<int>(min(max(lo - g0, int64_t{0}), int64_t{w}));
+    const int t_last = static_cast<int>(min(max(hi - g0 + 1, int64_t{0}), int64_t{w}));
+    const int t_diag = static_cast<int>(min(max(lo + 1 - g0, int64_t{0}), int64_t{w}));
+    const uint64_t none = clip_key(kInf, i), clipped_start = clip_key(clip_cost(i), i);
+    for (int t = 0; t < w; ++t) cur[t] = clip_key(kInf, 0);
+    for (int t = t_first; t < t_last; ++t) {
+      uint64_t best = none;
+      const bool has_diag = t >= t_diag;
+      if (has_diag) {
+        const uint8_t fc = ref_code(g0 + t - 1);
+        best = min(best, prev[t] + ((code == fc && code < 4) ? 0 : kOneEdit));
+      }
+      if (t + 1 < w) best = min(best, prev[t + 1] + kOneEdit);
+      if (has_diag && t > 0) best = min(best, cur[t - 1] + kOneEdit);
+      cur[t] = min(best, clipped_start);
+    }
+    const int end_cost = clip_cost(m - i);
+    for (int t = t_first; t < t_last; ++t) {
+      const int d = static_cast<int>(cur[t] >> 32);
+      if (d >= kInf) continue;
+      const int c = d + end_cost, len = i - static_cast<int>(cur[t] & 0xffffffffu), dist = abs(t - band);
+      if (c < best_c ||
+          (c == best_c && (len > best_len || (len == best_len && (dist < best_dist || (dist == best_dist && i > best_i)))))) {
+        best_c = c;
+        best_len = len;
+        best_dist = dist;
+        best_i = i;
+        best_t = t;
+      }
+    }
+    uint64_t* swap = prev;
+    prev = cur;
+    cur = swap;
+  }
+  BandResult r;
+  if (best_t >= 0 && best_c <= j.max_cost) {
+    r.edits = best_c;
+    r.ref_end = j.diag - band + best_i + best_t;
+  }
+  out[k] = r;
+}
+
 template <typename T>
 void upload(gpu::DeviceBuffer<T>& dst, const T* src, size_t n) {
   dst.resize(std::max<size_t>(n, 1));
@@ -185,6 +269,11 @@ struct VerifyGpu::Impl {
   gpu::DeviceBuffer<VerifiedCluster> d_kept;
   gpu::PinnedBuffer<VerifiedCluster> h_kept;
   gpu::DeviceBuffer<unsigned char> d_temp;
+  // clip_distances
+  gpu::PinnedBuffer<ClipJob> h_clip_jobs;
+  gpu::DeviceBuffer<ClipJob> d_clip_jobs;
+  gpu::PinnedBuffer<BandResult> h_clip_out;
+  gpu::DeviceBuffer<BandResult> d_clip_out;
 };
 
 VerifyGpu::VerifyGpu(int device, const filter::FilterReference& ref, int64_t max_jobs) {
@@ -307,6 +396,37 @@ void VerifyGpu::verify_clusters(const DeviceReads& reads, const DeviceClusters& 
     timing->filter_ms = gpu::Event::elapsed_ms(im.start, im.filtered);
     timing->verify_ms = gpu::Event::elapsed_ms(im.filtered, im.stop);
   }
+}
+
+void VerifyGpu::clip_distances(const DeviceReads& reads, const std::vector<ClipJob>& jobs,
+                               std::vector<BandResult>& out) {
+  Impl& im = *impl_;
+  const size_t n = jobs.size();
+  out.assign(n, BandResult{});
+  if (n == 0) return;
+  for (const ClipJob& j : jobs) {
+    if (j.band > filter::kMaxEdits) throw UsageError("internal: a clipped job's band over " + std::to_string(filter::kMaxEdits));
+  }
+  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
+  gpu::grow(im.h_clip_jobs, n);
+  gpu::grow(im.d_clip_jobs, n);
+  gpu::grow(im.h_clip_out, n);
+  gpu::grow(im.d_clip_out, n);
+  std::copy(jobs.begin(), jobs.end(), im.h_clip_jobs.data());
+  const cudaStream_t s = im.stream.get();
+  filter::FilterReference fref = im.fref;
+  fref.hi = reinterpret_cast<const uint32_t*>(reads.planes.hi);
+  fref.lo = reinterpret_cast<const uint32_t*>(reads.planes.lo);
+  GATEMAP_CUDA_CHECK(
+      cudaMemcpyAsync(im.d_clip_jobs.data(), im.h_clip_jobs.data(), n * sizeof(ClipJob), cudaMemcpyHostToDevice, s));
+  clip_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, s>>>(
+      fref, reads.planes, reads.codes, reads.begin, im.d_clip_jobs.data(), static_cast<int64_t>(n),
+      im.d_clip_out.data());
+  GATEMAP_CUDA_CHECK_LAUNCH();
+  GATEMAP_CUDA_CHECK(
+      cudaMemcpyAsync(im.h_clip_out.data(), im.d_clip_out.data(), n * sizeof(BandResult), cudaMemcpyDeviceToHost, s));
+  im.stream.sync();
+  std::copy(im.h_clip_out.data(), im.h_clip_out.data() + n, out.begin());
 }
 
 void VerifyGpu::prepare(size_t n, const JobFilter& filter) {

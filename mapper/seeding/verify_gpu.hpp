@@ -51,6 +51,19 @@ struct VerifyCounts {
   int64_t on_gpu = 0;      // of those, verified here
 };
 
+// A clipped verification (the fallback's, for reads without a hit): the read's strand at
+// diag in a band of `band` (at most filter::kMaxEdits), either end soft-clipped at
+// kClipPenalty plus a quarter per base, within max_cost, inside contig [contig_begin,
+// contig_end): as banded_distance with clipping on the window Reference::window gives.
+struct ClipJob {
+  int64_t diag;
+  int64_t contig_begin, contig_end;
+  int32_t max_cost;
+  uint32_t read;
+  uint8_t strand;
+  uint8_t band;
+};
+
 struct VerifyTiming {
   double filter_ms = 0;  // device time from the jobs' copy through packing and the GateKeeper kernel
   double verify_ms = 0;  // device time of the Myers kernel and the results' copy back
@@ -78,6 +91,9 @@ class VerifyGpu {
   // back, in cluster order: the hits, and the jobs the bit-vector does not take.
   void verify_clusters(const DeviceReads& reads, const DeviceClusters& clusters, const JobFilter& filter,
                        std::vector<VerifiedCluster>& out, VerifyCounts& counts, VerifyTiming* timing = nullptr);
+  // Per job, banded_distance with clipping (its CPU twin) on the seeder's reads: the
+  // cost and end of the best clipped alignment, or none above max_cost.
+  void clip_distances(const DeviceReads& reads, const std::vector<ClipJob>& jobs, std::vector<BandResult>& out);
 
  private:
   struct Impl;

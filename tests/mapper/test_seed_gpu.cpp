@@ -457,3 +457,69 @@ TEST(VerifyGpu, ClustersOnTheDeviceComeBackAsTheirJobsVerifiedOneByOne) {
     EXPECT_GT(at_cap, 0);  // strands in support order were checked
   }
 }
+
+// The fallback's clipped verification on the device: the cost and end banded_distance
+// with clipping gives on the window Reference::window fetches, for reads with mismatches
+// and indels (a clipped end among them), both strands, every band up to
+// filter::kMaxEdits, candidates at contig ends and over N runs, and random places.
+TEST(VerifyGpu, ClipDistancesEqualTheCpuClippedDp) {
+  GATEMAP_REQUIRE_GPU();
+  const RepeatGenome& g = genome();
+  seeding::SeedGpu seeder(*g.idx, 0);
+  const Reference ref(*g.idx);
+  seeding::VerifyGpu verifier(0, ref.filter_view());
+  std::mt19937_64 rng(31);
+  std::vector<std::string> reads;
+  std::vector<int64_t> origin;
+  const int64_t c0 = static_cast<int64_t>(g.contigs[0].size());
+  for (int i = 0; i < 3000; ++i) {
+    const std::string& c = g.contigs[0];
+    const size_t len = 40 + rng() % 260, at = rng() % (c.size() - len);
+    std::string r = c.substr(at, len);
+    for (int e = static_cast<int>(rng() % 8); e > 0; --e) r[rng() % r.size()] = "ACGTN"[rng() % 5];
+    if (rng() % 3 == 0) r.replace(r.size() - r.size() / 4, r.size() / 4, test::random_dna(rng, r.size() / 4));
+    if (rng() % 4 == 0) r.erase(rng() % r.size(), 1 + rng() % 5);
+    if (i % 2) r = reverse_complement(r);
+    reads.push_back(r);
+    origin.push_back(static_cast<int64_t>(at));
+  }
+  std::vector<SeededRead> w(reads.size());
+  for (size_t r = 0; r < reads.size(); ++r) {
+    set_read_codes(w[r], reads[r]);
+    w[r].max_edits = 6;
+  }
+  seeding::SeedClusters c;
+  seeder.seed(w, g.idx->max_occ(), 32, c);
+  std::vector<seeding::ClipJob> jobs;
+  for (size_t r = 0; r < reads.size(); ++r) {
+    for (int k = 0; k < 3; ++k) {
+      int64_t diag = origin[r] + static_cast<int64_t>(rng() % 9) - 4;
+      if (k == 1) diag = rng() % 2 ? c0 - static_cast<int64_t>(rng() % 300) : static_cast<int64_t>(rng() % 40);
+      if (k == 2) diag = static_cast<int64_t>(rng() % static_cast<uint64_t>(c0));
+      const auto band = static_cast<uint8_t>(1 + rng() % filter::kMaxEdits);
+      const int max_cost = 5 + static_cast<int>(rng() % 60);
+      jobs.push_back({diag, 0, c0, max_cost, static_cast<uint32_t>(r), static_cast<uint8_t>((r % 2) ^ (k == 2)), band});
+    }
+  }
+  std::vector<BandResult> out;
+  verifier.clip_distances(seeder.device_reads(), jobs, out);
+  ASSERT_EQ(out.size(), jobs.size());
+  DpScratch scratch;
+  RefWindow win;
+  int64_t found = 0;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const seeding::ClipJob& j = jobs[k];
+    const SeededRead& read = w[j.read];
+    const int m = read.length();
+    ref.window(0, j.diag - j.band, j.diag + m + j.band, win);
+    const BandResult cpu = banded_distance(read.codes[j.strand].data(), m, win, 0, c0, j.diag, j.band, j.max_cost,
+                                           scratch, kClipPenalty);
+    ASSERT_EQ(out[k].edits, cpu.edits) << "job " << k;
+    if (cpu.edits >= 0) {
+      ASSERT_EQ(out[k].ref_end, cpu.ref_end) << "job " << k;
+    }
+    found += cpu.edits >= 0;
+  }
+  EXPECT_GT(found, static_cast<int64_t>(jobs.size()) / 4);  // hits as well as misses
+  EXPECT_LT(found, static_cast<int64_t>(jobs.size()));
+}
