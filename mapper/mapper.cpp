@@ -182,7 +182,8 @@ bool Mapper::Impl::verify_on_device(BatchState& bs) {
 }
 
 // Reads with no hit and nothing left to the CPU (their candidates fetched): the clipped
-// fallback's verifications, on the device (the deep search may still find a hit first).
+// fallback's verifications, on the device (the deep search may still find a hit first);
+// bands over seeding::kMaxClipBand (long reads at high thresholds) stay on the CPU.
 void Mapper::Impl::clip_on_device(BatchState& bs) {
   const int64_t n = static_cast<int64_t>(bs.seeded.size());
   const auto contigs = static_cast<uint32_t>(ref.index().contigs().size());
@@ -191,7 +192,7 @@ void Mapper::Impl::clip_on_device(BatchState& bs) {
   std::vector<const Candidate*> order;
   for (int64_t r = 0; r < n; ++r) {
     const SeededRead& w = bs.seeded[r];
-    if (bs.verdicts.first[r] == bs.verdicts.first[r + 1]) {
+    if (bs.verdicts.first[r] == bs.verdicts.first[r + 1] && Verifier::fallback_band(w) <= seeding::kMaxClipBand) {
       Verifier::clip_candidates(w, order);
       if (std::all_of(order.begin(), order.end(), [&](const Candidate* c) { return c->contig < contigs; })) {
         for (const Candidate* c : order) {

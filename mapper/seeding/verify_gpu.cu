@@ -157,7 +157,7 @@ __global__ void scatter_kept_kernel(const detail::SeedCluster* clusters, const B
 // banded_distance with clipping (mapper/banded_dp.cpp), one thread per job: the same
 // DP over keys (cost, start row), two rows at a time, and the same best end (its scan
 // goes down the rows: here, going up, a later row wins a full tie).
-constexpr int kClipMaxWidth = 2 * filter::kMaxEdits + 1;
+constexpr int kClipMaxWidth = 2 * kMaxClipBand + 1;
 
 __device__ uint64_t clip_key(int cost, int start) {
   return (static_cast<uint64_t>(cost) << 32) | static_cast<uint32_t>(start);
@@ -405,7 +405,7 @@ void VerifyGpu::clip_distances(const DeviceReads& reads, const std::vector<ClipJ
   out.assign(n, BandResult{});
   if (n == 0) return;
   for (const ClipJob& j : jobs) {
-    if (j.band > filter::kMaxEdits) throw UsageError("internal: a clipped job's band over " + std::to_string(filter::kMaxEdits));
+    if (j.band > kMaxClipBand) throw UsageError("internal: a clipped job's band over " + std::to_string(kMaxClipBand));
   }
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
   gpu::grow(im.h_clip_jobs, n);

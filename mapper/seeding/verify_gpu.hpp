@@ -51,8 +51,12 @@ struct VerifyCounts {
   int64_t on_gpu = 0;      // of those, verified here
 };
 
+// The widest band clip_distances takes: its DP rows live in each thread's local memory,
+// which the device reserves for every thread it can hold (wider: on the CPU).
+constexpr int kMaxClipBand = 32;
+
 // A clipped verification (the fallback's, for reads without a hit): the read's strand at
-// diag in a band of `band` (at most filter::kMaxEdits), either end soft-clipped at
+// diag in a band of `band` (at most kMaxClipBand), either end soft-clipped at
 // kClipPenalty plus a quarter per base, within max_cost, inside contig [contig_begin,
 // contig_end): as banded_distance with clipping on the window Reference::window gives.
 struct ClipJob {

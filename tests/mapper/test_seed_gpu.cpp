@@ -461,7 +461,7 @@ TEST(VerifyGpu, ClustersOnTheDeviceComeBackAsTheirJobsVerifiedOneByOne) {
 // The fallback's clipped verification on the device: the cost and end banded_distance
 // with clipping gives on the window Reference::window fetches, for reads with mismatches
 // and indels (a clipped end among them), both strands, every band up to
-// filter::kMaxEdits, candidates at contig ends and over N runs, and random places.
+// seeding::kMaxClipBand, candidates at contig ends and over N runs, and random places.
 TEST(VerifyGpu, ClipDistancesEqualTheCpuClippedDp) {
   GATEMAP_REQUIRE_GPU();
   const RepeatGenome& g = genome();
@@ -496,7 +496,7 @@ TEST(VerifyGpu, ClipDistancesEqualTheCpuClippedDp) {
       int64_t diag = origin[r] + static_cast<int64_t>(rng() % 9) - 4;
       if (k == 1) diag = rng() % 2 ? c0 - static_cast<int64_t>(rng() % 300) : static_cast<int64_t>(rng() % 40);
       if (k == 2) diag = static_cast<int64_t>(rng() % static_cast<uint64_t>(c0));
-      const auto band = static_cast<uint8_t>(1 + rng() % filter::kMaxEdits);
+      const auto band = static_cast<uint8_t>(1 + rng() % seeding::kMaxClipBand);
       const int max_cost = 5 + static_cast<int>(rng() % 60);
       jobs.push_back({diag, 0, c0, max_cost, static_cast<uint32_t>(r), static_cast<uint8_t>((r % 2) ^ (k == 2)), band});
     }
