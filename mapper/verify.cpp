@@ -15,19 +15,19 @@ bool Verifier::myers_applies(int m, uint32_t contig, int64_t diag, int band) con
          diag + m + band <= ref_.contig_end(contig) && !ref_.has_n(diag - band, diag + m + band);
 }
 
-Hit Verifier::verify_one(const SeededRead& w, const Candidate& c, int band, int64_t diag, Workspace& ws, int max_cost,
-                         int clip) const {
+Hit Verifier::verify_one(const SeededRead& w, const Candidate& c, int band, int64_t diag, Workspace& ws,
+                         int max_cost) const {
   const int m = w.length();
   const int max_edits = max_cost < 0 ? w.max_edits : max_cost;
   BandResult r;
-  if (clip == 0 && myers_applies(m, c.contig, diag, band)) {
+  if (myers_applies(m, c.contig, diag, band)) {
     r = myers_banded_distance(w.codes[c.strand].data(), m, ref_.planes(), diag, band, max_edits);
-  } else {  // contig ends, N, wide bands and clipping take the DP
+  } else {  // contig ends, N and wide bands take the DP
     ref_.window(c.contig, diag - band, diag + m + band, ws.window);
     r = banded_distance(w.codes[c.strand].data(), m, ws.window, ref_.contig_begin(c.contig), ref_.contig_end(c.contig),
-                        diag, band, max_edits, ws.dp, clip);
+                        diag, band, max_edits, ws.dp);
   }
-  return make_hit(c, diag, r, clip > 0);
+  return make_hit(c, diag, r, false);
 }
 
 Hit Verifier::verify_clipped(const SeededRead& w, const Candidate& c, int64_t diag, Workspace& ws, int max_cost,

@@ -20,10 +20,10 @@ class Verifier {
   explicit Verifier(const Reference& ref) : ref_(ref) {}
 
   // The hit of read w on candidate c, aligned at `diag` in `band`, within max_cost
-  // (-1: the read's threshold); clip > 0 lets either read end be soft-clipped at that
-  // penalty. hit.edits is -1 when above max_cost. Thread-safe with one ws per thread.
-  Hit verify_one(const SeededRead& w, const Candidate& c, int band, int64_t diag, Workspace& ws, int max_cost = -1,
-                 int clip = 0) const;
+  // (-1: the read's threshold); hit.edits is -1 when above max_cost. Thread-safe with one
+  // ws per thread.
+  Hit verify_one(const SeededRead& w, const Candidate& c, int band, int64_t diag, Workspace& ws,
+                 int max_cost = -1) const;
   // verify_one with clipping (kClipPenalty) in the fallback's band, and for a hit its
   // alignment as align_noting_clips gives it, from the same pass.
   Hit verify_clipped(const SeededRead& w, const Candidate& c, int64_t diag, Workspace& ws, int max_cost,
