@@ -26,6 +26,18 @@ inline mapper::RefWindow window_of(const std::string& text, int64_t begin, int64
   return w;
 }
 
+// Whether two alignments are the same: CIGAR, MD, NM, score, span and clipped bases.
+inline ::testing::AssertionResult same_alignment(const mapper::Alignment& got, const mapper::Alignment& want) {
+  const auto differ = [](const char* field) { return ::testing::AssertionFailure() << field << " differs"; };
+  if (got.cigar != want.cigar) return differ("CIGAR");
+  if (got.md != want.md) return differ("MD");
+  if (got.edits != want.edits) return differ("NM");
+  if (got.score != want.score) return differ("score");
+  if (got.ref_begin != want.ref_begin || got.ref_end != want.ref_end) return differ("reference span");
+  if (got.clipped != want.clipped) return differ("clipped bases");
+  return ::testing::AssertionSuccess();
+}
+
 // Replays the CIGAR: recomputes NM and the reference implied by MD, and checks both.
 inline void check_alignment(const mapper::Alignment& a, const std::string& read, const std::string& text) {
   int64_t g = a.ref_begin;

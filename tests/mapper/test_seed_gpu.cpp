@@ -144,6 +144,19 @@ const RepeatGenome& genome() {
   return g;
 }
 
+// The reads' codes and one threshold set, then the batch seeded on the device (whose
+// reads the GPU verifier takes).
+std::vector<SeededRead> seed_on(seeding::SeedGpu& seeder, const std::vector<std::string>& reads, int max_edits,
+                                uint32_t max_cand, seeding::SeedClusters& c) {
+  std::vector<SeededRead> w(reads.size());
+  for (size_t r = 0; r < reads.size(); ++r) {
+    set_read_codes(w[r], reads[r]);
+    w[r].max_edits = max_edits;
+  }
+  seeder.seed(w, genome().idx->max_occ(), max_cand, c);
+  return w;
+}
+
 }  // namespace
 
 TEST(SeedGpu, CandidatesEqualTheCpuAtEveryThreshold) {
@@ -181,13 +194,8 @@ TEST(SeedGpu, SmallBufferChunksAndLeavesReadsToTheCpu) {
   MapOptions opt;
   opt.seed.max_candidates = 3;
   expect_same_candidates(genome(), reads, opt, engine);
-  std::vector<SeededRead> w(reads.size());
-  for (size_t r = 0; r < reads.size(); ++r) {
-    set_read_codes(w[r], reads[r]);
-    w[r].max_edits = 30;
-  }
   seeding::SeedClusters c;
-  engine.seed(w, genome().idx->max_occ(), 32, c);
+  const std::vector<SeededRead> w = seed_on(engine, reads, 30, 32, c);
   engine.copy_clusters(c);
   int64_t on_cpu = 0;
   for (uint8_t x : c.on_cpu) on_cpu += x;
@@ -233,13 +241,8 @@ TEST(VerifyGpu, DistancesEqualTheCpuBitVector) {
     reads.push_back(r);
     origin.push_back(static_cast<int64_t>(at));
   }
-  std::vector<SeededRead> w(reads.size());
-  for (size_t r = 0; r < reads.size(); ++r) {
-    set_read_codes(w[r], reads[r]);
-    w[r].max_edits = 6;
-  }
   seeding::SeedClusters c;
-  seeder.seed(w, g.idx->max_occ(), 32, c);
+  const std::vector<SeededRead> w = seed_on(seeder, reads, 6, 32, c);
   std::vector<seeding::VerifyJob> jobs;
   for (size_t r = 0; r < reads.size(); ++r) {
     for (int k = 0; k < 4; ++k) {
@@ -288,13 +291,8 @@ TEST(VerifyGpu, FilterCodesEqualTheCpuTwinAndGateVerification) {
   const Reference ref(*g.idx);
   seeding::VerifyGpu verifier(0, ref.filter_view());
   const std::vector<std::string> reads = reads_of(g, 2000, 17);
-  std::vector<SeededRead> w(reads.size());
-  for (size_t r = 0; r < reads.size(); ++r) {
-    set_read_codes(w[r], reads[r]);
-    w[r].max_edits = 5;
-  }
   seeding::SeedClusters c;
-  seeder.seed(w, g.idx->max_occ(), 32, c);
+  const std::vector<SeededRead> w = seed_on(seeder, reads, 5, 32, c);
   std::mt19937_64 rng(21);
   const int64_t length = g.idx->length();
   std::vector<seeding::VerifyJob> jobs;
@@ -483,13 +481,8 @@ TEST(VerifyGpu, ClipDistancesEqualTheCpuClippedDp) {
     reads.push_back(r);
     origin.push_back(static_cast<int64_t>(at));
   }
-  std::vector<SeededRead> w(reads.size());
-  for (size_t r = 0; r < reads.size(); ++r) {
-    set_read_codes(w[r], reads[r]);
-    w[r].max_edits = 6;
-  }
   seeding::SeedClusters c;
-  seeder.seed(w, g.idx->max_occ(), 32, c);
+  const std::vector<SeededRead> w = seed_on(seeder, reads, 6, 32, c);
   std::vector<seeding::ClipJob> jobs;
   for (size_t r = 0; r < reads.size(); ++r) {
     for (int k = 0; k < 3; ++k) {
