@@ -65,7 +65,7 @@ struct Mapper::Impl {
     // And, for reads without a hit, the clipped fallback's verifications done there: read
     // r's in [clip_first[r], clip_first[r + 1]) (empty: none done).
     std::vector<seeding::ClipJob> clip_jobs;
-    std::vector<BandResult> clip_results;
+    std::vector<seeding::ClipResult> clip_results;
     std::vector<int64_t> clip_first;
     std::vector<uint8_t> deep;  // reads the fallback stage seeds again deeper
     std::future<void> begun;  // seeding, candidates and the filter's start (and, with the GPU, verification)

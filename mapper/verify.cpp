@@ -60,7 +60,8 @@ void Verifier::clip_candidates(const SeededRead& w, std::vector<const Candidate*
   if (order.size() > static_cast<size_t>(kClipCandidates)) order.resize(static_cast<size_t>(kClipCandidates));
 }
 
-void Verifier::clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws, const BandResult* known) const {
+void Verifier::clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws,
+                             const seeding::ClipResult* known) const {
   std::vector<const Candidate*>& order = ws.clip_order;
   clip_candidates(w, order);
   const int m = w.length();
@@ -68,7 +69,9 @@ void Verifier::clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws,
   for (size_t i = 0; i < order.size(); ++i) {
     Hit h;
     if (known) {  // verified already: a hit is aligned here (the same DP as verify_clipped's)
-      h = make_hit(*order[i], order[i]->diag, known[i], true);
+      // The traceback aligns no more than the rows the DP's path spans: too few, no hit.
+      if (10 * (known[i].last_row - known[i].first_row) < 3 * m) continue;
+      h = make_hit(*order[i], order[i]->diag, known[i].band, true);
       if (h.edits >= 0) a = align_noting_clips(w, h, ws);
     } else {
       h = verify_clipped(w, *order[i], order[i]->diag, ws, fallback_max_cost(w), a);
@@ -130,6 +133,15 @@ void Verifier::note_clips(const Alignment& a, Hit& h) {
 // with mismatches and short gaps, unclipped (45M1D5M3I5M9I83M for a read with a 41-base
 // deletion, bwa's 68M41D82M).
 Alignment Verifier::reported_alignment(const SeededRead& w, const Hit& h, Workspace& ws) const {
+  const int m = w.length();
+  // A clipped hit whose path soft-clips (noted when it was found) is drawn again in the
+  // whole kWideBand, at its path's cost: the path itself only when the redraw clips all.
+  if (h.clipped && (h.clip_head > 0 || h.clip_tail > 0)) {
+    ref_.window(h.contig, h.diag - kWideBand, h.diag + m + kWideBand, ws.align_window);
+    Alignment b = affine_align(w.codes[h.strand].data(), m, ws.align_window, ref_.contig_begin(h.contig),
+                               ref_.contig_end(h.contig), h.diag, kWideBand, h.edits, ws.affine);
+    return b.clipped < m ? b : align(w, h, ws);
+  }
   Alignment a = align(w, h, ws);
   int gaps = 0, gap_bases = 0;
   for (uint32_t c : a.cigar) {
@@ -144,7 +156,6 @@ Alignment Verifier::reported_alignment(const SeededRead& w, const Hit& h, Worksp
   // mismatches).
   const bool among_mismatches = a.edits - gap_bases >= 2;
   if (a.clipped == 0 && (gaps == 0 || (gaps == 1 && !among_mismatches))) return a;
-  const int m = w.length();
   int longest_clip = 0;
   for (uint32_t c : {a.cigar.front(), a.cigar.back()}) {
     if (bam_cigar_op(c) == BAM_CSOFT_CLIP) longest_clip = std::max<int>(longest_clip, bam_cigar_oplen(c));

@@ -9,6 +9,7 @@
 
 #include "mapper/banded_dp.hpp"
 #include "mapper/options.hpp"
+#include "mapper/seeding/verify_gpu.hpp"
 #include "mapper/reference.hpp"
 #include "mapper/types.hpp"
 #include "mapper/workspace.hpp"
@@ -35,7 +36,8 @@ class Verifier {
   // read aligns. It sees all candidates so that every filter setting gives the same records.
   // known: the clipped verification of the candidates clip_candidates lists, in order,
   // done already (on the GPU), or null.
-  void clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws, const BandResult* known = nullptr) const;
+  void clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws,
+                     const seeding::ClipResult* known = nullptr) const;
   // The candidates the clipped fallback tries: the best supported kClipCandidates, ties
   // in candidate order.
   static void clip_candidates(const SeededRead& w, std::vector<const Candidate*>& order);

@@ -165,7 +165,7 @@ __device__ uint64_t clip_key(int cost, int start) {
 
 __global__ void clip_kernel(filter::FilterReference fref, PlaneRef ref, const uint8_t* __restrict__ codes,
                             const int64_t* __restrict__ begin, const ClipJob* __restrict__ jobs, int64_t n,
-                            BandResult* __restrict__ out) {
+                            ClipResult* __restrict__ out) {
   const int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (k >= n) return;
   const ClipJob j = jobs[k];
@@ -191,7 +191,7 @@ __global__ void clip_kernel(filter::FilterReference fref, PlaneRef ref, const ui
     const int64_t g = j.diag - band + t;
     prev[t] = clip_key(g >= lo && g <= hi ? 0 : kInf, 0);
   }
-  int best_c = kInf, best_len = -1, best_dist = 0, best_i = m, best_t = -1;
+  int best_c = kInf, best_len = -1, best_dist = 0, best_i = m, best_t = -1, best_start = 0;
   for (int i = 1; i <= m; ++i) {
     uint8_t code = rc[j.strand == 0 ? i - 1 : m - i];
     if (j.strand == 1 && code < 4) code = static_cast<uint8_t>(3 - code);
@@ -224,16 +224,19 @@ __global__ void clip_kernel(filter::FilterReference fref, PlaneRef ref, const ui
         best_dist = dist;
         best_i = i;
         best_t = t;
+        best_start = i - len;
       }
     }
     uint64_t* swap = prev;
     prev = cur;
     cur = swap;
   }
-  BandResult r;
+  ClipResult r;
   if (best_t >= 0 && best_c <= j.max_cost) {
-    r.edits = best_c;
-    r.ref_end = j.diag - band + best_i + best_t;
+    r.band.edits = best_c;
+    r.band.ref_end = j.diag - band + best_i + best_t;
+    r.first_row = best_start;
+    r.last_row = best_i;
   }
   out[k] = r;
 }
@@ -272,8 +275,8 @@ struct VerifyGpu::Impl {
   // clip_distances
   gpu::PinnedBuffer<ClipJob> h_clip_jobs;
   gpu::DeviceBuffer<ClipJob> d_clip_jobs;
-  gpu::PinnedBuffer<BandResult> h_clip_out;
-  gpu::DeviceBuffer<BandResult> d_clip_out;
+  gpu::PinnedBuffer<ClipResult> h_clip_out;
+  gpu::DeviceBuffer<ClipResult> d_clip_out;
 };
 
 VerifyGpu::VerifyGpu(int device, const filter::FilterReference& ref, int64_t max_jobs) {
@@ -399,10 +402,10 @@ void VerifyGpu::verify_clusters(const DeviceReads& reads, const DeviceClusters& 
 }
 
 void VerifyGpu::clip_distances(const DeviceReads& reads, const std::vector<ClipJob>& jobs,
-                               std::vector<BandResult>& out) {
+                               std::vector<ClipResult>& out) {
   Impl& im = *impl_;
   const size_t n = jobs.size();
-  out.assign(n, BandResult{});
+  out.assign(n, ClipResult{});
   if (n == 0) return;
   for (const ClipJob& j : jobs) {
     if (j.band > kMaxClipBand) throw UsageError("internal: a clipped job's band over " + std::to_string(kMaxClipBand));
@@ -424,7 +427,7 @@ void VerifyGpu::clip_distances(const DeviceReads& reads, const std::vector<ClipJ
       im.d_clip_out.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
   GATEMAP_CUDA_CHECK(
-      cudaMemcpyAsync(im.h_clip_out.data(), im.d_clip_out.data(), n * sizeof(BandResult), cudaMemcpyDeviceToHost, s));
+      cudaMemcpyAsync(im.h_clip_out.data(), im.d_clip_out.data(), n * sizeof(ClipResult), cudaMemcpyDeviceToHost, s));
   im.stream.sync();
   std::copy(im.h_clip_out.data(), im.h_clip_out.data() + n, out.begin());
 }

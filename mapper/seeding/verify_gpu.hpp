@@ -68,6 +68,14 @@ struct ClipJob {
   uint8_t band;
 };
 
+// A clipped job's answer: banded_distance's, and the read rows [first_row, last_row) its
+// best alignment spans before the local ends are clipped (an upper bound on the bases a
+// traceback aligns).
+struct ClipResult {
+  BandResult band;
+  int32_t first_row = 0, last_row = 0;
+};
+
 struct VerifyTiming {
   double filter_ms = 0;  // device time from the jobs' copy through packing and the GateKeeper kernel
   double verify_ms = 0;  // device time of the Myers kernel and the results' copy back
@@ -97,7 +105,7 @@ class VerifyGpu {
                        std::vector<VerifiedCluster>& out, VerifyCounts& counts, VerifyTiming* timing = nullptr);
   // Per job, banded_distance with clipping (its CPU twin) on the seeder's reads: the
   // cost and end of the best clipped alignment, or none above max_cost.
-  void clip_distances(const DeviceReads& reads, const std::vector<ClipJob>& jobs, std::vector<BandResult>& out);
+  void clip_distances(const DeviceReads& reads, const std::vector<ClipJob>& jobs, std::vector<ClipResult>& out);
 
  private:
   struct Impl;

@@ -14,6 +14,6 @@ void VerifyGpu::verify(const DeviceReads&, const std::vector<VerifyJob>&, const 
                        std::vector<BandResult>&, VerifyTiming*) {}
 void VerifyGpu::verify_clusters(const DeviceReads&, const DeviceClusters&, const JobFilter&,
                                 std::vector<VerifiedCluster>&, VerifyCounts&, VerifyTiming*) {}
-void VerifyGpu::clip_distances(const DeviceReads&, const std::vector<ClipJob>&, std::vector<BandResult>&) {}
+void VerifyGpu::clip_distances(const DeviceReads&, const std::vector<ClipJob>&, std::vector<ClipResult>&) {}
 
 }  // namespace gatemap::mapper::seeding

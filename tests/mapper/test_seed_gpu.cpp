@@ -494,12 +494,12 @@ TEST(VerifyGpu, ClipDistancesEqualTheCpuClippedDp) {
       jobs.push_back({diag, 0, c0, max_cost, static_cast<uint32_t>(r), static_cast<uint8_t>((r % 2) ^ (k == 2)), band});
     }
   }
-  std::vector<BandResult> out;
+  std::vector<seeding::ClipResult> out;
   verifier.clip_distances(seeder.device_reads(), jobs, out);
   ASSERT_EQ(out.size(), jobs.size());
   DpScratch scratch;
   RefWindow win;
-  int64_t found = 0;
+  int64_t found = 0, clipped = 0;
   for (size_t k = 0; k < jobs.size(); ++k) {
     const seeding::ClipJob& j = jobs[k];
     const SeededRead& read = w[j.read];
@@ -507,12 +507,18 @@ TEST(VerifyGpu, ClipDistancesEqualTheCpuClippedDp) {
     ref.window(0, j.diag - j.band, j.diag + m + j.band, win);
     const BandResult cpu = banded_distance(read.codes[j.strand].data(), m, win, 0, c0, j.diag, j.band, j.max_cost,
                                            scratch, kClipPenalty);
-    ASSERT_EQ(out[k].edits, cpu.edits) << "job " << k;
-    if (cpu.edits >= 0) {
-      ASSERT_EQ(out[k].ref_end, cpu.ref_end) << "job " << k;
-    }
-    found += cpu.edits >= 0;
+    ASSERT_EQ(out[k].band.edits, cpu.edits) << "job " << k;
+    if (cpu.edits < 0) continue;
+    ASSERT_EQ(out[k].band.ref_end, cpu.ref_end) << "job " << k;
+    // The rows bound what the traceback aligns (clip_fallback skips on them).
+    const Alignment aln =
+        banded_align(read.codes[j.strand].data(), m, win, 0, c0, j.diag, j.band, scratch, kClipPenalty);
+    ASSERT_LE(m - aln.clipped, out[k].last_row - out[k].first_row) << "job " << k;
+    ASSERT_TRUE(out[k].first_row >= 0 && out[k].last_row <= m) << "job " << k;
+    ++found;
+    clipped += aln.clipped > 0;
   }
   EXPECT_GT(found, static_cast<int64_t>(jobs.size()) / 4);  // hits as well as misses
   EXPECT_LT(found, static_cast<int64_t>(jobs.size()));
+  EXPECT_GT(clipped, found / 10);
 }
