@@ -1,6 +1,7 @@
 // The mapper's batch pipeline, one call per stage: seed -> candidates -> filter ->
 // verify (+ clipped fallback) -> placement -> records. begin_batch runs the first three
-// (the GPU filter only started), finish_batch the rest.
+// (the GPU filter only started; on the GPU verification too: device_stage.cpp),
+// finish_batch the rest.
 #include "mapper/mapper.hpp"
 
 #include <htslib/sam.h>
@@ -13,199 +14,14 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/parallel.hpp"
-#include "common/serial_worker.hpp"
-#include "gpu/fallback.hpp"
-#include "mapper/candidates.hpp"
-#include "mapper/device_verdicts.hpp"
-#include "mapper/filter_stage.hpp"
 #include "mapper/hits.hpp"
-#include "mapper/insert_model.hpp"
-#include "mapper/placement.hpp"
+#include "mapper/mapper_impl.hpp"
 #include "mapper/records.hpp"
-#include "mapper/reference.hpp"
 #include "mapper/sam_record.hpp"
 #include "mapper/seed.hpp"
-#include "mapper/seed_stage.hpp"
-#include "mapper/seeding/verify_gpu.hpp"
-#include "mapper/verify.hpp"
-#include "mapper/workspace.hpp"
 
 namespace gatemap::mapper {
 using namespace detail;
-
-struct Mapper::Impl {
-  MapOptions opt;
-  Reference ref;
-  Verifier verifier;
-  Placer placer;
-  InsertModel insert;
-  SeedStage seeder;
-  FilterStage filter;
-  std::vector<Workspace> workspaces;  // one per OpenMP thread
-  std::mutex filter_mutex;            // begun batches start the filter while the main thread collects
-  std::unique_ptr<seeding::VerifyGpu> verify_gpu;  // made on the worker for the first batch the GPU seeds
-  bool verify_gpu_tried = false;
-  int64_t verify_jobs_limit = 0;  // Hardware::verify_jobs_limit
-  // A batch between begin_batch and finish_batch. Two exist, so that the next batch is
-  // seeded (on the GPU or the CPU, on a thread of its own) and filtered while the current
-  // one is verified and placed; their buffers are reused.
-  struct BatchState {
-    std::vector<SeededRead> seeded;
-    CandidateBatch cand;
-    std::vector<uint8_t> codes;  // filter result per candidate
-    std::vector<ReadHits> hits;
-    std::vector<std::vector<bam1_t*>> records;  // per read, handed on when the batch finishes
-    std::vector<seeding::VerifyJob> jobs;       // per candidate: the GPU's job
-    std::vector<BandResult> device_result;      // per candidate: the GPU's result; empty without the GPU
-    // The candidates stayed on the device (the GPU seeded every read): what the GPU
-    // verifier gave back, in verdicts; the host arrays above are then empty.
-    bool on_device = false;
-    std::vector<seeding::VerifiedCluster> kept;
-    DeviceVerdicts verdicts;
-    // And, for reads without a hit, the clipped fallback's verifications done there: read
-    // r's in [clip_first[r], clip_first[r + 1]) (empty: none done).
-    std::vector<seeding::ClipJob> clip_jobs;
-    std::vector<seeding::ClipResult> clip_results;
-    std::vector<int64_t> clip_first;
-    std::vector<uint8_t> deep;  // reads the fallback stage seeds again deeper
-    std::future<void> begun;  // seeding, candidates and the filter's start (and, with the GPU, verification)
-    MapStats stats;           // of the begun part, added when the batch finishes
-  };
-  BatchState batches[2];
-  SerialWorker worker;  // begins batches; last, so that its jobs end before what they use is destroyed
-  int64_t begun = 0, finished = 0;
-
-  Impl(const index::Index& idx, const MapOptions& o, const Hardware& hw)
-      : opt(o),
-        ref(idx),
-        verifier(ref),
-        placer(ref, verifier, opt),
-        insert(opt.pair),
-        seeder(idx, opt, hw),
-        filter(ref, opt.filter, hw),
-        workspaces(static_cast<size_t>(omp_get_max_threads())),
-        verify_jobs_limit(hw.verify_jobs_limit) {}
-
-  Workspace& workspace() { return workspaces.at(static_cast<size_t>(omp_get_thread_num())); }
-
-  bool filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchState& bs);
-  bool verify_on_device(BatchState& bs);
-  void clip_on_device(BatchState& bs);
-  void verify_batch(BatchState& bs, MapStats& stats);
-  void verify_verdicts(BatchState& bs);
-  void fallback_batch(BatchState& bs, bool paired, MapStats& stats);
-  void place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs);
-  void place_pairs(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs,
-                   MapStats& stats);
-};
-
-// With the reads on the device (the GPU seeded them): every candidate filtered there
-// (GateKeeper codes into bs.codes) and those the filter accepts and the bit-vector
-// verifier takes verified there (bs.device_result); verify_batch verifies the rest on
-// the CPU. False when the GPU cannot (no engine, or the batch failed): the caller then
-// runs the filter stage and the CPU verifier.
-bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchState& bs) {
-  if (!verify_gpu_tried) {
-    verify_gpu_tried = true;
-    verify_gpu = gpu::make_engine_or_null<seeding::VerifyGpu>("map", seeder.device(), ref.filter_view(),
-                                                                verify_jobs_limit);
-  }
-  if (!verify_gpu) return false;
-  if (bs.on_device) return verify_on_device(bs);
-  build_candidates(batch, bs.seeded, false, bs.cand);  // offsets and the batch's threshold: no host arrays
-  bs.cand.ticket = -1;
-  const int64_t n = static_cast<int64_t>(bs.seeded.size());
-  std::vector<seeding::VerifyJob>& jobs = bs.jobs;
-  const auto count = static_cast<size_t>(bs.cand.size());
-  if (jobs.capacity() < count) jobs.reserve(count + count / 2);  // batches differ: grown rarely
-  jobs.resize(count);
-  int max_len = 1;
-#pragma omp parallel for schedule(static, 1024) reduction(max : max_len)
-  for (int64_t r = 0; r < n; ++r) {
-    const SeededRead& w = bs.seeded[r];
-    max_len = std::max(max_len, w.length());
-    const auto edits = static_cast<uint8_t>(w.max_edits);  // the device checks where the bit-vector verifier applies
-    for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) {
-      const Candidate& c = w.cand[i - bs.cand.first[r]];
-      jobs[i] = {c.diag, static_cast<uint32_t>(r), c.strand, edits, edits};
-    }
-  }
-  const seeding::JobFilter job_filter{filter.on(), bs.cand.max_edits, max_len};
-  seeding::VerifyTiming timing;
-  if (!gpu::run_or_fall_back(
-          "map", "GPU filtering and verification failed, batch filtered and verified",
-          [&] {
-            verify_gpu->verify(seeder.gpu()->device_reads(), jobs, job_filter, bs.codes, bs.device_result, &timing);
-          },
-          [&] { bs.device_result.clear(); })) {
-    return false;
-  }
-  bs.stats.filter_kernel_s += timing.filter_ms / 1000;
-  bs.stats.verify_device_s += timing.verify_ms / 1000;  // verify_batch counts what the GPU verified
-  return true;
-}
-
-// The candidates on the device: filtered and verified there; only the hits (and the
-// candidates the bit-vector does not take) come back, ordered per read (bs.verdicts),
-// and the candidates of the reads the fallback stage may look at.
-bool Mapper::Impl::verify_on_device(BatchState& bs) {
-  bs.cand.ticket = -1;  // nothing for the filter stage to collect
-  const int64_t n = static_cast<int64_t>(bs.seeded.size());
-  int max_len = 1, max_edits = 0;
-#pragma omp parallel for schedule(static, 1024) reduction(max : max_len, max_edits)
-  for (int64_t r = 0; r < n; ++r) {
-    max_len = std::max(max_len, bs.seeded[r].length());
-    max_edits = std::max(max_edits, bs.seeded[r].max_edits);
-  }
-  const seeding::JobFilter job_filter{filter.on(), max_edits, max_len};
-  seeding::VerifyTiming timing;
-  seeding::VerifyCounts counts;
-  if (!gpu::run_or_fall_back(
-          "map", "GPU filtering and verification failed, batch filtered and verified",
-          [&] {
-            verify_gpu->verify_clusters(seeder.gpu()->device_reads(), seeder.gpu()->device_clusters(), job_filter,
-                                        bs.kept, counts, &timing);
-            order_verdicts(ref.index(), seeder.clusters(), bs.kept, bs.seeded, bs.verdicts);
-            seeder.fetch_candidates(bs.seeded, bs.verdicts.need_candidates);
-            clip_on_device(bs);
-          },
-          [] {})) {
-    return false;
-  }
-  bs.stats.filter_kernel_s += timing.filter_ms / 1000;
-  bs.stats.verify_device_s += timing.verify_ms / 1000;
-  bs.stats.filter_rejected += counts.rejected;
-  bs.stats.filter_unfiltered += counts.unfiltered;
-  bs.stats.verified += counts.accepted;
-  bs.stats.verified_on_gpu += counts.on_gpu;
-  return true;
-}
-
-// Reads with no hit and nothing left to the CPU (their candidates fetched): the clipped
-// fallback's verifications, on the device (the deep search may still find a hit first);
-// bands over seeding::kMaxClipBand (long reads at high thresholds) stay on the CPU.
-void Mapper::Impl::clip_on_device(BatchState& bs) {
-  const int64_t n = static_cast<int64_t>(bs.seeded.size());
-  const auto contigs = static_cast<uint32_t>(ref.index().contigs().size());
-  bs.clip_jobs.clear();
-  bs.clip_first.assign(static_cast<size_t>(n + 1), 0);
-  std::vector<const Candidate*> order;
-  for (int64_t r = 0; r < n; ++r) {
-    const SeededRead& w = bs.seeded[r];
-    if (bs.verdicts.first[r] == bs.verdicts.first[r + 1] && Verifier::fallback_band(w) <= seeding::kMaxClipBand) {
-      Verifier::clip_candidates(w, order);
-      if (std::all_of(order.begin(), order.end(), [&](const Candidate* c) { return c->contig < contigs; })) {
-        for (const Candidate* c : order) {
-          bs.clip_jobs.push_back({c->diag, ref.contig_begin(c->contig), ref.contig_end(c->contig),
-                                  Verifier::fallback_max_cost(w), static_cast<uint32_t>(r), c->strand,
-                                  static_cast<uint8_t>(Verifier::fallback_band(w))});
-        }
-      }
-    }
-    bs.clip_first[r + 1] = static_cast<int64_t>(bs.clip_jobs.size());
-  }
-  verify_gpu->clip_distances(seeder.gpu()->device_reads(), bs.clip_jobs, bs.clip_results);
-}
 
 // Candidates that passed the filter, aligned within their read's threshold.
 void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
