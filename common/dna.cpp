@@ -14,6 +14,14 @@ constexpr std::array<uint8_t, 256> make_table() {
   return t;
 }
 constexpr auto kTable = make_table();
+
+// ASCII -> the ASCII of its code's complement (one lookup a base, not three).
+constexpr std::array<char, 256> make_complement_table() {
+  std::array<char, 256> t{};
+  for (size_t c = 0; c < t.size(); ++c) t[c] = kCodeToAscii[kTable[c] < 4 ? 3 - kTable[c] : kBaseN];
+  return t;
+}
+constexpr auto kComplementAscii = make_complement_table();
 }  // namespace
 
 const uint8_t kAsciiToCode[256] = {
@@ -33,9 +41,8 @@ std::string reverse_complement(std::string_view seq) {
 
 void reverse_complement_into(std::string_view seq, std::string& out) {
   out.resize(seq.size());
-  for (size_t i = 0; i < seq.size(); ++i) {
-    out[seq.size() - 1 - i] = kCodeToAscii[complement_code(base_code(seq[i]))];
-  }
+  const size_t n = seq.size();
+  for (size_t i = 0; i < n; ++i) out[n - 1 - i] = kComplementAscii[static_cast<unsigned char>(seq[i])];
 }
 
 }  // namespace gatemap

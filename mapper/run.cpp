@@ -215,13 +215,12 @@ MapStats run_mapping(RunOptions opt) {
     int cur = 0;
     bool have = read_into(&slots[0]);
     log::debug("map", "first batch read at " + std::to_string(log::wall_seconds()) + " s");
+    // The second batch is read while the mapper waits for the GPU's start-up.
+    if (have) reading = std::async(std::launch::async, read_into, &slots[1]);
     mapper = make_mapper();
     mapper->set_record_pool(&spare_records);
     log::debug("map", "mapper made at " + std::to_string(log::wall_seconds()) + " s");
-    if (have) {
-      mapper->begin_batch(slots[0]);
-      reading = std::async(std::launch::async, read_into, &slots[1]);
-    }
+    if (have) mapper->begin_batch(slots[0]);
     while (have) {
       const int next = (cur + 1) % 3;
       const double t0 = log::wall_seconds();
