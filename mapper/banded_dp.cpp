@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdint>
 #include <climits>
+#include <cstdint>
 
 #include "common/error.hpp"
 
@@ -288,11 +288,9 @@ Alignment trace_back(const Band& b, const std::vector<uint8_t>& moves, int i, in
 
 Alignment banded_align(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,
                        int64_t contig_end, int64_t diag, int band, DpScratch& scratch, int clip_penalty) {
-  const Band b = make_band(read, m, window, contig_begin, contig_end, diag, band, clip_penalty);
-  fill_keys(b, scratch.keys, &scratch.moves);
-  int i = 0, t = -1, cost = kInf;
-  best_end(b, scratch.keys, i, t, cost);
-  return trace_back(b, scratch.moves, i, t, cost, contig_begin, contig_end);
+  Alignment aln;
+  banded_align_within(read, m, window, contig_begin, contig_end, diag, band, kInf, scratch, clip_penalty, aln);
+  return aln;
 }
 
 BandResult banded_align_within(const uint8_t* read, int m, const RefWindow& window, int64_t contig_begin,

@@ -137,9 +137,7 @@ Alignment Verifier::reported_alignment(const SeededRead& w, const Hit& h, Worksp
   // A clipped hit whose path soft-clips (noted when it was found) is drawn again in the
   // whole kWideBand, at its path's cost: the path itself only when the redraw clips all.
   if (h.clipped && (h.clip_head > 0 || h.clip_tail > 0)) {
-    ref_.window(h.contig, h.diag - kWideBand, h.diag + m + kWideBand, ws.align_window);
-    Alignment b = affine_align(w.codes[h.strand].data(), m, ws.align_window, ref_.contig_begin(h.contig),
-                               ref_.contig_end(h.contig), h.diag, kWideBand, h.edits, ws.affine);
+    Alignment b = affine_redraw(w, h, kWideBand, h.edits, ws);
     return b.clipped < m ? b : align(w, h, ws);
   }
   Alignment a = align(w, h, ws);
@@ -163,10 +161,15 @@ Alignment Verifier::reported_alignment(const SeededRead& w, const Hit& h, Worksp
   // A gap among mismatches may be longer than the hit's edits: the band takes twice them.
   const int gap_band = gaps == 1 && among_mismatches ? 2 * a.edits : 0;
   const int band = h.clipped ? kWideBand : std::min(kWideBand, std::max({w.max_edits, 2 * longest_clip, gap_band}));
-  ref_.window(h.contig, h.diag - band, h.diag + m + band, ws.align_window);
-  Alignment b = affine_align(w.codes[h.strand].data(), m, ws.align_window, ref_.contig_begin(h.contig),
-                             ref_.contig_end(h.contig), h.diag, band, a.score, ws.affine);
+  Alignment b = affine_redraw(w, h, band, a.score, ws);
   return b.clipped < m ? b : a;
+}
+
+Alignment Verifier::affine_redraw(const SeededRead& w, const Hit& h, int band, int score, Workspace& ws) const {
+  const int m = w.length();
+  ref_.window(h.contig, h.diag - band, h.diag + m + band, ws.align_window);
+  return affine_align(w.codes[h.strand].data(), m, ws.align_window, ref_.contig_begin(h.contig),
+                      ref_.contig_end(h.contig), h.diag, band, score, ws.affine);
 }
 
 }  // namespace gatemap::mapper::detail

@@ -75,6 +75,9 @@ class Verifier {
   static int rescue_max_cost(const SeededRead& w);
 
  private:
+  // The hit drawn with affine gaps in `band`, at the cost `score` of its edit path.
+  Alignment affine_redraw(const SeededRead& w, const Hit& h, int band, int score, Workspace& ws) const;
+
   const Reference& ref_;
 };
 

@@ -17,6 +17,8 @@ namespace gatemap::mapper::seeding {
 namespace {
 
 constexpr int kThreads = 128;
+
+unsigned blocks_for(int64_t items) { return static_cast<unsigned>((items + kThreads - 1) / kThreads); }
 constexpr int kMaxWindowWords = (filter::kMaxReadLen + 2 * filter::kMaxEdits + 31) / 32;
 
 // One thread per read: both strands 2-bit packed from the seeder's codes, as the filter
@@ -252,6 +254,13 @@ void upload(gpu::DeviceBuffer<T>& dst, const T* src, size_t n) {
 struct VerifyGpu::Impl {
   int device = 0;
   int64_t max_jobs = 0;
+  // fref over the seeder's bases (its planes as 32-bit words).
+  filter::FilterReference reference_of(const DeviceReads& reads) const {
+    filter::FilterReference r = fref;
+    r.hi = reinterpret_cast<const uint32_t*>(reads.planes.hi);
+    r.lo = reinterpret_cast<const uint32_t*>(reads.planes.lo);
+    return r;
+  }
   gpu::Stream stream;
   gpu::Event start, filtered, stop;
   filter::FilterReference fref;  // contig bounds and N runs here; planes set per batch (the seeder's)
@@ -352,9 +361,8 @@ void VerifyGpu::verify_clusters(const DeviceReads& reads, const DeviceClusters& 
   if (n == 0) return;
   prepare(static_cast<size_t>(n), filter);
   const cudaStream_t s = im.stream.get();
-  const auto blocks = [](int64_t items) { return static_cast<unsigned>((items + kThreads - 1) / kThreads); };
   im.start.record(s);
-  jobs_from_clusters_kernel<<<blocks(2 * clusters.n_reads), kThreads, 0, s>>>(clusters, im.d_jobs.data());
+  jobs_from_clusters_kernel<<<blocks_for(2 * clusters.n_reads), kThreads, 0, s>>>(clusters, im.d_jobs.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
   const bool filtered = run_jobs(reads, n, clusters.n_reads, filter);
   gpu::grow(im.d_keep, static_cast<size_t>(n + 1));
@@ -363,7 +371,7 @@ void VerifyGpu::verify_clusters(const DeviceReads& reads, const DeviceClusters& 
   gpu::grow(im.h_counts, 4);
   gpu::grow(im.h_total, 1);
   GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.d_counts.data(), 0, 4 * sizeof(unsigned long long), s));
-  keep_kernel<<<blocks(n + 1), kThreads, 0, s>>>(filtered ? im.d_codes.data() : nullptr, im.d_out.data(), n, filter.e,
+  keep_kernel<<<blocks_for(n + 1), kThreads, 0, s>>>(filtered ? im.d_codes.data() : nullptr, im.d_out.data(), n, filter.e,
                                                  im.d_keep.data(), im.d_counts.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
   size_t bytes = 0;
@@ -385,7 +393,7 @@ void VerifyGpu::verify_clusters(const DeviceReads& reads, const DeviceClusters& 
   if (total > 0) {
     gpu::grow(im.d_kept, static_cast<size_t>(total));
     gpu::grow(im.h_kept, static_cast<size_t>(total));
-    scatter_kept_kernel<<<blocks(n), kThreads, 0, s>>>(clusters.clusters, im.d_out.data(), im.d_keep.data(),
+    scatter_kept_kernel<<<blocks_for(n), kThreads, 0, s>>>(clusters.clusters, im.d_out.data(), im.d_keep.data(),
                                                        im.d_at.data(), n, im.d_kept.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.h_kept.data(), im.d_kept.data(),
@@ -408,7 +416,7 @@ void VerifyGpu::clip_distances(const DeviceReads& reads, const std::vector<ClipJ
   out.assign(n, ClipResult{});
   if (n == 0) return;
   for (const ClipJob& j : jobs) {
-    if (j.band > kMaxClipBand) throw UsageError("internal: a clipped job's band over " + std::to_string(kMaxClipBand));
+    if (j.band > kMaxClipBand) throw Error("internal: a clipped job's band over " + std::to_string(kMaxClipBand));
   }
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
   gpu::grow(im.h_clip_jobs, n);
@@ -417,12 +425,10 @@ void VerifyGpu::clip_distances(const DeviceReads& reads, const std::vector<ClipJ
   gpu::grow(im.d_clip_out, n);
   std::copy(jobs.begin(), jobs.end(), im.h_clip_jobs.data());
   const cudaStream_t s = im.stream.get();
-  filter::FilterReference fref = im.fref;
-  fref.hi = reinterpret_cast<const uint32_t*>(reads.planes.hi);
-  fref.lo = reinterpret_cast<const uint32_t*>(reads.planes.lo);
+  const filter::FilterReference fref = im.reference_of(reads);
   GATEMAP_CUDA_CHECK(
       cudaMemcpyAsync(im.d_clip_jobs.data(), im.h_clip_jobs.data(), n * sizeof(ClipJob), cudaMemcpyHostToDevice, s));
-  clip_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, s>>>(
+  clip_kernel<<<blocks_for(static_cast<int64_t>(n)), kThreads, 0, s>>>(
       fref, reads.planes, reads.codes, reads.begin, im.d_clip_jobs.data(), static_cast<int64_t>(n),
       im.d_clip_out.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
@@ -451,11 +457,8 @@ bool VerifyGpu::run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_
   Impl& im = *impl_;
   const auto n = static_cast<size_t>(count);
   const cudaStream_t s = im.stream.get();
-  const auto blocks = [](int64_t items) { return static_cast<unsigned>((items + kThreads - 1) / kThreads); };
   const uint8_t* filter_codes = nullptr;
-  filter::FilterReference fref = im.fref;
-  fref.hi = reinterpret_cast<const uint32_t*>(reads.planes.hi);  // the seeder's bases, as 32-bit words
-  fref.lo = reinterpret_cast<const uint32_t*>(reads.planes.lo);
+  const filter::FilterReference fref = im.reference_of(reads);
   if (filter.on) {
     // The longest read sets the words per read strand and the kernel's width.
     const int max_len = std::clamp(filter.max_len, 1, filter::kMaxReadLen);
@@ -465,18 +468,18 @@ bool VerifyGpu::run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_
     gpu::grow(im.d_len, static_cast<size_t>(reads_n));
     gpu::grow(im.d_has_n, static_cast<size_t>(reads_n));
     gpu::grow(im.d_codes, n);
-    pack_codes_kernel<<<blocks(reads_n), kThreads, 0, s>>>(reads.codes, reads.begin, reads_n, stride, im.d_hi.data(),
+    pack_codes_kernel<<<blocks_for(reads_n), kThreads, 0, s>>>(reads.codes, reads.begin, reads_n, stride, im.d_hi.data(),
                                                            im.d_lo.data(), im.d_len.data(), im.d_has_n.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
 
     const FilterKernel kernel = filter_kernel_for<1>((max_len + 2 * filter.e + 31) / 32);
-    kernel<<<blocks(count), kThreads, 0, s>>>(fref, im.d_hi.data(), im.d_lo.data(), im.d_len.data(), im.d_has_n.data(),
+    kernel<<<blocks_for(count), kThreads, 0, s>>>(fref, im.d_hi.data(), im.d_lo.data(), im.d_len.data(), im.d_has_n.data(),
                                               stride, im.d_jobs.data(), count, filter.e, im.d_codes.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
     filter_codes = im.d_codes.data();
   }
   im.filtered.record(s);
-  verify_kernel<<<blocks(count), kThreads, 0, s>>>(fref, reads.planes, reads.codes, reads.begin, im.d_jobs.data(),
+  verify_kernel<<<blocks_for(count), kThreads, 0, s>>>(fref, reads.planes, reads.codes, reads.begin, im.d_jobs.data(),
                                                    count, filter_codes, filter.e, im.d_out.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
   return filter.on;
