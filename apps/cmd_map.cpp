@@ -85,6 +85,7 @@ void register_map(CLI::App& app, AppContext& ctx) {
     }
     o->version = GATEMAP_VERSION;
     o->sort_memory = io::parse_memory(*sort_mem, "-m");
+    o->leave_to_exit = true;
     mapper::run_mapping(*o);
     return 0;
   });

@@ -3,6 +3,7 @@
 // the device, and the clipped fallback's verifications of reads without a hit.
 #include <algorithm>
 
+#include "common/log.hpp"
 #include "gpu/fallback.hpp"
 #include "mapper/mapper_impl.hpp"
 
@@ -19,6 +20,7 @@ bool Mapper::Impl::filter_and_verify_on_gpu(const io::ReadBatch& batch, BatchSta
     verify_gpu_tried = true;
     verify_gpu = gpu::make_engine_or_null<seeding::VerifyGpu>("map", seeder.device(), ref.filter_view(),
                                                                 verify_jobs_limit);
+    log::debug("map", "GPU verifier ready at " + std::to_string(log::wall_seconds()) + " s");
   }
   if (!verify_gpu) return false;
   if (bs.on_device) return verify_on_device(bs);

@@ -194,12 +194,13 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   if (im.opt.output.copy_comment) {  // here, not inside the parallel record building, which cannot throw
     for (const io::Read& read : batch.reads) check_comment_tags(read);
   }
-  auto begin = [&im, &batch, &bs] {
+  auto begin = [&im, &batch, &bs, number = im.begun] {
     omp_set_num_threads(static_cast<int>(im.workspaces.size()));  // a thread's own setting: -t
     auto t0 = std::chrono::steady_clock::now();
     bs.clip_first.clear();
     const bool seeded_on_gpu = im.seeder.run(batch, bs.seeded, bs.on_device, bs.stats);
-    bs.stats.seed_s += log::seconds_since(t0);
+    const double seed_s = log::seconds_since(t0);
+    bs.stats.seed_s += seed_s;
     t0 = std::chrono::steady_clock::now();
     if (!seeded_on_gpu || !im.filter_and_verify_on_gpu(batch, bs)) {
       bs.device_result.clear();
@@ -211,6 +212,9 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
       im.filter.start(bs.cand, bs.codes, bs.stats);  // on the GPU only started: finish_batch collects it
     }
     bs.stats.filter_s += log::seconds_since(t0);
+    log::debug("map", "batch " + std::to_string(number) + " begun at " + std::to_string(log::wall_seconds()) +
+                          " s: seeded in " + std::to_string(seed_s) + " s, filtered in " +
+                          std::to_string(log::seconds_since(t0)) + " s");
   };
   // With the GPU seeding, batches are begun on the worker (one at a time, in order)
   // while the caller finishes the previous one; seeding on the CPU would only take

@@ -26,6 +26,9 @@ struct RunOptions {
   std::string device = "0";       // --device: 0, 0,1,... or all
   MapOptions map;
   Hardware hw;
+  // The process ends after the run (the gatemap binary): the index, the mapper (its GPU
+  // memory too) and the pooled records are left to the exit instead of freed.
+  bool leave_to_exit = false;
 };
 
 // Runs the whole job; returns the statistics. Throws on bad input or failed output.

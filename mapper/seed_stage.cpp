@@ -27,6 +27,7 @@ SeedStage::SeedStage(const index::Index& idx, const MapOptions& opt, const Hardw
       log::info("map", "GPU seeding ready (index of " + std::to_string(engine->index_bytes() >> 20) +
                            " MiB on device " + std::to_string(device) + ") in " + std::to_string(log::seconds_since(t0)) +
                            " s");
+      log::debug("map", "GPU seeding ready at " + std::to_string(log::wall_seconds()) + " s");
     }
     return engine;
   });
