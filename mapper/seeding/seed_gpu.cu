@@ -13,6 +13,7 @@
 #include <cub/device/device_segmented_sort.cuh>
 
 #include "gpu/buffers.cuh"
+#include "gpu/staged_copy.hpp"
 #include "mapper/seeding/seed_core.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
 
@@ -263,14 +264,16 @@ SeedGpu::SeedGpu(const index::Index& idx, int device, int64_t max_hit_slots, int
     throw CudaError("the index needs " + std::to_string(need >> 20) + " MiB of device memory with its buffers, " +
                     std::to_string(free_b >> 20) + " MiB are free");
   }
-  const auto upload = [&](auto& buf, const auto* host, int64_t n) {
-    buf.resize(static_cast<size_t>(n));
-    GATEMAP_CUDA_CHECK(cudaMemcpy(buf.data(), host, static_cast<size_t>(n) * sizeof(*host), cudaMemcpyHostToDevice));
+  std::vector<gpu::HostToDevice> pieces;
+  const auto piece = [&](auto& buf, const auto* host, int64_t n) {
+    buf.resize(static_cast<size_t>(std::max<int64_t>(n, 1)));
+    pieces.push_back({buf.data(), host, static_cast<size_t>(n) * sizeof(*host)});
   };
-  upload(im.offsets, idx.bucket_offsets(), buckets);
-  upload(im.positions, idx.positions(), std::max<int64_t>(npos, 1));
-  upload(im.hi, idx.hi(), idx.words64());
-  upload(im.lo, idx.lo(), idx.words64());
+  piece(im.offsets, idx.bucket_offsets(), buckets);
+  piece(im.positions, idx.positions(), npos);
+  piece(im.hi, idx.hi(), idx.words64());
+  piece(im.lo, idx.lo(), idx.words64());
+  gpu::copy_to_device(pieces);
   im.view = {im.offsets.data(),
              im.positions.data(),
              im.hi.data(),

@@ -1,5 +1,13 @@
+#include <algorithm>
+#include <vector>
+
 #include "common/error.hpp"
 #include "tests/gpu/gpu_test.hpp"
+#if GATEMAP_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "gpu/staged_copy.hpp"
+#endif
 
 using namespace gatemap;
 
@@ -40,3 +48,37 @@ TEST(Device, DeviceListSyntaxAlwaysCheckedIdsOnlyForTheGpu) {
     EXPECT_NE(std::string(e.what()).find("no device " + std::to_string(visible)), std::string::npos) << e.what();
   }
 }
+
+#if GATEMAP_HAVE_CUDA
+// Pieces of every size (empty, a few bytes, one chunk and a bit, many chunks) arrive
+// whole and in place, through the staging buffers as through a plain copy.
+TEST(StagedCopy, EveryPieceArrivesWhole) {
+  GATEMAP_REQUIRE_GPU();
+  const std::vector<size_t> sizes = {0, 7, (size_t{8} << 20) + 13, (size_t{45} << 20) + 4099, 1};
+  std::vector<std::vector<unsigned char>> host;
+  std::vector<void*> device;
+  std::vector<gpu::HostToDevice> pieces;
+  uint64_t x = 12345;
+  for (size_t n : sizes) {
+    std::vector<unsigned char> h(n);
+    for (unsigned char& c : h) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      c = static_cast<unsigned char>(x >> 56);
+    }
+    void* d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, std::max<size_t>(n, 1)), cudaSuccess);
+    host.push_back(std::move(h));
+    device.push_back(d);
+    pieces.push_back({d, host.back().data(), n});
+  }
+  gpu::copy_to_device(pieces);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    std::vector<unsigned char> back(sizes[i]);
+    if (sizes[i]) {
+      ASSERT_EQ(cudaMemcpy(back.data(), device[i], sizes[i], cudaMemcpyDeviceToHost), cudaSuccess);
+    }
+    EXPECT_TRUE(back == host[i]) << "piece " << i << " of " << sizes[i] << " bytes";
+    cudaFree(device[i]);
+  }
+}
+#endif
