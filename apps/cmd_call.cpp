@@ -41,6 +41,7 @@ void register_call(CLI::App& app, AppContext& ctx) {
   on_run(sub, ctx, [o, &ctx] {
     o->command_line = ctx.command_line;
     o->version = GATEMAP_VERSION;
+    o->leave_to_exit = true;
     const caller::CallStats s = caller::run_call(*o);
     std::fprintf(stderr, "%s", caller::format_stats(s).c_str());
     return 0;

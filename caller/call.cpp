@@ -24,6 +24,7 @@
 #include "caller/vcf_records.hpp"
 #include "caller/window_steps.hpp"
 #include "common/error.hpp"
+#include "common/leave_to_exit.hpp"
 #include "common/log.hpp"
 #include "common/parallel.hpp"
 #include "io/fasta.hpp"
@@ -467,10 +468,11 @@ CallStats run_call(const CallOptions& opt) {
     chosen.set_value(b);
     return std::make_unique<pairhmm::PairHmmEngine>(b, devices);
   });
-  Caller caller(opt, std::move(backend), std::move(engine));
+  auto caller = std::make_unique<Caller>(opt, std::move(backend), std::move(engine));
   const double setup_s = since(t0);
-  CallStats stats = caller.run();
+  CallStats stats = caller->run();  // the VCF is closed
   stats.setup_s = setup_s;
+  if (opt.leave_to_exit) leave_to_exit(caller);  // its reference, reads and pair-HMM engine
   return stats;
 }
 

@@ -28,6 +28,7 @@ struct CallOptions {
   int min_prune = 2;                // assembly edges seen fewer times are dropped
   int64_t window = 1000000;         // reads are processed in windows of this many bases
   std::string command_line, version;
+  bool leave_to_exit = false;  // the process ends after the run (the gatemap binary): nothing is freed
 };
 
 struct CallStats {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/leave_to_exit.hpp"
 #include "common/log.hpp"
 #include "common/serial_worker.hpp"
 #include "gpu/device.hpp"
@@ -46,14 +47,6 @@ namespace {
 // --filter says whether GateKeeper runs (auto|off; gpu|cpu as before: on, and where),
 // --backend where the GPU stages (seeding, the filter, verification) run; the two must
 // not disagree.
-// RunOptions::leave_to_exit: the process's exit frees it, at once (freeing the GPU
-// engines, the index and the pooled records one by one took 0.1-0.2 s at the end of a
-// 1.5 s run on the GPU machine).
-template <class T>
-void leave_to_exit(std::unique_ptr<T>& p) {
-  static_cast<void>(p.release());
-}
-
 std::string backend_of(const RunOptions& opt) {
   if (opt.filter == "auto" || opt.filter == "off") return opt.backend;
   if (opt.backend != "auto" && opt.backend != opt.filter) {

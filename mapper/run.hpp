@@ -27,7 +27,7 @@ struct RunOptions {
   MapOptions map;
   Hardware hw;
   // The process ends after the run (the gatemap binary): the index, the mapper (its GPU
-  // memory too) and the pooled records are left to the exit instead of freed.
+  // memory too) and the pooled records are left to the exit (common/leave_to_exit.hpp).
   bool leave_to_exit = false;
 };
 
