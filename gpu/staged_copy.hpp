@@ -1,8 +1,8 @@
 #pragma once
 // Large host-to-device copies from pageable memory (the index, mapped from its file).
 // cudaMemcpy from pageable memory stages through one driver buffer at 6-8 GB/s (GRCh37's
-// 10.6 GB index took 1.3-1.6 s); here a few host threads copy chunks into pinned buffers
-// of their own while the copy engines move the chunks before them.
+// 10.6 GB index took 1.3-1.6 s on an H200); here a few host threads copy chunks into
+// pinned buffers of their own while the copy engines move the chunks before them (0.4 s).
 #include <cstddef>
 #include <vector>
 
