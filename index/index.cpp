@@ -40,6 +40,16 @@ uint64_t Index::key_of(const uint8_t* codes, int k) {
   return h | (l << k);
 }
 
+void Index::verify_checksums() const {
+  const auto* base = static_cast<const unsigned char*>(mapping_.get());
+  for (size_t i = 0; i < unchecked_.size(); ++i) {
+    const SectionSum& s = unchecked_[i];
+    if (detail::checksum(base + s.offset, s.bytes) != s.checksum) {
+      throw FormatError("index '" + path_ + "': section " + std::to_string(i) + " checksum mismatch (corrupted file)");
+    }
+  }
+}
+
 KmerHits Index::lookup(uint64_t key) const {
   const int shift = 2 * k_ - bucket_bits_;
   const uint64_t b = key >> shift;
@@ -257,7 +267,7 @@ void check_layout(const FileHeader& h, const unsigned char* base, const Bad& bad
 
 }  // namespace
 
-std::unique_ptr<Index> load_index(const std::string& path) {
+std::unique_ptr<Index> load_index(const std::string& path, Checksums when) {
   const int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) throw IoError("cannot open index '" + path + "': " + std::strerror(errno));
   struct stat st {};
@@ -287,14 +297,17 @@ std::unique_ptr<Index> load_index(const std::string& path) {
               std::to_string(kVersion) + ": rebuild it with 'gatemap index'");
   }
   if (h.header_checksum != checksum(&h, offsetof(FileHeader, header_checksum))) throw bad("header checksum mismatch");
+  idx->path_ = path;
   for (int i = 0; i < kSections; ++i) {
     const Section& s = h.sections[i];
     if (s.offset > size || s.bytes > size - s.offset) {  // (no sum that could wrap around)
       throw bad("truncated (section " + std::to_string(i) + " runs past the end)");
     }
-    if (checksum(base + s.offset, s.bytes) != s.checksum) {
-      throw bad("section " + std::to_string(i) + " checksum mismatch (corrupted file)");
-    }
+    idx->unchecked_.push_back({s.offset, s.bytes, s.checksum});
+  }
+  if (when == Checksums::now) {
+    idx->verify_checksums();
+    idx->unchecked_.clear();
   }
   check_layout(h, base, bad);
   const auto sec = [&](SectionId id) { return base + h.sections[id].offset; };

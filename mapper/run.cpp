@@ -161,17 +161,26 @@ MapStats run_mapping(RunOptions opt) {
   // tenths of a second) while the index loads and the first batch is read.
   gpu::resolve_devices(opt.device, gpu::Backend::cpu);  // its syntax, before any work
   std::future<gpu::Backend> probe = std::async(std::launch::async, [where] { return gpu::choose_backend(where); });
+  // BGZF-compressed reads decompress on a few threads of their own (a quarter of -t).
+  io::FastqSource source(opt.reads1, opt.reads2, std::max(1, opt.hw.threads / 4), opt.interleaved);
+  io::ReadBatch slots[3];  // finishing, begun, being read (in rotation)
+  const auto read_into = [&](io::ReadBatch* b) { return source.next_batch(*b, opt.batch_reads, batch_bases); };
+  std::future<bool> reading = std::async(std::launch::async, read_into, &slots[0]);  // while the index loads
   const double t_load = log::wall_seconds();
-  auto idx = index::load_index(opt.index_path);
+  auto idx = index::load_index(opt.index_path, index::Checksums::later);
   log::info("map", "loaded index '" + opt.index_path + "' (" + std::to_string(idx->contigs().size()) + " contigs, " +
                        std::to_string(idx->length()) + " bp, k=" + std::to_string(idx->k()) + ") in " +
                        std::to_string(log::wall_seconds() - t_load) + " s");
+  // Its checksums are checked while CUDA starts and the index goes to the device; the
+  // first batch waits for them.
+  std::future<void> checksums = std::async(std::launch::async, [&idx, threads = omp_get_max_threads()] {
+    omp_set_num_threads(threads);
+    idx->verify_checksums();
+  });
   auto spare_records = std::make_unique<io::RecordPool>();  // before the output and the mapper, which use it
   RecordOutput out(opt, *idx);
   opt.map.output.read_group_id = out.read_group_id();
 
-  // BGZF-compressed reads decompress on a few threads of their own (a quarter of -t).
-  io::FastqSource source(opt.reads1, opt.reads2, std::max(1, opt.hw.threads / 4), opt.interleaved);
   // The filter backend: GPU when asked or (auto) when present; otherwise the CPU twin.
   const auto make_mapper = [&] {
     opt.hw.backend = probe.get();
@@ -191,13 +200,11 @@ MapStats run_mapping(RunOptions opt) {
   // Stages overlap: while a batch is verified and turned into records, the next batch
   // has been seeded and is being filtered on the GPU, the one after it is read, and the
   // previous batch's records are written (as bwa mem's pipeline overlaps I/O).
-  io::ReadBatch slots[3];  // finishing, begun, being read (in rotation)
   std::vector<bam1_t*> records, written;
   const auto destroy = [](std::vector<bam1_t*>& recs) {
     for (bam1_t* b : recs) bam_destroy1(b);
     recs.clear();
   };
-  const auto read_into = [&](io::ReadBatch* b) { return source.next_batch(*b, opt.batch_reads, batch_bases); };
   // Writing runs on a thread of its own (one for the run: SAM is formatted there on an
   // OpenMP team of -t threads), its seconds added up as output_s.
   const int threads = omp_get_max_threads();
@@ -212,16 +219,16 @@ MapStats run_mapping(RunOptions opt) {
   double input_wait_s = 0, output_wait_s = 0;
   SerialWorker writer;
   std::future<void> writing;
-  std::future<bool> reading;
   try {
     int cur = 0;
-    bool have = read_into(&slots[0]);
+    bool have = reading.get();
     log::debug("map", "first batch read at " + std::to_string(log::wall_seconds()) + " s");
     // The second batch is read while the mapper waits for the GPU's start-up.
     if (have) reading = std::async(std::launch::async, read_into, &slots[1]);
     mapper = make_mapper();
     mapper->set_record_pool(spare_records.get());
     log::debug("map", "mapper made at " + std::to_string(log::wall_seconds()) + " s");
+    checksums.get();
     if (have) mapper->begin_batch(slots[0]);
     while (have) {
       const int next = (cur + 1) % 3;

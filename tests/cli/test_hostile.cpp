@@ -320,6 +320,23 @@ TEST_F(Hostile, IndexHeaderMustDescribeItsSections) {
   }
 }
 
+// A flipped bit in a contig's name keeps the layout sound: only the checksums, which map
+// checks while CUDA starts, find it. The run fails naming the file and the section,
+// before any record is written.
+TEST_F(Hostile, IndexWithAFlippedBitFailsTheMapBeforeItsOutput) {
+  using namespace gatemap::index::detail;
+  std::string bad = read_file(f("ref.gmi"));
+  FileHeader h;
+  std::memcpy(&h, bad.data(), sizeof(h));
+  bad[h.sections[kNames].offset] ^= 0x01;  // a character of the first name: still a name
+  const std::string path = f("flipped.gmi"), sam = f("flipped.sam");
+  write_file(path, bad);
+  std::string out;
+  EXPECT_EQ(gm("map -o " + sam + " " + path + " " + f("r_1.fq"), &out), 1) << out;
+  EXPECT_NE(out.find("index '" + path + "': section 0 checksum mismatch"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(sam));
+}
+
 TEST_F(Hostile, SamGzOutputIsBgzippedSam) {
   gatemap::test::TempDir d;
   std::string out;

@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 
 #include "common/error.hpp"
+#include "index/format.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
 #include "../test_util.hpp"
@@ -132,6 +134,22 @@ TEST(IndexFile, RejectsTruncatedCorruptedAndForeignFiles) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
+  // A reference base flipped: the layout is sound, only the checksum tells. Loaded with
+  // the checksums left for later, the index is usable, and verify_checksums names it.
+  std::string base_flipped = bytes;
+  index::detail::FileHeader header;
+  std::memcpy(&header, bytes.data(), sizeof(header));
+  base_flipped[header.sections[index::detail::kHi].offset + 3] ^= 0x04;
+  expect_error(base_flipped, "section 4 checksum mismatch");
+  const auto later = index::load_index(test::write_file(dir.file("later.gmi"), base_flipped), index::Checksums::later);
+  EXPECT_EQ(later->length(), 5000);
+  try {
+    later->verify_checksums();
+    ADD_FAILURE() << "a flipped base passed the checksums";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("later.gmi': section 4 checksum mismatch"), std::string::npos) << e.what();
+  }
+  index::load_index(path, index::Checksums::later)->verify_checksums();  // an intact file passes
   expect_error(bytes.substr(0, bytes.size() - 100), "truncated");
   expect_error(bytes.substr(0, 20), "too short");
   std::string flipped = bytes;
