@@ -37,7 +37,7 @@ struct KmerHits {
 // (a flipped reference base). The layout (sizes, the bucket table, positions inside the
 // reference) is always checked first, so an index loaded with `later` is safe to read;
 // its answers are trusted once verify_checksums() returned (the mapper checks them while
-// CUDA starts and the index goes to the device: GRCh37's 10.6 GB take 0.2 s on 16 cores).
+// CUDA starts and the index goes to the device: 0.3 s of GRCh37's load on 16 cores).
 enum class Checksums { now, later };
 
 struct IndexStats {

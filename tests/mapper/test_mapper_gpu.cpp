@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <random>
 #include <sstream>
 
@@ -96,71 +97,93 @@ namespace {
 // 150 bases aside): mates of 1 to 600 bases, each length on its own, near or over a
 // contig's end, with substitutions, indels, N runs, IUPAC codes, lowercase, or none of
 // the genome at all. Every read must come out, and the GPU must not tell them apart.
-void write_reads_of_every_shape(const std::vector<io::FastaRecord>& genome, int64_t pairs, const std::string& r1,
-                                const std::string& r2) {
-  std::mt19937_64 rng(41);
-  const auto pick = [&](int64_t n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
-  const std::vector<int> lengths = {1,   5,   14,  15,  16,  20,  31,  32,  33,  50,  63,  64,  65, 76,
-                                    100, 101, 127, 128, 129, 150, 151, 200, 250, 251, 300, 400, 600};
-  const auto random_bases = [&](int n) {
+class ShapeMaker {
+ public:
+  explicit ShapeMaker(const std::vector<io::FastaRecord>& genome) : genome_(genome) {}
+
+  void write_pairs(int64_t pairs, const std::string& r1, const std::string& r2) {
+    io::FastqWriter w1(r1), w2(r2);
+    for (int64_t p = 0; p < pairs; ++p) {
+      const int len1 = kLengths[pick(std::size(kLengths))];
+      const int len2 = kLengths[pick(std::size(kLengths))];
+      const std::string& contig = genome_[pick(static_cast<int64_t>(genome_.size()))].seq;
+      const std::string frag = fragment(contig, std::max<int64_t>({len1, len2, 250 + pick(300)}));
+      std::string m1 = frag.substr(0, static_cast<size_t>(len1));
+      std::string m2 = reverse_complement(frag.substr(frag.size() - static_cast<size_t>(len2)));
+      if (pick(2)) std::swap(m1, m2);
+      if (pick(15) == 0) m1 = random_bases(len1);
+      if (pick(15) == 0) m2 = random_bases(len2);
+      m1 = mutate(m1);
+      m2 = mutate(m2);
+      const std::string name = "shape" + std::to_string(p);
+      w1.write(name + "/1", m1, quals(m1.size()));
+      w2.write(name + "/2", m2, quals(m2.size()));
+    }
+    w1.close();
+    w2.close();
+  }
+
+ private:
+  static constexpr int kLengths[] = {1,   5,   14,  15,  16,  20,  31,  32,  33,  50,  63,  64,  65, 76,
+                                     100, 101, 127, 128, 129, 150, 151, 200, 250, 251, 300, 400, 600};
+
+  int64_t pick(int64_t n) { return static_cast<int64_t>(rng_() % static_cast<uint64_t>(n)); }
+
+  // One fragment in twenty runs off its contig's end (the rest is the first contig's start).
+  std::string fragment(const std::string& contig, int64_t length) {
+    const auto size = static_cast<int64_t>(contig.size());
+    const int64_t start = pick(20) == 0 ? size - length / 2 : pick(size - length);
+    std::string frag = contig.substr(static_cast<size_t>(start), static_cast<size_t>(length));
+    if (static_cast<int64_t>(frag.size()) < length) frag += genome_.front().seq.substr(0, length - frag.size());
+    return frag;
+  }
+
+  std::string random_bases(int n) {
     std::string s(static_cast<size_t>(n), 'A');
     for (char& c : s) c = "ACGT"[pick(4)];
     return s;
-  };
-  const auto mutate = [&](std::string s) {
+  }
+
+  std::string mutate(std::string s) {
     const int kind = static_cast<int>(pick(10));
     const double rate = kind == 0 ? 0.10 : kind < 4 ? 0.02 : 0.005;
     for (char& c : s) {
       if (pick(10000) < rate * 10000) c = "ACGT"[pick(4)];
     }
-    if (kind == 4 && s.size() > 40)
-      s.erase(static_cast<size_t>(pick(static_cast<int64_t>(s.size()) - 30)) + 10, 1 + pick(15));
-    if (kind == 5 && s.size() > 40)
-      s.insert(static_cast<size_t>(pick(static_cast<int64_t>(s.size()) - 20)) + 10,
-               random_bases(1 + static_cast<int>(pick(12))));
+    const auto at = [&](int64_t margin) { return static_cast<size_t>(pick(static_cast<int64_t>(s.size()) - margin)); };
+    if (kind == 4 && s.size() > 40) {  // a deletion
+      const size_t from = at(30) + 10;
+      s.erase(from, static_cast<size_t>(1 + pick(15)));
+    }
+    if (kind == 5 && s.size() > 40) {  // an insertion
+      const size_t where = at(20) + 10;
+      s.insert(where, random_bases(1 + static_cast<int>(pick(12))));
+    }
     if (pick(10) == 0 && !s.empty()) {  // an N run
-      const auto at = static_cast<size_t>(pick(static_cast<int64_t>(s.size())));
-      const size_t n = std::min<size_t>(s.size() - at, static_cast<size_t>(1 + pick(20)));
-      s.replace(at, n, std::string(n, 'N'));
+      const size_t from = at(0);
+      const size_t n = std::min<size_t>(s.size() - from, static_cast<size_t>(1 + pick(20)));
+      s.replace(from, n, std::string(n, 'N'));
     }
     if (pick(50) == 0) s.assign(s.size(), 'N');
-    if (pick(30) == 0 && !s.empty())
-      s[static_cast<size_t>(pick(static_cast<int64_t>(s.size())))] = "RYKMSWBDHV"[pick(10)];
+    if (pick(30) == 0 && !s.empty()) {
+      const size_t where = at(0);
+      s[where] = "RYKMSWBDHV"[pick(10)];
+    }
     if (pick(10) == 0) {
       for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
     return s;
-  };
-  io::FastqWriter w1(r1), w2(r2);
-  for (int64_t p = 0; p < pairs; ++p) {
-    const int len1 = lengths[pick(static_cast<int64_t>(lengths.size()))];
-    const int len2 = lengths[pick(static_cast<int64_t>(lengths.size()))];
-    const auto& contig = genome[pick(static_cast<int64_t>(genome.size()))].seq;
-    const int64_t fragment = std::max<int64_t>({len1, len2, 250 + pick(300)});
-    // One fragment in twenty runs off the contig's end (the rest is another contig's start).
-    const int64_t start = pick(20) == 0 ? static_cast<int64_t>(contig.size()) - fragment / 2
-                                        : pick(static_cast<int64_t>(contig.size()) - fragment);
-    std::string frag = contig.substr(static_cast<size_t>(start), static_cast<size_t>(fragment));
-    if (static_cast<int64_t>(frag.size()) < fragment) frag += genome.front().seq.substr(0, fragment - frag.size());
-    std::string m1 = frag.substr(0, static_cast<size_t>(len1));
-    std::string m2 = reverse_complement(frag.substr(frag.size() - static_cast<size_t>(len2)));
-    if (pick(2)) std::swap(m1, m2);
-    if (pick(15) == 0) m1 = random_bases(len1);
-    if (pick(15) == 0) m2 = random_bases(len2);
-    m1 = mutate(m1);
-    m2 = mutate(m2);
-    const auto qual = [&](size_t n) {
-      std::string q(n, 'I');
-      for (char& c : q) c = static_cast<char>('#' + pick(40));
-      return q;
-    };
-    const std::string name = "shape" + std::to_string(p);
-    w1.write(name + "/1", m1, qual(m1.size()));
-    w2.write(name + "/2", m2, qual(m2.size()));
   }
-  w1.close();
-  w2.close();
-}
+
+  std::string quals(size_t n) {
+    std::string q(n, 'I');
+    for (char& c : q) c = static_cast<char>('#' + pick(40));
+    return q;
+  }
+
+  const std::vector<io::FastaRecord>& genome_;
+  std::mt19937_64 rng_{41};
+};
 
 int64_t primary_records(const std::string& sam) {
   int64_t n = 0;
@@ -178,7 +201,7 @@ TEST(MapperGpu, ReadsOfEveryShapeGiveTheCpuRecords) {
   static test::SimData d(100, 100);
   const auto genome = io::read_fasta(d.ref);
   const std::string r1 = d.dir.file("shapes_1.fq"), r2 = d.dir.file("shapes_2.fq");
-  write_reads_of_every_shape(genome, 6000, r1, r2);
+  ShapeMaker(genome).write_pairs(6000, r1, r2);
   for (const auto& [a, b] : {std::pair{r1, r2}, std::pair{r1, std::string()}}) {
     const std::string cpu = d.map(a, b, "cpu", 4, 2500);
     EXPECT_EQ(primary_records(cpu), b.empty() ? 6000 : 12000);
