@@ -119,5 +119,4 @@ void Mapper::Impl::clip_on_device(BatchState& bs) {
   verify_gpu->clip_distances(seeder.gpu()->device_reads(), bs.clip_jobs, bs.clip_results);
 }
 
-
 }  // namespace gatemap::mapper
