@@ -287,10 +287,17 @@ void BamSorter::close() {
   };
   if (marker_) marker_->decide();
   lap("duplicates decided");
-  if (runs_.empty()) {  // everything fitted: no merge
+  if (runs_.empty()) {  // everything fitted: no merge; marked, encoded and compressed on all threads
     sort_buffer();
     lap("records sorted");
-    drain([&](bam1_t* b) { emit(b); });
+    out_->write_bam(buffer_.size(), [this](size_t i, bam1_t* view) {
+      RecordArena::view(buffer_[i].at, view);
+      if (marker_) marker_->mark(view);
+      return view;
+    });
+    buffer_.clear();
+    arena_.clear();
+    buffered_bytes_ = 0;
     lap("records written");
   } else {
     if (!buffer_.empty()) spill();

@@ -1,35 +1,20 @@
 #include "io/line_reader.hpp"
 
-#include <htslib/bgzf.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
 #include "common/error.hpp"
-#include "io/bgzf_eof.hpp"
-#include "io/hts_threads.hpp"
+#include "io/input_stream.hpp"
 
 namespace gatemap::io {
 
-LineReader::LineReader(const std::string& path, int threads) : path_(path) {
-  fp_ = bgzf_open(path.c_str(), "r");
-  if (!fp_) {
-    throw IoError("cannot open '" + path + "': " + std::strerror(errno ? errno : ENOENT));
-  }
-  try {
-    require_bgzf_eof(fp_, path);
-  } catch (...) {
-    bgzf_close(fp_);
-    throw;
-  }
-  if (bgzf_compression(fp_) == 2) set_bgzf_threads(fp_, threads, path);  // 2: BGZF
-}
+LineReader::LineReader(const std::string& path) : in_(std::make_unique<InputStream>(path)) {}
 
-LineReader::~LineReader() {
-  if (fp_) bgzf_close(fp_);
-}
+LineReader::~LineReader() = default;
+
+const std::string& LineReader::path() const { return in_->path(); }
 
 namespace {
 constexpr size_t kBlock = size_t(1) << 20;
@@ -42,13 +27,16 @@ void LineReader::fill() {
     pos_ = 0;
   }
   if (buf_.size() < end_ + kBlock) buf_.resize(std::max(buf_.size() * 2, end_ + kBlock));
-  const ssize_t n = bgzf_read(fp_, buf_.data() + end_, kBlock);
-  if (n < 0) {
-    throw IoError("'" + path_ + "' line " + std::to_string(line_no_ + 1) +
-                  ": read error (truncated or corrupt compressed file?)");
+  size_t n = 0;
+  try {
+    n = in_->read(buf_.data() + end_, kBlock);
+  } catch (const IoError& e) {
+    throw IoError(std::string(e.what()) + " (at line " + std::to_string(line_no_ + 1) + ")");
+  } catch (const FormatError& e) {
+    throw FormatError(std::string(e.what()) + " (at line " + std::to_string(line_no_ + 1) + ")");
   }
   if (n == 0) eof_ = true;
-  end_ += static_cast<size_t>(n);
+  end_ += n;
 }
 
 bool LineReader::find_line(size_t& begin, size_t& len, size_t& after) {

@@ -1,19 +1,18 @@
 #pragma once
-// Line-by-line reading of plain, gzip or bgzip text through htslib's BGZF layer
-// ("-" is stdin). Keeps the file name and line number for error messages.
+// Line-by-line reading of plain, gzip or bgzip text ("-" is stdin), decompressed ahead
+// of the reader on a thread of its own (io/input_stream.hpp). Keeps the file name and
+// line number for error messages.
 #include <cstdint>
 #include <string>
+#include <memory>
 #include <string_view>
-
-struct BGZF;
 
 namespace gatemap::io {
 
 class LineReader {
  public:
-  // Throws IoError when the file cannot be opened. BGZF input (bgzip, htslib) is
-  // decompressed by `threads` threads; plain gzip and text by the caller's thread.
-  explicit LineReader(const std::string& path, int threads = 1);
+  // Throws IoError when the file cannot be opened.
+  explicit LineReader(const std::string& path);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -24,17 +23,17 @@ class LineReader {
   // Look at the next line without consuming it (same contract as next()).
   bool peek(std::string_view& line);
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const;
   int64_t line_number() const { return line_no_; }  // 1-based number of the last line returned
 
  private:
   // The next line as [begin, begin + len) in buf_, consumed up to `after`; false at
-  // the end. Reads more input (moving what is left to the front) as needed.
+  // the end. Reads more input (moving what is left to the front) as needed; a read or
+  // decompression error throws, naming the line it was reached at.
   bool find_line(size_t& begin, size_t& len, size_t& after);
   void fill();
 
-  std::string path_;
-  BGZF* fp_ = nullptr;
+  std::unique_ptr<class InputStream> in_;
   std::string buf_;  // input read in large blocks: lines are found with memchr
   size_t pos_ = 0, end_ = 0;
   bool eof_ = false;

@@ -1,20 +1,39 @@
 #include "io/sam_writer.hpp"
 
 #include <htslib/hfile.h>
+#include <htslib/hts.h>
 #include <htslib/kstring.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <exception>
 
 #include "common/error.hpp"
+#include "io/bam_encode.hpp"
 #include "io/hts_threads.hpp"
 
 namespace gatemap::io {
 
 namespace {
-constexpr int64_t kFormatChunk = 1024;  // records a thread formats at a time
+constexpr int64_t kFormatChunk = 1024;  // records a thread formats (or encodes as BAM) at a time
+constexpr size_t kGathered = 16384;     // records write() gathers before they are written as BAM
 }  // namespace
+
+struct SamWriter::BamState {
+  int level = -1;
+  uint64_t address = 0;  // where the next block goes in the file
+  hts_idx_t* index = nullptr;
+  std::string index_path;
+  int index_format = HTS_FMT_BAI;
+  std::vector<bam1_t*> gathered;  // copies made by write()
+  ~BamState() {
+    if (index) hts_idx_destroy(index);
+    for (bam1_t* b : gathered) bam_destroy1(b);
+  }
+};
 
 std::string parse_read_group(const std::string& value, std::string& id) {
   std::string line;
@@ -55,6 +74,7 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     : path_(path.empty() ? "-" : path), out_(path_) {
   std::string mode = sam_output_mode(path_);
   if (level >= 0 && level <= 9 && mode != "w") mode += static_cast<char>('0' + level);
+  threads_ = std::max(1, threads);
   hdr_ = sam_hdr_init();
   if (!hdr_) throw Error("cannot allocate a SAM header");
   std::string text = info.coordinate_sorted ? "@HD\tVN:1.6\tSO:coordinate\n" : "@HD\tVN:1.6\tSO:unsorted\tGO:query\n";
@@ -81,14 +101,20 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     throw IoError("cannot open '" + path_ + "' for writing: " + std::strerror(errno));
   }
   plain_sam_ = mode[1] == '\0';
-  if (!plain_sam_) set_hts_threads(fp_, threads, path_);  // BGZF compression on threads
-  if (sam_hdr_write(fp_, hdr_) != 0) {
+  if (mode[1] == 'b') {  // records compressed here, in parallel (write_bam)
+    bam_ = std::make_unique<BamState>();
+    bam_->level = level >= 0 && level <= 9 ? level : -1;
+  } else if (!plain_sam_) {
+    set_hts_threads(fp_, threads, path_);  // BGZF compression on threads
+  }
+  if (sam_hdr_write(fp_, hdr_) != 0 || (bam_ && bgzf_flush(fp_->fp.bgzf) != 0)) {
     hts_close(fp_);
     fp_ = nullptr;
     sam_hdr_destroy(hdr_);
     hdr_ = nullptr;
     throw IoError("cannot write the SAM header to '" + path_ + "'");
   }
+  if (bam_) bam_->address = static_cast<uint64_t>(bgzf_tell(fp_->fp.bgzf)) >> 16;  // the header's blocks end here
 }
 
 SamWriter::~SamWriter() {
@@ -97,6 +123,17 @@ SamWriter::~SamWriter() {
 }
 
 void SamWriter::write(const bam1_t* rec) {
+  if (bam_) {
+    bam_->gathered.push_back(bam_dup1(rec));
+    if (!bam_->gathered.back()) throw Error("out of memory copying a record for '" + path_ + "'");
+    if (bam_->gathered.size() == kGathered) {
+      std::vector<bam1_t*> recs;
+      std::swap(recs, bam_->gathered);
+      write_all(recs);
+      for (bam1_t* b : recs) bam_destroy1(b);
+    }
+    return;
+  }
   if (sam_write1(fp_, hdr_, rec) < 0) {
     throw IoError("write to '" + path_ + "' failed (disk full?) at record " + std::to_string(written_ + 1));
   }
@@ -104,6 +141,7 @@ void SamWriter::write(const bam1_t* rec) {
 }
 
 void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
+  if (bam_) return write_bam(recs.size(), [&recs](size_t i, bam1_t*) { return recs[i]; });
   const int64_t n = static_cast<int64_t>(recs.size());
   if (!plain_sam_ || n < 2 * kFormatChunk) {
     for (const bam1_t* b : recs) write(b);
@@ -114,7 +152,7 @@ void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
   const int64_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
   int64_t failed_at = -1;  // the first record not written
   bool cannot_format = false;
-#pragma omp parallel for schedule(dynamic, 1) ordered
+#pragma omp parallel for schedule(dynamic, 1) ordered num_threads(threads_)
   for (int64_t c = 0; c < chunks; ++c) {
     kstring_t line = KS_INITIALIZE, text = KS_INITIALIZE;
     const int64_t first = c * kFormatChunk, last = std::min(n, first + kFormatChunk);
@@ -144,26 +182,103 @@ void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
   }
 }
 
-void SamWriter::write_index(const std::string& index_path, int min_shift) {
-  index_path_ = index_path;  // htslib keeps the pointer until sam_idx_save
-  if (sam_idx_init(fp_, hdr_, min_shift, index_path_.c_str()) != 0) {
-    index_path_.clear();
-    throw IoError("cannot start the index '" + index_path + "'");
+// Chunks of records encoded and compressed on the threads, each written, in order, as
+// soon as the ones before it are; the index learns each record's place as it is written.
+void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
+  if (!bam_) throw Error("internal: write_bam on a file that is not BAM");
+  BamState& bam = *bam_;
+  const int64_t chunks = static_cast<int64_t>((n + kFormatChunk - 1) / kFormatChunk);
+  std::exception_ptr error;  // the first failure, in record order
+#pragma omp parallel num_threads(threads_)
+  {
+    std::vector<bam1_t> views(kFormatChunk);
+    std::vector<const bam1_t*> recs(kFormatChunk);
+    EncodedChunk chunk;
+    std::string scratch;
+#pragma omp for schedule(dynamic, 1) ordered
+    for (int64_t c = 0; c < chunks; ++c) {
+      const size_t first = static_cast<size_t>(c) * kFormatChunk, count = std::min<size_t>(kFormatChunk, n - first);
+      std::exception_ptr failed;
+      try {
+        for (size_t i = 0; i < count; ++i) recs[i] = record_at(first + i, &views[i]);
+        encode_bam_chunk(recs.data(), count, bam.level, chunk, scratch);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+#pragma omp ordered
+      if (!error) {
+        if (failed) {
+          error = failed;
+        } else if (bgzf_raw_write(fp_->fp.bgzf, chunk.bgzf.data(), chunk.bgzf.size()) !=
+                   static_cast<ssize_t>(chunk.bgzf.size())) {
+          error = std::make_exception_ptr(IoError("write to '" + path_ + "' failed (disk full?) at record " +
+                                                  std::to_string(written_ + 1)));
+        } else {
+          for (const IndexedRecord& r : chunk.records) {
+            const uint64_t offset = (bam.address + (r.end_offset >> 16)) << 16 | (r.end_offset & 0xffff);
+            if (bam.index && hts_idx_push(bam.index, r.tid, r.begin, r.end, offset, r.mapped) < 0) {
+              error = std::make_exception_ptr(IoError("cannot index '" + path_ + "' at record " +
+                                                      std::to_string(written_ + 1) + " (records out of order?)"));
+              break;
+            }
+            ++written_;
+          }
+          bam.address += chunk.bgzf.size();
+        }
+      }
+    }
   }
+  if (error) std::rethrow_exception(error);
+}
+
+void SamWriter::write_index(const std::string& index_path, int min_shift) {
+  if (!bam_) throw Error("internal: only BAM output is indexed");
+  // As sam_idx_init: BAI's 5 levels from 2^14, or CSI with as many levels as the longest
+  // contig needs.
+  int levels = 5;
+  bam_->index_format = HTS_FMT_BAI;
+  if (min_shift > 0) {
+    int64_t longest = 0;
+    for (int i = 0; i < sam_hdr_nref(hdr_); ++i) longest = std::max<int64_t>(longest, sam_hdr_tid2len(hdr_, i));
+    longest += 256;
+    levels = 0;
+    for (int64_t span = int64_t{1} << min_shift; longest > span; span <<= 3) ++levels;
+    bam_->index_format = HTS_FMT_CSI;
+  } else {
+    min_shift = 14;
+  }
+  bam_->index = hts_idx_init(sam_hdr_nref(hdr_), bam_->index_format, bam_->address << 16, min_shift, levels);
+  if (!bam_->index) throw IoError("cannot start the index '" + index_path + "'");
+  bam_->index_path = index_path;
 }
 
 void SamWriter::close() {
   if (!fp_) return;
-  if (!index_path_.empty() && sam_idx_save(fp_) != 0) {
-    hts_close(fp_);
-    fp_ = nullptr;
-    std::remove(index_path_.c_str());
-    throw IoError("cannot write the index '" + index_path_ + "'");
+  if (bam_ && !bam_->gathered.empty()) {
+    std::vector<bam1_t*> recs;
+    std::swap(recs, bam_->gathered);
+    try {
+      write_all(recs);
+    } catch (...) {
+      for (bam1_t* b : recs) bam_destroy1(b);
+      throw;
+    }
+    for (bam1_t* b : recs) bam_destroy1(b);
   }
   const int ret = hts_close(fp_);
   fp_ = nullptr;
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
+  if (!bam_ || !bam_->index) return out_.commit();
+  // The index under a temporary name first; the BAM is put in place before it, with no
+  // older index of its name beside it in between.
+  OutputFile index_out(bam_->index_path);
+  if (hts_idx_finish(bam_->index, bam_->address << 16) != 0 ||
+      hts_idx_save_as(bam_->index, path_.c_str(), index_out.write_path().c_str(), bam_->index_format) != 0) {
+    throw IoError("cannot write the index '" + bam_->index_path + "'");
+  }
+  std::remove(bam_->index_path.c_str());
   out_.commit();
+  index_out.commit();
 }
 
 }  // namespace gatemap::io

@@ -1,13 +1,16 @@
 #pragma once
 // SAM/BAM output through htslib. The header carries @HD VN:1.6 SO:unsorted GO:query,
 // one @SQ per contig, an optional @RG (from -R) and @PG with the full command line.
-// BAM is chosen by a ".bam" suffix and compressed with `threads` BGZF threads; ".sam.gz"
-// writes bgzipped SAM; write_all() formats plain SAM on the OpenMP threads; CRAM and
-// other compressed suffixes are refused (UsageError). Every write is checked: a failed
-// write or close (full disk) throws IoError.
+// BAM is chosen by a ".bam" suffix: write_all() encodes and compresses its records on
+// `threads` OpenMP threads (io/bam_encode.hpp) and writes them in order, as it formats
+// plain SAM; ".sam.gz" writes bgzipped SAM; CRAM and other compressed suffixes are
+// refused (UsageError). Every write is checked: a failed write or close (full disk)
+// throws IoError.
 #include <htslib/sam.h>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,11 +44,19 @@ class SamWriter {
   SamWriter(const SamWriter&) = delete;
   SamWriter& operator=(const SamWriter&) = delete;
 
+  // One record (BAM: gathered, then written as write_all writes).
   void write(const bam1_t* rec);
-  // All of them, in order: plain SAM is formatted in parallel (OpenMP), then written.
+  // All of them, in order: plain SAM formatted, BAM encoded and compressed in parallel
+  // (OpenMP), then written.
   void write_all(const std::vector<bam1_t*>& recs);
+  // Records 0..n-1 in order, each given by record_at(i, view), which returns the record
+  // (it may fill and return `view`, valid until the record is written). record_at is
+  // called from several threads at once. BAM only.
+  using RecordAt = std::function<const bam1_t*(size_t i, bam1_t* view)>;
+  void write_bam(size_t n, const RecordAt& record_at);
   // Builds the index while writing (BAM in coordinate order only; call before the first
-  // record): close() saves it to index_path (.bai with min_shift 0, .csi with 14).
+  // record): close() saves it to index_path (.bai with min_shift 0, .csi with 14) after
+  // the BAM is in place (an old index of that name is removed first).
   void write_index(const std::string& index_path, int min_shift);
   void close();
   sam_hdr_t* header() { return hdr_; }
@@ -58,8 +69,10 @@ class SamWriter {
   htsFile* fp_ = nullptr;
   sam_hdr_t* hdr_ = nullptr;
   std::string rg_id_;
-  std::string index_path_;
+  struct BamState;  // BAM output: where the next block goes, the index, records gathered
+  std::unique_ptr<BamState> bam_;
   bool plain_sam_ = false;  // text straight to the file: write_all formats it in parallel
+  int threads_ = 1;
   int64_t written_ = 0;
 };
 

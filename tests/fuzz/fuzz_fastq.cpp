@@ -9,7 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!file.ok()) return 0;
   for (const bool interleaved : {false, true}) {
     try {
-      gatemap::io::FastqSource src(file.path(), "", 1, interleaved);
+      gatemap::io::FastqSource src(file.path(), "", interleaved);
       gatemap::io::ReadBatch batch;
       while (src.next_batch(batch, 64, 64 * 300)) {
       }

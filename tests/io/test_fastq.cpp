@@ -237,7 +237,7 @@ TEST(Fastq, FastaRecordsHaveNoQualities) {
 TEST(Fastq, InterleavedPairsFromOneFile) {
   test::TempDir dir;
   const auto path = test::write_file(dir.file("i.fq"), "@a/1\nAC\n+\nII\n@a/2\nTT\n+\nII\n@b/1\nGG\n+\nII\n@b/2\nCC\n+\nII\n");
-  io::FastqSource src(path, "", 1, true);
+  io::FastqSource src(path, "", true);
   io::ReadBatch batch;
   ASSERT_TRUE(src.next_batch(batch, 3, 1 << 20));  // whole pairs only
   ASSERT_EQ(batch.size(), 2u);
@@ -248,7 +248,7 @@ TEST(Fastq, InterleavedPairsFromOneFile) {
   EXPECT_EQ(src.fragments_read(), 2);
   EXPECT_FALSE(src.next_batch(batch, 100, 1 << 20));
   const auto expect_error = [&](const std::string& text, const std::string& needle) {
-    io::FastqSource bad(test::write_file(dir.file("bad.fq"), text), "", 1, true);
+    io::FastqSource bad(test::write_file(dir.file("bad.fq"), text), "", true);
     try {
       while (bad.next_batch(batch, 100, 1 << 20)) {
       }
@@ -259,7 +259,7 @@ TEST(Fastq, InterleavedPairsFromOneFile) {
   };
   expect_error("@a/1\nAC\n+\nII\n@a/2\nTT\n+\nII\n@b/1\nGG\n+\nII\n", "ends with an unpaired record 3 ('b')");
   expect_error("@a/1\nAC\n+\nII\n@b/2\nTT\n+\nII\n", "record 2: mate name 'b' does not match 'a'");
-  EXPECT_THROW(io::FastqSource(path, path, 1, true), UsageError);
+  EXPECT_THROW(io::FastqSource(path, path, true), UsageError);
 }
 
 TEST(Fastq, KeepsTheHeaderCommentAfterTheName) {

@@ -1,0 +1,35 @@
+#pragma once
+// BAM records -> compressed BGZF blocks, one run of records at a time, so that many runs
+// can be encoded and compressed on many threads and written in order (io/sam_writer.cpp).
+// The bytes are what htslib's bam_write1 writes (SAM/BAM spec 4.2; a CIGAR of more than
+// 65535 operations moves to a CG:B,I tag as htslib moves it); blocks are cut at record
+// boundaries (a record larger than a block spans several) and compressed by htslib's
+// bgzf_compress (libdeflate).
+#include <htslib/sam.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gatemap::io {
+
+// What a BAM index needs of a record, and where the record ends.
+struct IndexedRecord {
+  int32_t tid;
+  int64_t begin, end;  // bam_endpos
+  bool mapped;
+  uint64_t end_offset;  // virtual offset of the record's end, counted from its chunk's start
+};
+
+struct EncodedChunk {
+  std::string bgzf;                    // whole BGZF blocks
+  std::vector<IndexedRecord> records;  // one per record, in order
+};
+
+// Encodes recs[0, n) into `out` (cleared first) at BGZF compression level `level` (0-9;
+// -1: 6, htslib's default). `scratch` is reused uncompressed space. Throws IoError naming
+// the record when BAM cannot hold it (a name over 254 characters, a position over 2^31-1).
+// Thread-safe for distinct outputs.
+void encode_bam_chunk(const bam1_t* const* recs, size_t n, int level, EncodedChunk& out, std::string& scratch);
+
+}  // namespace gatemap::io

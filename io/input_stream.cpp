@@ -1,0 +1,272 @@
+#include "io/input_stream.hpp"
+
+#include <fcntl.h>
+#include <isa-l/igzip_lib.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace gatemap::io {
+
+namespace {
+
+constexpr size_t kChunk = size_t{4} << 20;  // decompressed bytes handed over at a time
+constexpr size_t kQueued = 4;               // chunks read ahead of the consumer
+constexpr size_t kRawBlock = size_t{1} << 20;
+
+// The empty block that ends every BGZF file (SAM/BAM spec, 4.1.2).
+constexpr unsigned char kBgzfEof[28] = {0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 0x42, 0x43,
+                                        2,    0,    0x1b, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+bool is_gzip(const unsigned char* p, size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
+// A gzip header with an extra field whose first subfield is BGZF's "BC".
+bool is_bgzf(const unsigned char* p, size_t n) {
+  return n >= 16 && is_gzip(p, n) && (p[3] & 4) && p[12] == 'B' && p[13] == 'C';
+}
+
+std::string inflate_error(int code) {
+  switch (code) {
+    case ISAL_INCORRECT_CHECKSUM:
+      return "CRC mismatch";
+    case ISAL_INVALID_WRAPPER:
+      return "bad gzip header";
+    case ISAL_UNSUPPORTED_METHOD:
+      return "unsupported compression method";
+    default:
+      return "invalid deflate data (error " + std::to_string(code) + ")";
+  }
+}
+
+}  // namespace
+
+// State shared by the consumer and the read-ahead thread.
+struct InputStream::Shared {
+  std::string path;
+  int fd = -1;
+  bool own_fd = false;
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<std::string> ready;  // decompressed chunks in file order
+  std::vector<std::string> spare;  // consumed chunks, reused for their capacity
+  bool finished = false;          // the thread has pushed its last chunk
+  std::exception_ptr error;       // why it stopped early
+  std::atomic<bool> stop{false};
+  std::thread thread;
+  std::string current;  // the consumer's chunk
+  size_t current_pos = 0;
+
+  // Raw bytes from the file: waits for a pipe in short polls so that a stop is seen.
+  size_t read_raw(unsigned char* buf, size_t cap) {
+    for (;;) {
+      if (stop) return 0;
+      pollfd p{fd, POLLIN, 0};
+      const int ready_fds = poll(&p, 1, 100);
+      if (ready_fds == 0) continue;
+      if (ready_fds < 0 && errno == EINTR) continue;
+      const ssize_t n = ::read(fd, buf, cap);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (n < 0) throw IoError("cannot read '" + path + "': " + std::strerror(errno));
+      return static_cast<size_t>(n);
+    }
+  }
+
+  // Hands a full chunk to the consumer (waits while kQueued are unread); false on stop.
+  bool push(std::string& chunk) {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return ready.size() < kQueued || stop; });
+    if (stop) return false;
+    ready.push_back(std::move(chunk));
+    chunk.clear();
+    if (!spare.empty()) {
+      chunk = std::move(spare.back());
+      spare.pop_back();
+    }
+    cv.notify_all();
+    return true;
+  }
+
+  std::string new_chunk() {
+    std::string chunk;
+    chunk.reserve(kChunk);
+    return chunk;
+  }
+
+  // Plain text: the file's bytes as they are.
+  void copy_plain(std::vector<unsigned char>& raw, size_t have) {
+    std::string chunk = new_chunk();
+    for (;;) {
+      chunk.append(reinterpret_cast<const char*>(raw.data()), have);
+      if (chunk.size() >= kChunk / 2 && !push(chunk)) return;
+      have = read_raw(raw.data(), raw.size());
+      if (have == 0) break;
+    }
+    if (!chunk.empty()) push(chunk);
+  }
+
+  // gzip members one after another (BGZF is such a series), inflated by igzip; the CRC and
+  // length of each are checked. `have` bytes of raw are read already.
+  void inflate_members(std::vector<unsigned char>& raw, size_t have) {
+    const bool bgzf = is_bgzf(raw.data(), have);
+    unsigned char tail[28];  // the last bytes of the compressed input (the BGZF EOF check)
+    size_t tail_len = 0;
+    const auto remember_tail = [&](const unsigned char* p, size_t n) {
+      if (n >= sizeof tail) {
+        std::memcpy(tail, p + n - sizeof tail, sizeof tail);
+        tail_len = sizeof tail;
+        return;
+      }
+      const size_t keep = std::min(tail_len, sizeof tail - n);
+      std::memmove(tail, tail + tail_len - keep, keep);
+      std::memcpy(tail + keep, p, n);
+      tail_len = keep + n;
+    };
+    remember_tail(raw.data(), have);
+    inflate_state state;
+    isal_inflate_init(&state);
+    state.crc_flag = ISAL_GZIP;
+    state.next_in = raw.data();
+    state.avail_in = static_cast<uint32_t>(have);
+    std::string chunk = new_chunk();
+    int64_t member = 1;
+    for (;;) {
+      if (state.avail_in == 0) {
+        have = read_raw(raw.data(), raw.size());
+        if (stop) return;
+        if (have == 0) {
+          if (state.block_state != ISAL_BLOCK_FINISH) {
+            throw FormatError("'" + path + "' ends inside gzip member " + std::to_string(member) +
+                              ": the file is truncated (an interrupted copy?)");
+          }
+          break;
+        }
+        remember_tail(raw.data(), have);
+        state.next_in = raw.data();
+        state.avail_in = static_cast<uint32_t>(have);
+      }
+      if (state.block_state == ISAL_BLOCK_FINISH) {  // another member follows
+        if (state.avail_in >= 2 && !is_gzip(state.next_in, state.avail_in)) {
+          throw FormatError("'" + path + "': data after gzip member " + std::to_string(member) +
+                            " is not gzip (a damaged file?)");
+        }
+        const uint8_t* next_in = state.next_in;
+        const uint32_t avail_in = state.avail_in;
+        isal_inflate_reset(&state);
+        state.crc_flag = ISAL_GZIP;
+        state.next_in = const_cast<uint8_t*>(next_in);
+        state.avail_in = avail_in;
+        ++member;
+      }
+      const size_t before = chunk.size();
+      chunk.resize(kChunk);
+      state.next_out = reinterpret_cast<uint8_t*>(chunk.data() + before);
+      state.avail_out = static_cast<uint32_t>(kChunk - before);
+      const int ret = isal_inflate(&state);
+      chunk.resize(kChunk - state.avail_out);
+      if (ret < 0) {
+        throw FormatError("'" + path + "' gzip member " + std::to_string(member) + ": " + inflate_error(ret) +
+                          " (a damaged file?)");
+      }
+      if (chunk.size() == kChunk && !push(chunk)) return;
+      if (chunk.capacity() < kChunk) chunk.reserve(kChunk);
+    }
+    if (bgzf && (tail_len < sizeof tail || std::memcmp(tail, kBgzfEof, sizeof tail) != 0)) {
+      throw FormatError("'" + path + "' has no BGZF end-of-file marker: the file is truncated (an interrupted copy?)");
+    }
+    if (!chunk.empty()) push(chunk);
+  }
+
+  void run() {
+    try {
+      std::vector<unsigned char> raw(kRawBlock);
+      size_t have = 0;  // the first bytes, enough to tell the format
+      while (have < 18) {
+        const size_t n = read_raw(raw.data() + have, raw.size() - have);
+        if (n == 0) break;
+        have += n;
+      }
+      if (is_gzip(raw.data(), have)) {
+        inflate_members(raw, have);
+      } else if (have > 0) {
+        copy_plain(raw, have);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(m);
+      error = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(m);
+    finished = true;
+    cv.notify_all();
+  }
+};
+
+InputStream::InputStream(const std::string& path) : shared_(std::make_unique<Shared>()) {
+  Shared& s = *shared_;
+  s.path = path;
+  if (path == "-") {
+    s.fd = STDIN_FILENO;
+  } else {
+    s.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (s.fd < 0) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
+    s.own_fd = true;
+    posix_fadvise(s.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  }
+  try {
+    s.thread = std::thread([&s] { s.run(); });
+  } catch (const std::system_error&) {
+    if (s.own_fd) ::close(s.fd);
+    throw IoError("cannot start a thread to read '" + path + "' (out of memory?)");
+  }
+}
+
+InputStream::~InputStream() {
+  Shared& s = *shared_;
+  {
+    std::lock_guard<std::mutex> lock(s.m);
+    s.stop = true;
+  }
+  s.cv.notify_all();
+  if (s.thread.joinable()) s.thread.join();
+  if (s.own_fd) ::close(s.fd);
+}
+
+const std::string& InputStream::path() const { return shared_->path; }
+
+size_t InputStream::read(char* out, size_t n) {
+  Shared& s = *shared_;
+  size_t copied = 0;
+  while (copied < n) {
+    if (s.current_pos == s.current.size()) {
+      std::unique_lock<std::mutex> lock(s.m);
+      s.cv.wait(lock, [&] { return !s.ready.empty() || s.finished; });
+      if (s.ready.empty()) {
+        if (s.error) std::rethrow_exception(s.error);
+        break;
+      }
+      s.current.clear();
+      s.spare.push_back(std::move(s.current));
+      s.current = std::move(s.ready.front());
+      s.ready.pop_front();
+      s.current_pos = 0;
+      s.cv.notify_all();
+    }
+    const size_t take = std::min(n - copied, s.current.size() - s.current_pos);
+    std::memcpy(out + copied, s.current.data() + s.current_pos, take);
+    s.current_pos += take;
+    copied += take;
+  }
+  return copied;
+}
+
+}  // namespace gatemap::io

@@ -1,0 +1,34 @@
+#pragma once
+// The bytes of an input file as its reader wants them: plain text, gzip (one member or
+// many, any level) or BGZF, or standard input ("-"). gzip is inflated with ISA-L's igzip
+// (2-3x zlib's speed) on a thread of the stream's own that reads ahead of the consumer, so
+// the parser never waits for decompression while it has a full chunk to parse.
+// A damaged or truncated stream is an error naming the file, found at the stream's end
+// whether or not the input can seek (a BGZF stream must end with its end-of-file block).
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace gatemap::io {
+
+class InputStream {
+ public:
+  // Opens the file (or stdin for "-") and starts the read-ahead thread. Throws IoError
+  // when the file cannot be opened.
+  explicit InputStream(const std::string& path);
+  ~InputStream();  // stops the read-ahead thread; never throws
+  InputStream(const InputStream&) = delete;
+  InputStream& operator=(const InputStream&) = delete;
+
+  // Copies up to n bytes to out; returns 0 only at the end of the data. Throws IoError
+  // (read error) or FormatError (corrupt or truncated compressed data), naming the file.
+  // Not thread-safe.
+  size_t read(char* out, size_t n);
+  const std::string& path() const;
+
+ private:
+  struct Shared;
+  std::unique_ptr<Shared> shared_;
+};
+
+}  // namespace gatemap::io

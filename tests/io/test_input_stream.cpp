@@ -1,0 +1,122 @@
+// Every form of input (plain, gzip of one member or many at any level, BGZF) reads back
+// as the same bytes; damaged and truncated compressed files are errors naming the file.
+// The oracles: the gzip command and htslib's BGZF writer.
+#include <gtest/gtest.h>
+#include <htslib/bgzf.h>
+
+#include <random>
+#include <string>
+
+#include "common/error.hpp"
+#include "io/input_stream.hpp"
+#include "../test_util.hpp"
+
+using namespace gatemap;
+
+namespace {
+
+// FASTQ-like text of about `bytes` bytes.
+std::string fastq_text(size_t bytes, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string text;
+  for (int i = 0; text.size() < bytes; ++i) {
+    const std::string seq = test::random_dna(rng, 100 + rng() % 51);
+    text += "@read" + std::to_string(i) + " x\n" + seq + "\n+\n" + std::string(seq.size(), 'I') + "\n";
+  }
+  return text;
+}
+
+std::string read_all(const std::string& path, size_t piece = 100003) {
+  io::InputStream in(path);
+  std::string all, buf(piece, '\0');
+  while (const size_t n = in.read(buf.data(), buf.size())) all.append(buf.data(), n);
+  return all;
+}
+
+void write_bgzf(const std::string& path, const std::string& text) {
+  BGZF* fp = bgzf_open(path.c_str(), "w");
+  ASSERT_NE(fp, nullptr);
+  ASSERT_EQ(bgzf_write(fp, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ASSERT_EQ(bgzf_close(fp), 0);
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    read_all(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(InputStream, EveryFormReadsBackTheSameBytes) {
+  test::TempDir dir;
+  const std::string text = fastq_text(12 << 20, 1);  // several chunks and raw blocks
+  const std::string plain = test::write_file(dir.file("r.fq"), text);
+  ASSERT_EQ(test::run_command("gzip -1 -c " + plain + " > " + dir.file("r1.fq.gz")), 0);
+  ASSERT_EQ(test::run_command("gzip -9 -c " + plain + " > " + dir.file("r9.fq.gz")), 0);
+  // Many members: the file cut in three, each part gzipped, the parts concatenated.
+  ASSERT_EQ(test::run_command("cd " + dir.path() + " && split -n 3 r.fq part. && for p in part.*; do gzip -c $p; done" +
+                              " > many.fq.gz"),
+            0);
+  write_bgzf(dir.file("r.fq.bgz"), text);
+  for (const char* name : {"r.fq", "r1.fq.gz", "r9.fq.gz", "many.fq.gz", "r.fq.bgz"}) {
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(read_all(dir.file(name)) == text);
+    EXPECT_TRUE(read_all(dir.file(name), 4099) == text);  // small reads across chunk ends
+  }
+}
+
+TEST(InputStream, EmptyAndTinyFiles) {
+  test::TempDir dir;
+  EXPECT_EQ(read_all(test::write_file(dir.file("empty.fq"), "")), "");
+  EXPECT_EQ(read_all(test::write_file(dir.file("one.fq"), "@")), "@");
+  write_bgzf(dir.file("empty.bgz"), "");
+  EXPECT_EQ(read_all(dir.file("empty.bgz")), "");
+}
+
+TEST(InputStream, TruncatedOrDamagedCompressedFilesAreErrorsNamingTheFile) {
+  test::TempDir dir;
+  const std::string text = fastq_text(3 << 20, 2);
+  const std::string plain = test::write_file(dir.file("r.fq"), text);
+  ASSERT_EQ(test::run_command("gzip -c " + plain + " > " + dir.file("r.fq.gz")), 0);
+  const std::string gz = test::read_file(dir.file("r.fq.gz"));
+  // Cut in the middle, and cut only by its 8-byte trailer (CRC and length).
+  test::write_file(dir.file("cut.fq.gz"), gz.substr(0, gz.size() / 2));
+  test::write_file(dir.file("notrailer.fq.gz"), gz.substr(0, gz.size() - 8));
+  std::string flipped = gz;
+  flipped[gz.size() / 2] = static_cast<char>(flipped[gz.size() / 2] ^ 0x55);
+  test::write_file(dir.file("flipped.fq.gz"), flipped);
+  test::write_file(dir.file("garbage.fq.gz"), gz + "not gzip at all");
+  // BGZF cut at a block boundary decompresses cleanly: only the missing EOF block tells.
+  write_bgzf(dir.file("r.fq.bgz"), text);
+  const std::string bgz = test::read_file(dir.file("r.fq.bgz"));
+  test::write_file(dir.file("noeof.fq.bgz"), bgz.substr(0, bgz.size() - 28));
+  for (const char* name : {"cut.fq.gz", "notrailer.fq.gz", "flipped.fq.gz", "garbage.fq.gz", "noeof.fq.bgz"}) {
+    SCOPED_TRACE(name);
+    const std::string msg = error_of(dir.file(name));
+    EXPECT_NE(msg.find(dir.file(name)), std::string::npos) << msg;
+  }
+  EXPECT_NE(error_of(dir.file("noeof.fq.bgz")).find("end-of-file marker"), std::string::npos);
+  EXPECT_NE(error_of(dir.file("cut.fq.gz")).find("truncated"), std::string::npos);
+}
+
+TEST(InputStream, MissingFileAndDirectoryAreIoErrors) {
+  test::TempDir dir;
+  EXPECT_THROW(io::InputStream(dir.file("absent.fq")), IoError);
+  EXPECT_THROW(read_all(dir.path()), IoError);
+}
+
+// The consumer may stop early (a bad record): the read-ahead thread stops with it.
+TEST(InputStream, StoppingEarlyEndsTheReadAhead) {
+  test::TempDir dir;
+  const std::string plain = test::write_file(dir.file("r.fq"), fastq_text(20 << 20, 3));
+  ASSERT_EQ(test::run_command("gzip -1 -c " + plain + " > " + dir.file("r.fq.gz")), 0);
+  for (int i = 0; i < 5; ++i) {
+    io::InputStream in(dir.file("r.fq.gz"));
+    char buf[1000];
+    EXPECT_EQ(in.read(buf, sizeof buf), sizeof buf);
+  }
+}
