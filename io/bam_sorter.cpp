@@ -156,7 +156,7 @@ const std::string& BamSorter::read_group_id() const { return out_->read_group_id
 
 // Runs on the mapper's writer thread while the next batch is mapped: the copies are
 // made on all threads (one record at a time, this took longer than mapping it).
-void BamSorter::add(std::vector<bam1_t*>& recs) {
+void BamSorter::add(const std::vector<bam1_t*>& recs) {
   if (recs.empty()) return;
   if (marker_) marker_->collect(recs);  // before sorting: mates are still side by side
   const size_t n = recs.size(), first = buffer_.size();
@@ -168,11 +168,9 @@ void BamSorter::add(std::vector<bam1_t*>& recs) {
   for (size_t i = 0; i < n; ++i) {
     RecordArena::store(recs[i], base + offset[i]);
     buffer_[first + i] = {coordinate_key(recs[i]), static_cast<uint64_t>(records_) + i, base + offset[i]};
-    bam_destroy1(recs[i]);
   }
   records_ += static_cast<int64_t>(n);
   buffered_bytes_ += offset[n] + n * sizeof(Entry);
-  recs.clear();
   if (buffered_bytes_ > opt_.memory_bytes) spill();
 }
 

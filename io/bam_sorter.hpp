@@ -45,8 +45,9 @@ class BamSorter {
   BamSorter& operator=(const BamSorter&) = delete;
 
   const std::string& read_group_id() const;
-  // Takes the records (copied in, the originals freed; recs cleared); may spill a run.
-  void add(std::vector<bam1_t*>& recs);
+  // Copies the records in (the originals stay the caller's, to reuse or free: with
+  // --markdup they carry a tag added here); may spill a run.
+  void add(const std::vector<bam1_t*>& recs);
   // Merges and writes everything, renames the output into place, writes the index.
   void close();
   int runs() const { return spilled_; }  // runs spilled from memory

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <vector>
 
 #include "common/error.hpp"
 #include "io/bam_encode.hpp"
@@ -29,6 +30,7 @@ struct SamWriter::BamState {
   std::string index_path;
   int index_format = HTS_FMT_BAI;
   std::vector<bam1_t*> gathered;  // copies made by write()
+  std::vector<EncodedChunk> chunks;  // a window's encoded chunks, reused
   ~BamState() {
     if (index) hts_idx_destroy(index);
     for (bam1_t* b : gathered) bam_destroy1(b);
@@ -182,53 +184,54 @@ void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
   }
 }
 
-// Chunks of records encoded and compressed on the threads, each written, in order, as
-// soon as the ones before it are; the index learns each record's place as it is written.
+// Chunks of records encoded and compressed on the threads, a window of them at a time,
+// then written in order (an ordered loop made a thread that finished early wait for the
+// chunks before its own); the index learns each record's place as it is written.
 void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   if (!bam_) throw Error("internal: write_bam on a file that is not BAM");
   BamState& bam = *bam_;
-  const int64_t chunks = static_cast<int64_t>((n + kFormatChunk - 1) / kFormatChunk);
-  std::exception_ptr error;  // the first failure, in record order
+  const size_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
+  const size_t window = 16 * static_cast<size_t>(threads_);
+  std::vector<EncodedChunk>& encoded = bam.chunks;
+  std::vector<std::exception_ptr> failed;
+  for (size_t from = 0; from < chunks; from += window) {
+    const size_t count = std::min(window, chunks - from);
+    encoded.resize(std::max(encoded.size(), count));
+    failed.assign(count, nullptr);
 #pragma omp parallel num_threads(threads_)
-  {
-    std::vector<bam1_t> views(kFormatChunk);
-    std::vector<const bam1_t*> recs(kFormatChunk);
-    EncodedChunk chunk;
-    std::string scratch;
-#pragma omp for schedule(dynamic, 1) ordered
-    for (int64_t c = 0; c < chunks; ++c) {
-      const size_t first = static_cast<size_t>(c) * kFormatChunk, count = std::min<size_t>(kFormatChunk, n - first);
-      std::exception_ptr failed;
-      try {
-        for (size_t i = 0; i < count; ++i) recs[i] = record_at(first + i, &views[i]);
-        encode_bam_chunk(recs.data(), count, bam.level, chunk, scratch);
-      } catch (...) {
-        failed = std::current_exception();
-      }
-#pragma omp ordered
-      if (!error) {
-        if (failed) {
-          error = failed;
-        } else if (bgzf_raw_write(fp_->fp.bgzf, chunk.bgzf.data(), chunk.bgzf.size()) !=
-                   static_cast<ssize_t>(chunk.bgzf.size())) {
-          error = std::make_exception_ptr(IoError("write to '" + path_ + "' failed (disk full?) at record " +
-                                                  std::to_string(written_ + 1)));
-        } else {
-          for (const IndexedRecord& r : chunk.records) {
-            const uint64_t offset = (bam.address + (r.end_offset >> 16)) << 16 | (r.end_offset & 0xffff);
-            if (bam.index && hts_idx_push(bam.index, r.tid, r.begin, r.end, offset, r.mapped) < 0) {
-              error = std::make_exception_ptr(IoError("cannot index '" + path_ + "' at record " +
-                                                      std::to_string(written_ + 1) + " (records out of order?)"));
-              break;
-            }
-            ++written_;
-          }
-          bam.address += chunk.bgzf.size();
+    {
+      std::vector<bam1_t> views(kFormatChunk);
+      std::vector<const bam1_t*> recs(kFormatChunk);
+      std::string scratch;
+#pragma omp for schedule(dynamic, 1)
+      for (size_t c = 0; c < count; ++c) {
+        const size_t first = (from + c) * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
+        try {
+          for (size_t i = 0; i < size; ++i) recs[i] = record_at(first + i, &views[i]);
+          encode_bam_chunk(recs.data(), size, bam.level, encoded[c], scratch);
+        } catch (...) {
+          failed[c] = std::current_exception();
         }
       }
     }
+    for (size_t c = 0; c < count; ++c) {
+      if (failed[c]) std::rethrow_exception(failed[c]);
+      const EncodedChunk& chunk = encoded[c];
+      if (bgzf_raw_write(fp_->fp.bgzf, chunk.bgzf.data(), chunk.bgzf.size()) !=
+          static_cast<ssize_t>(chunk.bgzf.size())) {
+        throw IoError("write to '" + path_ + "' failed (disk full?) at record " + std::to_string(written_ + 1));
+      }
+      for (const IndexedRecord& r : chunk.records) {
+        const uint64_t offset = (bam.address + (r.end_offset >> 16)) << 16 | (r.end_offset & 0xffff);
+        if (bam.index && hts_idx_push(bam.index, r.tid, r.begin, r.end, offset, r.mapped) < 0) {
+          throw IoError("cannot index '" + path_ + "' at record " + std::to_string(written_ + 1) +
+                        " (records out of order?)");
+        }
+        ++written_;
+      }
+      bam.address += chunk.bgzf.size();
+    }
   }
-  if (error) std::rethrow_exception(error);
 }
 
 void SamWriter::write_index(const std::string& index_path, int min_shift) {

@@ -108,8 +108,11 @@ class RecordOutput {
   const std::string& read_group_id() const { return sorter_ ? sorter_->read_group_id() : writer_->read_group_id(); }
   // Writes (or hands to the sorter) the records; written ones go to `spare` for reuse.
   void take(std::vector<bam1_t*>& recs, io::RecordPool& spare) {
-    if (sorter_) return sorter_->add(recs);
-    writer_->write_all(recs);
+    if (sorter_) {
+      sorter_->add(recs);
+    } else {
+      writer_->write_all(recs);
+    }
     spare.give(recs);
   }
   void close() {
@@ -152,6 +155,9 @@ MapStats run_mapping(RunOptions opt) {
   const size_t batch_bases = opt.batch_bases ? opt.batch_bases : opt.batch_reads * 1000;
   const std::string mode = io::sam_output_mode(opt.output);  // a refused suffix fails before the index loads
   if (opt.markdup && !opt.sort) throw UsageError("--markdup works with --sort");
+  if (opt.reads1 == "-" && opt.reads2 == "-") {
+    throw UsageError("both mates' files are '-': standard input holds one of them (interleaved pairs: -p)");
+  }
   if (opt.sort && mode != "wb") throw UsageError("--sort needs -o FILE.bam");
   io::check_not_input(opt.output, "-o", {opt.index_path, opt.reads1, opt.reads2});
   if (!opt.stats_path.empty()) io::check_not_input(opt.stats_path, "--stats", {opt.index_path, opt.reads1, opt.reads2});

@@ -4,12 +4,19 @@
 # to BAM and to a sorted, duplicate-marked, indexed BAM; minimap2 -ax sr and strobealign
 # (prebuilt index) on the gzip files; OLD (another gatemap build) side by side. ROUNDS
 # rounds, alternating. Wall, CPU (user+sys) and peak RSS per run as TSV on stdout; records
-# compared across input and output forms (and with OLD) at the end. WHOLE=N adds N pairs
-# (6300000: chr20 at 30x) from gzip to a sorted, duplicate-marked BAM.
-# Usage: scripts/bench_io.sh OUTDIR REF.fa   (GATEMAP OLD MINIMAP2 STROBEALIGN SAMTOOLS PAIRS ROUNDS THREADS WHOLE)
+# compared across input and output forms (and with OLD) at the end. LEVELS (e.g. "1") adds
+# the BAM rows at those compression levels (map -l). WHOLE=N adds N pairs (6300000: chr20
+# at 30x) from gzip to a sorted, duplicate-marked BAM, at the default level and LEVELS.
+# Usage: scripts/bench_io.sh OUTDIR REF.fa
+#   (env: GATEMAP OLD MINIMAP2 STROBEALIGN SAMTOOLS TIME PAIRS ROUNDS THREADS LEVELS WHOLE)
 set -euo pipefail
-G=${GATEMAP:-$PWD/build/apps/gatemap}
-S=${SAMTOOLS:-samtools}
+abs() { [ -z "$1" ] || realpath "$(command -v "$1")"; }  # tools found before the cd below
+G=$(abs "${GATEMAP:-build/apps/gatemap}")
+S=$(abs "${SAMTOOLS:-samtools}")
+OLD=$(abs "${OLD:-}")
+MINIMAP2=$(abs "${MINIMAP2:-}")
+STROBEALIGN=$(abs "${STROBEALIGN:-}")
+TIME=$(abs "${TIME:-/usr/bin/time}")
 OUTDIR=$1
 REF=$(realpath "$2")
 PAIRS=${PAIRS:-1000000}
@@ -18,13 +25,13 @@ T=${THREADS:-$(nproc)}
 mkdir -p "$OUTDIR"
 cd "$OUTDIR"
 log() { echo "[bench_io] $*" >&2; }
-# reads PREFIX N: N pairs as PREFIX_{1,2}.fq, .fq.gz (gzip -1) and .fq.bgz (bgzip)
+# reads PREFIX N [bgz]: N pairs as PREFIX_{1,2}.fq and .fq.gz (gzip -1), and .fq.bgz (bgzip)
 reads() {
-  [ -s "$1_2.fq.bgz" ] && return
+  [ -s "$1_2.fq.gz" ] && return
   $G sim reads ref.fa -n "$2" -l 150 -t "$T" --seed 11 -o "$1" 2> /dev/null
   for m in 1 2; do
     gzip -1 -c "$1_$m.fq" > "$1_$m.fq.gz" &
-    bgzip -@ $((T / 2)) -c "$1_$m.fq" > "$1_$m.fq.bgz" &
+    [ -z "${3:-}" ] || bgzip -@ $((T / 2)) -c "$1_$m.fq" > "$1_$m.fq.bgz" &
   done
   wait
 }
@@ -32,26 +39,27 @@ if [ ! -s ref.gmi ]; then
   log "index and reads"
   ln -sf "$REF" ref.fa
   $G index -t "$T" -o ref.gmi ref.fa 2> /dev/null
-  [ -n "${STROBEALIGN:-}" ] && $STROBEALIGN --create-index -t "$T" -r 150 ref.fa 2> /dev/null
+  [ -n "$STROBEALIGN" ] && $STROBEALIGN --create-index -t "$T" -r 150 ref.fa 2> /dev/null
 fi
-reads pe "$PAIRS"
+reads pe "$PAIRS" bgz
 # run NAME OUTPUT CMD...: one timed run (its output from the last round removed first).
 run() {
   local name=$1 out=$2
   shift 2
   rm -f "$out" "$out.bai"
-  /usr/bin/time -f "%e %U %S %M" -o time.txt "$@" > /dev/null 2> last.log || {
+  $TIME -f "%e %U %S %M" -o time.txt "$@" > /dev/null 2> last.log || {
     echo "FAILED: $name" >&2
     tail -5 last.log >&2
   }
   { echo "== $name: $*"; cat last.log; } >> runs.log
   read -r wall user sys rss < <(tail -1 time.txt)
-  printf "%s\t%s\t%s\t%.2f\t%d\n" "$r" "$name" "$wall" "$(echo "$user + $sys" | bc)" $((rss / 1024))
+  awk -v r="$r" -v n="$name" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" \
+    'BEGIN { printf "%s\t%s\t%s\t%.2f\t%d\n", r, n, w, u + s, m / 1024 }'
 }
 echo "# $(date -u +%F) $(nproc) cores, -t $T, $PAIRS pairs of $(basename "$REF"); $(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -1)"
 printf "round\tcommand\twall_s\tcpu_s\tpeak_rss_mib\n"
 for r in $(seq 1 "$ROUNDS"); do
-  for b in "$G" ${OLD:-}; do
+  for b in "$G" $OLD; do
     tag=$([ "$b" = "$G" ] && echo gatemap || echo old)
     run "$tag fq->sam" $tag.sam $b map -t "$T" -o $tag.sam ref.gmi pe_1.fq pe_2.fq
     run "$tag fq.gz->sam" $tag.gz.sam $b map -t "$T" -o $tag.gz.sam ref.gmi pe_1.fq.gz pe_2.fq.gz
@@ -61,25 +69,34 @@ for r in $(seq 1 "$ROUNDS"); do
     run "$tag fq.gz->sorted markdup bam" $tag.md.bam $b map -t "$T" --sort --markdup -o $tag.md.bam ref.gmi \
       pe_1.fq.gz pe_2.fq.gz
   done
-  [ -n "${MINIMAP2:-}" ] && run "minimap2 -ax sr fq.gz->sam" mm2.sam $MINIMAP2 -ax sr -t "$T" -o mm2.sam ref.fa \
+  for l in ${LEVELS:-}; do
+    run "gatemap fq.gz->bam -l $l" gatemap.l.bam $G map -t "$T" -l "$l" -o gatemap.l.bam ref.gmi pe_1.fq.gz pe_2.fq.gz
+    run "gatemap fq.gz->sorted markdup bam -l $l" gatemap.lmd.bam $G map -t "$T" -l "$l" --sort --markdup \
+      -o gatemap.lmd.bam ref.gmi pe_1.fq.gz pe_2.fq.gz
+  done
+  [ -n "$MINIMAP2" ] && run "minimap2 -ax sr fq.gz->sam" mm2.sam $MINIMAP2 -ax sr -t "$T" -o mm2.sam ref.fa \
     pe_1.fq.gz pe_2.fq.gz
-  [ -n "${STROBEALIGN:-}" ] && run "strobealign fq.gz->sam" sa.sam $STROBEALIGN --use-index -t "$T" -o sa.sam ref.fa \
+  [ -n "$STROBEALIGN" ] && run "strobealign fq.gz->sam" sa.sam $STROBEALIGN --use-index -t "$T" -o sa.sam ref.fa \
     pe_1.fq.gz pe_2.fq.gz
 done
 same() { cmp -s <(grep -v '^@PG' "$1") <(grep -v '^@PG' "$2") && echo identical || echo DIFFER; }
 echo "# records: fq vs fq.gz $(same gatemap.sam gatemap.gz.sam), vs fq.bgz $(same gatemap.sam gatemap.bgz.sam);" \
   "bam vs sam $(same <($S view gatemap.bam) <(grep -v '^@' gatemap.sam));" \
-  "sorted vs samtools sort $(same <($S view gatemap.md.bam | cut -f 1-11) <($S sort -@ "$T" -O sam gatemap.bam 2> /dev/null | grep -v '^@' | cut -f 1-11));" \
+  "sorted (flags aside) vs samtools sort $(same <($S view gatemap.md.bam | cut -f 1,3-11) <($S sort -@ "$T" -O sam gatemap.bam 2> /dev/null | grep -v '^@' | cut -f 1,3-11));" \
   "idxstats $($S idxstats gatemap.md.bam | awk '{m += $3} END {print m}') mapped;" \
   "duplicates $($S view -c -f 0x400 gatemap.md.bam)"
-if [ -n "${OLD:-}" ]; then
+if [ -n "$OLD" ]; then
   echo "# records vs OLD: sam $(same gatemap.sam old.sam), bam $(same <($S view gatemap.bam) <($S view old.bam))," \
     "sorted markdup $(same <($S view gatemap.md.bam) <($S view old.md.bam))"
 fi
 if [ -n "${WHOLE:-}" ]; then
   reads whole "$WHOLE"
   r=whole
-  run "gatemap $WHOLE pairs fq.gz->sorted markdup bam" whole.md.bam $G map -t "$T" --sort --markdup -o whole.md.bam \
-    ref.gmi whole_1.fq.gz whole_2.fq.gz
-  grep -E "sorted .* records|duplicates:|time:" last.log | sed 's/^/# /'
+  for l in default ${LEVELS:-}; do
+    flag=$([ $l = default ] || echo "-l $l")
+    run "gatemap $WHOLE pairs fq.gz->sorted markdup bam $flag" whole.md.bam $G map -t "$T" $flag --sort --markdup \
+      -o whole.md.bam ref.gmi whole_1.fq.gz whole_2.fq.gz
+    grep -E "sorted .* records|time:" last.log | sed 's/^/# /'
+    echo "# BAM size $(stat -c %s whole.md.bam) bytes"
+  done
 fi

@@ -2,12 +2,14 @@
 // crash, no hang, no silent loss of data, no partial output that looks complete, honest
 // exit codes (1 for bad input, 2 for usage) with messages naming the file or option.
 #include <gtest/gtest.h>
+#include <htslib/bgzf.h>
 #include <sys/stat.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "../test_util.hpp"
 #include "index/format.hpp"
@@ -347,3 +349,51 @@ TEST_F(Hostile, SamGzOutputIsBgzippedSam) {
 }
 
 }  // namespace
+
+// Every form of the reads (plain, gzip of one member or many, BGZF, each from a file or
+// a pipe) gives the same records; a cut gzip file, read either way, the same clear error
+// and no output.
+TEST_F(Hostile, EveryInputFormGivesTheSameRecordsOrTheSameError) {
+  gatemap::test::TempDir d;
+  const std::string r1 = f("r_1.fq"), r2 = f("r_2.fq");
+  ASSERT_EQ(run_command("gzip -1 -c " + r1 + " > " + d.file("one.fq.gz")), 0);
+  ASSERT_EQ(run_command("cd " + d.path() + " && split -n 4 " + r1 + " part. && for p in part.*; do gzip -9 -c $p; done" +
+                        " > many.fq.gz"),
+            0);
+  {
+    const std::string text = read_file(r1);
+    BGZF* fp = bgzf_open(d.file("r.fq.bgz").c_str(), "w");
+    ASSERT_NE(fp, nullptr);
+    ASSERT_EQ(bgzf_write(fp, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    ASSERT_EQ(bgzf_close(fp), 0);
+  }
+  const std::string gz = read_file(d.file("one.fq.gz"));
+  write_file(d.file("cut.fq.gz"), gz.substr(0, gz.size() * 2 / 3));
+  const auto records = [&](const std::string& reads1, bool piped, std::string* out) {
+    const std::string sam = d.file("out.sam");
+    std::filesystem::remove(sam);
+    const std::string map = "map -t 2 -o " + sam + " " + f("ref.gmi") + " " + (piped ? "-" : reads1) + " " + r2;
+    const int rc = piped ? run_command("cat " + reads1 + " | timeout 120 " + kBin + " " + map, out) : gm(map, out);
+    if (rc != 0) return "exit " + std::to_string(rc) + (exists(sam) ? " with output" : "");
+    std::string kept;
+    std::istringstream in(read_file(sam));
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("@PG", 0) != 0) kept += line + "\n";
+    }
+    return kept;
+  };
+  std::string out;
+  const std::string expected = records(r1, false, &out);
+  ASSERT_GT(expected.size(), 1000u) << out;
+  for (const char* name : {"one.fq.gz", "many.fq.gz", "r.fq.bgz"}) {
+    for (const bool piped : {false, true}) {
+      SCOPED_TRACE(std::string(name) + (piped ? " piped" : ""));
+      EXPECT_TRUE(records(d.file(name), piped, &out) == expected) << out;
+    }
+  }
+  for (const bool piped : {false, true}) {
+    EXPECT_EQ(records(d.file("cut.fq.gz"), piped, &out), "exit 1") << out;
+    EXPECT_NE(out.find("truncated"), std::string::npos) << out;
+  }
+  EXPECT_EQ(gm("map " + f("ref.gmi") + " - - < " + r1, &out), 2) << out;
+}
