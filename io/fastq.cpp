@@ -74,7 +74,7 @@ void append_bases(std::string& seq, std::string_view bases, const std::function<
 }
 }  // namespace
 
-FastqReader::FastqReader(const std::string& path) : in_(std::make_unique<LineReader>(path)) {}
+FastqReader::FastqReader(const std::string& path, int threads) : in_(std::make_unique<LineReader>(path, threads)) {}
 FastqReader::~FastqReader() = default;
 const std::string& FastqReader::path() const { return in_->path(); }
 
@@ -179,12 +179,12 @@ size_t FastqReader::next_many(std::vector<Read>& out, size_t want, int threads) 
   return n;
 }
 
-FastqSource::FastqSource(const std::string& path1, const std::string& path2, bool interleaved)
-    : mate1_(std::make_unique<FastqReader>(path1)),
+FastqSource::FastqSource(const std::string& path1, const std::string& path2, bool interleaved, int threads)
+    : mate1_(std::make_unique<FastqReader>(path1, threads)),
       interleaved_(interleaved),
       parse_threads_(std::max(1, omp_get_max_threads() / 2)) {
   if (interleaved && !path2.empty()) throw UsageError("interleaved pairs come in one file, not two");
-  if (!path2.empty()) mate2_ = std::make_unique<FastqReader>(path2);
+  if (!path2.empty()) mate2_ = std::make_unique<FastqReader>(path2, threads);
 }
 
 bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_bases) {

@@ -31,7 +31,7 @@ struct ReadBatch {
 
 class FastqReader {
  public:
-  explicit FastqReader(const std::string& path);  // throws IoError
+  explicit FastqReader(const std::string& path, int threads = 1);  // throws IoError; threads: see LineReader
   ~FastqReader();
   FastqReader(const FastqReader&) = delete;
   FastqReader& operator=(const FastqReader&) = delete;
@@ -64,8 +64,9 @@ class FastqReader {
 // both files must end together (an interleaved file: after a mate 2).
 class FastqSource {
  public:
-  // Each file is read and decompressed ahead on a thread of its own (io/input_stream.hpp).
-  FastqSource(const std::string& path1, const std::string& path2 = "", bool interleaved = false);
+  // Each file is read and decompressed ahead on a thread of its own (io/input_stream.hpp),
+  // BGZF on `threads` threads per file.
+  FastqSource(const std::string& path1, const std::string& path2 = "", bool interleaved = false, int threads = 1);
   // Fills `batch` with up to max_records reads (pairs count as two) or until
   // max_bases; returns false when nothing was left. Not thread-safe.
   // Two files are parsed at once, each on half the OpenMP threads; one file of single

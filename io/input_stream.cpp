@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <isa-l/igzip_lib.h>
+#include <libdeflate.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@ namespace {
 constexpr size_t kChunk = size_t{4} << 20;  // decompressed bytes handed over at a time
 constexpr size_t kQueued = 4;               // chunks read ahead of the consumer
 constexpr size_t kRawBlock = size_t{1} << 20;
+constexpr size_t kBgzfMaxData = 65536;  // a BGZF block's most uncompressed bytes
 
 // The empty block that ends every BGZF file (SAM/BAM spec, 4.1.2).
 constexpr unsigned char kBgzfEof[28] = {0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 0x42, 0x43,
@@ -33,8 +35,14 @@ constexpr unsigned char kBgzfEof[28] = {0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6
 bool is_gzip(const unsigned char* p, size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
 // A gzip header with an extra field whose first subfield is BGZF's "BC".
 bool is_bgzf(const unsigned char* p, size_t n) {
-  return n >= 16 && is_gzip(p, n) && (p[3] & 4) && p[12] == 'B' && p[13] == 'C';
+  return n >= 18 && is_gzip(p, n) && (p[3] & 4) && p[12] == 'B' && p[13] == 'C' && p[14] == 2 && p[15] == 0;
 }
+uint32_t le16(const unsigned char* p) { return p[0] | uint32_t{p[1]} << 8; }
+uint32_t le32(const unsigned char* p) { return le16(p) | le16(p + 2) << 16; }
+
+// A BGZF block's size from its header (SAM/BAM spec 4.1: XLEN 6, subfield BC, BSIZE).
+size_t bgzf_block_size(const unsigned char* p) { return le16(p + 16) + 1; }
+constexpr size_t kBgzfHeader = 18, kBgzfTrailer = 8;
 
 std::string inflate_error(int code) {
   switch (code) {
@@ -54,6 +62,7 @@ std::string inflate_error(int code) {
 // State shared by the consumer and the read-ahead thread.
 struct InputStream::Shared {
   std::string path;
+  int threads = 1;  // BGZF blocks inflated at once
   int fd = -1;
   bool own_fd = false;
   std::mutex m;
@@ -116,9 +125,11 @@ struct InputStream::Shared {
   }
 
   // gzip members one after another (BGZF is such a series), inflated by igzip; the CRC and
-  // length of each are checked. `have` bytes of raw are read already.
-  void inflate_members(std::vector<unsigned char>& raw, size_t have) {
-    const bool bgzf = is_bgzf(raw.data(), have);
+  // length of each are checked. `have` bytes of raw are read already. A file that starts
+  // as BGZF (`bgzf_file`: its first member) must end with BGZF's end-of-file block, as
+  // htslib requires.
+  void inflate_members(std::vector<unsigned char>& raw, size_t have, bool bgzf_file) {
+    const bool bgzf = bgzf_file;
     unsigned char tail[28];  // the last bytes of the compressed input (the BGZF EOF check)
     size_t tail_len = 0;
     const auto remember_tail = [&](const unsigned char* p, size_t n) {
@@ -187,6 +198,98 @@ struct InputStream::Shared {
     if (!chunk.empty()) push(chunk);
   }
 
+  // BGZF: whole blocks inflated in parallel (libdeflate) on `threads` threads, a chunk's
+  // worth at a time; each block's CRC and length checked. A member that is not BGZF hands
+  // the rest of the file to inflate_members.
+  void inflate_bgzf(std::vector<unsigned char>& raw, size_t have) {
+    std::vector<unsigned char> pending(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(have));
+    bool at_end = false, last_was_eof_block = false;
+    int64_t block_no = 0;
+    std::string chunk = new_chunk();
+    struct Block {
+      size_t at, size, out_at, out_size;
+    };
+    std::vector<Block> blocks;
+    for (;;) {
+      while (!at_end && pending.size() < kRawBlock * 4) {  // enough raw input for a chunk
+        const size_t n = read_raw(raw.data(), raw.size());
+        if (stop) return;
+        if (n == 0) at_end = true;
+        pending.insert(pending.end(), raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(n));
+      }
+      // The whole blocks in `pending`, up to a chunk of output.
+      blocks.clear();
+      size_t at = 0, out = 0;
+      while (at + kBgzfHeader <= pending.size() && out < kChunk - kBgzfMaxData) {
+        if (!is_bgzf(pending.data() + at, pending.size() - at)) break;
+        const size_t size = bgzf_block_size(pending.data() + at);
+        if (size < kBgzfHeader + kBgzfTrailer || at + size > pending.size()) break;
+        const size_t out_size = le32(pending.data() + at + size - 4);
+        if (out_size > kBgzfMaxData) {
+          throw FormatError("'" + path + "' BGZF block " + std::to_string(block_no + 1 + static_cast<int64_t>(blocks.size())) +
+                            ": bad length (a damaged file?)");
+        }
+        blocks.push_back({at, size, out, out_size});
+        at += size, out += out_size;
+      }
+      if (blocks.empty()) {
+        if (pending.empty()) break;
+        if (at_end && is_bgzf(pending.data(), pending.size())) {
+          throw FormatError("'" + path + "' ends inside BGZF block " + std::to_string(block_no + 1) +
+                            ": the file is truncated (an interrupted copy?)");
+        }
+        // Not BGZF from here (another kind of gzip member, or damage): inflated in order.
+        if (!chunk.empty() && !push(chunk)) return;
+        raw.assign(pending.begin(), pending.end());
+        raw.resize(std::max(raw.size(), kRawBlock));
+        return inflate_members(raw, pending.size(), true);
+      }
+      inflate_blocks(pending, blocks, chunk, block_no);
+      block_no += static_cast<int64_t>(blocks.size());
+      const Block& last = blocks.back();
+      last_was_eof_block = last.size == sizeof kBgzfEof && std::memcmp(pending.data() + last.at, kBgzfEof, sizeof kBgzfEof) == 0;
+      pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(last.at + last.size));
+      if (chunk.size() >= kChunk / 2 && !push(chunk)) return;
+    }
+    if (!last_was_eof_block) {
+      throw FormatError("'" + path + "' has no BGZF end-of-file marker: the file is truncated (an interrupted copy?)");
+    }
+    if (!chunk.empty()) push(chunk);
+  }
+
+  // Inflates the blocks into the end of `chunk`, each on one of `threads` threads; the
+  // first damaged block (in file order) is the error.
+  template <class Blocks>
+  void inflate_blocks(const std::vector<unsigned char>& pending, const Blocks& blocks, std::string& chunk,
+                      int64_t block_no) {
+    const size_t base = chunk.size();
+    chunk.resize(base + blocks.back().out_at + blocks.back().out_size);
+    std::vector<char> bad(blocks.size(), 0);
+#pragma omp parallel num_threads(std::min<int>(threads, static_cast<int>(blocks.size())))
+    {
+      libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+#pragma omp for schedule(dynamic, 4)
+      for (size_t i = 0; i < blocks.size(); ++i) {
+        const auto& b = blocks[i];
+        const unsigned char* in = pending.data() + b.at;
+        const size_t header = 12 + le16(in + 10);  // XLEN
+        char* to = chunk.data() + base + b.out_at;
+        size_t got = 0;
+        bad[i] = !d || header + kBgzfTrailer > b.size ||
+                 libdeflate_deflate_decompress(d, in + header, b.size - header - kBgzfTrailer, to, b.out_size, &got) !=
+                     LIBDEFLATE_SUCCESS ||
+                 got != b.out_size || libdeflate_crc32(0, to, got) != le32(in + b.size - 8);
+      }
+      if (d) libdeflate_free_decompressor(d);
+    }
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      if (bad[i]) {
+        throw FormatError("'" + path + "' BGZF block " + std::to_string(block_no + 1 + static_cast<int64_t>(i)) +
+                          ": invalid deflate data or CRC mismatch (a damaged file?)");
+      }
+    }
+  }
+
   void run() {
     try {
       std::vector<unsigned char> raw(kRawBlock);
@@ -196,8 +299,10 @@ struct InputStream::Shared {
         if (n == 0) break;
         have += n;
       }
-      if (is_gzip(raw.data(), have)) {
-        inflate_members(raw, have);
+      if (is_bgzf(raw.data(), have) && threads > 1) {
+        inflate_bgzf(raw, have);
+      } else if (is_gzip(raw.data(), have)) {
+        inflate_members(raw, have, is_bgzf(raw.data(), have));
       } else if (have > 0) {
         copy_plain(raw, have);
       }
@@ -211,9 +316,10 @@ struct InputStream::Shared {
   }
 };
 
-InputStream::InputStream(const std::string& path) : shared_(std::make_unique<Shared>()) {
+InputStream::InputStream(const std::string& path, int threads) : shared_(std::make_unique<Shared>()) {
   Shared& s = *shared_;
   s.path = path;
+  s.threads = std::max(1, threads);
   if (path == "-") {
     s.fd = STDIN_FILENO;
   } else {

@@ -2,7 +2,8 @@
 // The bytes of an input file as its reader wants them: plain text, gzip (one member or
 // many, any level) or BGZF, or standard input ("-"). gzip is inflated with ISA-L's igzip
 // (2-3x zlib's speed) on a thread of the stream's own that reads ahead of the consumer, so
-// the parser never waits for decompression while it has a full chunk to parse.
+// the parser never waits for decompression while it has a full chunk to parse; BGZF
+// blocks, independent of each other, are inflated on several threads (libdeflate).
 // A damaged or truncated stream is an error naming the file, found at the stream's end
 // whether or not the input can seek (a BGZF stream must end with its end-of-file block).
 #include <cstddef>
@@ -13,9 +14,9 @@ namespace gatemap::io {
 
 class InputStream {
  public:
-  // Opens the file (or stdin for "-") and starts the read-ahead thread. Throws IoError
-  // when the file cannot be opened.
-  explicit InputStream(const std::string& path);
+  // Opens the file (or stdin for "-") and starts the read-ahead thread; BGZF input is
+  // inflated by `threads` threads. Throws IoError when the file cannot be opened.
+  explicit InputStream(const std::string& path, int threads = 1);
   ~InputStream();  // stops the read-ahead thread; never throws
   InputStream(const InputStream&) = delete;
   InputStream& operator=(const InputStream&) = delete;

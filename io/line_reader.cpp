@@ -10,7 +10,7 @@
 
 namespace gatemap::io {
 
-LineReader::LineReader(const std::string& path) : in_(std::make_unique<InputStream>(path)) {}
+LineReader::LineReader(const std::string& path, int threads) : in_(std::make_unique<InputStream>(path, threads)) {}
 
 LineReader::~LineReader() = default;
 

@@ -11,8 +11,9 @@ namespace gatemap::io {
 
 class LineReader {
  public:
-  // Throws IoError when the file cannot be opened.
-  explicit LineReader(const std::string& path);
+  // Throws IoError when the file cannot be opened. BGZF input is inflated on `threads`
+  // threads.
+  explicit LineReader(const std::string& path, int threads = 1);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;

@@ -10,9 +10,11 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <future>
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/serial_worker.hpp"
 #include "io/bam_encode.hpp"
 #include "io/hts_threads.hpp"
 
@@ -30,7 +32,8 @@ struct SamWriter::BamState {
   std::string index_path;
   int index_format = HTS_FMT_BAI;
   std::vector<bam1_t*> gathered;  // copies made by write()
-  std::vector<EncodedChunk> chunks;  // a window's encoded chunks, reused
+  std::vector<EncodedChunk> windows[2];  // encoded chunks: one window written while the next is made
+  SerialWorker writer;                   // writes a window's chunks in order
   ~BamState() {
     if (index) hts_idx_destroy(index);
     for (bam1_t* b : gathered) bam_destroy1(b);
@@ -184,53 +187,71 @@ void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
   }
 }
 
-// Chunks of records encoded and compressed on the threads, a window of them at a time,
-// then written in order (an ordered loop made a thread that finished early wait for the
-// chunks before its own); the index learns each record's place as it is written.
+// Chunks of records encoded and compressed on the threads, a window of them at a time;
+// a window is written in order (and the index learns each record's place) on the BAM's
+// own thread while the next one is compressed. (An ordered loop made threads that
+// finished early wait for the chunks before theirs.)
 void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   if (!bam_) throw Error("internal: write_bam on a file that is not BAM");
   BamState& bam = *bam_;
   const size_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
   const size_t window = 16 * static_cast<size_t>(threads_);
-  std::vector<EncodedChunk>& encoded = bam.chunks;
   std::vector<std::exception_ptr> failed;
-  for (size_t from = 0; from < chunks; from += window) {
-    const size_t count = std::min(window, chunks - from);
-    encoded.resize(std::max(encoded.size(), count));
-    failed.assign(count, nullptr);
+  std::future<void> writing;  // the previous window
+  const auto finish_writing = [&] {
+    if (writing.valid()) writing.get();
+  };
+  try {
+    for (size_t from = 0, slot = 0; from < chunks; from += window, slot ^= 1) {
+      const size_t count = std::min(window, chunks - from);
+      std::vector<EncodedChunk>& encoded = bam.windows[slot];
+      if (encoded.size() < count) encoded.resize(count);
+      failed.assign(count, nullptr);
 #pragma omp parallel num_threads(threads_)
-    {
-      std::vector<bam1_t> views(kFormatChunk);
-      std::vector<const bam1_t*> recs(kFormatChunk);
-      std::string scratch;
+      {
+        std::vector<bam1_t> views(kFormatChunk);
+        std::vector<const bam1_t*> recs(kFormatChunk);
+        std::string scratch;
 #pragma omp for schedule(dynamic, 1)
-      for (size_t c = 0; c < count; ++c) {
-        const size_t first = (from + c) * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
-        try {
-          for (size_t i = 0; i < size; ++i) recs[i] = record_at(first + i, &views[i]);
-          encode_bam_chunk(recs.data(), size, bam.level, encoded[c], scratch);
-        } catch (...) {
-          failed[c] = std::current_exception();
+        for (size_t c = 0; c < count; ++c) {
+          const size_t first = (from + c) * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
+          try {
+            for (size_t i = 0; i < size; ++i) recs[i] = record_at(first + i, &views[i]);
+            encode_bam_chunk(recs.data(), size, bam.level, encoded[c], scratch);
+          } catch (...) {
+            failed[c] = std::current_exception();
+          }
         }
       }
-    }
-    for (size_t c = 0; c < count; ++c) {
-      if (failed[c]) std::rethrow_exception(failed[c]);
-      const EncodedChunk& chunk = encoded[c];
-      if (bgzf_raw_write(fp_->fp.bgzf, chunk.bgzf.data(), chunk.bgzf.size()) !=
-          static_cast<ssize_t>(chunk.bgzf.size())) {
-        throw IoError("write to '" + path_ + "' failed (disk full?) at record " + std::to_string(written_ + 1));
+      finish_writing();
+      for (const std::exception_ptr& e : failed) {
+        if (e) std::rethrow_exception(e);
       }
-      for (const IndexedRecord& r : chunk.records) {
-        const uint64_t offset = (bam.address + (r.end_offset >> 16)) << 16 | (r.end_offset & 0xffff);
-        if (bam.index && hts_idx_push(bam.index, r.tid, r.begin, r.end, offset, r.mapped) < 0) {
-          throw IoError("cannot index '" + path_ + "' at record " + std::to_string(written_ + 1) +
-                        " (records out of order?)");
-        }
-        ++written_;
-      }
-      bam.address += chunk.bgzf.size();
+      writing = bam.writer.submit([this, &encoded, count] { write_chunks(encoded, count); });
     }
+    finish_writing();
+  } catch (...) {
+    if (writing.valid()) writing.wait();
+    throw;
+  }
+}
+
+void SamWriter::write_chunks(const std::vector<EncodedChunk>& chunks, size_t count) {
+  BamState& bam = *bam_;
+  for (size_t c = 0; c < count; ++c) {
+    const EncodedChunk& chunk = chunks[c];
+    if (bgzf_raw_write(fp_->fp.bgzf, chunk.bgzf.data(), chunk.bgzf.size()) != static_cast<ssize_t>(chunk.bgzf.size())) {
+      throw IoError("write to '" + path_ + "' failed (disk full?) at record " + std::to_string(written_ + 1));
+    }
+    for (const IndexedRecord& r : chunk.records) {
+      const uint64_t offset = (bam.address + (r.end_offset >> 16)) << 16 | (r.end_offset & 0xffff);
+      if (bam.index && hts_idx_push(bam.index, r.tid, r.begin, r.end, offset, r.mapped) < 0) {
+        throw IoError("cannot index '" + path_ + "' at record " + std::to_string(written_ + 1) +
+                      " (records out of order?)");
+      }
+      ++written_;
+    }
+    bam.address += chunk.bgzf.size();
   }
 }
 

@@ -19,6 +19,8 @@
 
 namespace gatemap::io {
 
+struct EncodedChunk;  // io/bam_encode.hpp
+
 struct SamHeaderInfo {
   std::vector<std::pair<std::string, int64_t>> contigs;  // name, length
   std::string read_group;    // "@RG\tID:x\t..." as given to -R (a literal "\t" means tab); may be empty
@@ -70,6 +72,8 @@ class SamWriter {
   sam_hdr_t* hdr_ = nullptr;
   std::string rg_id_;
   struct BamState;  // BAM output: where the next block goes, the index, records gathered
+  // Writes encoded chunks [0, count) in order and tells the index where their records are.
+  void write_chunks(const std::vector<EncodedChunk>& chunks, size_t count);
   std::unique_ptr<BamState> bam_;
   bool plain_sam_ = false;  // text straight to the file: write_all formats it in parallel
   int threads_ = 1;

@@ -167,7 +167,8 @@ MapStats run_mapping(RunOptions opt) {
   // tenths of a second) while the index loads and the first batch is read.
   gpu::resolve_devices(opt.device, gpu::Backend::cpu);  // its syntax, before any work
   std::future<gpu::Backend> probe = std::async(std::launch::async, [where] { return gpu::choose_backend(where); });
-  io::FastqSource source(opt.reads1, opt.reads2, opt.interleaved);
+  // BGZF-compressed reads are inflated on a few threads per file (a quarter of -t).
+  io::FastqSource source(opt.reads1, opt.reads2, opt.interleaved, std::max(1, opt.hw.threads / 4));
   io::ReadBatch slots[3];  // finishing, begun, being read (in rotation)
   const auto read_into = [&](io::ReadBatch* b) { return source.next_batch(*b, opt.batch_reads, batch_bases); };
   std::future<bool> reading = std::async(std::launch::async, read_into, &slots[0]);  // while the index loads
