@@ -2,6 +2,7 @@
 // Internal types and steps of the caller (one file per step), exposed for the tests.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gatemap::caller::detail {
@@ -34,6 +35,8 @@ std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int6
 // The part of a read over [begin, end) of the reference (soft clips next to it included):
 // bases and qualities; empty when the read barely touches it.
 void read_slice(const AlignedRead& r, int64_t begin, int64_t end, std::string& bases, std::vector<uint8_t>& quals);
+// The reference a read covers, its soft clips extending the alignment: [first, second).
+std::pair<int64_t, int64_t> unclipped_span(const AlignedRead& r);
 
 // Candidate haplotypes of a region (the reference first), from a de Bruijn graph of
 // the reference and the read slices; k grows while the graph has a cycle. Empty when
@@ -83,6 +86,9 @@ struct RegionWork {
   Region region;
   std::vector<std::string> slices;
   std::vector<std::vector<uint8_t>> quals;
+  // Per slice: the reference its read covers in the region, [first, second), soft clips
+  // included (a site is genotyped from the reads that cover it).
+  std::vector<std::pair<int64_t, int64_t>> spans;
   std::vector<std::string> haps;
   std::vector<std::vector<Event>> events;  // per haplotype
   int32_t group = -1;                      // in the pair-HMM batch

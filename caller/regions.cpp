@@ -105,6 +105,13 @@ std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int6
   return out;
 }
 
+std::pair<int64_t, int64_t> unclipped_span(const AlignedRead& r) {
+  int64_t lead = 0, trail = 0;
+  if (!r.cigar.empty() && bam_cigar_op(r.cigar.front()) == BAM_CSOFT_CLIP) lead = bam_cigar_oplen(r.cigar.front());
+  if (r.cigar.size() > 1 && bam_cigar_op(r.cigar.back()) == BAM_CSOFT_CLIP) trail = bam_cigar_oplen(r.cigar.back());
+  return {r.pos - lead, r.end + trail};
+}
+
 void read_slice(const AlignedRead& r, int64_t begin, int64_t end, std::string& bases, std::vector<uint8_t>& quals) {
   // The reference position each query base stands for: soft clips extend the alignment,
   // inserted bases go with the base before them.

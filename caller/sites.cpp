@@ -1,5 +1,7 @@
 // The sites of a region: events of its haplotypes grouped by position (alleles sharing
-// the longest reference allele), each genotyped from the read x haplotype likelihoods;
+// the longest reference allele), each genotyped from the read x haplotype likelihoods of
+// the reads that cover it (as GATK marginalises over overlapping reads: a read that does
+// not reach the site tells the haplotypes apart by their other events, not by this one);
 // multi-allelic sites are re-genotyped with the called alleles only.
 #include <algorithm>
 #include <map>
@@ -19,13 +21,23 @@ std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double
       if (std::find(v.begin(), v.end(), e) == v.end()) v.push_back(e);
     }
   }
-  const size_t n_reads = w.slices.size(), n_haps = w.haps.size();
-  const std::vector<double> region_lik(lik.begin() + static_cast<int64_t>(at),
-                                       lik.begin() + static_cast<int64_t>(at + n_reads * n_haps));
+  const size_t region_reads = w.slices.size(), n_haps = w.haps.size();
+  std::vector<double> site_lik;
   std::vector<SiteRecord> out;
   for (auto& [pos, evs] : sites) {
     size_t ref_len = 0;
     for (const Event& e : evs) ref_len = std::max(ref_len, e.ref.size());
+    // The reads over the site's reference allele (an insertion's: its anchor and the base after).
+    const bool insertion = std::any_of(evs.begin(), evs.end(), [](const Event& e) { return e.alt.size() > e.ref.size(); });
+    const int64_t site_end = pos + static_cast<int64_t>(ref_len) + (insertion ? 1 : 0);
+    site_lik.clear();
+    for (size_t r = 0; r < region_reads; ++r) {
+      if (w.spans[r].first >= site_end || w.spans[r].second <= pos) continue;
+      const auto row = lik.begin() + static_cast<int64_t>(at + r * n_haps);
+      site_lik.insert(site_lik.end(), row, row + static_cast<int64_t>(n_haps));
+    }
+    const size_t n_reads = site_lik.size() / n_haps;
+    if (n_reads == 0) continue;
     const std::string ref_allele = seq.substr(pos, ref_len);
     std::vector<std::string> alleles{ref_allele};
     for (const Event& e : evs) alleles.push_back(e.alt + ref_allele.substr(e.ref.size()));
@@ -39,7 +51,7 @@ std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double
     const bool snp =
         std::all_of(evs.begin(), evs.end(), [](const Event& e) { return e.ref.size() == 1 && e.alt.size() == 1; });
     const double het = snp ? het_snp : het_indel;
-    SiteCall call = genotype_site(region_lik, n_reads, n_haps, hap_allele, alleles, het, with_non_ref);
+    SiteCall call = genotype_site(site_lik, n_reads, n_haps, hap_allele, alleles, het, with_non_ref);
     if (call.gt_a == 0 && call.gt_b == 0) continue;
     if (alleles.size() > 2) {
       // Keep the alleles of the called genotype only (haplotypes with a dropped allele count as reference).
@@ -54,7 +66,7 @@ std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double
           const auto it = std::find(keep.begin(), keep.end(), hap_allele[h]);
           sub_allele[h] = it == keep.end() ? 0 : static_cast<int>(it - keep.begin());
         }
-        call = genotype_site(region_lik, n_reads, n_haps, sub_allele, sub, het, with_non_ref);
+        call = genotype_site(site_lik, n_reads, n_haps, sub_allele, sub, het, with_non_ref);
         if (call.gt_a == 0 && call.gt_b == 0) continue;
       }
     }
@@ -62,10 +74,10 @@ std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double
     call.site.pos = pos;
     // How far the site lies outside this region's core: where regions overlap, the
     // call of the region that has the site in (or nearest to) its core is kept.
-    const int64_t site_end = pos + static_cast<int64_t>(ref_len);
-    const int64_t away = site_end <= w.region.core_begin ? w.region.core_begin - site_end + 1
-                         : pos >= w.region.core_end      ? pos - w.region.core_end + 1
-                                                         : 0;
+    const int64_t ref_end = pos + static_cast<int64_t>(ref_len);
+    const int64_t away = ref_end <= w.region.core_begin ? w.region.core_begin - ref_end + 1
+                         : pos >= w.region.core_end     ? pos - w.region.core_end + 1
+                                                        : 0;
     out.push_back({pos, away, std::move(call)});
   }
   return out;

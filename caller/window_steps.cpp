@@ -28,6 +28,8 @@ std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, con
         if (bases.empty()) continue;
         w.slices.push_back(bases);
         w.quals.push_back(quals);
+        const auto [first, last] = unclipped_span(r);
+        w.spans.emplace_back(std::max(first, w.region.begin), std::min(last, w.region.end));
         used.push_back(&r);
       }
       const std::string ref_region = seq.substr(w.region.begin, w.region.end - w.region.begin);

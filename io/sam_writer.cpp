@@ -23,9 +23,17 @@ namespace gatemap::io {
 namespace {
 constexpr int64_t kFormatChunk = 1024;  // records a thread formats (or encodes as BAM) at a time
 constexpr size_t kGathered = 16384;     // records write() gathers before they are written as BAM
+
+// One thread's room for encoding BAM, kept across batches.
+struct EncodeSpace {
+  std::vector<bam1_t> views;
+  std::vector<const bam1_t*> recs;
+  std::string scratch;
+};
 }  // namespace
 
 struct SamWriter::BamState {
+  std::vector<EncodeSpace> spaces;  // one per thread
   int level = -1;
   uint64_t address = 0;  // where the next block goes in the file
   hts_idx_t* index = nullptr;
@@ -109,6 +117,7 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
   if (mode[1] == 'b') {  // records compressed here, in parallel (write_bam)
     bam_ = std::make_unique<BamState>();
     bam_->level = level >= 0 && level <= 9 ? level : -1;
+    bam_->spaces.resize(static_cast<size_t>(threads_));
   } else if (!plain_sam_) {
     set_hts_threads(fp_, threads, path_);  // BGZF compression on threads
   }
@@ -209,15 +218,15 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
       failed.assign(count, nullptr);
 #pragma omp parallel num_threads(threads_)
       {
-        std::vector<bam1_t> views(kFormatChunk);
-        std::vector<const bam1_t*> recs(kFormatChunk);
-        std::string scratch;
+        EncodeSpace& space = bam.spaces[static_cast<size_t>(omp_get_thread_num())];
+        space.views.resize(kFormatChunk);
+        space.recs.resize(kFormatChunk);
 #pragma omp for schedule(dynamic, 1)
         for (size_t c = 0; c < count; ++c) {
           const size_t first = (from + c) * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
           try {
-            for (size_t i = 0; i < size; ++i) recs[i] = record_at(first + i, &views[i]);
-            encode_bam_chunk(recs.data(), size, bam.level, encoded[c], scratch);
+            for (size_t i = 0; i < size; ++i) space.recs[i] = record_at(first + i, &space.views[i]);
+            encode_bam_chunk(space.recs.data(), size, bam.level, encoded[c], space.scratch);
           } catch (...) {
             failed[c] = std::current_exception();
           }

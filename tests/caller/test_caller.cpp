@@ -80,6 +80,61 @@ TEST(CallerGenotype, HetHomAndNoEvidence) {
   EXPECT_LT(none.qual, 1);
 }
 
+// Four reads, likelihoods worked out by hand: GL(0/0) = -0.5 - 3 - 2 - 1 = -6.5,
+// GL(1/1) = -3.5 - 0.2 - 0.1 - 1 = -4.8, GL(0/1) = sum of log10((10^ref + 10^alt) / 2) =
+// -0.80058 - 0.50034 - 0.39559 - 1 = -2.69651; PL 38, 0, 21. With theta 1e-3 the posterior
+// of 0/0 is 0.13523 (QUAL 8.69) and of 0/1 0.86144 (GQ 8); the read with equal
+// likelihoods is in DP but in neither AD.
+TEST(CallerGenotype, HandComputedLikelihoodsAtLowDepth) {
+  const std::vector<double> lik{-0.5, -3.5, -3.0, -0.2, -2.0, -0.1, -1.0, -1.0};
+  const auto call = caller::detail::genotype_site(lik, 4, 2, {0, 1}, {"A", "T"}, 1e-3);
+  EXPECT_EQ(call.gt_a, 0);
+  EXPECT_EQ(call.gt_b, 1);
+  EXPECT_EQ(call.pl, (std::vector<int>{38, 0, 21}));
+  EXPECT_NEAR(call.qual, 8.689, 0.001);
+  EXPECT_EQ(call.gq, 8);
+  EXPECT_EQ(call.dp, 4);
+  EXPECT_EQ(call.ad, (std::vector<int>{1, 2}));
+  // Six reads all for the alt by 2 units: 1/1; PL(0/0) = 120, PL(0/1) = 6 x 10 log10(2) = 18.
+  const std::vector<double> alt6{-2.5, -0.5, -2.5, -0.5, -2.5, -0.5, -2.5, -0.5, -2.5, -0.5, -2.5, -0.5};
+  const auto hom = caller::detail::genotype_site(alt6, 6, 2, {0, 1}, {"A", "T"}, 1e-3);
+  EXPECT_EQ(hom.gt_a, 1);
+  EXPECT_EQ(hom.gt_b, 1);
+  EXPECT_EQ(hom.pl[0], 120);
+  EXPECT_EQ(hom.pl[1], 18);
+  EXPECT_EQ(hom.pl[2], 0);
+}
+
+// Two SNPs carried by one haplotype (the assembly lacks the haplotype with the second
+// alone): reads that cover only the first say "reference" for both haplotype pairs, but
+// they do not reach the second SNP and must not count there. Eight reads over the second
+// SNP, all alt: 1/1 with DP 8, AD 0,8; the first SNP, with only reference reads, is not called.
+TEST(CallerGenotype, ReadsThatDoNotReachTheSiteDoNotCount) {
+  std::string seq(100, 'C');
+  seq[10] = 'A', seq[50] = 'G';
+  caller::detail::RegionWork w;
+  w.region = {0, 100, 0, 100, 0};
+  std::string alt_hap = seq;
+  alt_hap[10] = 'T', alt_hap[50] = 'T';
+  w.haps = {seq, alt_hap};
+  w.events = {{}, {Event{10, "A", "T"}, Event{50, "G", "T"}}};
+  std::vector<double> lik;
+  for (int r = 0; r < 16; ++r) {
+    const bool left = r < 8;  // left reads cover [0, 40), right ones [30, 100)
+    w.slices.push_back(std::string(left ? 40 : 70, 'C'));
+    w.quals.emplace_back(w.slices.back().size(), 30);
+    w.spans.emplace_back(left ? 0 : 30, left ? 40 : 100);
+    lik.insert(lik.end(), {left ? -1.0 : -4.0, left ? -4.0 : -1.0});
+  }
+  const auto sites = caller::detail::call_sites(w, lik, 0, seq, 1e-3, 1.25e-4, 10.0);
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].pos, 50);
+  EXPECT_EQ(sites[0].call.gt_a, 1);
+  EXPECT_EQ(sites[0].call.gt_b, 1);
+  EXPECT_EQ(sites[0].call.dp, 8);
+  EXPECT_EQ(sites[0].call.ad, (std::vector<int>{0, 8}));
+}
+
 // A tandem repeat folds the k = 21 graph into a cycle; a larger k resolves the SNP.
 TEST(CallerAssembly, CycleResolvedWithLargerK) {
   std::string repeat;

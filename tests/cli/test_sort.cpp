@@ -39,6 +39,39 @@ class Sort : public ::testing::Test {
 };
 gatemap::test::TempDir* Sort::dir_ = nullptr;
 
+// Everything in memory (the sorted BAM written in parallel chunks, its index built from
+// their offsets): BAM records equal the SAM's, the sorted BAM equals samtools sort of the
+// unsorted one, and its index answers region queries as samtools index's does.
+TEST_F(Sort, BamEqualsSamAndSortedInMemoryEqualsSamtoolsSort) {
+  if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
+  gatemap::test::TempDir d;
+  const std::string reads = " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
+  ASSERT_EQ(run_command(kBin + " map -t 3 -o " + d.file("u.sam") + reads + " && " + kBin + " map -t 3 -o " +
+                        d.file("u.bam") + reads + " && " + kBin + " map -t 3 --sort -o " + d.file("s.bam") + reads +
+                        " && samtools sort -o " + d.file("ss.bam") + " " + d.file("u.bam") + " && samtools index " +
+                        d.file("ss.bam")),
+            0);
+  std::string sam, bam, sorted, theirs;
+  ASSERT_EQ(run_command("grep -v '^@' " + d.file("u.sam"), &sam), 0);
+  ASSERT_EQ(run_command("samtools view " + d.file("u.bam"), &bam), 0);
+  EXPECT_GT(sam.size(), 1000000u);
+  EXPECT_TRUE(sam == bam) << "BAM records differ from the SAM's";
+  ASSERT_EQ(run_command("samtools view " + d.file("s.bam"), &sorted), 0);
+  ASSERT_EQ(run_command("samtools view " + d.file("ss.bam"), &theirs), 0);
+  EXPECT_TRUE(sorted == theirs) << "records or order differ from samtools sort";
+  ASSERT_TRUE(std::filesystem::exists(d.file("s.bam.bai")));
+  std::mt19937_64 rng(5);
+  for (int q = 0; q < 20; ++q) {
+    const int contig = 1 + static_cast<int>(rng() % 4);
+    const int64_t begin = 1 + static_cast<int64_t>(rng() % 70000), end = begin + static_cast<int64_t>(rng() % 5000);
+    const std::string region = " " + std::to_string(contig) + ":" + std::to_string(begin) + "-" + std::to_string(end);
+    std::string a, b;
+    ASSERT_EQ(run_command("samtools view -c " + d.file("s.bam") + region, &a), 0);
+    ASSERT_EQ(run_command("samtools view -c " + d.file("ss.bam") + region, &b), 0);
+    EXPECT_EQ(a, b) << region;
+  }
+}
+
 // Many runs (batches of 1,000 reads, 1 MiB per thread) merged: the records and their
 // order are samtools sort's, the header says SO:coordinate, the index answers region
 // queries as samtools' own index does, and no run is left behind.
