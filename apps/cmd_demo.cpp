@@ -14,6 +14,7 @@
 #include "common/build_info.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "common/signal_cleanup.hpp"
 #include "caller/caller.hpp"
 #include "correct/correct.hpp"
 #include "eval/eval.hpp"
@@ -38,10 +39,12 @@ struct DemoArgs {
 int run_demo(const DemoArgs& a, const AppContext& ctx) {
   const bool temp = a.dir.empty();
   std::string dir = a.dir;
+  RemovedOnSignal on_signal;  // the temporary folder goes if a signal ends the demo
   if (temp) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "gatemap_demo_XXXXXX").string();
     if (!mkdtemp(tmpl.data())) throw IoError("cannot create a temporary directory");
     dir = tmpl;
+    on_signal = RemovedOnSignal(dir, true);
   } else {
     std::filesystem::create_directories(dir);
   }

@@ -12,6 +12,7 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "common/signal_cleanup.hpp"
 #include "io/fastq_writer.hpp"
 
 namespace gatemap::correct {
@@ -23,6 +24,7 @@ class Spill {
     if (!::mkdtemp(dir.data()))
       throw IoError("cannot create a temporary folder '" + dir + "': " + std::strerror(errno));
     dir_ = dir;
+    on_signal_ = RemovedOnSignal(dir_, true);
     for (int m = 0; m < (paired ? 2 : 1); ++m) {
       paths_.push_back(dir_ + "/reads_" + std::to_string(m + 1) + ".fq.gz");
       writers_.push_back(std::make_unique<io::FastqWriter>(paths_.back(), std::max(1, threads)));
@@ -44,6 +46,7 @@ class Spill {
 
  private:
   std::string dir_;
+  RemovedOnSignal on_signal_;  // the folder and its reads go if a signal ends the run
   std::vector<std::string> paths_;
   std::vector<std::unique_ptr<io::FastqWriter>> writers_;
 };

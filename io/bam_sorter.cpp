@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -20,42 +19,6 @@
 namespace gatemap::io {
 
 namespace {
-
-// The run folder of the sort in progress and how many temporary files it holds (sorted
-// runs, duplicate-marking key runs: DIR/tmpN), for the SIGINT/SIGTERM handler (which may
-// only call async-signal-safe functions: fixed buffers, unlink, rmdir).
-char g_run_dir[4096];
-volatile sig_atomic_t g_runs = 0;
-volatile sig_atomic_t g_active = 0;
-
-size_t run_path(char* out, size_t cap, const char* dir, int i) {
-  size_t n = 0;
-  for (const char* p = dir; *p && n + 1 < cap; ++p) out[n++] = *p;
-  const char* prefix = "/tmp";
-  for (const char* p = prefix; *p && n + 1 < cap; ++p) out[n++] = *p;
-  char digits[16];
-  int d = 0;
-  do {
-    digits[d++] = static_cast<char>('0' + i % 10);
-    i /= 10;
-  } while (i > 0);
-  while (d > 0 && n + 1 < cap) out[n++] = digits[--d];
-  out[n] = '\0';
-  return n;
-}
-
-void remove_runs_on_signal(int sig) {
-  if (g_active) {
-    char path[4200];
-    for (int i = 0; i < g_runs; ++i) {
-      run_path(path, sizeof path, g_run_dir, i);
-      unlink(path);
-    }
-    rmdir(g_run_dir);
-  }
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
-}
 
 // A temporary run being written (BAM at compression level 1); finish() closes it and
 // throws if any write failed, the destructor closes an unfinished one.
@@ -126,13 +89,7 @@ BamSorter::BamSorter(const std::string& out_bam, const SamHeaderInfo& info, cons
     throw IoError("cannot make a folder for sorted runs in '" + base.string() + "': " + std::strerror(errno));
   }
   run_dir_ = tmpl;
-  if (run_dir_.size() < sizeof g_run_dir) {
-    std::memcpy(g_run_dir, run_dir_.c_str(), run_dir_.size() + 1);
-    g_runs = 0;
-    g_active = 1;
-    std::signal(SIGINT, remove_runs_on_signal);
-    std::signal(SIGTERM, remove_runs_on_signal);
-  }
+  run_dir_on_signal_ = RemovedOnSignal(run_dir_, true);
   if (opt.mark_duplicates) {  // an eighth of the budget for the read ends, the rest for records
     const size_t ends_budget = opt.memory_bytes / 8;
     opt_.memory_bytes -= ends_budget;
@@ -140,14 +97,9 @@ BamSorter::BamSorter(const std::string& out_bam, const SamHeaderInfo& info, cons
   }
 }
 
-std::string BamSorter::temp_path() {
-  const std::string path = run_dir_ + "/tmp" + std::to_string(temp_files_++);
-  g_runs = static_cast<sig_atomic_t>(temp_files_);
-  return path;
-}
+std::string BamSorter::temp_path() { return run_dir_ + "/tmp" + std::to_string(temp_files_++); }
 
 BamSorter::~BamSorter() {
-  g_active = 0;
   std::error_code ec;
   std::filesystem::remove_all(run_dir_, ec);
 }

@@ -6,7 +6,7 @@
 // (with --markdup, an eighth of the budget holds the read ends, io/duplicates.hpp);
 // close() merges the runs into the output BAM (multi-threaded BGZF, @HD SO:coordinate),
 // renames it into place and indexes it (.bai, or .csi when a contig is longer than BAI
-// allows). Runs are removed on success, on failure and on SIGINT/SIGTERM.
+// allows). Runs are removed on success, on failure and on SIGINT/SIGTERM/SIGHUP.
 #include <htslib/sam.h>
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/signal_cleanup.hpp"
 #include "io/duplicates.hpp"
 #include "io/record_arena.hpp"
 #include "io/sam_writer.hpp"
@@ -77,6 +78,7 @@ class BamSorter {
   std::unique_ptr<SamWriter> out_;
   std::unique_ptr<DuplicateMarker> marker_;
   std::string run_dir_;
+  RemovedOnSignal run_dir_on_signal_;  // the runs go with it if a signal ends the run
   std::vector<std::string> runs_;
   int temp_files_ = 0;
   int spilled_ = 0;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <random>
 #include <set>
 
 #include "common/error.hpp"
@@ -54,8 +55,14 @@ void forget(const std::string& path) {
 OutputFile::OutputFile(const std::string& path) : path_(path), write_(path) {
   if (written_in_place(path)) return;
   const fs::path p(path);
-  // Same directory (rename stays on one file system); a hidden name with the process id.
-  write_ = (p.parent_path() / ("." + p.filename().string() + ".gatemap-tmp." + std::to_string(::getpid()))).string();
+  // Same directory (rename stays on one file system); a hidden name with the process id
+  // and a random part (processes in other PID namespaces can share an id).
+  char random_part[16];
+  std::snprintf(random_part, sizeof random_part, "%08x", static_cast<unsigned>(std::random_device()()));
+  write_ = (p.parent_path() / ("." + p.filename().string() + ".gatemap-tmp." + std::to_string(::getpid()) + "." +
+                               random_part))
+               .string();
+  on_signal_ = RemovedOnSignal(write_, false);
   const std::lock_guard<std::mutex> lock(pending().m);
   pending().paths.insert(write_);
 }
@@ -72,6 +79,7 @@ void OutputFile::commit() {
     throw IoError("cannot rename '" + write_ + "' to '" + path_ + "': " + std::strerror(errno));
   }
   if (write_ != path_) forget(write_);
+  on_signal_.release();
   committed_ = true;
 }
 

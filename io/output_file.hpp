@@ -1,12 +1,15 @@
 #pragma once
 // Outputs that never look complete unless they are: a file is written under a temporary
-// name in its own directory and renamed to its name by commit(), so a run that fails
-// (bad input at record 4001, a full disk, out of memory) leaves no partial file that
-// passes for a result. Standard output ("-", /dev/stdout) and other non-regular targets
+// name in its own directory (the process id and a random part: two runs never share it)
+// and renamed to its name by commit(), so a run that fails (bad input at record 4001, a
+// full disk, out of memory, SIGTERM/SIGINT/SIGHUP) leaves no partial file that passes
+// for a result. Standard output ("-", /dev/stdout) and other non-regular targets
 // (a pipe, /dev/null) are written in place. Also: an output that is one of the inputs
 // is refused before anything is opened.
 #include <string>
 #include <vector>
+
+#include "common/signal_cleanup.hpp"
 
 namespace gatemap::io {
 
@@ -25,6 +28,7 @@ class OutputFile {
  private:
   std::string path_, write_;
   bool committed_ = false;
+  RemovedOnSignal on_signal_;  // the temporary file, removed if a signal ends the run
 };
 
 // Whether two paths name the same file (existing or not).

@@ -2,9 +2,13 @@
 // crash, no hang, no silent loss of data, no partial output that looks complete, honest
 // exit codes (1 for bad input, 2 for usage) with messages naming the file or option.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <htslib/bgzf.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -396,4 +400,71 @@ TEST_F(Hostile, EveryInputFormGivesTheSameRecordsOrTheSameError) {
     EXPECT_NE(out.find("truncated"), std::string::npos) << out;
   }
   EXPECT_EQ(gm("map " + f("ref.gmi") + " - - < " + r1, &out), 2) << out;
+}
+
+// SIGTERM, SIGINT or SIGHUP while a command waits for the rest of its input (a FIFO held
+// open): the process ends as by the signal and leaves no temporary file, no sort runs and
+// no output.
+TEST_F(Hostile, SignalsLeaveNoTemporaryAndNoOutput) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;  // "FIFO" and "OUT" stand for the input and the output
+    std::string input;              // whose first bytes go into the FIFO
+    std::string output;
+  };
+  const std::vector<Case> cases = {
+      {"map --sort --markdup", {"map", "-t", "2", "--sort", "--markdup", "-o", "OUT", f("ref.gmi"), "FIFO", f("r_2.fq")},
+       f("r_1.fq"), "out.bam"},
+      {"correct", {"correct", "-t", "2", "-o", "OUT", "FIFO"}, f("r_1.fq"), "c.fq"},
+      {"call --gvcf", {"call", "--gvcf", "-t", "2", "-r", f("ref.fa"), "-o", "OUT", "FIFO"}, f("aln.bam"), "c.g.vcf.gz"},
+      {"index", {"index", "-o", "OUT", "FIFO"}, f("ref.fa"), "x.gmi"},
+  };
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.name + ", signal " + std::to_string(sig));
+      gatemap::test::TempDir d;
+      const std::string fifo = d.file("in.fifo");
+      ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+      std::vector<std::string> args{kBin};
+      for (const std::string& a : c.args) args.push_back(a == "FIFO" ? fifo : a == "OUT" ? d.file(c.output) : a);
+      const pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        std::vector<char*> argv;
+        for (std::string& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        const int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1), dup2(null, 2);
+        execv(kBin.c_str(), argv.data());
+        _exit(127);
+      }
+      int w = -1;  // opened once the command reads the FIFO
+      for (int i = 0; i < 3000 && w < 0; ++i) {
+        w = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+        if (w < 0) usleep(10000);
+      }
+      ASSERT_GE(w, 0) << "the command never opened its input";
+      fcntl(w, F_SETFL, 0);
+      const std::string head = read_file(c.input).substr(0, 48 * 1024);  // fits the pipe: never blocks
+      ASSERT_EQ(write(w, head.data(), head.size()), static_cast<ssize_t>(head.size()));
+      // map has opened its output by the time the index is loaded: wait for that (others: a moment).
+      for (int i = 0; i < 300; ++i) {
+        bool temp = false;
+        for (const auto& e : std::filesystem::directory_iterator(d.path())) {
+          temp = temp || e.path().filename().string().find("gatemap-tmp") != std::string::npos;
+        }
+        if (temp || c.name.rfind("map", 0) != 0) break;
+        usleep(100000);
+      }
+      usleep(300000);
+      kill(pid, sig);
+      int status = 0;
+      ASSERT_EQ(waitpid(pid, &status, 0), pid);
+      close(w);
+      EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+      for (const auto& e : std::filesystem::directory_iterator(d.path())) {
+        EXPECT_EQ(e.path().filename().string(), "in.fifo") << "left behind";
+      }
+    }
+  }
 }

@@ -1,0 +1,120 @@
+#include "common/signal_cleanup.hpp"
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <mutex>
+
+#include "common/error.hpp"
+
+namespace gatemap {
+
+namespace {
+
+constexpr int kSlots = 64;
+constexpr size_t kPathMax = 4096;
+enum : int { kFree = 0, kFile = 1, kFolder = 2 };
+
+// Written under g_mutex, read by the handler: the path is complete before its kind is set.
+struct Slot {
+  char path[kPathMax];
+  volatile sig_atomic_t kind;
+};
+Slot g_slots[kSlots];
+std::mutex g_mutex;
+std::once_flag g_installed;
+
+struct LinuxDirent64 {  // getdents64's record (the kernel's layout)
+  uint64_t d_ino;
+  int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[1];
+};
+
+// The folder's entries (files and empty folders), then the folder; passes repeat while
+// entries remain, since removing entries while listing may skip some.
+void remove_folder(const char* path) {
+  alignas(8) static char buf[8192];  // static: the handler's stack may be small
+  for (int pass = 0; pass < 16; ++pass) {
+    const int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) break;
+    bool found = false;
+    for (;;) {
+      const long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+      if (n <= 0) break;
+      for (long at = 0; at < n;) {
+        const auto* d = reinterpret_cast<const LinuxDirent64*>(buf + at);
+        at += d->d_reclen;
+        if (std::strcmp(d->d_name, ".") == 0 || std::strcmp(d->d_name, "..") == 0) continue;
+        found = true;
+        if (unlinkat(fd, d->d_name, 0) != 0) unlinkat(fd, d->d_name, AT_REMOVEDIR);
+      }
+    }
+    close(fd);
+    if (!found) break;
+  }
+  rmdir(path);
+}
+
+void on_signal(int sig) {
+  for (Slot& s : g_slots) {
+    if (s.kind == kFile) unlink(s.path);
+  }
+  for (int i = kSlots - 1; i >= 0; --i) {  // later folders first: they may lie in earlier ones
+    if (g_slots[i].kind == kFolder) remove_folder(g_slots[i].path);
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install() {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (const int other : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, other);  // one cleanup at a time
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
+}  // namespace
+
+RemovedOnSignal::RemovedOnSignal(const std::string& path, bool folder) {
+  if (path.size() >= kPathMax) throw Error("path too long to be cleaned up on a signal: '" + path + "'");
+  std::call_once(g_installed, install);
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  for (int i = 0; i < kSlots; ++i) {
+    if (g_slots[i].kind != kFree) continue;
+    std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    g_slots[i].kind = folder ? kFolder : kFile;
+    slot_ = i;
+    return;
+  }
+  throw Error("more than " + std::to_string(kSlots) + " temporary files at once");
+}
+
+RemovedOnSignal& RemovedOnSignal::operator=(RemovedOnSignal&& o) noexcept {
+  if (this != &o) {
+    release();
+    slot_ = o.slot_;
+    o.slot_ = -1;
+  }
+  return *this;
+}
+
+void RemovedOnSignal::release() {
+  if (slot_ < 0) return;
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  g_slots[slot_].kind = kFree;
+  slot_ = -1;
+}
+
+}  // namespace gatemap
