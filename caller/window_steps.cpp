@@ -14,6 +14,25 @@ namespace {
 constexpr int kAssemblyMinBaseQ = 3;
 }  // namespace
 
+// Pileup haplotypes that carry an event no assembled haplotype has (a variant whose
+// k-mers the graph lost: next to another variant, or at a read's end) join the assembled
+// ones, up to max_haplotypes.
+void add_missing_events(const std::string& ref_region, int64_t begin, const std::string& seq,
+                        const std::vector<std::string>& pileup, int max_haplotypes, RegionWork& w) {
+  std::vector<Event> known;
+  for (const auto& evs : w.events) known.insert(known.end(), evs.begin(), evs.end());
+  for (size_t i = 1; i < pileup.size() && static_cast<int>(w.haps.size()) < max_haplotypes; ++i) {
+    if (std::find(w.haps.begin(), w.haps.end(), pileup[i]) != w.haps.end()) continue;
+    std::vector<Event> evs = haplotype_events(ref_region, begin, pileup[i], seq);
+    const bool adds = std::any_of(evs.begin(), evs.end(),
+                                  [&](const Event& e) { return std::find(known.begin(), known.end(), e) == known.end(); });
+    if (!adds) continue;
+    known.insert(known.end(), evs.begin(), evs.end());
+    w.haps.push_back(pileup[i]);
+    w.events.push_back(std::move(evs));
+  }
+}
+
 std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, const std::vector<AlignedRead>& reads,
                                          const std::string& seq, const CallOptions& opt) {
   std::vector<RegionWork> work(regions.size());
@@ -42,11 +61,14 @@ std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, con
       }
       const std::string ref_region = seq.substr(w.region.begin, w.region.end - w.region.begin);
       w.haps = assemble(ref_region, w.slices, w.quals, kAssemblyMinBaseQ, opt.min_prune, opt.max_haplotypes);
+      const std::vector<std::string> pileup =
+          pileup_haplotypes(ref_region, w.region.begin, used, opt.min_base_q, opt.max_haplotypes);
       if (w.haps.size() < 2) {  // no k worked, or the graph shows no alternative to the reference
         w.assembled = false;
-        w.haps = pileup_haplotypes(ref_region, w.region.begin, used, opt.min_base_q, opt.max_haplotypes);
+        w.haps = pileup;
       }
       for (const std::string& h : w.haps) w.events.push_back(haplotype_events(ref_region, w.region.begin, h, seq));
+      if (w.assembled) add_missing_events(ref_region, w.region.begin, seq, pileup, opt.max_haplotypes, w);
     });
   }
   errors.rethrow();

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <numeric>
+#include <sstream>
 
 #include "caller/caller.hpp"
 #include "caller/detail.hpp"
@@ -278,6 +280,51 @@ TEST(CallerRealData, Na12878Chr20AgreesWithGiabInConfidentRegions) {
   const auto calls = test::variants_inside(co.output, bed);
   EXPECT_GE(truth.size(), 40u);
   EXPECT_EQ(calls, truth);  // every confident variant with its genotype, nothing else
+}
+
+// Real reads: HG002, chr20:10.0-10.1 Mb (150 bp, ~30x). Sites whose reads all carry the
+// alternative allele are homozygous: 10,098,110 G>C, 10,098,135 C>A and 10,098,308 AAT>A
+// (bcftools and freebayes say 1/1; each site's reads used to be outvoted by reads of its
+// region that do not reach it), and no call with no reference read and 5 or more alt reads
+// is heterozygous with the reference. Skipped without ../shared.
+TEST(CallerRealData, Hg002SitesWithOnlyAltReadsAreHomozygous) {
+  const std::string d = std::string(GATEMAP_SHARED_DATA) + "/";
+  const std::string bam = d + "grch37-chr20-deepvariant-testdata/HG002_NIST_150bp_downsampled_30x.chr20.10_10p1mb.bam";
+  if (!std::filesystem::exists(bam)) GTEST_SKIP() << "../shared data absent";
+  test::TempDir dir;
+  ASSERT_EQ(test::run_command("zcat " + d + "grch37-chr20/20.part*-of-6.fa.gz > " + dir.file("20.fa")), 0);
+  caller::CallOptions co;
+  co.inputs = {bam};
+  co.reference = dir.file("20.fa");
+  co.output = dir.file("calls.vcf");
+  co.backend = "cpu";
+  caller::run_call(co);
+  std::map<int64_t, std::string> gt;
+  std::istringstream in(test::read_file(co.output));
+  int checked = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string x; std::getline(fields, x, '\t');) f.push_back(x);
+    ASSERT_EQ(f.size(), 10u) << line;
+    std::vector<std::string> sample;
+    std::istringstream parts(f[9]);
+    for (std::string x; std::getline(parts, x, ':');) sample.push_back(x);
+    gt[std::stoll(f[1])] = sample[0];
+    std::vector<int> ad;  // the fourth field: reads per allele
+    std::istringstream ad_text(sample.at(3));
+    for (std::string x; std::getline(ad_text, x, ',');) ad.push_back(std::stoi(x));
+    const int alt_reads = std::accumulate(ad.begin() + 1, ad.end(), 0);
+    if (ad.at(0) == 0 && alt_reads >= 5) {
+      ++checked;
+      EXPECT_NE(sample[0].substr(0, 2), "0/") << line;
+    }
+  }
+  EXPECT_GE(checked, 50);
+  EXPECT_EQ(gt[10098110], "1/1");
+  EXPECT_EQ(gt[10098135], "1/1");
+  EXPECT_EQ(gt[10098308], "1/1");
 }
 
 }  // namespace
