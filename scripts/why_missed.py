@@ -28,6 +28,28 @@ def variants(vcf, ref):
     return out
 
 
+def alt_reads(bases):
+    """Reads whose base differs from the reference or that start an indel after it, in
+    samtools mpileup's base column (^Q read starts, $ ends, +N.../-N... indels)."""
+    n, i = 0, 0
+    while i < len(bases):
+        ch = bases[i]
+        if ch == "^":
+            i += 2
+            continue
+        if ch in "+-":
+            j = i + 1
+            while j < len(bases) and bases[j].isdigit():
+                j += 1
+            n += 1
+            i = j + int(bases[i + 1:j])
+            continue
+        if ch in "ACGTNacgtn":
+            n += 1
+        i += 1
+    return n
+
+
 def pileup(bam, ref, contig, pos, min_mapq):
     """Reads over pos and those whose base or indel there differs from the reference."""
     counts = {}
@@ -36,7 +58,7 @@ def pileup(bam, ref, contig, pos, min_mapq):
         out = subprocess.run(cmd, capture_output=True, text=True).stdout.split("\t")
         depth = int(out[3]) if len(out) > 4 else 0
         bases = out[4] if len(out) > 4 else ""
-        alt = sum(1 for ch in bases if ch in "ACGTNacgtn*+-")  # mismatches, deletions, indel starts
+        alt = alt_reads(bases)
         counts[q] = (depth, alt)
     return counts
 
