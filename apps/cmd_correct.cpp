@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "correct/correct.hpp"
 #include "io/bam_sorter.hpp"
+#include "io/output_file.hpp"
 
 namespace gatemap::apps {
 
@@ -56,13 +57,11 @@ void register_correct(CLI::App& app, AppContext& ctx) {
   sub->add_option("-t,--threads", o->threads, "CPU threads (0: all)")->capture_default_str();
   on_run(sub, ctx, [o, summary, count_mem] {
     o->count_mem = *count_mem == "0" ? 0 : io::parse_memory(*count_mem, "--count-mem");
+    io::check_side_output(*summary, "--summary", {o->in1, o->in2, o->out1, o->out2});
     const correct::CorrectSummary s = correct::run_correct(*o);
     const std::string text = correct::format_summary(s);
     std::fprintf(stderr, "%s", text.c_str());
-    if (!summary->empty()) {
-      std::FILE* f = std::fopen(summary->c_str(), "w");
-      if (!f || std::fputs(text.c_str(), f) < 0 || std::fclose(f) != 0) throw IoError("cannot write " + *summary);
-    }
+    if (!summary->empty()) io::write_side_output(*summary, text);
     return 0;
   });
 }

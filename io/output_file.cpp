@@ -97,4 +97,24 @@ void check_not_input(const std::string& out, const std::string& flag, const std:
   }
 }
 
+void check_side_output(const std::string& path, const std::string& flag, const std::vector<std::string>& others) {
+  if (path.empty()) return;
+  check_not_input(path, flag, others);
+  if (written_in_place(path)) return;
+  const fs::path folder = fs::path(path).parent_path();
+  std::error_code ec;
+  if (!folder.empty() && !fs::is_directory(folder, ec)) {
+    throw UsageError(flag + " '" + path + "': folder '" + folder.string() + "' does not exist");
+  }
+}
+
+void write_side_output(const std::string& path, const std::string& text) {
+  OutputFile out(path);
+  std::FILE* f = std::fopen(out.write_path().c_str(), "w");
+  if (!f) throw IoError("cannot write '" + path + "': " + std::strerror(errno));
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok) throw IoError("write to '" + path + "' failed (disk full?)");
+  out.commit();
+}
+
 }  // namespace gatemap::io

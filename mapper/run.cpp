@@ -74,13 +74,7 @@ void report(const MapStats& st, const std::string& stats_path) {
                        " s, output " + std::to_string(st.output_s) + " s; waiting for input " +
                        std::to_string(st.input_wait_s) + " s, for seeding " + std::to_string(st.begin_wait_s) +
                        " s, for output " + std::to_string(st.output_wait_s) + " s");
-  if (!stats_path.empty()) {
-    std::FILE* f = std::fopen(stats_path.c_str(), "w");
-    if (!f) throw IoError("cannot write '" + stats_path + "'");
-    const std::string json = st.to_json();
-    const bool ok = std::fwrite(json.data(), 1, json.size(), f) == json.size();
-    if (std::fclose(f) != 0 || !ok) throw IoError("write to '" + stats_path + "' failed");
-  }
+  if (!stats_path.empty()) io::write_side_output(stats_path, st.to_json());
 }
 
 // Where records go: the output as they come, or (--sort) the bounded-memory sorter.
@@ -160,7 +154,7 @@ MapStats run_mapping(RunOptions opt) {
   }
   if (opt.sort && mode != "wb") throw UsageError("--sort needs -o FILE.bam");
   io::check_not_input(opt.output, "-o", {opt.index_path, opt.reads1, opt.reads2});
-  if (!opt.stats_path.empty()) io::check_not_input(opt.stats_path, "--stats", {opt.index_path, opt.reads1, opt.reads2});
+  io::check_side_output(opt.stats_path, "--stats", {opt.index_path, opt.reads1, opt.reads2, opt.output});
   const std::string where = backend_of(opt);
   opt.map.filter = opt.filter != "off";
   // Whether a GPU seeds and filters: probed on a thread of its own (CUDA's start-up takes a few

@@ -468,3 +468,32 @@ TEST_F(Hostile, SignalsLeaveNoTemporaryAndNoOutput) {
     }
   }
 }
+
+// Reports written beside the main output (--stats, --summary) follow the output rule: one
+// that names an input or the main output, or lies in a missing folder, is a usage error
+// before any work; nothing is replaced or written.
+TEST_F(Hostile, SideOutputsAreCheckedBeforeAnyWork) {
+  gatemap::test::TempDir d;
+  const std::string reads = write_file(d.file("r.fq"), read_file(f("r_1.fq")));
+  const std::string before = read_file(reads);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"map --stats " + d.file("o.sam") + " -o " + d.file("o.sam") + " " + f("ref.gmi") + " " + reads, "--stats"},
+      {"map --stats " + d.file("nodir/s.json") + " -o " + d.file("o.sam") + " " + f("ref.gmi") + " " + reads,
+       "--stats"},
+      {"correct --summary " + reads + " -o " + d.file("c.fq") + " " + reads, "--summary"},
+      {"correct --summary " + d.file("nodir/s.tsv") + " -o " + d.file("c.fq") + " " + reads, "--summary"},
+  };
+  for (const auto& [args, flag] : cases) {
+    std::string out;
+    EXPECT_EQ(gm(args, &out), 2) << args << "\n" << out;
+    EXPECT_NE(out.find(flag), std::string::npos) << out;
+    EXPECT_FALSE(exists(d.file("o.sam")));
+    EXPECT_FALSE(exists(d.file("c.fq")));
+    EXPECT_EQ(read_file(reads), before);
+  }
+  std::string out;  // and a good one is written whole
+  ASSERT_EQ(gm("map --stats " + d.file("s.json") + " -o " + d.file("o.sam") + " " + f("ref.gmi") + " " + reads, &out),
+            0)
+      << out;
+  EXPECT_NE(read_file(d.file("s.json")).find("\"reads\": "), std::string::npos);
+}
