@@ -20,6 +20,20 @@ const std::string kBin = GATEMAP_BINARY;
 
 bool have_samtools() { return run_command("command -v samtools") == 0; }
 
+// Twenty random regions of the four test contigs: as many records through each BAM's index.
+void expect_same_region_counts(const std::string& ours, const std::string& theirs, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (int q = 0; q < 20; ++q) {
+    const int contig = 1 + static_cast<int>(rng() % 4);
+    const int64_t begin = 1 + static_cast<int64_t>(rng() % 70000), end = begin + static_cast<int64_t>(rng() % 5000);
+    const std::string region = " " + std::to_string(contig) + ":" + std::to_string(begin) + "-" + std::to_string(end);
+    std::string a, b;
+    ASSERT_EQ(run_command("samtools view -c " + ours + region, &a), 0);
+    ASSERT_EQ(run_command("samtools view -c " + theirs + region, &b), 0);
+    EXPECT_EQ(a, b) << region;
+  }
+}
+
 class Sort : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -60,16 +74,7 @@ TEST_F(Sort, BamEqualsSamAndSortedInMemoryEqualsSamtoolsSort) {
   ASSERT_EQ(run_command("samtools view " + d.file("ss.bam"), &theirs), 0);
   EXPECT_TRUE(sorted == theirs) << "records or order differ from samtools sort";
   ASSERT_TRUE(std::filesystem::exists(d.file("s.bam.bai")));
-  std::mt19937_64 rng(5);
-  for (int q = 0; q < 20; ++q) {
-    const int contig = 1 + static_cast<int>(rng() % 4);
-    const int64_t begin = 1 + static_cast<int64_t>(rng() % 70000), end = begin + static_cast<int64_t>(rng() % 5000);
-    const std::string region = " " + std::to_string(contig) + ":" + std::to_string(begin) + "-" + std::to_string(end);
-    std::string a, b;
-    ASSERT_EQ(run_command("samtools view -c " + d.file("s.bam") + region, &a), 0);
-    ASSERT_EQ(run_command("samtools view -c " + d.file("ss.bam") + region, &b), 0);
-    EXPECT_EQ(a, b) << region;
-  }
+  expect_same_region_counts(d.file("s.bam"), d.file("ss.bam"), 5);
 }
 
 // Many runs (batches of 1,000 reads, 1 MiB per thread) merged: the records and their
@@ -95,16 +100,7 @@ TEST_F(Sort, SpilledRunsMergeIntoSamtoolsOrder) {
   EXPECT_EQ(out.rfind("@HD\tVN:1.6\tSO:coordinate\n", 0), 0u) << out;
   EXPECT_EQ(run_command("samtools quickcheck " + d.file("s.bam")), 0);
   ASSERT_TRUE(std::filesystem::exists(d.file("s.bam.bai")));
-  std::mt19937_64 rng(4);
-  for (int q = 0; q < 20; ++q) {
-    const int contig = 1 + static_cast<int>(rng() % 4);
-    const int64_t begin = 1 + static_cast<int64_t>(rng() % 70000), end = begin + static_cast<int64_t>(rng() % 5000);
-    const std::string region = " " + std::to_string(contig) + ":" + std::to_string(begin) + "-" + std::to_string(end);
-    std::string a, b;
-    ASSERT_EQ(run_command("samtools view -c " + d.file("s.bam") + region, &a), 0);
-    ASSERT_EQ(run_command("samtools view -c " + d.file("ss.bam") + region, &b), 0);
-    EXPECT_EQ(a, b) << region;
-  }
+  expect_same_region_counts(d.file("s.bam"), d.file("ss.bam"), 4);
   for (const auto& e : std::filesystem::directory_iterator(d.path())) {
     EXPECT_EQ(e.path().filename().string().find(".gatemap"), std::string::npos) << e.path();
   }
