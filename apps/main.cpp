@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   apps::AppContext ctx;
   for (int i = 0; i < argc; ++i) ctx.command_line += (i ? " " : "") + std::string(argv[i]);
 
-  CLI::App app{"gatemap " GATEMAP_VERSION ": GPU-accelerated short-read mapper and variant caller"};
+  CLI::App app{"gatemap " GATEMAP_VERSION ": GPU-accelerated short-read mapper and variant caller", "gatemap"};
   app.set_version_flag("--version", GATEMAP_VERSION);
   app.require_subcommand(1);
   app.fallthrough(false);
@@ -47,6 +47,16 @@ int main(int argc, char** argv) {
 
   if (argc == 1) {
     std::cerr << app.help();
+    return 2;
+  }
+  const std::string first = argv[1];
+  if (first == "help") {  // as git and samtools take it
+    std::cout << app.help();
+    return 0;
+  }
+  const auto known = app.get_subcommands([&](CLI::App* sub) { return sub->check_name(first); });
+  if (first[0] != '-' && known.empty()) {
+    log::error("main", "unknown command '" + first + "' (see 'gatemap --help')");
     return 2;
   }
   try {
@@ -58,9 +68,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string where = "main";
-    for (const auto* sub : app.get_subcommands()) where = sub->get_name();
-    log::error(where, std::string(e.what()) + " (see 'gatemap " + (where == "main" ? "" : where + " ") + "--help')");
+    std::string where = "main", message = e.what();
+    for (const auto* sub : app.get_subcommands()) {
+      where = sub->get_name();
+      // An option this command lacks (a bwa flag, say) is named, not the reads after it.
+      for (const std::string& arg : sub->remaining()) {
+        if (arg.size() > 1 && arg[0] == '-' && dynamic_cast<const CLI::ExtrasError*>(&e)) {
+          message = "unknown option '" + arg + "'";
+          break;
+        }
+      }
+    }
+    log::error(where, message + " (see 'gatemap " + (where == "main" ? "" : where + " ") + "--help')");
     return 2;
   }
   try {

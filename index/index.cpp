@@ -281,6 +281,16 @@ std::unique_ptr<Index> load_index(const std::string& path, Checksums when) {
     ::close(fd);
     throw bad("file too short to be a gatemap index (truncated?)");
   }
+  // The magic first, before the whole file is mapped (reads given in the index's place
+  // can be gigabytes).
+  char head[8] = {};
+  if (::pread(fd, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head) || std::memcmp(head, kMagic, 8) != 0) {
+    ::close(fd);
+    const bool reads = head[0] == '@' || head[0] == '>' || (head[0] == '\x1f' && head[1] == '\x8b');
+    throw bad(reads ? "this is FASTQ, FASTA or gzip, not a gatemap index: the index comes first "
+                      "('gatemap map INDEX READS1 [READS2]'; build it with 'gatemap index REF.fa')"
+                    : "not a gatemap index (bad magic); build one with 'gatemap index REF.fa'");
+  }
   void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) throw IoError("cannot map '" + path + "': " + std::strerror(errno));

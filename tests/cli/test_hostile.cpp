@@ -497,3 +497,18 @@ TEST_F(Hostile, SideOutputsAreCheckedBeforeAnyWork) {
       << out;
   EXPECT_NE(read_file(d.file("s.json")).find("\"reads\": "), std::string::npos);
 }
+
+// Errors that name the real mistake: reads given where the index goes, a flag gatemap
+// lacks (not the reads after it), a command that does not exist; `gatemap help` helps.
+TEST_F(Hostile, ErrorsNameTheMistake) {
+  std::string out;
+  EXPECT_EQ(gm("map " + f("r_1.fq") + " " + f("ref.gmi"), &out), 1) << out;
+  EXPECT_NE(out.find("the index comes first"), std::string::npos) << out;
+  EXPECT_EQ(gm("map -k 19 " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq"), &out), 2) << out;
+  EXPECT_NE(out.find("unknown option '-k'"), std::string::npos) << out;
+  EXPECT_EQ(gm("frobnicate", &out), 2) << out;
+  EXPECT_NE(out.find("unknown command 'frobnicate'"), std::string::npos) << out;
+  EXPECT_EQ(run_command(kBin + " help 2> /dev/null", &out), 0);
+  EXPECT_NE(out.find("map"), std::string::npos) << out;
+  EXPECT_NE(out.find("call"), std::string::npos) << out;
+}
