@@ -5,11 +5,15 @@
 #include "apps/commands.hpp"
 #include "caller/caller.hpp"
 #include "common/build_info.hpp"
+#include "common/log.hpp"
+#include "common/stats_report.hpp"
+#include "io/output_file.hpp"
 
 namespace gatemap::apps {
 
 void register_call(CLI::App& app, AppContext& ctx) {
   auto o = std::make_shared<caller::CallOptions>();
+  auto stats = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("call", "Call SNPs and indels (active regions, local assembly, GPU pair-HMM)");
   sub->add_option("inputs", o->inputs, "Coordinate-sorted BAM/SAM (several are merged)")->required();
   sub->add_option("-r,--reference", o->reference, "Reference FASTA")->required();
@@ -38,12 +42,18 @@ void register_call(CLI::App& app, AppContext& ctx) {
       ->check(CLI::Range(2, 1024))
       ->capture_default_str();
   sub->add_option("-t,--threads", o->threads, "Threads (0: all)")->capture_default_str();
-  on_run(sub, ctx, [o, &ctx] {
+  sub->add_option("--stats", *stats, "Write the run's counts and stage times as JSON");
+  on_run(sub, ctx, [o, stats, &ctx] {
     o->command_line = ctx.command_line;
     o->version = GATEMAP_VERSION;
     o->leave_to_exit = true;
-    const caller::CallStats s = caller::run_call(*o);
-    std::fprintf(stderr, "%s", caller::format_stats(s).c_str());
+    std::vector<std::string> files = o->inputs;
+    files.push_back(o->reference);
+    files.push_back(o->output);
+    io::check_side_output(*stats, "--stats", files);
+    const std::string tsv = caller::format_stats(caller::run_call(*o));
+    log::info("call", stats_line(tsv));
+    if (!stats->empty()) io::write_side_output(*stats, stats_json(tsv));
     return 0;
   });
 }

@@ -4,6 +4,8 @@
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"
+#include "common/log.hpp"
+#include "common/stats_report.hpp"
 #include "correct/correct.hpp"
 #include "io/bam_sorter.hpp"
 #include "io/output_file.hpp"
@@ -13,6 +15,7 @@ namespace gatemap::apps {
 void register_correct(CLI::App& app, AppContext& ctx) {
   auto o = std::make_shared<correct::CorrectRunOptions>();
   auto summary = std::make_shared<std::string>();
+  auto stats = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("correct", "Correct substitution errors in reads with a k-mer spectrum (CUDA-EC style)");
   sub->add_option("reads", o->in1, "FASTQ (plain or gzip)")->required();
   sub->add_option("reads2", o->in2, "Second FASTQ of a pair");
@@ -54,14 +57,17 @@ void register_correct(CLI::App& app, AppContext& ctx) {
                   "reads each (0: half the GPU's free memory, or half the RAM on the CPU)")
       ->capture_default_str();
   sub->add_option("--summary", *summary, "Write the summary (TSV) to this file");
+  sub->add_option("--stats", *stats, "Write the summary as JSON");
   sub->add_option("-t,--threads", o->threads, "CPU threads (0: all)")->capture_default_str();
-  on_run(sub, ctx, [o, summary, count_mem] {
+  on_run(sub, ctx, [o, summary, stats, count_mem] {
     o->count_mem = *count_mem == "0" ? 0 : io::parse_memory(*count_mem, "--count-mem");
-    io::check_side_output(*summary, "--summary", {o->in1, o->in2, o->out1, o->out2});
+    io::check_side_output(*summary, "--summary", {o->in1, o->in2, o->out1, o->out2, *stats});
+    io::check_side_output(*stats, "--stats", {o->in1, o->in2, o->out1, o->out2});
     const correct::CorrectSummary s = correct::run_correct(*o);
     const std::string text = correct::format_summary(s);
-    std::fprintf(stderr, "%s", text.c_str());
+    log::info("correct", stats_line(text));
     if (!summary->empty()) io::write_side_output(*summary, text);
+    if (!stats->empty()) io::write_side_output(*stats, stats_json(text));
     return 0;
   });
 }

@@ -36,9 +36,10 @@ score() {  # tool wall vcf
 echo "# $(date -u +%F) $T threads, genome $GENOME_LEN bp, 30x 150 bp pairs; $(bcftools --version 2>/dev/null | head -1); freebayes $(freebayes --version 2>&1 | head -1)"
 printf "tool\twall_s\tsnp_tp\tsnp_fp\tsnp_fn\tsnp_f1\tindel_tp\tindel_fp\tindel_fn\tindel_f1\n"
 for b in $BACKENDS; do
-  w=$(wall $G call -t "$T" --backend "$b" -r ref.fa -o gatemap_$b.vcf pe.bam)
+  w=$(wall $G call -t "$T" --backend "$b" --stats gatemap_$b.json -r ref.fa -o gatemap_$b.vcf pe.bam)
   score "gatemap_call_$b" "$w" gatemap_$b.vcf
-  grep -E "^(backend|regions|pairhmm|assembly_s|genotype_s|batch_s|write_s|reads_s|input_wait_s|setup_s|engine_wait_s|total_s)" run.log | tail -15 | sed "s/^/# $b: /" >&2
+  grep -E '"(backend|regions|pairhmm|assembly_s|genotype_s|batch_s|write_s|reads_s|input_wait_s|setup_s|engine_wait_s|total_s)' \
+    gatemap_$b.json | sed "s/^ */# $b: /" >&2
 done
 if [ -n "${GVCF:-}" ]; then  # the first backend again, writing a gVCF
   b=${BACKENDS%% *}

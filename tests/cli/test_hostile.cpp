@@ -197,7 +197,14 @@ TEST_F(Hostile, TruncatedBgzfInputIsAnError) {
 TEST_F(Hostile, CallerInputChecks) {
   gatemap::test::TempDir d;
   std::string all, out;
-  ASSERT_EQ(gm("call -r " + f("ref.fa") + " " + f("aln.bam"), &all), 0) << all;
+  // The calls are read from their file alone: a progress line on stderr may land anywhere
+  // in output that mixes the two streams.
+  const auto vcf = [&](const std::string& args) {
+    std::filesystem::remove(d.file("calls.vcf"));
+    EXPECT_EQ(gm("call -o " + d.file("calls.vcf") + " " + args, &out), 0) << args << "\n" << out;
+    return read_file(d.file("calls.vcf"));
+  };
+  all = vcf("-r " + f("ref.fa") + " " + f("aln.bam"));
   const auto calls_on = [](const std::string& vcf, const std::string& contig) {
     int n = 0;
     for (size_t at = vcf.find("\n" + contig + "\t"); at != std::string::npos;
@@ -214,15 +221,14 @@ TEST_F(Hostile, CallerInputChecks) {
                   "{if (!d && $3==\"2\") {print \"u1\\t4\\t*\\t0\\t0\\t*\\t*\\t0\\t0\\tACGT\\tIIII\"; d=1} print}' > " +
                   d.file("mid.sam")),
       0);
-  ASSERT_EQ(gm("call -r " + f("ref.fa") + " " + d.file("mid.sam"), &out), 0) << out;
-  EXPECT_EQ(calls_on(out, "3"), calls_on(all, "3"));
+  EXPECT_EQ(calls_on(vcf("-r " + f("ref.fa") + " " + d.file("mid.sam")), "3"), calls_on(all, "3"));
   // A reference without contig 2, and one whose contig 3 is shorter.
   std::string fa = read_file(f("ref.fa"));
   const size_t c2 = fa.find(">2\n"), c3 = fa.find(">3\n");
   write_file(d.file("no2.fa"), fa.substr(0, c2) + fa.substr(c3));
-  ASSERT_EQ(gm("call -r " + d.file("no2.fa") + " " + f("aln.bam"), &out), 0) << out;
-  EXPECT_EQ(calls_on(out, "3"), calls_on(all, "3"));
-  EXPECT_EQ(calls_on(out, "2"), 0);
+  const std::string no2 = vcf("-r " + d.file("no2.fa") + " " + f("aln.bam"));
+  EXPECT_EQ(calls_on(no2, "3"), calls_on(all, "3"));
+  EXPECT_EQ(calls_on(no2, "2"), 0);
   write_file(d.file("short3.fa"), fa.substr(0, c3) + fa.substr(c3, (fa.size() - c3) / 2) + "\n");
   EXPECT_EQ(gm("call -r " + d.file("short3.fa") + " " + f("aln.bam"), &out), 1) << out;
   EXPECT_NE(out.find("bp in"), std::string::npos) << out;
@@ -511,4 +517,22 @@ TEST_F(Hostile, ErrorsNameTheMistake) {
   EXPECT_EQ(run_command(kBin + " help 2> /dev/null", &out), 0);
   EXPECT_NE(out.find("map"), std::string::npos) << out;
   EXPECT_NE(out.find("call"), std::string::npos) << out;
+}
+
+// call and correct keep stderr to the verbosity rules (nothing at -v 1) and write their
+// counts as JSON with --stats, as map does.
+TEST_F(Hostile, CallAndCorrectReportAsMapDoes) {
+  gatemap::test::TempDir d;
+  std::string err;
+  ASSERT_EQ(run_command("timeout 120 " + kBin + " call -v 1 -t 2 --stats " + d.file("c.json") + " -r " + f("ref.fa") +
+                            " -o " + d.file("c.vcf") + " " + f("aln.bam") + " 2> " + d.file("err.txt")),
+            0);
+  EXPECT_EQ(read_file(d.file("err.txt")), "");
+  EXPECT_NE(read_file(d.file("c.json")).find("\"calls\": "), std::string::npos);
+  ASSERT_EQ(run_command("timeout 120 " + kBin + " correct -v 1 -t 2 --stats " + d.file("r.json") + " -o " +
+                            d.file("c.fq") + " " + f("r_1.fq") + " 2> " + d.file("err2.txt")),
+            0);
+  EXPECT_EQ(read_file(d.file("err2.txt")), "");
+  EXPECT_NE(read_file(d.file("r.json")).find("\"reads\": "), std::string::npos);
+  EXPECT_EQ(gm("call --stats " + f("aln.bam") + " -r " + f("ref.fa") + " " + f("aln.bam"), &err), 2) << err;
 }
