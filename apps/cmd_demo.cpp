@@ -174,7 +174,8 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
   const bool identical = body(path("mapped.sam")) == body(path("mapped_nofilter.sam"));
   const eval::MapEval ev = eval::eval_map(path("mapped.sam"));
 
-  std::printf("gatemap demo: %s\n", dir.c_str());
+  std::printf("gatemap demo: %s\n",
+              temp ? "a temporary folder, removed at the end (-d DIR keeps the files)" : dir.c_str());
   std::printf("  genome   %zu contigs (GRCh37 names, scale %.4g), %lld bp; donor %zu variants (%.1f s)\n",
               genome.size(), a.scale, static_cast<long long>(bases), donor.variants.size(), t_sim - t0);
   std::printf("  reads    %lld pairs of 150 bp\n", static_cast<long long>(a.pairs));
