@@ -29,17 +29,23 @@ bool written_in_place(const std::string& path) {
 }
 
 // Temporary files not yet committed, removed at exit() too: a library that ends the
-// process itself (libgomp when it cannot start a thread) skips our destructors.
+// process itself (libgomp when it cannot start a thread) skips our destructors. Such an
+// exit comes from one thread while the others run on: a file still pending then means
+// the run failed, so the process ends at once after the removal (no other thread gets
+// to create its output afterwards), and an output begun after it never starts.
 struct Pending {
   std::mutex m;
   std::set<std::string> paths;
+  bool exiting = false;
 };
 Pending& pending() {
   static Pending* p = [] {
     auto* made = new Pending;  // never destroyed: the exit handler may run after static destructors
     std::atexit([] {
-      const std::lock_guard<std::mutex> lock(pending().m);
+      std::unique_lock<std::mutex> lock(pending().m);
+      pending().exiting = true;
       for (const std::string& path : pending().paths) std::remove(path.c_str());
+      if (!pending().paths.empty()) _exit(EXIT_FAILURE);
     });
     return made;
   }();
@@ -63,7 +69,11 @@ OutputFile::OutputFile(const std::string& path) : path_(path), write_(path) {
                                random_part))
                .string();
   on_signal_ = RemovedOnSignal(write_, false);
-  const std::lock_guard<std::mutex> lock(pending().m);
+  std::unique_lock<std::mutex> lock(pending().m);
+  if (pending().exiting) {  // another thread is ending the process: begin nothing
+    lock.unlock();
+    for (;;) pause();
+  }
   pending().paths.insert(write_);
 }
 
