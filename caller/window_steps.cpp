@@ -8,11 +8,10 @@ namespace gatemap::caller::detail {
 
 namespace {
 // Bases below this break a read's k-mers in assembly: only Illumina's Q2 ("unreliable
-// tail") marks. At --min-base-q 10, Q7 bases of ART's HiSeq 2500 reads cut the k-mers
-// around 2 of 3 missed SNPs at 15x; a base error there makes an edge of one read, which
-// pruning (edges seen in fewer than min_prune reads) drops.
+// tail") marks, not --min-base-q (at 10, the Q7 bases of ART's HiSeq 2500 reads cut the
+// k-mers around 2 of 3 missed SNPs at 15x). An error at a low-quality base makes an edge
+// seen in one read, which pruning (edges seen in fewer than min_prune reads) drops.
 constexpr int kAssemblyMinBaseQ = 3;
-}  // namespace
 
 // Pileup haplotypes that carry an event no assembled haplotype has (a variant whose
 // k-mers the graph lost: next to another variant, or at a read's end) join the assembled
@@ -32,6 +31,8 @@ void add_missing_events(const std::string& ref_region, int64_t begin, const std:
     w.events.push_back(std::move(evs));
   }
 }
+
+}  // namespace
 
 std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, const std::vector<AlignedRead>& reads,
                                          const std::string& seq, const CallOptions& opt) {
