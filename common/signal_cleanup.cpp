@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -27,6 +29,7 @@ struct Slot {
 Slot g_slots[kSlots];
 std::mutex g_mutex;
 std::once_flag g_installed;
+bool g_exiting = false;  // under g_mutex
 
 struct LinuxDirent64 {  // getdents64's record (the kernel's layout)
   uint64_t d_ino;
@@ -61,18 +64,49 @@ void remove_folder(const char* path) {
   rmdir(path);
 }
 
-void on_signal(int sig) {
+// Returns whether anything was registered.
+bool remove_registered() {
+  bool any = false;
   for (Slot& s : g_slots) {
     if (s.kind == kFile) unlink(s.path);
+    any = any || s.kind != kFree;
   }
   for (int i = kSlots - 1; i >= 0; --i) {  // later folders first: they may lie in earlier ones
     if (g_slots[i].kind == kFolder) remove_folder(g_slots[i].path);
   }
+  return any;
+}
+
+// Twice, a moment apart: a thread that registered a file just before may be creating it.
+bool remove_registered_twice() {
+  if (!remove_registered()) return false;
+  const timespec moment{0, 50 * 1000 * 1000};
+  nanosleep(&moment, nullptr);
+  remove_registered();
+  return true;
+}
+
+void on_signal(int sig) {
+  remove_registered_twice();
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
 
+// A finished run has released every path; one still registered means a library called
+// exit() in the middle of the run. From here on a thread that registers a path removes it
+// itself and stops (it needs the lock for that: the lock is not kept).
+void on_exit() {
+  bool any = false;
+  {
+    const std::lock_guard<std::mutex> lock(g_mutex);
+    g_exiting = true;
+    for (const Slot& s : g_slots) any = any || s.kind != kFree;
+  }
+  if (any && remove_registered_twice()) _exit(EXIT_FAILURE);
+}
+
 void install() {
+  std::atexit(on_exit);
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction old {};
     if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
@@ -89,7 +123,16 @@ void install() {
 RemovedOnSignal::RemovedOnSignal(const std::string& path, bool folder) {
   if (path.size() >= kPathMax) throw Error("path too long to be cleaned up on a signal: '" + path + "'");
   std::call_once(g_installed, install);
-  const std::lock_guard<std::mutex> lock(g_mutex);
+  std::unique_lock<std::mutex> lock(g_mutex);
+  if (g_exiting) {  // another thread is ending the process: remove what the caller made, go no further
+    lock.unlock();
+    if (folder) {
+      remove_folder(path.c_str());
+    } else {
+      unlink(path.c_str());
+    }
+    for (;;) pause();
+  }
   for (int i = 0; i < kSlots; ++i) {
     if (g_slots[i].kind != kFree) continue;
     std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
@@ -108,6 +151,16 @@ RemovedOnSignal& RemovedOnSignal::operator=(RemovedOnSignal&& o) noexcept {
     o.slot_ = -1;
   }
   return *this;
+}
+
+void RemovedOnSignal::remove_now() {
+  if (slot_ < 0) return;
+  if (g_slots[slot_].kind == kFolder) {
+    remove_folder(g_slots[slot_].path);
+  } else {
+    unlink(g_slots[slot_].path);
+  }
+  release();
 }
 
 void RemovedOnSignal::release() {

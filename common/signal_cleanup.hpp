@@ -1,9 +1,13 @@
 #pragma once
 // Files and folders a run is writing, removed when SIGINT, SIGTERM or SIGHUP ends the
-// process; then the signal's default action ends it, so its exit status names the
-// signal. The handler uses only async-signal-safe calls (unlink, open, getdents64,
-// unlinkat, rmdir): a folder's entries are removed, then the folder. A signal ignored
-// when the first path is registered (nohup's SIGHUP) stays ignored.
+// process (then the signal's default action ends it, so its exit status names the
+// signal), or when exit() is called while one is still registered: a library ending the
+// process (libgomp when it cannot start a thread) skips our destructors, and other
+// threads run on, so the process then ends at once with status 1, and a path registered
+// after that point is removed and its thread blocked instead of going on. The removal uses only
+// async-signal-safe calls (unlink, open, getdents64, unlinkat, rmdir): a folder's entries
+// are removed, then the folder. A signal ignored when the first path is registered
+// (nohup's SIGHUP) stays ignored.
 #include <string>
 
 namespace gatemap {
@@ -22,6 +26,10 @@ class RemovedOnSignal {
   RemovedOnSignal& operator=(const RemovedOnSignal&) = delete;
   // No longer removed on a signal (the file was renamed into place, or removed).
   void release();
+  // Removes the path now (a folder with its entries), allocating nothing (it works
+  // when memory is short), then releases it.
+  void remove_now();
+  bool registered() const { return slot_ >= 0; }
 
  private:
   int slot_ = -1;

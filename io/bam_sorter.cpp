@@ -89,20 +89,26 @@ BamSorter::BamSorter(const std::string& out_bam, const SamHeaderInfo& info, cons
     throw IoError("cannot make a folder for sorted runs in '" + base.string() + "': " + std::strerror(errno));
   }
   run_dir_ = tmpl;
-  run_dir_on_signal_ = RemovedOnSignal(run_dir_, true);
-  if (opt.mark_duplicates) {  // an eighth of the budget for the read ends, the rest for records
-    const size_t ends_budget = opt.memory_bytes / 8;
-    opt_.memory_bytes -= ends_budget;
-    marker_ = std::make_unique<DuplicateMarker>(out_->header(), ends_budget, [this] { return temp_path(); });
+  try {  // the destructor, which removes the folder, runs only for a finished constructor
+    run_dir_on_signal_ = RemovedOnSignal(run_dir_, true);
+    if (opt.mark_duplicates) {  // an eighth of the budget for the read ends, the rest for records
+      const size_t ends_budget = opt.memory_bytes / 8;
+      opt_.memory_bytes -= ends_budget;
+      marker_ = std::make_unique<DuplicateMarker>(out_->header(), ends_budget, [this] { return temp_path(); });
+    }
+  } catch (...) {
+    if (run_dir_on_signal_.registered()) {
+      run_dir_on_signal_.remove_now();
+    } else {
+      rmdir(run_dir_.c_str());
+    }
+    throw;
   }
 }
 
 std::string BamSorter::temp_path() { return run_dir_ + "/tmp" + std::to_string(temp_files_++); }
 
-BamSorter::~BamSorter() {
-  std::error_code ec;
-  std::filesystem::remove_all(run_dir_, ec);
-}
+BamSorter::~BamSorter() { run_dir_on_signal_.remove_now(); }
 
 const std::string& BamSorter::read_group_id() const { return out_->read_group_id(); }
 

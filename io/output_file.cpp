@@ -8,9 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 #include <random>
-#include <set>
 
 #include "common/error.hpp"
 
@@ -28,34 +26,6 @@ bool written_in_place(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
 }
 
-// Temporary files not yet committed, removed at exit() too: a library that ends the
-// process itself (libgomp when it cannot start a thread) skips our destructors. Such an
-// exit comes from one thread while the others run on: a file still pending then means
-// the run failed, so the process ends at once after the removal (no other thread gets
-// to create its output afterwards), and an output begun after it never starts.
-struct Pending {
-  std::mutex m;
-  std::set<std::string> paths;
-  bool exiting = false;
-};
-Pending& pending() {
-  static Pending* p = [] {
-    auto* made = new Pending;  // never destroyed: the exit handler may run after static destructors
-    std::atexit([] {
-      std::unique_lock<std::mutex> lock(pending().m);
-      pending().exiting = true;
-      for (const std::string& path : pending().paths) std::remove(path.c_str());
-      if (!pending().paths.empty()) _exit(EXIT_FAILURE);
-    });
-    return made;
-  }();
-  return *p;
-}
-void forget(const std::string& path) {
-  const std::lock_guard<std::mutex> lock(pending().m);
-  pending().paths.erase(path);
-}
-
 }  // namespace
 
 OutputFile::OutputFile(const std::string& path) : path_(path), write_(path) {
@@ -68,19 +38,12 @@ OutputFile::OutputFile(const std::string& path) : path_(path), write_(path) {
   write_ = (p.parent_path() / ("." + p.filename().string() + ".gatemap-tmp." + std::to_string(::getpid()) + "." +
                                random_part))
                .string();
-  on_signal_ = RemovedOnSignal(write_, false);
-  std::unique_lock<std::mutex> lock(pending().m);
-  if (pending().exiting) {  // another thread is ending the process: begin nothing
-    lock.unlock();
-    for (;;) pause();
-  }
-  pending().paths.insert(write_);
+  on_signal_ = RemovedOnSignal(write_, false);  // and at an exit() from a library (common/signal_cleanup)
 }
 
 OutputFile::~OutputFile() {
   if (committed_ || write_ == path_) return;
   std::remove(write_.c_str());
-  forget(write_);
 }
 
 void OutputFile::commit() {
@@ -88,7 +51,6 @@ void OutputFile::commit() {
   if (write_ != path_ && std::rename(write_.c_str(), path_.c_str()) != 0) {
     throw IoError("cannot rename '" + write_ + "' to '" + path_ + "': " + std::strerror(errno));
   }
-  if (write_ != path_) forget(write_);
   on_signal_.release();
   committed_ = true;
 }

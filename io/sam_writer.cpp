@@ -216,11 +216,13 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
       std::vector<EncodedChunk>& encoded = bam.windows[slot];
       if (encoded.size() < count) encoded.resize(count);
       failed.assign(count, nullptr);
+      for (EncodeSpace& space : bam.spaces) {  // here: nothing may throw out of the threads below
+        space.views.resize(kFormatChunk);
+        space.recs.resize(kFormatChunk);
+      }
 #pragma omp parallel num_threads(threads_)
       {
         EncodeSpace& space = bam.spaces[static_cast<size_t>(omp_get_thread_num())];
-        space.views.resize(kFormatChunk);
-        space.recs.resize(kFormatChunk);
 #pragma omp for schedule(dynamic, 1)
         for (size_t c = 0; c < count; ++c) {
           const size_t first = (from + c) * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
