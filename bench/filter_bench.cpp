@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "bench/bench.hpp"
+#include "bench/bench_output.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
@@ -217,8 +218,8 @@ void run_filter_bench(const FilterBenchOptions& opt) {
     if (opt.backend == "gpu") throw Error("bench filter --backend gpu: no CUDA device");
   }
   const bool have_gpu = want_gpu && gpu::device_available();
-  std::FILE* out = opt.out.empty() ? stdout : std::fopen(opt.out.c_str(), "w");
-  if (!out) throw IoError("cannot write '" + opt.out + "'");
+  BenchOutput table(opt.out);
+  std::FILE* out = table.file();
   const std::string device = have_gpu ? gpu::list_devices()[0].name : "none";
   std::fprintf(out, "# gatemap bench filter: %d threads, GPU: %s\n", omp_get_max_threads(), device.c_str());
   log::info("bench", "building the reference (" + std::to_string(opt.genome_bp) + " bp)");
@@ -312,7 +313,7 @@ void run_filter_bench(const FilterBenchOptions& opt) {
       std::fflush(out);
     }
   }
-  if (out != stdout && std::fclose(out) != 0) throw IoError("write to '" + opt.out + "' failed");
+  table.close();
 }
 
 }  // namespace gatemap::bench

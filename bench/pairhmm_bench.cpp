@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/bench.hpp"
+#include "bench/bench_output.hpp"
 #include "caller/pairhmm/pairhmm.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -240,8 +241,8 @@ void accuracy_check(const PairHmmBenchOptions& o, std::FILE* out, caller::pairhm
 
 void run_pairhmm_bench(const PairHmmBenchOptions& o) {
   if (o.threads > 0) omp_set_num_threads(o.threads);
-  std::FILE* out = o.out.empty() ? stdout : std::fopen(o.out.c_str(), "w");
-  if (!out) throw IoError("cannot write " + o.out);
+  BenchOutput table(o.out);
+  std::FILE* out = table.file();
   std::unique_ptr<caller::pairhmm::PairHmmGpu> engine;
   if (o.gpu && gpu::device_available()) {
     engine = std::make_unique<caller::pairhmm::PairHmmGpu>();
@@ -254,7 +255,7 @@ void run_pairhmm_bench(const PairHmmBenchOptions& o) {
   throughput_table(o, out, engine.get());
   file_timing(o, out, engine.get());
   accuracy_check(o, out, engine.get());
-  if (out != stdout && std::fclose(out) != 0) throw IoError("failed writing " + o.out);
+  table.close();
 }
 
 }  // namespace gatemap::bench

@@ -539,3 +539,19 @@ TEST_F(Hostile, CallAndCorrectReportAsMapDoes) {
   EXPECT_NE(read_file(d.file("r.json")).find("\"reads\": "), std::string::npos);
   EXPECT_EQ(gm("call --stats " + f("aln.bam") + " -r " + f("ref.fa") + " " + f("aln.bam"), &err), 2) << err;
 }
+
+// A benchmark's table to a full disk is an error, not exit 0 (its rows are flushed as they
+// come: the failed flush used to go unseen); to a file, it is written whole.
+TEST_F(Hostile, BenchTableToAFullDiskIsAnError) {
+  if (!exists("/dev/full")) GTEST_SKIP() << "/dev/full not available";
+  gatemap::test::TempDir d;
+  const std::string quick = "bench pairhmm -t 2 --sizes 16 --gpu-cells 100000 --cpu-cells 100000 -o ";
+  std::string out;
+  EXPECT_EQ(gm(quick + "/dev/full", &out), 1) << out;
+  EXPECT_NE(out.find("/dev/full"), std::string::npos) << out;
+  ASSERT_EQ(gm(quick + d.file("t.tsv"), &out), 0) << out;
+  EXPECT_NE(read_file(d.file("t.tsv")).find("GPU"), std::string::npos);
+  for (const auto& e : std::filesystem::directory_iterator(d.path())) {
+    EXPECT_EQ(e.path().filename().string(), "t.tsv");
+  }
+}
