@@ -1,10 +1,12 @@
 // gatemap eval map: score alignments against the truth carried in simulated read names.
 #include <cstdio>
+#include <memory>
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"
 #include "eval/eval.hpp"
 #include "io/output_file.hpp"
+#include "io/text_output.hpp"
 
 namespace gatemap::apps {
 
@@ -23,16 +25,13 @@ void register_eval(CLI::App& app, AppContext& ctx) {
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
   on_run(map, ctx, [sam, tolerance, wrong] {
-    std::FILE* wrong_out = nullptr;
+    std::unique_ptr<io::TextOutput> wrong_out;
     if (!wrong->empty()) {
-      io::check_not_input(*wrong, "--wrong", {*sam});
-      wrong_out = std::fopen(wrong->c_str(), "w");
-      if (!wrong_out) throw IoError("cannot write '" + *wrong + "'");
+      io::check_side_output(*wrong, "--wrong", {*sam});
+      wrong_out = std::make_unique<io::TextOutput>(*wrong);
     }
-    const eval::MapEval e = eval::eval_map(*sam, *tolerance, wrong_out);
-    if (wrong_out && (std::ferror(wrong_out) | std::fclose(wrong_out)) != 0) {
-      throw IoError("write to '" + *wrong + "' failed (disk full?)");
-    }
+    const eval::MapEval e = eval::eval_map(*sam, *tolerance, wrong_out ? wrong_out->file() : nullptr);
+    if (wrong_out) wrong_out->close();
     eval::print_map_eval(e, stdout);
     return 0;
   });

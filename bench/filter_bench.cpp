@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "bench/bench.hpp"
-#include "bench/bench_output.hpp"
+#include "io/text_output.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
@@ -218,7 +218,7 @@ void run_filter_bench(const FilterBenchOptions& opt) {
     if (opt.backend == "gpu") throw Error("bench filter --backend gpu: no CUDA device");
   }
   const bool have_gpu = want_gpu && gpu::device_available();
-  BenchOutput table(opt.out);
+  io::TextOutput table(opt.out);
   std::FILE* out = table.file();
   const std::string device = have_gpu ? gpu::list_devices()[0].name : "none";
   std::fprintf(out, "# gatemap bench filter: %d threads, GPU: %s\n", omp_get_max_threads(), device.c_str());

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bench/bench.hpp"
-#include "bench/bench_output.hpp"
+#include "io/text_output.hpp"
 #include "caller/pairhmm/pairhmm.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -241,7 +241,7 @@ void accuracy_check(const PairHmmBenchOptions& o, std::FILE* out, caller::pairhm
 
 void run_pairhmm_bench(const PairHmmBenchOptions& o) {
   if (o.threads > 0) omp_set_num_threads(o.threads);
-  BenchOutput table(o.out);
+  io::TextOutput table(o.out);
   std::FILE* out = table.file();
   std::unique_ptr<caller::pairhmm::PairHmmGpu> engine;
   if (o.gpu && gpu::device_available()) {

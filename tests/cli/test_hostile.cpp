@@ -554,4 +554,7 @@ TEST_F(Hostile, BenchTableToAFullDiskIsAnError) {
   for (const auto& e : std::filesystem::directory_iterator(d.path())) {
     EXPECT_EQ(e.path().filename().string(), "t.tsv");
   }
+  // eval map --wrong likewise (the fixture's reads carry their truth; some are misplaced).
+  EXPECT_EQ(gm("eval map " + f("aln.bam") + " --wrong /dev/full", &out), 1) << out;
+  EXPECT_EQ(gm("eval map " + f("aln.bam") + " --wrong " + f("aln.bam"), &out), 2) << out;
 }

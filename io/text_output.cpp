@@ -1,27 +1,27 @@
-#include "bench/bench_output.hpp"
+#include "io/text_output.hpp"
 
 #include <cerrno>
 #include <cstring>
 
 #include "common/error.hpp"
 
-namespace gatemap::bench {
+namespace gatemap::io {
 
-BenchOutput::BenchOutput(const std::string& path) : path_(path.empty() ? "-" : path) {
+TextOutput::TextOutput(const std::string& path) : path_(path.empty() ? "-" : path) {
   if (path_ == "-") {
     f_ = stdout;
     return;
   }
-  out_ = std::make_unique<io::OutputFile>(path_);
+  out_ = std::make_unique<OutputFile>(path_);
   f_ = std::fopen(out_->write_path().c_str(), "w");
   if (!f_) throw IoError("cannot write '" + path_ + "': " + std::strerror(errno));
 }
 
-BenchOutput::~BenchOutput() {
+TextOutput::~TextOutput() {
   if (f_ && f_ != stdout) std::fclose(f_);
 }
 
-void BenchOutput::close() {
+void TextOutput::close() {
   const bool failed = std::fflush(f_) != 0 || std::ferror(f_);
   if (f_ == stdout) {
     if (failed) throw IoError("writing to standard output failed (disk full?)");
@@ -33,4 +33,4 @@ void BenchOutput::close() {
   out_->commit();
 }
 
-}  // namespace gatemap::bench
+}  // namespace gatemap::io
