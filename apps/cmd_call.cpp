@@ -8,6 +8,7 @@
 #include "common/log.hpp"
 #include "common/stats_report.hpp"
 #include "io/output_file.hpp"
+#include "io/text_output.hpp"
 
 namespace gatemap::apps {
 

@@ -9,6 +9,7 @@
 #include "correct/correct.hpp"
 #include "io/bam_sorter.hpp"
 #include "io/output_file.hpp"
+#include "io/text_output.hpp"
 
 namespace gatemap::apps {
 

@@ -80,13 +80,4 @@ void check_side_output(const std::string& path, const std::string& flag, const s
   }
 }
 
-void write_side_output(const std::string& path, const std::string& text) {
-  OutputFile out(path);
-  std::FILE* f = std::fopen(out.write_path().c_str(), "w");
-  if (!f) throw IoError("cannot write '" + path + "': " + std::strerror(errno));
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok) throw IoError("write to '" + path + "' failed (disk full?)");
-  out.commit();
-}
-
 }  // namespace gatemap::io

@@ -38,11 +38,9 @@ bool same_file(const std::string& a, const std::string& b);
 // one of `inputs` (empty names and "-" are skipped).
 void check_not_input(const std::string& out, const std::string& flag, const std::vector<std::string>& inputs);
 
-// A report written whole when a run ends (--stats, --summary), by the rule for outputs.
-// check_side_output, at the start: not one of `others` (the inputs and the main outputs,
-// by identity) and its folder exists, so a bad name fails before any work (UsageError).
-// write_side_output, at the end: under a temporary name, renamed; IoError on failure.
+// A report beside the main output (--stats, --summary, --wrong), checked at the start: not
+// one of `others` (the inputs and the main outputs, by identity) and its folder exists,
+// so a bad name fails before any work (UsageError). Written by io/text_output.hpp.
 void check_side_output(const std::string& path, const std::string& flag, const std::vector<std::string>& others);
-void write_side_output(const std::string& path, const std::string& text);
 
 }  // namespace gatemap::io

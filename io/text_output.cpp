@@ -33,4 +33,12 @@ void TextOutput::close() {
   out_->commit();
 }
 
+void write_side_output(const std::string& path, const std::string& text) {
+  TextOutput out(path);
+  if (std::fwrite(text.data(), 1, text.size(), out.file()) != text.size()) {
+    throw IoError("write to '" + path + "' failed (disk full?)");
+  }
+  out.close();
+}
+
 }  // namespace gatemap::io

@@ -26,4 +26,7 @@ class TextOutput {
   std::FILE* f_ = nullptr;
 };
 
+// A report written whole when a run ends (--stats, --summary), as a TextOutput.
+void write_side_output(const std::string& path, const std::string& text);
+
 }  // namespace gatemap::io

@@ -15,6 +15,7 @@
 #include "gpu/device.hpp"
 #include "io/bam_sorter.hpp"
 #include "io/output_file.hpp"
+#include "io/text_output.hpp"
 #include "io/sam_writer.hpp"
 
 namespace gatemap::mapper {
