@@ -31,7 +31,7 @@ void register_map(CLI::App& app, AppContext& ctx) {
                   "or gpu/cpu (on, there)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu", "off"}))
       ->capture_default_str();
-  sub->add_option("--backend", o->backend, "Where the filter runs, as in the other commands: gpu, cpu or auto")
+  sub->add_option("--backend", o->backend, "Where seeding, the filter and verification run: gpu, cpu or auto (records are the same)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
       ->capture_default_str();
   sub->add_flag("--encode-on-device", o->hw.encode_on_device, "2-bit encode the filter's reads on the GPU (always when the GPU seeds)");
