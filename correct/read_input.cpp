@@ -33,8 +33,7 @@ class Spill {
   }
   ~Spill() {
     writers_.clear();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
+    on_signal_.remove_now();  // allocates nothing: works when memory ran out
   }
   void write(const io::ReadBatch& batch) {
     for (size_t i = 0; i < batch.size(); ++i) writers_[batch.paired ? i % 2 : 0]->write(batch.reads[i]);

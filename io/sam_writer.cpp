@@ -140,18 +140,20 @@ void SamWriter::write(const bam1_t* rec) {
   if (bam_) {
     bam_->gathered.push_back(bam_dup1(rec));
     if (!bam_->gathered.back()) throw Error("out of memory copying a record for '" + path_ + "'");
-    if (bam_->gathered.size() == kGathered) {
-      std::vector<bam1_t*> recs;
-      std::swap(recs, bam_->gathered);
-      write_all(recs);
-      for (bam1_t* b : recs) bam_destroy1(b);
-    }
+    if (bam_->gathered.size() == kGathered) write_gathered();
     return;
   }
   if (sam_write1(fp_, hdr_, rec) < 0) {
     throw IoError("write to '" + path_ + "' failed (disk full?) at record " + std::to_string(written_ + 1));
   }
   ++written_;
+}
+
+// The copies write() gathered, written and freed (after a failure, BamState frees them).
+void SamWriter::write_gathered() {
+  write_all(bam_->gathered);
+  for (bam1_t* b : bam_->gathered) bam_destroy1(b);
+  bam_->gathered.clear();
 }
 
 void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
@@ -289,17 +291,7 @@ void SamWriter::write_index(const std::string& index_path, int min_shift) {
 
 void SamWriter::close() {
   if (!fp_) return;
-  if (bam_ && !bam_->gathered.empty()) {
-    std::vector<bam1_t*> recs;
-    std::swap(recs, bam_->gathered);
-    try {
-      write_all(recs);
-    } catch (...) {
-      for (bam1_t* b : recs) bam_destroy1(b);
-      throw;
-    }
-    for (bam1_t* b : recs) bam_destroy1(b);
-  }
+  if (bam_ && !bam_->gathered.empty()) write_gathered();
   const int ret = hts_close(fp_);
   fp_ = nullptr;
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");

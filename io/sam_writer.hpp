@@ -72,6 +72,7 @@ class SamWriter {
   sam_hdr_t* hdr_ = nullptr;
   std::string rg_id_;
   struct BamState;  // BAM output: where the next block goes, the index, records gathered
+  void write_gathered();
   // Writes encoded chunks [0, count) in order and tells the index where their records are.
   void write_chunks(const std::vector<EncodedChunk>& chunks, size_t count);
   std::unique_ptr<BamState> bam_;
