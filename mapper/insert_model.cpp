@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "common/error.hpp"
 #include "common/log.hpp"
 
 namespace gatemap::mapper::detail {
@@ -76,6 +77,33 @@ int InsertModel::pair_score(const Hit& a, const Hit& b) const {
   const double z = (static_cast<double>(insert_of(a, b)) - mean_) / sd_;
   const int insert_phred = std::min(kMaxInsertPhred, static_cast<int>(std::lround(5 * z * z / std::log(10.0))));
   return kEditPhred * (a.edits + b.edits) + insert_phred;
+}
+
+InsertModelInOrder::InsertModelInOrder(const PairOptions& opt, bool shared)
+    : opt_(opt), shared_(shared), known_(opt) {}
+
+InsertModel InsertModelInOrder::for_batch(int64_t first_id, int64_t fragments, const std::vector<ReadHits>& hits,
+                                          bool paired) {
+  std::unique_lock<std::mutex> lock(m_);
+  if (shared_) cv_.wait(lock, [&] { return known_.known() || decided_until_ >= first_id || abandoned_; });
+  if (abandoned_) throw Error("mapping stopped: another GPU's mapper failed");
+  InsertModel model = known_;
+  if (!model.known() && paired) {
+    model.estimate(hits, fragments);
+    if (model.known()) known_ = model;
+  }
+  decided_until_ = std::max(decided_until_, first_id + fragments);
+  lock.unlock();
+  cv_.notify_all();
+  return model;
+}
+
+void InsertModelInOrder::abandon() {
+  {
+    const std::lock_guard<std::mutex> lock(m_);
+    abandoned_ = true;
+  }
+  cv_.notify_all();
 }
 
 }  // namespace gatemap::mapper::detail

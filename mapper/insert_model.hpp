@@ -2,7 +2,9 @@
 // The insert-size model of paired reads: given (--insert) or estimated from the first
 // batch's confidently placed pairs as bwa-mem estimates it; which FR pairs are proper,
 // and how much an insert size costs a pair in phred units.
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "mapper/options.hpp"
@@ -41,6 +43,31 @@ class InsertModel {
   bool known_ = false;
   double mean_ = 0, sd_ = 0;
   int64_t low_ = 0, high_ = 0;
+};
+
+// The model each batch places its pairs with, as one mapper finishing batches in input
+// order would have it: the first batch's estimate (or the first with enough pairs, each
+// batch before it estimating its own tolerant model). Shared by mappers running at once
+// (one per GPU), a batch waits until the batches before it have decided, unless a model
+// is known already.
+class InsertModelInOrder {
+ public:
+  // `shared`: batches come from several mappers, in any order; otherwise in input order.
+  InsertModelInOrder(const PairOptions& opt, bool shared);
+  // The model of the batch of `fragments` fragments whose first has input number
+  // `first_id` (hits: per read, mates adjacent; paired: whether to estimate from them).
+  InsertModel for_batch(int64_t first_id, int64_t fragments, const std::vector<ReadHits>& hits, bool paired);
+  // A mapper failed: batches waiting for its batches throw instead.
+  void abandon();
+
+ private:
+  const PairOptions opt_;
+  const bool shared_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  InsertModel known_;         // once known_.known()
+  int64_t decided_until_ = 0;  // batches of fragments before this have decided
+  bool abandoned_ = false;
 };
 
 }  // namespace gatemap::mapper::detail

@@ -134,6 +134,7 @@ void Mapper::Impl::fallback_batch(BatchState& bs, bool paired, MapStats& stats) 
 
 void Mapper::Impl::place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs) {
   const int64_t n = static_cast<int64_t>(batch.size());
+  inserts->for_batch(batch.first_id, n, bs.hits, false);  // no model, but the batches after it wait for it
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 256)
   for (int64_t r = 0; r < n; ++r) {
@@ -149,7 +150,7 @@ void Mapper::Impl::place_singles(const io::ReadBatch& batch, BatchState& bs, std
 void Mapper::Impl::place_pairs(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs,
                                MapStats& stats) {
   const int64_t fragments = static_cast<int64_t>(batch.size()) / 2;
-  if (!insert.known()) insert.estimate(bs.hits, fragments);
+  insert = inserts->for_batch(batch.first_id, fragments, bs.hits, true);
   int64_t proper = 0, rescued = 0;
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 128) reduction(+ : proper, rescued)
@@ -176,6 +177,10 @@ Mapper::Mapper(const index::Index& idx, const MapOptions& opt, const Hardware& h
   impl_ = std::make_unique<Impl>(idx, opt, hw);
 }
 Mapper::~Mapper() = default;
+
+void Mapper::share_insert_model(std::shared_ptr<detail::InsertModelInOrder> model) {
+  impl_->inserts = std::move(model);
+}
 
 void Mapper::set_record_pool(io::RecordPool* pool) {
   for (Workspace& ws : impl_->workspaces) ws.records.set_pool(pool);

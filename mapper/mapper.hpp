@@ -16,6 +16,9 @@
 struct bam1_t;  // htslib's record: made by the records stage (mapper/records.hpp)
 
 namespace gatemap::mapper {
+namespace detail {
+class InsertModelInOrder;  // mapper/insert_model.hpp
+}
 
 // Counts and per-stage times of a run (also written as JSON by --stats).
 struct MapStats {
@@ -32,9 +35,9 @@ struct MapStats {
   // the host's time inside the engine's submit and collect (the rest of the GPU's work
   // overlaps the next batch's seeding).
   double filter_prepare_s = 0, filter_engine_s = 0;
-  double input_wait_s = 0;  // mapping waiting for reads (input slower than mapping)
+  double input_wait_s = 0;  // mapping waiting for reads (input slower than mapping), summed over lanes
   double begin_wait_s = 0;  // finishing waiting for the batch's seeding (and GPU stages) on the worker
-  double output_wait_s = 0;  // mapping waiting for the previous batch's records to be written
+  double output_wait_s = 0;  // reading waiting for a free batch slot (mapping or writing slower than input)
   int64_t duplicate_reads = 0, duplicate_pairs = 0, duplicate_unpaired = 0;  // --markdup
   double insert_mean = 0, insert_sd = 0;
   std::string to_json() const;
@@ -64,6 +67,9 @@ class Mapper {
   // Records are filled from `pool`'s spares (given back once written) where it has some;
   // the pool must outlive the mapper.
   void set_record_pool(io::RecordPool* pool);
+  // Mappers running at once on one input (one per GPU) place pairs with one insert-size
+  // model, shared here, as one mapper would (InsertModelInOrder); before the first batch.
+  void share_insert_model(std::shared_ptr<detail::InsertModelInOrder> model);
 
   struct Impl;
 

@@ -29,7 +29,8 @@ struct Mapper::Impl {
   Reference ref;
   detail::Verifier verifier;
   detail::Placer placer;
-  detail::InsertModel insert;
+  std::shared_ptr<detail::InsertModelInOrder> inserts;  // the model of each batch, in input order
+  detail::InsertModel insert;                           // the finishing batch's
   detail::SeedStage seeder;
   detail::FilterStage filter;
   std::vector<detail::Workspace> workspaces;  // one per OpenMP thread
@@ -71,6 +72,7 @@ struct Mapper::Impl {
         ref(idx),
         verifier(ref),
         placer(ref, verifier, opt),
+        inserts(std::make_shared<detail::InsertModelInOrder>(opt.pair, false)),
         insert(opt.pair),
         seeder(idx, opt, hw),
         filter(ref, opt.filter, hw),

@@ -11,9 +11,10 @@
 #include "common/error.hpp"
 #include "common/leave_to_exit.hpp"
 #include "common/log.hpp"
-#include "common/serial_worker.hpp"
+#include "common/ordered_lanes.hpp"
 #include "gpu/device.hpp"
 #include "io/bam_sorter.hpp"
+#include "mapper/insert_model.hpp"
 #include "io/output_file.hpp"
 #include "io/text_output.hpp"
 #include "io/sam_writer.hpp"
@@ -72,9 +73,9 @@ void report(const MapStats& st, const std::string& stats_path) {
                        std::to_string(st.filter_kernel_s) + " s), verify " + std::to_string(st.verify_s) + " s (" +
                        std::to_string(st.verified_on_gpu) + " on the GPU in " + std::to_string(st.verify_device_s) +
                        " s), fallback " + std::to_string(st.fallback_s) + " s, finish " + std::to_string(st.pair_s) +
-                       " s, output " + std::to_string(st.output_s) + " s; waiting for input " +
+                       " s, output " + std::to_string(st.output_s) + " s; mapping waiting for input " +
                        std::to_string(st.input_wait_s) + " s, for seeding " + std::to_string(st.begin_wait_s) +
-                       " s, for output " + std::to_string(st.output_wait_s) + " s");
+                       " s; reading waiting for a free slot " + std::to_string(st.output_wait_s) + " s");
   if (!stats_path.empty()) io::write_side_output(stats_path, st.to_json());
 }
 
@@ -132,6 +133,20 @@ class RecordOutput {
   std::unique_ptr<io::BamSorter> sorter_;
 };
 
+// A batch of reads on its way through the run: read, mapped by a lane, written.
+struct MapItem {
+  io::ReadBatch reads;
+  std::vector<bam1_t*> records;  // once mapped; given to the record pool once written
+  MapItem() = default;
+  MapItem(const MapItem&) = delete;
+  MapItem& operator=(const MapItem&) = delete;
+  ~MapItem() {
+    for (bam1_t* b : records) bam_destroy1(b);  // a run that failed
+  }
+};
+// Batches per lane in memory: being begun, being finished, and read ahead.
+constexpr size_t kSlotsPerLane = 3;
+
 }  // namespace
 
 MapStats run_mapping(RunOptions opt) {
@@ -163,10 +178,14 @@ MapStats run_mapping(RunOptions opt) {
   gpu::resolve_devices(opt.device, gpu::Backend::cpu);  // its syntax, before any work
   std::future<gpu::Backend> probe = std::async(std::launch::async, [where] { return gpu::choose_backend(where); });
   // BGZF-compressed reads are inflated on a few threads per file (a quarter of -t).
-  io::FastqSource source(opt.reads1, opt.reads2, opt.interleaved, std::max(1, opt.hw.threads / 4));
-  io::ReadBatch slots[3];  // finishing, begun, being read (in rotation)
-  const auto read_into = [&](io::ReadBatch* b) { return source.next_batch(*b, opt.batch_reads, batch_bases); };
-  std::future<bool> reading = std::async(std::launch::async, read_into, &slots[0]);  // while the index loads
+  const int threads = omp_get_max_threads();
+  io::FastqSource source(opt.reads1, opt.reads2, opt.interleaved, std::max(1, threads / 4));
+  // Batches are read from now on (the first while the index loads), in a few slots
+  // until the lanes are known.
+  OrderedLanes<MapItem> reads(kSlotsPerLane, [&](MapItem& item) {
+    omp_set_num_threads(threads);
+    return source.next_batch(item.reads, opt.batch_reads, batch_bases);
+  });
   const double t_load = log::wall_seconds();
   auto idx = index::load_index(opt.index_path, index::Checksums::later);
   log::info("map", "loaded index '" + opt.index_path + "' (" + std::to_string(idx->contigs().size()) + " contigs, " +
@@ -174,112 +193,92 @@ MapStats run_mapping(RunOptions opt) {
                        std::to_string(log::wall_seconds() - t_load) + " s");
   // Its checksums are checked while CUDA starts and the index goes to the device; the
   // first batch waits for them.
-  std::future<void> checksums = std::async(std::launch::async, [&idx, threads = omp_get_max_threads()] {
-    omp_set_num_threads(threads);
-    idx->verify_checksums();
-  });
+  std::shared_future<void> checksums =
+      std::async(std::launch::async, [&idx, threads] {
+        omp_set_num_threads(threads);
+        idx->verify_checksums();
+      }).share();
   auto spare_records = std::make_unique<io::RecordPool>();  // before the output and the mapper, which use it
   RecordOutput out(opt, *idx);
   opt.map.output.read_group_id = out.read_group_id();
 
-  // The filter backend: GPU when asked or (auto) when present; otherwise the CPU twin.
-  const auto make_mapper = [&] {
-    opt.hw.backend = probe.get();
-    log::debug("map", "backend known at " + std::to_string(log::wall_seconds()) + " s");
-    opt.hw.devices = gpu::resolve_devices(opt.device, opt.hw.backend);
-    const bool on_gpu = opt.hw.backend == gpu::Backend::gpu;
-    // With the GPU seeding, the GPU filters the seeder's reads itself; a batch that falls
-    // back to the filter stage has its reads packed on the device there too (the worker's
-    // host time bounds the run).
-    if (on_gpu && opt.hw.seed_on_gpu) opt.hw.encode_on_device = true;
-    log::info("map", std::string("seeding on the ") + (on_gpu && opt.hw.seed_on_gpu ? "GPU" : "CPU") +
-                         ", GateKeeper filter " + (!opt.map.filter ? "off" : on_gpu ? "on the GPU" : "on the CPU"));
-    return std::make_unique<Mapper>(*idx, opt.map, opt.hw);  // a GPU engine gets ready while batch 1 is seeded
+  // The backend: GPU when asked or (auto) when present; otherwise the CPU twins. One
+  // lane (a mapper with its share of the cores) per GPU: each seeds, filters and
+  // verifies its batches on its own device.
+  opt.hw.backend = probe.get();
+  log::debug("map", "backend known at " + std::to_string(log::wall_seconds()) + " s");
+  const bool on_gpu = opt.hw.backend == gpu::Backend::gpu;
+  const std::vector<int> devices = gpu::resolve_devices(opt.device, opt.hw.backend);
+  const int lanes = opt.lanes > 0 ? opt.lanes : on_gpu ? static_cast<int>(devices.size()) : 1;
+  const int lane_threads = std::max(1, threads / lanes);
+  // With the GPU seeding, the GPU filters the seeder's reads itself; a batch that falls
+  // back to the filter stage has its reads packed on the device there too (the worker's
+  // host time bounds the run).
+  if (on_gpu && opt.hw.seed_on_gpu) opt.hw.encode_on_device = true;
+  log::info("map", std::string("seeding on the ") + (on_gpu && opt.hw.seed_on_gpu ? "GPU" : "CPU") +
+                       ", GateKeeper filter " + (!opt.map.filter ? "off" : on_gpu ? "on the GPU" : "on the CPU") +
+                       (lanes > 1 ? "; " + std::to_string(lanes) + " lanes of " + std::to_string(lane_threads) +
+                                        " threads" + (on_gpu ? ", one per GPU" : "")
+                                  : ""));
+  reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + 2);
+  auto inserts = std::make_shared<detail::InsertModelInOrder>(opt.map.pair, lanes > 1);
+  std::vector<std::unique_ptr<Mapper>> mappers(static_cast<size_t>(lanes));
+  std::vector<MapStats> lane_stats(static_cast<size_t>(lanes));
+
+  // A lane: batches begun (seeded, and on the GPU filtered and verified, on the mapper's
+  // worker) while the one before is finished (placed, records built) here.
+  const auto lane = [&](int i) {
+    omp_set_num_threads(lane_threads);
+    Hardware hw = opt.hw;
+    hw.devices = devices.empty() ? devices : std::vector<int>{devices[static_cast<size_t>(i) % devices.size()]};
+    std::unique_ptr<Mapper>& mapper = mappers[static_cast<size_t>(i)];
+    try {
+      mapper = std::make_unique<Mapper>(*idx, opt.map, hw);  // a GPU engine gets ready while batch 1 is seeded
+      mapper->set_record_pool(spare_records.get());
+      mapper->share_insert_model(inserts);
+      checksums.get();
+      for (MapItem* cur = nullptr;;) {  // cur: begun
+        if (!cur && (cur = reads.next(false))) mapper->begin_batch(cur->reads);
+        if (!cur) break;
+        MapItem* next = reads.next(true);  // seeded while the GPU filters the current batch
+        if (next) mapper->begin_batch(next->reads);
+        mapper->finish_batch(cur->reads, cur->records);
+        reads.done(cur);
+        cur = next;
+      }
+    } catch (...) {
+      reads.fail(std::current_exception());  // this error first, then the lanes waiting for this one's batches
+      inserts->abandon();
+      throw;
+    }
+    lane_stats[static_cast<size_t>(i)] = mapper->stats();
+    // The GPU engines' device and pinned memory are released while the last batches are written.
+    if (!opt.leave_to_exit) mapper.reset();
   };
-  std::unique_ptr<Mapper> mapper;
-  MapStats st;
-  // Stages overlap: while a batch is verified and turned into records, the next batch
-  // has been seeded and is being filtered on the GPU, the one after it is read, and the
-  // previous batch's records are written (as bwa mem's pipeline overlaps I/O).
-  std::vector<bam1_t*> records, written;
-  const auto destroy = [](std::vector<bam1_t*>& recs) {
-    for (bam1_t* b : recs) bam_destroy1(b);
-    recs.clear();
-  };
-  // Writing runs on a thread of its own (one for the run: SAM is formatted there on an
-  // OpenMP team of -t threads), its seconds added up as output_s.
-  const int threads = omp_get_max_threads();
+  // Records are written on a thread of their own, in input order (SAM is formatted and
+  // BAM compressed there on an OpenMP team of -t threads).
   double output_s = 0;
-  const auto write_all = [&] {
+  int64_t batch_no = 0;
+  const auto write = [&](MapItem& item) {
     omp_set_num_threads(threads);
     const double t = log::wall_seconds();
-    out.take(written, *spare_records);
+    out.take(item.records, *spare_records);
     output_s += log::wall_seconds() - t;
+    log::info("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.reads.size()) +
+                         " reads mapped");
   };
-  int64_t batch_no = 0;
-  double input_wait_s = 0, output_wait_s = 0;
-  SerialWorker writer;
-  std::future<void> writing;
-  try {
-    int cur = 0;
-    bool have = reading.get();
-    log::debug("map", "first batch read at " + std::to_string(log::wall_seconds()) + " s");
-    // The second batch is read while the mapper waits for the GPU's start-up.
-    if (have) reading = std::async(std::launch::async, read_into, &slots[1]);
-    mapper = make_mapper();
-    mapper->set_record_pool(spare_records.get());
-    log::debug("map", "mapper made at " + std::to_string(log::wall_seconds()) + " s");
-    checksums.get();
-    if (have) mapper->begin_batch(slots[0]);
-    while (have) {
-      const int next = (cur + 1) % 3;
-      const double t0 = log::wall_seconds();
-      const bool more = reading.get();
-      input_wait_s += log::wall_seconds() - t0;
-      if (more) {
-        mapper->begin_batch(slots[next]);  // seeds it while the GPU filters the current batch
-        reading = std::async(std::launch::async, read_into, &slots[(cur + 2) % 3]);
-      }
-      records.clear();
-      mapper->finish_batch(slots[cur], records);
-      const double t1 = log::wall_seconds();
-      if (writing.valid()) writing.get();
-      output_wait_s += log::wall_seconds() - t1;
-      destroy(written);
-      std::swap(written, records);
-      writing = writer.submit(write_all);
-      ++batch_no;
-      log::info("map", "batch " + std::to_string(batch_no) + ": " + std::to_string(slots[cur].size()) +
-                           " reads mapped (" + std::to_string(t1 - t0) + " s, seeding of the next batch included)");
-      cur = next;
-      have = more;
-    }
-    log::debug("map", "last batch mapped at " + std::to_string(log::wall_seconds()) + " s");
-    // The GPU engines' device and pinned memory are released while the last batch is written.
-    st = mapper->stats();
-    const double t_free = log::wall_seconds();
-    if (opt.leave_to_exit) {
-      leave_to_exit(mapper);
-    } else {
-      mapper.reset();
-    }
-    log::debug("map", "mapper released in " + std::to_string(log::wall_seconds() - t_free) + " s");
-    if (writing.valid()) writing.get();
-    log::debug("map", "last batch written at " + std::to_string(log::wall_seconds()) + " s");
-  } catch (...) {
-    mapper.reset();  // waits for a batch still being seeded on its thread (it reads its slot)
-    if (reading.valid()) reading.wait();
-    if (writing.valid()) writing.wait();
-    destroy(written);
-    destroy(records);
-    throw;
+  reads.run(lanes, lane, write);
+  log::debug("map", "last batch written at " + std::to_string(log::wall_seconds()) + " s");
+  MapStats st;
+  for (const MapStats& s : lane_stats) st += s;
+  if (opt.leave_to_exit) {
+    for (auto& m : mappers) leave_to_exit(m);
   }
-  destroy(written);
   out.close();  // a sorted BAM is written only now
   log::debug("map", "output closed at " + std::to_string(log::wall_seconds()) + " s");
   st.output_s = output_s;
-  st.input_wait_s = input_wait_s;
-  st.output_wait_s = output_wait_s;
+  st.input_wait_s = reads.lane_wait_s();
+  st.output_wait_s = reads.reader_wait_s();
   if (const io::DuplicateCounts* d = out.duplicates()) {
     st.duplicate_reads = d->duplicate_reads;
     st.duplicate_pairs = d->duplicate_pairs;

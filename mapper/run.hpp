@@ -24,6 +24,9 @@ struct RunOptions {
   std::string filter = "auto";    // --filter auto|off (or gpu|cpu: on, and where it runs)
   std::string backend = "auto";   // --backend gpu|cpu|auto: where the filter runs
   std::string device = "0";       // --device: 0, 0,1,... or all
+  // Lanes (mappers working at once, each with its share of -t): 0 gives one per GPU of
+  // --device (one without a GPU). Tests set it to run several on the CPU.
+  int lanes = 0;
   MapOptions map;
   Hardware hw;
   // The process ends after the run (the gatemap binary): the index, the mapper (its GPU

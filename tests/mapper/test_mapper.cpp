@@ -4,6 +4,7 @@
 
 #include <htslib/sam.h>
 
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -79,6 +80,50 @@ TEST(MapperE2E, ThreadsAndBatchSizeDoNotChangeOutput) {
   // Smaller batches keep the records (the insert size is estimated from the first batch,
   // so compare single-end reads, which do not depend on it).
   EXPECT_EQ(d.map(d.se, "", "cpu", 2, 1000), d.map(d.se, "", "cpu", 1, 100000));
+}
+
+// Several lanes (as with one GPU each) map batches at once: the records and the insert
+// size are one lane's, in input order; a batch before which fewer than 30 pairs had one
+// hit each still estimates its own tolerant model, as one lane would.
+TEST(MapperE2E, LanesGiveOneLanesRecords) {
+  const auto& d = data();
+  for (const size_t batch : {size_t{40}, size_t{400}}) {
+    const std::string one = d.map(d.pe1, d.pe2, "cpu", 3, batch);
+    for (const int lanes : {2, 3}) {
+      mapper::RunOptions o = d.options(d.pe1, d.pe2, d.dir.file("lanes.sam"));
+      o.batch_reads = batch;
+      o.lanes = lanes;
+      o.hw.threads = 3;
+      const mapper::MapStats st = mapper::run_mapping(o);
+      EXPECT_EQ(test::without_pg(test::read_file(o.output)), one) << lanes << " lanes, batches of " << batch;
+      EXPECT_EQ(st.reads, 6000);
+    }
+  }
+  mapper::RunOptions o = d.options(d.se, "", d.dir.file("lanes_se.sam"));
+  o.batch_reads = 300;
+  o.lanes = 3;
+  mapper::run_mapping(o);
+  EXPECT_EQ(test::without_pg(test::read_file(o.output)), d.map(d.se, "", "cpu", 2, 300));
+}
+
+// A bad record in the middle of the input stops every lane: the error names the file and
+// record, and no output is left.
+TEST(MapperE2E, LanesStopAtABadRecord) {
+  const auto& d = data();
+  std::string text = test::read_file(d.se);
+  const size_t at = text.find("\n@", text.size() / 2);
+  text.insert(at + 1, "@broken\nACGT\n+\nII\n");
+  const std::string bad = test::write_file(d.dir.file("bad_mid.fq"), text);
+  mapper::RunOptions o = d.options(bad, "", d.dir.file("lanes_bad.bam"));
+  o.batch_reads = 200;
+  o.lanes = 3;
+  try {
+    mapper::run_mapping(o);
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad_mid.fq"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(o.output));
 }
 
 TEST(MapperE2E, SamtoolsAcceptsTheOutput) {

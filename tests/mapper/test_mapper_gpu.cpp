@@ -26,17 +26,27 @@ TEST(MapperGpu, FilterGpuEqualsCpuAndOff) {
   EXPECT_EQ(d.map(d.se, "", "gpu"), d.map(d.se, "", "cpu"));
 }
 
-// Batches spread over two filter engines (device 0 twice stands in for two GPUs): the
-// same records as the CPU twin.
-TEST(MapperGpu, DeviceListSpreadsBatchesWithTheSameRecords) {
+// One lane per device: 1, 2 and 4 devices (ids repeat where fewer GPUs exist) give the
+// CPU twin's records, paired (the insert size shared by the lanes) and single.
+TEST(MapperGpu, EveryDeviceCountGivesTheSameRecords) {
   if (!gpu::device_available()) GTEST_SKIP() << "no CUDA device";
   static test::SimData d(20000, 20000);
-  mapper::RunOptions o = d.options(d.pe1, d.pe2, d.dir.file("two_engines.sam"));
-  o.filter = "gpu";
-  o.device = "0,0";
-  o.batch_reads = 4000;  // ten batches, five on each engine
-  mapper::run_mapping(o);
-  EXPECT_EQ(test::without_pg(test::read_file(o.output)), d.map(d.pe1, d.pe2, "cpu", 2, 4000));
+  const int visible = static_cast<int>(gpu::list_devices().size());
+  const std::string cpu_pe = d.map(d.pe1, d.pe2, "cpu", 4, 4000), cpu_se = d.map(d.se, "", "cpu", 4, 4000);
+  for (const int n : {1, 2, 4}) {
+    std::string devices;
+    for (int i = 0; i < n; ++i) devices += (i ? "," : "") + std::to_string(i % visible);
+    for (const bool paired : {true, false}) {
+      mapper::RunOptions o = paired ? d.options(d.pe1, d.pe2, d.dir.file("lanes.sam"))
+                                    : d.options(d.se, "", d.dir.file("lanes.sam"));
+      o.filter = "gpu";
+      o.device = devices;
+      o.batch_reads = 4000;  // ten batches (five for single reads), spread over the lanes
+      o.hw.threads = 4;
+      mapper::run_mapping(o);
+      EXPECT_EQ(test::without_pg(test::read_file(o.output)), paired ? cpu_pe : cpu_se) << "--device " << devices;
+    }
+  }
 }
 
 // A device budget too small for a full batch (an artificial out-of-memory): those
