@@ -26,6 +26,7 @@
 #include "common/error.hpp"
 #include "common/leave_to_exit.hpp"
 #include "common/log.hpp"
+#include "common/ordered_lanes.hpp"
 #include "common/parallel.hpp"
 #include "io/fasta.hpp"
 #include "io/output_file.hpp"
@@ -41,20 +42,57 @@ using detail::Region;
 using detail::RegionWork;
 using detail::SiteRecord;
 
+using Reference = std::vector<io::FastaRecord>;
+using EngineFuture = std::shared_future<std::shared_ptr<pairhmm::PairHmmEngine>>;
+
+// A part of the genome called on a lane of its own (one per GPU): its intervals, and
+// what calling them gave, kept for the run's writer (which writes parts in order).
+struct PartCalls {
+  std::vector<Interval> intervals;
+  std::vector<std::pair<int, detail::SiteCall>> calls;  // reference contig, call
+  CallStats stats;
+};
+
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The header of the run's VCF: the reference's contigs, the sample, the fields written.
+io::VcfHeaderInfo vcf_header(const CallOptions& opt, const Reference& ref, const std::string& sample) {
+  io::VcfHeaderInfo info;
+  for (const auto& r : ref) info.contigs.emplace_back(r.name, static_cast<int64_t>(r.seq.size()));
+  info.reference = opt.reference;
+  info.command_line = opt.command_line;
+  info.version = opt.version;
+  info.samples = {sample};
+  info.extra_lines = {"##INFO=<ID=DP,Number=1,Type=Integer,Description=\"Reads in the active region over the site\">",
+                      "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">",
+                      "##FORMAT=<ID=GQ,Number=1,Type=Integer,Description=\"Genotype quality\">",
+                      "##FORMAT=<ID=DP,Number=1,Type=Integer,Description=\"Reads scored at the site\">",
+                      "##FORMAT=<ID=AD,Number=R,Type=Integer,Description=\"Informative reads per allele\">",
+                      "##FORMAT=<ID=PL,Number=G,Type=Integer,Description=\"Phred-scaled genotype likelihoods\">"};
+  if (opt.gvcf) {
+    const auto lines = gvcf_header_lines();
+    info.extra_lines.insert(info.extra_lines.end(), lines.begin(), lines.end());
+  }
+  return info;
+}
+
 class Caller {
  public:
-  // `backend`: the backend and devices chosen (errors there come before any output);
-  // `engine`: the pair-HMM engine being made on them, waited for by the first batch (a
-  // GPU's start-up overlaps reading the reference and the first window's assembly).
-  Caller(const CallOptions& opt, std::future<gpu::Backend> backend,
-         std::future<std::unique_ptr<pairhmm::PairHmmEngine>> engine)
+  // `engine`: the pair-HMM engine being made on the backend chosen, waited for by the
+  // first batch (a GPU's start-up overlaps opening the input and the first window's
+  // assembly). With `part`, only its intervals are called and the calls are kept there
+  // for the run's writer; otherwise the whole run (or -L) is called into opt.output.
+  Caller(const CallOptions& opt, std::shared_ptr<const Reference> ref, gpu::Backend backend, EngineFuture engine,
+         PartCalls* part = nullptr)
       : opt_(opt),
-        ref_(io::read_fasta(opt.reference)),
-        input_(opt.inputs, opt.min_mapq, std::min(8, std::max(1, omp_get_max_threads() / 2))) {
+        ref_owner_(std::move(ref)),
+        ref_(*ref_owner_),
+        input_(opt.inputs, opt.min_mapq, std::min(8, std::max(1, omp_get_max_threads() / 2))),
+        backend_(backend),
+        engine_future_(std::move(engine)),
+        part_(part) {
     for (size_t i = 0; i < ref_.size(); ++i) ref_index_[ref_[i].name] = static_cast<int>(i);
     // Header contigs the reference lacks are fine as long as no read is placed on them
     // (reads that are get skipped and counted, with a warning).
@@ -77,32 +115,20 @@ class Caller {
       throw FormatError("no contig of '" + opt.inputs.front() + "' is in '" + opt.reference +
                         (input_.contigs().empty() ? "' (no @SQ lines: is it a SAM/BAM of mapped reads?)" : "'"));
     }
-    if (missing) {
+    if (missing && !part_) {
       log::warn("call", std::to_string(missing) + " of the reads' " + std::to_string(input_.contigs().size()) +
                             " header contigs are not in '" + opt.reference + "'; reads placed there are skipped");
     }
-    io::VcfHeaderInfo info;
-    for (const auto& r : ref_) info.contigs.emplace_back(r.name, static_cast<int64_t>(r.seq.size()));
-    info.reference = opt.reference;
-    info.command_line = opt.command_line;
-    info.version = opt.version;
-    info.samples = {input_.sample()};
-    info.extra_lines = {"##INFO=<ID=DP,Number=1,Type=Integer,Description=\"Reads in the active region over the site\">",
-                        "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">",
-                        "##FORMAT=<ID=GQ,Number=1,Type=Integer,Description=\"Genotype quality\">",
-                        "##FORMAT=<ID=DP,Number=1,Type=Integer,Description=\"Reads scored at the site\">",
-                        "##FORMAT=<ID=AD,Number=R,Type=Integer,Description=\"Informative reads per allele\">",
-                        "##FORMAT=<ID=PL,Number=G,Type=Integer,Description=\"Phred-scaled genotype likelihoods\">"};
+    stats_.backend = gpu::backend_name(backend_);
+    if (part_) {
+      intervals_ = part_->intervals;
+      input_.load_indexes();
+      return;
+    }
+    const io::VcfHeaderInfo info = vcf_header(opt, ref_, input_.sample());
     if (!opt.intervals.empty()) {  // bad intervals or no index: errors before any output
       intervals_ = parse_intervals(opt.intervals, info.contigs);
       input_.load_indexes();
-    }
-    backend_ = backend.get();  // (no GPU for --backend gpu: an error before any output too)
-    stats_.backend = gpu::backend_name(backend_);
-    engine_future_ = std::move(engine);
-    if (opt.gvcf) {
-      const auto lines = gvcf_header_lines();
-      info.extra_lines.insert(info.extra_lines.end(), lines.begin(), lines.end());
     }
     vcf_ = std::make_unique<io::VcfWriter>(opt.output, info, std::min(8, omp_get_max_threads()));
     if (opt.gvcf) blocks_ = std::make_unique<GvcfBlocks>(*vcf_);
@@ -110,7 +136,7 @@ class Caller {
 
   CallStats run() {
     const auto t0 = std::chrono::steady_clock::now();
-    if (opt_.intervals.empty()) {
+    if (opt_.intervals.empty() && !part_) {
       call_everything();
     } else {
       for (const Interval& iv : intervals_) call_interval(iv);
@@ -118,7 +144,7 @@ class Caller {
     if (releasing_.valid()) releasing_.get();
     reader_.stop();  // before the input's counts are read
     stats_.input_wait_s = reader_.waited_s();
-    vcf_->close();
+    if (vcf_) vcf_->close();
     if (skipped_no_ref_) {
       log::warn("call", std::to_string(skipped_no_ref_) + " reads on contigs missing from the reference were skipped");
     }
@@ -372,8 +398,12 @@ class Caller {
   }
 
   void write(int tid, const detail::SiteCall& c) {
-    detail::write_site(*vcf_, bcf_hdr_name2id(vcf_->header(), input_.contigs()[tid].c_str()), c, opt_.gvcf);
     ++stats_.calls;
+    if (part_) {
+      part_->calls.emplace_back(ref_index_.at(input_.contigs()[tid]), c);
+      return;
+    }
+    detail::write_site(*vcf_, bcf_hdr_name2id(vcf_->header(), input_.contigs()[tid].c_str()), c, opt_.gvcf);
   }
 
   // Writes a window's calls and, for a gVCF, the reference blocks of its bases around
@@ -415,14 +445,16 @@ class Caller {
   static char upper(char b) { return static_cast<char>(std::toupper(static_cast<unsigned char>(b))); }
 
   const CallOptions& opt_;
-  std::vector<io::FastaRecord> ref_;
+  std::shared_ptr<const Reference> ref_owner_;  // shared by the parts of a run
+  const Reference& ref_;
   std::map<std::string, int> ref_index_;
   ReadInput input_;
   ReadAhead reader_{input_, omp_get_max_threads() > 4 ? 3 : 1};  // converting threads
   std::unique_ptr<io::VcfWriter> vcf_;
   gpu::Backend backend_ = gpu::Backend::cpu;
-  std::future<std::unique_ptr<pairhmm::PairHmmEngine>> engine_future_;
-  std::unique_ptr<pairhmm::PairHmmEngine> engine_;  // once the first batch needs it
+  EngineFuture engine_future_;
+  std::shared_ptr<pairhmm::PairHmmEngine> engine_;  // once the first batch needs it
+  PartCalls* part_ = nullptr;
   std::vector<Interval> intervals_;  // -L, merged and sorted
   std::vector<AlignedRead> reads_;   // the current window's reads, by position
   std::vector<AlignedRead> done_;    // reads on their way back to the reader
@@ -445,6 +477,101 @@ class Caller {
 
 }  // namespace
 
+CallStats& CallStats::operator+=(const CallStats& o) {
+  for (auto [a, b] : {std::pair{&reads, o.reads}, {&reads_filtered, o.reads_filtered}, {&regions, o.regions},
+                      {&haplotypes, o.haplotypes}, {&pairs, o.pairs}, {&calls, o.calls},
+                      {&regions_unassembled, o.regions_unassembled}}) {
+    *a += b;
+  }
+  for (auto [a, b] : {std::pair{&regions_s, o.regions_s}, {&assembly_s, o.assembly_s}, {&pairhmm_s, o.pairhmm_s},
+                      {&genotype_s, o.genotype_s}, {&batch_s, o.batch_s}, {&write_s, o.write_s},
+                      {&reads_s, o.reads_s}, {&input_wait_s, o.input_wait_s}, {&engine_wait_s, o.engine_wait_s},
+                      {&pairhmm_kernel_ms, o.pairhmm_kernel_ms}}) {
+    *a += b;
+  }
+  return *this;
+}
+
+namespace {
+
+// Parts of at least two windows: each re-reads a lead-in (2 kb) and starts its windows
+// afresh.
+constexpr int64_t kMinPartWindows = 2;
+constexpr int kPartsPerLane = 4;  // lanes that finish early take more
+
+// With several GPUs: the genome (or -L) cut into parts, called on one lane per GPU, each
+// with its own engine and a share of the threads; the parts' calls written in order.
+// Each part is called as -L would call it, so the VCF is the one-GPU run's.
+CallStats call_in_parts(const CallOptions& opt, std::shared_ptr<const Reference> ref, gpu::Backend backend,
+                        const std::vector<EngineFuture>& engines, ReadInput& input) {
+  std::vector<std::pair<std::string, int64_t>> contigs;
+  for (const auto& r : *ref) contigs.emplace_back(r.name, static_cast<int64_t>(r.seq.size()));
+  std::vector<Interval> wanted;
+  if (!opt.intervals.empty()) {
+    wanted = parse_intervals(opt.intervals, contigs);
+  } else {
+    for (const std::string& name : input.contigs()) {  // in the reads' order, as the one-GPU run goes
+      const auto it = std::find_if(contigs.begin(), contigs.end(), [&](const auto& c) { return c.first == name; });
+      if (it != contigs.end()) wanted.push_back({static_cast<int>(it - contigs.begin()), 0, it->second});
+    }
+  }
+  const int lanes = static_cast<int>(engines.size());
+  const std::vector<std::vector<Interval>> parts = split_intervals(wanted, lanes * kPartsPerLane, kMinPartWindows * opt.window);
+  const int threads = omp_get_max_threads();
+  io::VcfWriter vcf(opt.output, vcf_header(opt, *ref, input.sample()), std::min(8, threads));
+  log::info("call", std::to_string(parts.size()) + " parts on " + std::to_string(lanes) + " lanes (" +
+                        gpu::backend_name(backend) + "), " + std::to_string(std::max(1, threads / lanes)) +
+                        " threads each");
+  size_t next_part = 0;
+  OrderedLanes<PartCalls> lanes_run(2 * static_cast<size_t>(lanes), [&](PartCalls& p) {
+    if (next_part == parts.size()) return false;
+    p.intervals = parts[next_part++];
+    p.calls.clear();
+    return true;
+  });
+  const auto lane = [&](int i) {
+    omp_set_num_threads(std::max(1, threads / lanes));
+    while (PartCalls* p = lanes_run.next(false)) {
+      Caller caller(opt, ref, backend, engines[static_cast<size_t>(i)], p);
+      p->stats = caller.run();
+      lanes_run.done(p);
+    }
+  };
+  CallStats stats;
+  size_t written = 0;
+  lanes_run.run(lanes, lane, [&](PartCalls& p) {
+    for (const auto& [contig, call] : p.calls) {
+      detail::write_site(vcf, bcf_hdr_name2id(vcf.header(), (*ref)[contig].name.c_str()), call, false);
+    }
+    stats += p.stats;
+    const Interval& first = p.intervals.front();
+    log::info("call", "part " + std::to_string(++written) + " of " + std::to_string(parts.size()) + " (from " +
+                          (*ref)[first.contig].name + ":" + std::to_string(first.begin + 1) + ") done: " +
+                          std::to_string(stats.calls) + " calls so far");
+  });
+  vcf.close();
+  stats.backend = gpu::backend_name(backend);
+  return stats;
+}
+
+// Several GPUs call in parts where the parts can be read on their own (indexed input)
+// and written apart (a VCF; a gVCF's blocks would be cut at the parts' edges).
+bool can_call_in_parts(const CallOptions& opt, ReadInput& input) {
+  if (opt.gvcf) {
+    log::info("call", "--gvcf: called in one part (the parts would cut reference blocks at their edges)");
+    return false;
+  }
+  try {
+    input.load_indexes();
+  } catch (const Error& e) {
+    log::info("call", std::string("called in one part: the input has no index to read parts by (") + e.what() + ")");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 CallStats run_call(const CallOptions& opt) {
   if (opt.threads > 0) omp_set_num_threads(opt.threads);
   if (opt.reference.empty()) throw UsageError("-r REF.fa is required");
@@ -453,24 +580,50 @@ CallStats run_call(const CallOptions& opt) {
   inputs.push_back(opt.reference);
   io::check_not_input(opt.output, "-o", inputs);
   const auto t0 = std::chrono::steady_clock::now();
-  std::promise<gpu::Backend> chosen;
-  auto backend = chosen.get_future();
-  auto engine = std::async(std::launch::async, [&opt, chosen = std::move(chosen)]() mutable {
-    gpu::Backend b = gpu::Backend::cpu;
-    std::vector<int> devices;
-    try {
-      b = gpu::choose_backend(opt.backend);
-      devices = gpu::resolve_devices(opt.device, b);
-    } catch (...) {
-      chosen.set_exception(std::current_exception());
-      throw;
+  // The backend is chosen, and the first device's engine made, while the reference is read.
+  std::promise<std::pair<gpu::Backend, std::vector<int>>> chosen;
+  auto choice = chosen.get_future();
+  EngineFuture first = std::async(std::launch::async, [&opt, chosen = std::move(chosen)]() mutable {
+                         gpu::Backend b = gpu::Backend::cpu;
+                         std::vector<int> devices;
+                         try {
+                           b = gpu::choose_backend(opt.backend);
+                           devices = gpu::resolve_devices(opt.device, b);
+                         } catch (...) {
+                           chosen.set_exception(std::current_exception());
+                           throw;
+                         }
+                         chosen.set_value({b, devices});
+                         return std::make_shared<pairhmm::PairHmmEngine>(b, devices.empty() ? 0 : devices.front());
+                       }).share();
+  auto ref = std::make_shared<const Reference>(io::read_fasta(opt.reference));
+  const auto [backend, devices] = choice.get();  // (no GPU for --backend gpu: an error before any output)
+  CallStats stats;
+  const size_t lanes = opt.lanes > 0 ? static_cast<size_t>(opt.lanes) : devices.size();
+  if (lanes > 1) {
+    ReadInput input(opt.inputs, opt.min_mapq);
+    if (can_call_in_parts(opt, input)) {
+      std::vector<EngineFuture> engines{first};
+      for (size_t i = 1; i < lanes; ++i) {
+        const int device = devices.empty() ? 0 : devices[i % devices.size()];
+        engines.push_back(std::async(std::launch::async, [b = backend, device] {
+                            return std::make_shared<pairhmm::PairHmmEngine>(b, device);
+                          }).share());
+      }
+      const double setup_s = since(t0);
+      stats = call_in_parts(opt, ref, backend, engines, input);
+      stats.setup_s = setup_s;
+      stats.total_s = since(t0);
+      if (opt.leave_to_exit) {  // the engines' GPU memory
+        auto kept = std::make_unique<std::vector<EngineFuture>>(std::move(engines));
+        leave_to_exit(kept);
+      }
+      return stats;
     }
-    chosen.set_value(b);
-    return std::make_unique<pairhmm::PairHmmEngine>(b, devices);
-  });
-  auto caller = std::make_unique<Caller>(opt, std::move(backend), std::move(engine));
+  }
+  auto caller = std::make_unique<Caller>(opt, ref, backend, first);
   const double setup_s = since(t0);
-  CallStats stats = caller->run();  // the VCF is closed
+  stats = caller->run();  // the VCF is closed
   stats.setup_s = setup_s;
   if (opt.leave_to_exit) leave_to_exit(caller);  // its reference, reads and pair-HMM engine
   return stats;

@@ -14,7 +14,7 @@ struct CallOptions {
   std::string reference;            // FASTA (plain or gzip)
   std::string output = "-";         // VCF (.vcf.gz: bgzip)
   std::string backend = "auto";     // pair-HMM on gpu | cpu | auto
-  std::string device = "0";         // --device: 0, 0,1,... or all (each batch split between them)
+  std::string device = "0";         // --device: 0, 0,1,... or all (the genome called in parts, one GPU each)
   std::vector<std::string> intervals;  // -L: call only there (chr, chr:beg-end, BED files)
   bool gvcf = false;                   // --gvcf: reference blocks between the calls (-ERC GVCF)
   int threads = 0;
@@ -30,6 +30,9 @@ struct CallOptions {
   int min_prune = 2;                // assembly edges seen fewer times are dropped
   int64_t window = 1000000;         // reads are processed in windows of this many bases
   std::string command_line, version;
+  // Lanes calling parts of the genome at once: 0 gives one per GPU of --device (one on
+  // the CPU). Tests set it to run several on the CPU.
+  int lanes = 0;
   bool leave_to_exit = false;  // the process ends after the run (the gatemap binary): nothing is freed
 };
 
@@ -45,6 +48,8 @@ struct CallStats {
   double engine_wait_s = 0;  // the first batch waiting for the pair-HMM engine (a GPU's start-up)
   double pairhmm_kernel_ms = 0;
   std::string backend;
+  // Sums counts and times (several GPUs: their parts' times added up).
+  CallStats& operator+=(const CallStats& o);
 };
 
 CallStats run_call(const CallOptions& opt);

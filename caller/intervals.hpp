@@ -21,4 +21,9 @@ struct Interval {
 std::vector<Interval> parse_intervals(const std::vector<std::string>& specs,
                                       const std::vector<std::pair<std::string, int64_t>>& contigs);
 
+// The intervals cut into `parts` runs of about equal bases, in order (fewer parts when
+// there are fewer bases), each at least `min_bases` long except the last.
+std::vector<std::vector<Interval>> split_intervals(const std::vector<Interval>& intervals, int parts,
+                                                   int64_t min_bases);
+
 }  // namespace gatemap::caller

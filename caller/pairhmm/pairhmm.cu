@@ -69,7 +69,6 @@ struct LaunchEnv {
   int sm_count = 1;
   int forced_config = -1;  // benchmarks: every pair takes this shape
   size_t shared_limit = 48 * 1024;  // dynamic shared memory one block may use (prior tables + boundaries)
-  int64_t min_busy_cells = 0;       // a part of a batch split between devices: the whole batch's cells
 };
 
 // Bytes of band boundary (two values per column, BoundaryCell) for one block: a row
@@ -386,17 +385,6 @@ int PairHmmGpu::kernel_shapes() { return static_cast<int>(kConfigs.size()); }
 std::string PairHmmGpu::kernel_shape_name(int k) {
   return (kConfigs[k].block ? "B" : "G") + std::to_string(kConfigs[k].G) + "xR" + std::to_string(kConfigs[k].RPL);
 }
-void PairHmmGpu::compute_part(const PairHmmBatch& part, int64_t whole_cells, const PairHmmOptions& opt,
-                              std::vector<double>& log10_lik, PairHmmStats* stats) {
-  impl_->env.min_busy_cells = std::min(whole_cells, kMaxChunkCells);
-  try {
-    compute(part, opt, log10_lik, stats);
-  } catch (...) {
-    impl_->env.min_busy_cells = 0;
-    throw;
-  }
-  impl_->env.min_busy_cells = 0;
-}
 void PairHmmGpu::force_kernel_shape(int k) { impl_->env.forced_config = k < kernel_shapes() ? k : -1; }
 
 namespace {
@@ -560,7 +548,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
       }
     }
   };
-  const int64_t max_steps = busy_steps(std::max(plan.cells, env.min_busy_cells), env);
+  const int64_t max_steps = busy_steps(plan.cells, env);
   // A pair's shape depends only on (R, H, uniform gap): picked once per distinct triple
   // and thread, kept per pair; then each thread counts its pairs per key.
   std::vector<uint8_t> pair_shape(plan.n_pairs);

@@ -105,11 +105,6 @@ class PairHmmGpu {
   PairHmmGpu& operator=(const PairHmmGpu&) = delete;
   void compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
                PairHmmStats* stats = nullptr);
-  // A part of a batch of `whole_cells` cells split between devices: kernel shapes are
-  // picked as for the whole batch (a small batch's shapes depend on its size), so the
-  // numbers are the whole batch's (exactly, for a batch of one chunk: <= 2^32 cells).
-  void compute_part(const PairHmmBatch& part, int64_t whole_cells, const PairHmmOptions& opt,
-                    std::vector<double>& log10_lik, PairHmmStats* stats = nullptr);
   // Benchmarks only: run every pair with kernel shape k (0..kernel_shapes()-1), or -1
   // for the dispatcher's choice. Results are the same either way. The shapes of 16 and
   // 32 rows per lane take only reads with one gap continuation at every base; other
@@ -127,21 +122,18 @@ class PairHmmGpu {
 class PairHmmEngine {
  public:
   // A GPU engine that cannot be made (no memory, no usable device) leaves the CPU twin,
-  // said on stderr; so does a batch the GPU fails (gpu/fallback.hpp).
-  // With several devices, each batch's groups are split between them (about equal
-  // pairs each) and computed at once; results are the same.
-  explicit PairHmmEngine(gpu::Backend backend, const std::vector<int>& devices = {0});
+  // said on stderr; so does a batch the GPU fails (gpu/fallback.hpp). One device: a
+  // batch's numbers depend on its kernel shapes, chosen for the whole batch, so batches
+  // are not split between GPUs (the caller gives each GPU parts of the genome instead).
+  explicit PairHmmEngine(gpu::Backend backend, int device = 0);
   ~PairHmmEngine();
   gpu::Backend backend() const { return backend_; }
-  int devices() const { return static_cast<int>(gpus_.size()); }
   void compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
                PairHmmStats* stats = nullptr);
 
  private:
-  void compute_spread(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
-                      PairHmmStats* stats);
   gpu::Backend backend_;
-  std::vector<std::unique_ptr<PairHmmGpu>> gpus_;
+  std::unique_ptr<PairHmmGpu> gpu_;
 };
 
 // Groups [g0, g1) of a batch as a batch of their own (reads and haplotypes re-indexed).

@@ -253,14 +253,9 @@ void pairhmm_cpu(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vect
   }
 }
 
-PairHmmEngine::PairHmmEngine(gpu::Backend backend, const std::vector<int>& devices) : backend_(backend) {
-  if (backend_ == gpu::Backend::gpu) {
-    for (const int device : devices) {
-      auto engine = gpu::make_engine_or_null<PairHmmGpu>("pairhmm", device);
-      if (engine) gpus_.push_back(std::move(engine));
-    }
-  }
-  if (gpus_.empty()) backend_ = gpu::Backend::cpu;
+PairHmmEngine::PairHmmEngine(gpu::Backend backend, int device) : backend_(backend) {
+  if (backend_ == gpu::Backend::gpu) gpu_ = gpu::make_engine_or_null<PairHmmGpu>("pairhmm", device);
+  if (!gpu_) backend_ = gpu::Backend::cpu;
 }
 
 PairHmmEngine::~PairHmmEngine() = default;
@@ -268,52 +263,9 @@ PairHmmEngine::~PairHmmEngine() = default;
 void PairHmmEngine::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
                             PairHmmStats* stats) {
   const auto on_cpu = [&] { pairhmm_cpu(batch, opt, log10_lik, stats); };
-  if (gpus_.empty()) return on_cpu();
+  if (!gpu_) return on_cpu();
   gpu::run_or_fall_back(
-      "pairhmm", "GPU failed, batch computed",
-      [&] {
-        if (gpus_.size() == 1 || batch.groups.size() < 2) return gpus_[0]->compute(batch, opt, log10_lik, stats);
-        compute_spread(batch, opt, log10_lik, stats);
-      },
-      on_cpu);
-}
-
-void PairHmmEngine::compute_spread(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
-                                   PairHmmStats* stats) {
-  // Contiguous group ranges of about equal pair counts, one per device.
-  const size_t n = std::min(gpus_.size(), batch.groups.size());
-  const double per = static_cast<double>(batch.pair_count()) / static_cast<double>(n);
-  std::vector<size_t> cut{0};
-  size_t pairs = 0;
-  for (size_t g = 0; g < batch.groups.size() && cut.size() < n; ++g) {
-    pairs += static_cast<size_t>(batch.groups[g].n_reads) * batch.groups[g].n_haps;
-    if (static_cast<double>(pairs) >= per * static_cast<double>(cut.size())) cut.push_back(g + 1);
-  }
-  cut.push_back(batch.groups.size());
-  std::vector<std::vector<double>> part_lik(cut.size() - 1);
-  std::vector<PairHmmStats> part_stats(cut.size() - 1);
-  std::vector<std::future<void>> running;
-  const int64_t whole_cells = batch.cell_count();  // the parts take the whole batch's kernel shapes
-  for (size_t d = 0; d + 1 < cut.size(); ++d) {
-    running.push_back(std::async(std::launch::async, [&, d] {
-      const PairHmmBatch part = sub_batch(batch, cut[d], cut[d + 1]);
-      gpus_[d]->compute_part(part, whole_cells, opt, part_lik[d], &part_stats[d]);
-    }));
-  }
-  for (auto& r : running) r.wait();
-  for (auto& r : running) r.get();  // the first failure, if any, goes to the CPU twin
-  log10_lik.clear();
-  for (size_t d = 0; d < part_lik.size(); ++d) {
-    log10_lik.insert(log10_lik.end(), part_lik[d].begin(), part_lik[d].end());
-    if (!stats) continue;
-    stats->pairs += part_stats[d].pairs;
-    stats->cells += part_stats[d].cells;
-    stats->double_pairs += part_stats[d].double_pairs;
-    stats->kernel_ms += part_stats[d].kernel_ms;  // summed over devices: GPU time
-    stats->double_kernel_ms += part_stats[d].double_kernel_ms;
-    stats->pack_ms += part_stats[d].pack_ms;
-    stats->total_ms = std::max(stats->total_ms, part_stats[d].total_ms);
-  }
+      "pairhmm", "GPU failed, batch computed", [&] { gpu_->compute(batch, opt, log10_lik, stats); }, on_cpu);
 }
 
 PairHmmBatch sub_batch(const PairHmmBatch& batch, size_t g0, size_t g1) {

@@ -15,7 +15,5 @@ int PairHmmGpu::kernel_shapes() { return 0; }
 std::string PairHmmGpu::kernel_shape_name(int) { return ""; }
 void PairHmmGpu::force_kernel_shape(int) {}
 void PairHmmGpu::compute(const PairHmmBatch&, const PairHmmOptions&, std::vector<double>&, PairHmmStats*) {}
-void PairHmmGpu::compute_part(const PairHmmBatch&, int64_t, const PairHmmOptions&, std::vector<double>&,
-                              PairHmmStats*) {}
 
 }  // namespace gatemap::caller::pairhmm

@@ -200,6 +200,37 @@ TEST(CallIntervals, ScatteredCallsEqualTheWholeRun) {
   EXPECT_FALSE(std::filesystem::exists(co.output));  // nothing that looks like a result
 }
 
+// Several lanes (one per GPU; here on the CPU) call the genome in parts, as -L would,
+// written in order: the whole run's VCF, with -L too; a gVCF is called in one part.
+TEST(CallIntervals, LanesCallingPartsWriteTheWholeRunsVcf) {
+  const MappedSample& sample = mapped_sample();
+  const test::TempDir& dir = sample.dir;
+  caller::CallOptions co;
+  co.inputs = {dir.file("r.bam")};
+  co.reference = dir.file("ref.fa");
+  co.backend = "cpu";
+  co.window = 10000;  // parts of two windows: eight parts of 20 kb
+  co.threads = 3;
+  const auto call = [&](int lanes, const std::string& name) {
+    co.lanes = lanes;
+    co.output = dir.file(name);
+    const caller::CallStats st = caller::run_call(co);
+    return std::make_pair(test::read_file(co.output), st);
+  };
+  const auto [whole, whole_stats] = call(1, "lanes1.vcf");
+  ASSERT_GT(records(dir.file("lanes1.vcf")).size(), 100u);
+  for (const int lanes : {2, 3}) {
+    const auto [text, st] = call(lanes, "lanes" + std::to_string(lanes) + ".vcf");
+    EXPECT_EQ(text, whole) << lanes << " lanes";
+    EXPECT_EQ(st.calls, whole_stats.calls);
+  }
+  co.intervals = {"1:30001-90000", "2:5000-70000"};
+  EXPECT_EQ(call(3, "lanes_l3.vcf").first, call(1, "lanes_l1.vcf").first);
+  co.intervals.clear();
+  co.gvcf = true;
+  EXPECT_EQ(call(3, "lanes_g3.g.vcf").first, call(1, "lanes_g1.g.vcf").first);
+}
+
 // Ten reads matching the reference at Q30 over a base: 0/0 best, the het genotype
 // 10 x 10 log10(0.999 / ((0.999 + 0.001 / 3) / 2)) = 30 PL below; a base with no reads: no
 // evidence (PL 0,0,0, GQ 0); five reads with another base: 0/0 not best, GQ 0.

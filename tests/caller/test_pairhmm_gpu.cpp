@@ -290,25 +290,3 @@ TEST(PairHmmGpu, EngineReuseAcrossBatches) {
 
 }  // namespace
 }  // namespace gatemap
-
-namespace gatemap {
-namespace {
-
-// A batch's groups split over two engines (device 0 twice stands in for two GPUs): the
-// very same numbers as one engine.
-TEST(PairHmmGpu, EngineOverTwoDeviceEntriesEqualsOne) {
-  GATEMAP_REQUIRE_GPU();
-  const PairHmmBatch b = mixed_batch(400, 40, 160, 120, 500, 11);
-  std::vector<double> one, two;
-  caller::pairhmm::PairHmmEngine single(gpu::Backend::gpu, {0});
-  caller::pairhmm::PairHmmEngine spread(gpu::Backend::gpu, {0, 0});
-  ASSERT_EQ(spread.devices(), 2);
-  caller::pairhmm::PairHmmStats st;
-  single.compute(b, PairHmmOptions{}, one);
-  spread.compute(b, PairHmmOptions{}, two, &st);
-  EXPECT_EQ(one, two);
-  EXPECT_EQ(st.pairs, static_cast<int64_t>(b.pair_count()));
-}
-
-}  // namespace
-}  // namespace gatemap
