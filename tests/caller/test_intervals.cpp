@@ -18,6 +18,7 @@
 #include "caller/gvcf.hpp"
 #include "caller/intervals.hpp"
 #include "common/error.hpp"
+#include "gpu/device.hpp"
 #include "io/fasta.hpp"
 #include "mapper/run.hpp"
 #include "sim/sim.hpp"
@@ -229,6 +230,31 @@ TEST(CallIntervals, LanesCallingPartsWriteTheWholeRunsVcf) {
   co.intervals.clear();
   co.gvcf = true;
   EXPECT_EQ(call(3, "lanes_g3.g.vcf").first, call(1, "lanes_g1.g.vcf").first);
+}
+
+// On the GPU machine: --device with 1, 2 and 4 GPUs (ids repeat where fewer exist) writes
+// the one-GPU VCF.
+TEST(CallIntervals, EveryDeviceCountWritesTheOneGpuVcf) {
+  if (!gpu::device_available()) GTEST_SKIP() << "no CUDA device";
+  const MappedSample& sample = mapped_sample();
+  const test::TempDir& dir = sample.dir;
+  caller::CallOptions co;
+  co.inputs = {dir.file("r.bam")};
+  co.reference = dir.file("ref.fa");
+  co.backend = "gpu";
+  co.window = 10000;
+  co.threads = 4;
+  co.output = dir.file("gpu0.vcf");
+  caller::run_call(co);
+  const std::string one = test::read_file(co.output);
+  const int visible = static_cast<int>(gpu::list_devices().size());
+  for (const int n : {2, 4}) {
+    co.device.clear();
+    for (int i = 0; i < n; ++i) co.device += (i ? "," : "") + std::to_string(i % visible);
+    co.output = dir.file("gpus.vcf");
+    caller::run_call(co);
+    EXPECT_EQ(test::read_file(co.output), one) << "--device " << co.device;
+  }
 }
 
 // Ten reads matching the reference at Q30 over a base: 0/0 best, the het genotype

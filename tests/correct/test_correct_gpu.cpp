@@ -9,6 +9,7 @@
 #include "correct/kmer_count.hpp"
 #include "correct/kmer_count_gpu.hpp"
 #include "correct/read_input.hpp"
+#include "gpu/device.hpp"
 #include "tests/correct/correct_fixture.hpp"
 #include "tests/gpu/gpu_test.hpp"
 #include "tests/test_util.hpp"
@@ -118,9 +119,9 @@ TEST(CorrectGpu, IdenticalToCpuTwin) {
 namespace gatemap {
 namespace {
 
-// The command with each batch split over two engines (device 0 twice stands in for two
-// GPUs) writes the CPU twin's output.
-TEST(CorrectGpu, DeviceListEqualsCpuTwin) {
+// The command with each batch split over 1, 2 and 4 engines (ids repeat where fewer GPUs
+// exist) writes the CPU twin's output.
+TEST(CorrectGpu, EveryDeviceCountEqualsCpuTwin) {
   GATEMAP_REQUIRE_GPU();
   test::TempDir dir;
   const auto set = test::make_correction_set(30000, 100, 30, 0.5, 1, 9);
@@ -131,12 +132,16 @@ TEST(CorrectGpu, DeviceListEqualsCpuTwin) {
   o.backend = "cpu";
   o.batch_reads = 7000;
   correct::run_correct(o);
-  o.out1 = dir.file("gpu.fq");
-  o.backend = "gpu";
-  o.device = "0,0";
-  const auto sum = correct::run_correct(o);
-  EXPECT_GT(sum.reads_changed, 0);
-  EXPECT_EQ(test::read_file(dir.file("gpu.fq")), test::read_file(dir.file("cpu.fq")));
+  const int visible = static_cast<int>(gpu::list_devices().size());
+  for (const int n : {1, 2, 4}) {
+    o.device.clear();
+    for (int i = 0; i < n; ++i) o.device += (i ? "," : "") + std::to_string(i % visible);
+    o.out1 = dir.file("gpu.fq");
+    o.backend = "gpu";
+    const auto sum = correct::run_correct(o);
+    EXPECT_GT(sum.reads_changed, 0);
+    EXPECT_EQ(test::read_file(dir.file("gpu.fq")), test::read_file(dir.file("cpu.fq"))) << "--device " << o.device;
+  }
 }
 
 }  // namespace
