@@ -39,7 +39,8 @@ std::string MapStats::to_json() const {
     << ", \"filter\": " << filter_s << ", \"filter_kernel\": " << filter_kernel_s
     << ", \"filter_prepare\": " << filter_prepare_s << ", \"filter_engine\": " << filter_engine_s
     << ", \"verify\": " << verify_s << ", \"fallback\": " << fallback_s << ", \"finish\": " << pair_s
-    << ", \"output\": " << output_s << ", \"input_wait\": " << input_wait_s << ", \"begin_wait\": " << begin_wait_s
+    << ", \"output\": " << output_s << ", \"input\": " << read_s << ", \"input_wait\": " << input_wait_s
+    << ", \"begin_wait\": " << begin_wait_s
     << ", \"output_wait\": " << output_wait_s << "}\n}\n";
   return o.str();
 }
@@ -73,7 +74,8 @@ void report(const MapStats& st, const std::string& stats_path) {
                        std::to_string(st.filter_kernel_s) + " s), verify " + std::to_string(st.verify_s) + " s (" +
                        std::to_string(st.verified_on_gpu) + " on the GPU in " + std::to_string(st.verify_device_s) +
                        " s), fallback " + std::to_string(st.fallback_s) + " s, finish " + std::to_string(st.pair_s) +
-                       " s, output " + std::to_string(st.output_s) + " s; mapping waiting for input " +
+                       " s, output " + std::to_string(st.output_s) + " s, input " + std::to_string(st.read_s) +
+                       " s; mapping waiting for input " +
                        std::to_string(st.input_wait_s) + " s, for seeding " + std::to_string(st.begin_wait_s) +
                        " s; reading waiting for a free slot " + std::to_string(st.output_wait_s) + " s");
   if (!stats_path.empty()) io::write_side_output(stats_path, st.to_json());
@@ -182,9 +184,13 @@ MapStats run_mapping(RunOptions opt) {
   io::FastqSource source(opt.reads1, opt.reads2, opt.interleaved, std::max(1, threads / 4));
   // Batches are read from now on (the first while the index loads), in a few slots
   // until the lanes are known.
+  double read_s = 0;  // the reader's busy time
   OrderedLanes<MapItem> reads(kSlotsPerLane, [&](MapItem& item) {
     omp_set_num_threads(threads);
-    return source.next_batch(item.reads, opt.batch_reads, batch_bases);
+    const double t = log::wall_seconds();
+    const bool more = source.next_batch(item.reads, opt.batch_reads, batch_bases);
+    read_s += log::wall_seconds() - t;
+    return more;
   });
   const double t_load = log::wall_seconds();
   auto idx = index::load_index(opt.index_path, index::Checksums::later);
@@ -277,6 +283,7 @@ MapStats run_mapping(RunOptions opt) {
   out.close();  // a sorted BAM is written only now
   log::debug("map", "output closed at " + std::to_string(log::wall_seconds()) + " s");
   st.output_s = output_s;
+  st.read_s = read_s;
   st.input_wait_s = reads.lane_wait_s();
   st.output_wait_s = reads.reader_wait_s();
   if (const io::DuplicateCounts* d = out.duplicates()) {

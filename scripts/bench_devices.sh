@@ -3,7 +3,8 @@
 # side by side, ROUNDS rounds alternating, outputs compared with --device 0's:
 #   map      PAIRS simulated 2x150 pairs of REF, plain FASTQ -> BAM (also `-t 16` pinned
 #            to 16 cores with one GPU: the one-H100 machine)
-#   call     COV x pairs of REF mapped to a sorted, indexed BAM, called whole
+#   call     COV x pairs of a donor of REF (sim variants) mapped to a sorted, indexed BAM,
+#            called whole
 #   correct  EC_PAIRS (4 M) simulated pairs of EC_REF (skipped without EC_REF)
 # Per-GPU SM utilisation (nvidia-smi dmon, averaged over the run) in the last column.
 # TSV on stdout; logs in OUTDIR/runs.log.
@@ -60,7 +61,8 @@ if [ ! -s ref.gmi ]; then
   $G index -t "$T" -o ref.gmi ref.fa 2> /dev/null
   $G sim reads ref.fa -n "$PAIRS" -l 150 -t "$T" --seed 11 -o pe 2> /dev/null
   len=$(grep -v '>' ref.fa | tr -d '\n' | wc -c)
-  $G sim reads ref.fa -n $((len * COV / 300)) -l 150 -t "$T" --seed 12 -o cov 2> /dev/null
+  $G sim variants ref.fa -o donor 2> /dev/null
+  $G sim reads ref.fa --vcf donor.truth.vcf.gz -n $((len * COV / 300)) -l 150 -t "$T" --seed 12 -o cov 2> /dev/null
   $G map -t "$T" --device all --sort -o cov.bam ref.gmi cov_1.fq cov_2.fq 2> /dev/null
   if [ -n "$EC_REF" ]; then
     $G sim reads "$EC_REF" -n "${EC_PAIRS:-4000000}" -l 150 -t "$T" --seed 13 -o ec 2> /dev/null

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -211,16 +212,19 @@ int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env, int64_t ma
 // of one warp. Pairs of a smaller batch should not take more steps than this.
 int64_t busy_steps(int64_t cells, const LaunchEnv& env) { return cells / (2000 * static_cast<int64_t>(env.sm_count)); }
 
-// Lets a kernel use more than 48 KB of dynamic shared memory: once per kernel (the
-// limit is the device's, and the call costs host time on every launch otherwise).
+// Lets a kernel use more than 48 KB of dynamic shared memory: once per kernel and device
+// (the attribute is the current device's; the call costs host time on every launch).
 template <auto Kernel>
 void allow_shared(size_t limit) {
-  static const bool done = [&] {
-    GATEMAP_CUDA_CHECK(
-        cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)));
-    return true;
-  }();
-  (void)done;
+  static std::mutex m;
+  static std::vector<int> done;  // devices
+  int device = 0;
+  GATEMAP_CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(m);
+  if (std::find(done.begin(), done.end(), device) != done.end()) return;
+  GATEMAP_CUDA_CHECK(
+      cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)));
+  done.push_back(device);
 }
 
 template <int G, int RPL, typename T>
