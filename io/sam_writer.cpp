@@ -198,6 +198,64 @@ void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
   }
 }
 
+PreparedRecords::PreparedRecords() = default;
+PreparedRecords::~PreparedRecords() = default;
+
+void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out) const {
+  if (!can_prepare()) throw Error("internal: prepare() on bgzipped SAM");
+  const size_t n = recs.size(), chunks = (n + kFormatChunk - 1) / kFormatChunk;
+  out.count = chunks;
+  out.records = n;
+  if (bam_) {
+    if (out.chunks.size() < chunks) out.chunks.resize(chunks);
+  } else if (out.text.size() < chunks) {
+    out.text.resize(chunks);
+  }
+  std::vector<std::exception_ptr> failed(chunks);
+  const int level = bam_ ? bam_->level : 0;
+#pragma omp parallel
+  {
+    std::string scratch;
+    kstring_t line = KS_INITIALIZE;
+#pragma omp for schedule(dynamic, 1)
+    for (size_t c = 0; c < chunks; ++c) {
+      const size_t first = c * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
+      try {
+        if (bam_) {
+          encode_bam_chunk(recs.data() + first, size, level, out.chunks[c], scratch);
+          continue;
+        }
+        std::string& text = out.text[c];
+        text.clear();
+        for (size_t i = first; i < first + size; ++i) {
+          if (sam_format1(hdr_, recs[i], &line) < 0) {
+            throw IoError(std::string("cannot format read '") + bam_get_qname(recs[i]) + "' as SAM for '" + path_ + "'");
+          }
+          text.append(line.s, line.l);
+          text += '\n';
+        }
+      } catch (...) {
+        failed[c] = std::current_exception();
+      }
+    }
+    ks_free(&line);
+  }
+  for (const std::exception_ptr& e : failed) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+void SamWriter::write_prepared(const PreparedRecords& p) {
+  if (bam_) return write_chunks(p.chunks, p.count);
+  for (size_t c = 0; c < p.count; ++c) {
+    const std::string& text = p.text[c];
+    if (hwrite(fp_->fp.hfile, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+      throw IoError("write to '" + path_ + "' failed (disk full?) at record " + std::to_string(written_ + 1));
+    }
+    written_ += std::min<int64_t>(kFormatChunk, static_cast<int64_t>(p.records) - static_cast<int64_t>(c) * kFormatChunk);
+  }
+}
+
 // Chunks of records encoded and compressed on the threads, a window of them at a time;
 // a window is written in order (and the index learns each record's place) on the BAM's
 // own thread while the next one is compressed. (An ordered loop made threads that

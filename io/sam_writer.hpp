@@ -21,6 +21,18 @@ namespace gatemap::io {
 
 struct EncodedChunk;  // io/bam_encode.hpp
 
+// Records made ready to write by whoever made them (several threads at once, e.g. one per
+// GPU lane), so that the file's own writer only copies bytes: BAM encoded and
+// compressed, plain SAM formatted. Reused between batches.
+struct PreparedRecords {
+  std::vector<EncodedChunk> chunks;  // BAM
+  std::vector<std::string> text;     // SAM, a piece per chunk of records
+  size_t count = 0;                  // pieces in use
+  size_t records = 0;
+  PreparedRecords();
+  ~PreparedRecords();
+};
+
 struct SamHeaderInfo {
   std::vector<std::pair<std::string, int64_t>> contigs;  // name, length
   std::string read_group;    // "@RG\tID:x\t..." as given to -R (a literal "\t" means tab); may be empty
@@ -51,6 +63,13 @@ class SamWriter {
   // All of them, in order: plain SAM formatted, BAM encoded and compressed in parallel
   // (OpenMP), then written.
   void write_all(const std::vector<bam1_t*>& recs);
+  // Whether prepare() works for this output: BAM and plain SAM, not bgzipped SAM.
+  bool can_prepare() const { return bam_ || plain_sam_; }
+  // Encodes (BAM) or formats (SAM) recs into `out` on the calling thread's OpenMP team;
+  // thread-safe (several callers at once). Throws IoError naming the record BAM cannot hold.
+  void prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out) const;
+  // Writes what prepare() made, after everything written before.
+  void write_prepared(const PreparedRecords& p);
   // Records 0..n-1 in order, each given by record_at(i, view), which returns the record
   // (it may fill and return `view`, valid until the record is written). record_at is
   // called from several threads at once. BAM only.

@@ -104,6 +104,11 @@ class RecordOutput {
     }
   }
   const std::string& read_group_id() const { return sorter_ ? sorter_->read_group_id() : writer_->read_group_id(); }
+  // Whether records can be made ready to write (prepare) where they are made, several
+  // batches at once, leaving the writer only bytes to copy: unsorted BAM and plain SAM.
+  bool prepares() const { return writer_ && writer_->can_prepare(); }
+  void prepare(const std::vector<bam1_t*>& recs, io::PreparedRecords& out) const { writer_->prepare(recs, out); }
+  void write_prepared(const io::PreparedRecords& p) { writer_->write_prepared(p); }
   // Writes (or hands to the sorter) the records; written ones go to `spare` for reuse.
   void take(std::vector<bam1_t*>& recs, io::RecordPool& spare) {
     if (sorter_) {
@@ -139,6 +144,7 @@ class RecordOutput {
 struct MapItem {
   io::ReadBatch reads;
   std::vector<bam1_t*> records;  // once mapped; given to the record pool once written
+  io::PreparedRecords prepared;   // or, where the output allows, made ready to write by the lane
   MapItem() = default;
   MapItem(const MapItem&) = delete;
   MapItem& operator=(const MapItem&) = delete;
@@ -230,6 +236,7 @@ MapStats run_mapping(RunOptions opt) {
   auto inserts = std::make_shared<detail::InsertModelInOrder>(opt.map.pair, lanes > 1);
   std::vector<std::unique_ptr<Mapper>> mappers(static_cast<size_t>(lanes));
   std::vector<MapStats> lane_stats(static_cast<size_t>(lanes));
+  std::vector<double> prepare_s(static_cast<size_t>(lanes), 0.0);  // the lanes' share of output_s
 
   // A lane: batches begun (seeded, and on the GPU filtered and verified, on the mapper's
   // worker) while the one before is finished (placed, records built) here.
@@ -249,6 +256,12 @@ MapStats run_mapping(RunOptions opt) {
         MapItem* next = reads.next(true);  // seeded while the GPU filters the current batch
         if (next) mapper->begin_batch(next->reads);
         mapper->finish_batch(cur->reads, cur->records);
+        if (out.prepares()) {
+          const double t = log::wall_seconds();
+          out.prepare(cur->records, cur->prepared);
+          spare_records->give(cur->records);
+          prepare_s[static_cast<size_t>(i)] += log::wall_seconds() - t;
+        }
         reads.done(cur);
         cur = next;
       }
@@ -261,14 +274,19 @@ MapStats run_mapping(RunOptions opt) {
     // The GPU engines' device and pinned memory are released while the last batches are written.
     if (!opt.leave_to_exit) mapper.reset();
   };
-  // Records are written on a thread of their own, in input order (SAM is formatted and
-  // BAM compressed there on an OpenMP team of -t threads).
+  // Records are written on a thread of their own, in input order: bytes the lanes made
+  // (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP
+  // team of -t threads.
   double output_s = 0;
   int64_t batch_no = 0;
   const auto write = [&](MapItem& item) {
     omp_set_num_threads(threads);
     const double t = log::wall_seconds();
-    out.take(item.records, *spare_records);
+    if (out.prepares()) {
+      out.write_prepared(item.prepared);
+    } else {
+      out.take(item.records, *spare_records);
+    }
     output_s += log::wall_seconds() - t;
     log::info("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.reads.size()) +
                          " reads mapped");
@@ -277,6 +295,7 @@ MapStats run_mapping(RunOptions opt) {
   log::debug("map", "last batch written at " + std::to_string(log::wall_seconds()) + " s");
   MapStats st;
   for (const MapStats& s : lane_stats) st += s;
+  for (const double s : prepare_s) output_s += s;
   if (opt.leave_to_exit) {
     for (auto& m : mappers) leave_to_exit(m);
   }
