@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <random>
 #include <tuple>
 #include <vector>
 
@@ -270,5 +271,72 @@ TEST(Fastq, KeepsTheHeaderCommentAfterTheName) {
   for (const char* want : {"BX:Z:A-1\tRX:Z:C", "", "x y"}) {
     ASSERT_TRUE(r.next(read));
     EXPECT_EQ(read.comment, want);
+  }
+}
+
+// next_many splits plain four-line records on many threads and hands anything else to
+// the record-by-record reader; the oracle is next(), which reads every record that way.
+// Random files with blank lines, CRLF ends, FASTA records, a last line without '\n' and
+// every malformed case give the same reads (or the same error) either way.
+namespace {
+std::string read_all_one_by_one(const std::string& path, std::vector<io::Read>& reads) {
+  io::FastqReader r(path);
+  io::Read read;
+  try {
+    while (r.next(read)) reads.push_back(read);
+  } catch (const FormatError& e) {
+    return e.what();
+  }
+  return "";
+}
+std::string read_all_many(const std::string& path, size_t want, int threads, std::vector<io::Read>& reads) {
+  io::FastqReader r(path);
+  std::vector<io::Read> out;
+  try {
+    for (;;) {
+      const size_t n = r.next_many(out, want, threads);
+      reads.insert(reads.end(), out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n));
+      if (n < want) return "";
+    }
+  } catch (const FormatError& e) {
+    return e.what();
+  }
+}
+}  // namespace
+
+TEST(Fastq, ManyAtOnceEqualsOneByOne) {
+  test::TempDir dir;
+  const std::vector<std::string> odd = {"\n",  // a blank line between records
+                                        ">fa desc\nACGT\nAC\n", "@\nACGT\n+\nIIII\n", "@x\nACGT\nIIII\nIIII\n",
+                                        "@x\nACGT\n+\nIII\n", "x\nACGT\n+\nIIII\n", "@x\nAC-T\n+\nIIII\n"};
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 60; ++trial) {
+    std::string text;
+    const int records = 500 + static_cast<int>(rng() % 3000);
+    const bool crlf = trial % 4 == 1;
+    const int odd_kind = trial % 9 < 7 ? trial % 9 : -1;  // -1: none
+    const int odd_at = static_cast<int>(rng() % static_cast<unsigned>(records));
+    for (int i = 0; i < records; ++i) {
+      if (i == odd_at && odd_kind >= 0) text += odd[static_cast<size_t>(odd_kind)];
+      const int len = static_cast<int>(rng() % 160);
+      std::string seq(static_cast<size_t>(len), 'A'), qual(static_cast<size_t>(len), 'I');
+      for (char& c : seq) c = "ACGTNacgt"[rng() % 9];
+      const std::string end = crlf ? "\r\n" : "\n";
+      text += "@r" + std::to_string(i) + " c" + end + seq + end + "+" + end + qual + end;
+    }
+    if (trial % 3 == 2) text.pop_back();  // the last line without its '\n' (or with a bare '\r')
+    const std::string path = test::write_file(dir.file("t.fq"), text);
+    std::vector<io::Read> one, many;
+    const std::string want_error = read_all_one_by_one(path, one);
+    const size_t want = 1 + rng() % 1500;
+    const std::string error = read_all_many(path, want, 1 + trial % 5, many);
+    EXPECT_EQ(error, want_error) << "trial " << trial;
+    if (!want_error.empty()) continue;  // next_many stops at a batch's first error
+    ASSERT_EQ(many.size(), one.size()) << "trial " << trial;
+    for (size_t i = 0; i < one.size(); ++i) {
+      ASSERT_EQ(std::tie(many[i].name, many[i].comment, many[i].seq, many[i].qual, many[i].mate_suffix),
+                std::tie(one[i].name, one[i].comment, one[i].seq, one[i].qual, one[i].mate_suffix))
+          << "trial " << trial << " read " << i;
+    }
   }
 }
