@@ -152,8 +152,11 @@ struct MapItem {
     for (bam1_t* b : records) bam_destroy1(b);  // a run that failed
   }
 };
-// Batches per lane in memory: being begun, being finished, and read ahead.
-constexpr size_t kSlotsPerLane = 3;
+// Batches in memory: two per lane (being begun, being finished) and two more (being
+// read, being written). Few: a batch's reads are allocated when its slot is first used
+// (200 ms per 100k reads), after which the slot's memory is reused.
+constexpr size_t kSlotsPerLane = 2;
+constexpr size_t kSlotsMore = 2;
 
 }  // namespace
 
@@ -191,7 +194,7 @@ MapStats run_mapping(RunOptions opt) {
   // Batches are read from now on (the first while the index loads), in a few slots
   // until the lanes are known.
   double read_s = 0;  // the reader's busy time
-  OrderedLanes<MapItem> reads(kSlotsPerLane, [&](MapItem& item) {
+  OrderedLanes<MapItem> reads(kSlotsPerLane + kSlotsMore, [&](MapItem& item) {
     omp_set_num_threads(threads);
     const double t = log::wall_seconds();
     const bool more = source.next_batch(item.reads, opt.batch_reads, batch_bases);
@@ -232,7 +235,7 @@ MapStats run_mapping(RunOptions opt) {
                        (lanes > 1 ? "; " + std::to_string(lanes) + " lanes of " + std::to_string(lane_threads) +
                                         " threads" + (on_gpu ? ", one per GPU" : "")
                                   : ""));
-  reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + 2);
+  reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + kSlotsMore);
   auto inserts = std::make_shared<detail::InsertModelInOrder>(opt.map.pair, lanes > 1);
   std::vector<std::unique_ptr<Mapper>> mappers(static_cast<size_t>(lanes));
   std::vector<MapStats> lane_stats(static_cast<size_t>(lanes));
