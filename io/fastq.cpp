@@ -8,7 +8,6 @@
 #include <functional>
 #include <future>
 #include <iterator>
-#include <mutex>
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
@@ -124,7 +123,8 @@ bool FastqReader::read_raw(RawRecord& raw, Read& fasta) {
   return true;
 }
 
-void FastqReader::convert(const RawRecord& raw, std::string_view text, Read& read) const {
+void FastqReader::convert(const RawRecord& raw, Read& read) const {
+  const std::string_view text(text_);
   const auto at = [&](const std::string& name, int64_t line) { return where(in_->path(), raw.record, name, line); };
   split_header(text.substr(raw.header, raw.header_len), read.name, read.comment, read.mate_suffix);
   if (read.name.empty()) throw FormatError(at("", raw.header_line) + ": record has no name");
@@ -152,75 +152,27 @@ bool FastqReader::next(Read& read) {
   if (raw_.empty()) raw_.resize(1);
   text_.clear();
   if (!read_raw(raw_[0], read)) return false;
-  if (!raw_[0].fasta) convert(raw_[0], text_, read);
+  if (!raw_[0].fasta) convert(raw_[0], read);
   return true;
-}
-
-// Whole four-line records split on many threads straight from the input's buffer: the
-// usual case. Stops before anything else (a FASTA record, a blank line, a malformed
-// record), which the record-by-record path then reads (and reports).
-size_t FastqReader::next_many_fast(std::vector<Read>& out, size_t want, int threads) {
-  if (in_->peeked()) return 0;
-  const size_t hint = want * bytes_per_record_ + (size_t{64} << 10);
-  const std::string_view block = in_->lines_ahead(4 * want, hint, threads, lines_);
-  const size_t whole = lines_.size() / 4;
-  // The first record that is not a plain FASTQ record ends the fast part.
-  size_t n = whole;
-  std::mutex first_odd;
-  split_threads(whole, whole > 4096 ? threads : 1, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      const LineReader::Line& h = lines_[4 * i];
-      const LineReader::Line& plus = lines_[4 * i + 2];
-      if (h.len < 2 || block[h.begin] != '@' || plus.len == 0 || block[plus.begin] != '+') {
-        const std::lock_guard<std::mutex> lock(first_odd);
-        n = std::min(n, i);
-        return;
-      }
-    }
-  });
-  if (n == 0) return 0;
-  if (raw_.size() < n) raw_.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    RawRecord& raw = raw_[i];
-    const LineReader::Line* l = &lines_[4 * i];
-    raw.record = records_ + static_cast<int64_t>(i) + 1;
-    raw.header_line = in_->line_number() + 4 * static_cast<int64_t>(i) + 1;
-    raw.seq_line = raw.header_line + 1;
-    raw.qual_line = raw.header_line + 3;
-    raw.header = l[0].begin, raw.header_len = l[0].len;
-    raw.seq = l[1].begin, raw.seq_len = l[1].len;
-    raw.qual = l[3].begin, raw.qual_len = l[3].len;
-    raw.fasta = false;
-  }
-  // Records converted in parts, in file order: the first part's error is the first.
-  split_threads(n, n > 1024 ? threads : 1, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) convert(raw_[i], block, out[i]);
-  });
-  const size_t bytes = lines_[4 * n - 1].after;
-  bytes_per_record_ = bytes / n + 1;
-  in_->skip(bytes, 4 * static_cast<int64_t>(n));
-  records_ += static_cast<int64_t>(n);
-  return n;
 }
 
 size_t FastqReader::next_many(std::vector<Read>& out, size_t want, int threads) {
   if (out.size() < want) out.resize(want);
-  const size_t fast = next_many_fast(out, want, threads);
-  if (fast == want) return fast;
-  // The rest record by record: lines split here; a malformed record ends the batch, but
-  // records before it are checked first, so the error reported is the first in the file.
   if (raw_.size() < want) raw_.resize(want);
   text_.clear();
-  size_t n = fast;
+  // Lines split here; a malformed record ends the batch, but records before it are
+  // checked first, so the error reported is the first in the file.
+  size_t n = 0;
   std::exception_ptr structure_error;
   try {
     while (n < want && read_raw(raw_[n], out[n])) ++n;
   } catch (const FormatError&) {
     structure_error = std::current_exception();
   }
-  split_threads(n - fast, n - fast > 1024 ? threads : 1, [&](size_t begin, size_t end) {
-    for (size_t i = fast + begin; i < fast + end; ++i) {
-      if (!raw_[i].fasta) convert(raw_[i], text_, out[i]);
+  // Records converted in parts, in file order: the first part's error is the first.
+  split_threads(n, n > 1024 ? threads : 1, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      if (!raw_[i].fasta) convert(raw_[i], out[i]);
     }
   });
   if (structure_error) std::rethrow_exception(structure_error);

@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "io/line_reader.hpp"
-
 namespace gatemap::io {
 
 class LineReader;
@@ -53,19 +51,12 @@ class FastqReader {
   // The next record's lines copied into text_ (a FASTA record is converted into
   // `fasta` at once); false at end of file.
   bool read_raw(RawRecord& raw, Read& fasta);
-  // The record whose lines are at raw's offsets in `text`, checked and decoded.
-  void convert(const RawRecord& raw, std::string_view text, Read& read) const;
-  // next_many's usual case: up to `want` plain four-line records split on `threads`
-  // threads in the input's own buffer (none copied first); fewer where something else
-  // comes (a FASTA record, a blank line, a malformed record) or the input ends.
-  size_t next_many_fast(std::vector<Read>& out, size_t want, int threads);
+  void convert(const RawRecord& raw, Read& read) const;
 
   std::unique_ptr<LineReader> in_;
   int64_t records_ = 0;
-  std::string text_;  // lines of the records being parsed one by one
+  std::string text_;  // lines of the records being parsed
   std::vector<RawRecord> raw_;
-  std::vector<LineReader::Line> lines_;  // next_many_fast's lines
-  size_t bytes_per_record_ = 400;        // of the last records split, to read ahead enough
 };
 
 // One or two FASTQ files read in lockstep, or one file of interleaved pairs (mate 1,

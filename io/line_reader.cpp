@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "common/error.hpp"
-#include "common/split_threads.hpp"
 #include "io/input_stream.hpp"
 
 namespace gatemap::io {
@@ -80,60 +79,6 @@ bool LineReader::peek(std::string_view& line) {
   if (!peeked_ok_) return false;
   line = std::string_view(buf_.data() + peek_begin_, peek_len_);
   return true;
-}
-
-std::string_view LineReader::lines_ahead(size_t max_lines, size_t bytes_hint, int threads,
-                                         std::vector<Line>& lines) {
-  if (have_peeked_) throw Error("internal: lines_ahead after peek");
-  lines.clear();
-  size_t scanned = 0;     // bytes after pos_ searched for newlines
-  size_t line_start = 0;  // where the next line begins
-  while (lines.size() < max_lines) {
-    while (end_ - pos_ < scanned + bytes_hint && !eof_) fill();  // fill() keeps offsets from pos_
-    const char* base = buf_.data() + pos_;
-    const size_t from = scanned, to = end_ - pos_;
-    // Newlines of [from, to) found in parts, one per thread, then joined in order.
-    const size_t parts = std::max<size_t>(1, std::min<size_t>(threads, (to - from) >> 16));
-    newlines_.resize(parts);
-    split_threads(parts, static_cast<int>(parts), [&](size_t p0, size_t p1) {
-      for (size_t p = p0; p < p1; ++p) {
-        std::vector<size_t>& found = newlines_[p];
-        found.clear();
-        const size_t b = from + (to - from) * p / parts, e = from + (to - from) * (p + 1) / parts;
-        for (const char* at = base + b; at < base + e;) {
-          const void* nl = std::memchr(at, '\n', static_cast<size_t>(base + e - at));
-          if (!nl) break;
-          found.push_back(static_cast<size_t>(static_cast<const char*>(nl) - base));
-          at = static_cast<const char*>(nl) + 1;
-        }
-      }
-    });
-    for (size_t p = 0; p < parts && lines.size() < max_lines; ++p) {
-      for (const size_t nl : newlines_[p]) {
-        size_t len = nl - line_start;
-        if (len > 0 && base[nl - 1] == '\r') --len;
-        lines.push_back({line_start, len, nl + 1});
-        line_start = nl + 1;
-        if (lines.size() == max_lines) break;
-      }
-    }
-    scanned = to;
-    if (eof_) {
-      if (lines.size() < max_lines && line_start < to) {  // a last line without its '\n'
-        size_t len = to - line_start;
-        if (base[to - 1] == '\r') --len;
-        lines.push_back({line_start, len, to});
-      }
-      break;
-    }
-    bytes_hint = std::max<size_t>(bytes_hint, 1 << 20);
-  }
-  return std::string_view(buf_.data() + pos_, end_ - pos_);
-}
-
-void LineReader::skip(size_t bytes, int64_t lines) {
-  pos_ += bytes;
-  line_no_ += lines;
 }
 
 }  // namespace gatemap::io

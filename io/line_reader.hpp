@@ -3,10 +3,9 @@
 // of the reader on a thread of its own (io/input_stream.hpp). Keeps the file name and
 // line number for error messages.
 #include <cstdint>
-#include <memory>
 #include <string>
+#include <memory>
 #include <string_view>
-#include <vector>
 
 namespace gatemap::io {
 
@@ -25,18 +24,6 @@ class LineReader {
   // Look at the next line without consuming it (same contract as next()).
   bool peek(std::string_view& line);
 
-  // Many lines at once (FASTQ's records), found on `threads` threads: the next lines, up
-  // to max_lines, without consuming them, each as [begin, begin + len) (no '\n' or '\r')
-  // in the returned view, which lives until the next call; the next line starts at `after`. Reads ahead about bytes_hint
-  // at a time; fewer lines only at the end of the input. Not after peek().
-  struct Line {
-    size_t begin, len, after;
-  };
-  std::string_view lines_ahead(size_t max_lines, size_t bytes_hint, int threads, std::vector<Line>& lines);
-  // Consumes `lines` lines, `bytes` bytes, of what lines_ahead() showed.
-  void skip(size_t bytes, int64_t lines);
-  bool peeked() const { return have_peeked_; }
-
   const std::string& path() const;
   int64_t line_number() const { return line_no_; }  // 1-based number of the last line returned
 
@@ -54,7 +41,6 @@ class LineReader {
   bool have_peeked_ = false, peeked_ok_ = false;
   size_t peek_begin_ = 0, peek_len_ = 0, peek_after_ = 0;
   int64_t line_no_ = 0;
-  std::vector<std::vector<size_t>> newlines_;  // lines_ahead's parts' newline offsets
 };
 
 }  // namespace gatemap::io
