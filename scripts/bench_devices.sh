@@ -2,8 +2,9 @@
 # Many GPUs in one host (docs/BENCHMARKS.md "scale-out"): `--device 0`, `0,1` and `all`
 # side by side, ROUNDS rounds alternating, outputs compared with --device 0's:
 #   map      PAIRS simulated 2x150 pairs of REF, plain FASTQ -> BAM (also `-t 16` pinned
-#            to 16 cores with one GPU: the one-H100 machine)
-#   call     COV x pairs of a donor of REF (sim variants) mapped to a sorted, indexed BAM,
+#            to 16 cores with one GPU: the one-H100 machine); GZ=1 adds `gzip -1` FASTQ -> BAM
+#            and SAM=1 plain FASTQ -> SAM
+#   call     COV x (0: no call rows) pairs of a donor of REF (sim variants) mapped to a sorted, indexed BAM,
 #            called whole
 #   correct  EC_PAIRS (4 M) simulated pairs of EC_REF (skipped without EC_REF)
 # Per-GPU SM utilisation (nvidia-smi dmon, averaged over the run) in the last column.
@@ -61,9 +62,16 @@ if [ ! -s ref.gmi ]; then
   $G index -t "$T" -o ref.gmi ref.fa 2> /dev/null
   $G sim reads ref.fa -n "$PAIRS" -l 150 -t "$T" --seed 11 -o pe 2> /dev/null
   len=$(grep -v '>' ref.fa | tr -d '\n' | wc -c)
-  $G sim variants ref.fa -o donor 2> /dev/null
-  $G sim reads ref.fa --vcf donor.truth.vcf.gz -n $((len * COV / 300)) -l 150 -t "$T" --seed 12 -o cov 2> /dev/null
-  $G map -t "$T" --device all --sort -o cov.bam ref.gmi cov_1.fq cov_2.fq 2> /dev/null
+  if [ "$COV" -gt 0 ]; then
+    $G sim variants ref.fa -o donor 2> /dev/null
+    $G sim reads ref.fa --vcf donor.truth.vcf.gz -n $((len * COV / 300)) -l 150 -t "$T" --seed 12 -o cov 2> /dev/null
+    $G map -t "$T" --device all --sort -o cov.bam ref.gmi cov_1.fq cov_2.fq 2> /dev/null
+  fi
+  if [ -n "${GZ:-}" ]; then
+    gzip -1 -c pe_1.fq > pe_1.fq.gz &
+    gzip -1 -c pe_2.fq > pe_2.fq.gz
+    wait
+  fi
   if [ -n "$EC_REF" ]; then
     $G sim reads "$EC_REF" -n "${EC_PAIRS:-4000000}" -l 150 -t "$T" --seed 13 -o ec 2> /dev/null
   fi
@@ -76,8 +84,16 @@ for r in $(seq 1 "$ROUNDS"); do
   run "map -t 16, 16 cores, --device 0" map_16.bam taskset -c 0-15 $G map -t 16 --device 0 -o map_16.bam ref.gmi \
     pe_1.fq pe_2.fq
   for d in "${devices[@]}"; do
-    run "call --device $d" call_$d.vcf $G call -t "$T" --device "$d" -r ref.fa -o call_$d.vcf cov.bam
+    [ -z "${GZ:-}" ] || run "map fq.gz --device $d" gz_$d.bam $G map -t "$T" --device "$d" -o gz_$d.bam ref.gmi \
+      pe_1.fq.gz pe_2.fq.gz
+    [ -z "${SAM:-}" ] || run "map ->sam --device $d" sam_$d.sam $G map -t "$T" --device "$d" -o sam_$d.sam ref.gmi \
+      pe_1.fq pe_2.fq
   done
+  if [ "$COV" -gt 0 ]; then
+    for d in "${devices[@]}"; do
+      run "call --device $d" call_$d.vcf $G call -t "$T" --device "$d" -r ref.fa -o call_$d.vcf cov.bam
+    done
+  fi
   if [ -n "$EC_REF" ]; then
     for d in "${devices[@]}"; do
       run "correct --device $d" ec_$d.fq $G correct -t "$T" --device "$d" -o ec_$d.fq -p ec_${d}_2.fq ec_1.fq ec_2.fq
@@ -85,6 +101,6 @@ for r in $(seq 1 "$ROUNDS"); do
   fi
 done
 for d in "${devices[@]:1}"; do
-  echo "# --device $d vs 0: map $(same map_0.bam map_$d.bam), call $(same call_0.vcf call_$d.vcf)$([ -z "$EC_REF" ] || echo ", correct $(same ec_0.fq ec_$d.fq) $(same ec_0_2.fq ec_${d}_2.fq)")"
+  echo "# --device $d vs 0: map $(same map_0.bam map_$d.bam)$([ "$COV" -eq 0 ] || echo ", call $(same call_0.vcf call_$d.vcf)")$([ -z "${GZ:-}" ] || echo ", fq.gz $(same map_0.bam gz_$d.bam)")$([ -z "$EC_REF" ] || echo ", correct $(same ec_0.fq ec_$d.fq) $(same ec_0_2.fq ec_${d}_2.fq)")"
 done
 echo "# map -t 16 (16 cores) vs --device 0: $(same map_0.bam map_16.bam)"
