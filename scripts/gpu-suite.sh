@@ -44,9 +44,8 @@
 #           SORT_SCALE` (0.03) genome, SORT_ROUNDS (3) rounds alternating (scripts/bench_sort.sh;
 #           SORT_OLD=1 adds bin/gatemap-old's --sort --markdup; SORT_LEVELS="1" adds both
 #           gatemap commands at those BAM compression levels) -> sort.tsv sort.log
-#   devices --device all vs 0 (and 0,0: two engines on one GPU) for map, call and correct on
-#           the demo data (DEVICE_PAIRS pairs), outputs compared; scaling efficiency
-#           t(0) / (N x t(all)) with N the visible GPUs -> devices.tsv devices.log
+#   devices scripts/bench_devices.sh on chr20 (bundle: data/real/20.part*-of-6.fa.gz; its env:
+#           PAIRS COV ROUNDS GZ SAM): --device 0 / 0,1 / all -> devices.tsv devices_runs.log
 set -uo pipefail
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
@@ -382,39 +381,15 @@ for stage in "$@"; do
       map_tools $D/ref "${MB37_TOOLS:-gm_gpu gm_cpuseed}" "${MB37_ROUNDS:-2}" mapbench37
       ;;
     devices)
-      D=/tmp/gm_devices L="$OUT/devices.log"
+      D=/tmp/gm_devices
       mkdir -p $D
-      $B gatemap demo -t "$T" --scale 0.03 -n "${DEVICE_PAIRS:-2000000}" --dir $D > /dev/null 2>> "$L"
-      $B gatemap map -t "$T" --sort -o $D/sorted.bam $D/ref.gmi $D/reads_1.fq.gz $D/reads_2.fq.gz 2>> "$L"
-      zcat $D/reads_1.fq.gz > $D/r1.fq  # the corrector reads its input twice
-      N=$(nvidia-smi -L | wc -l)
-      nvidia-smi dmon -s u -d 1 > $D/dmon.txt 2>&1 &  # utilisation per device, 1 s samples
-      dmon=$!
-      printf "command	device	wall_s	same_output_as_device_0
-" > "$OUT/devices.tsv"
-      for cmd in map call correct; do
-        for dev in 0 all 0,0; do
-          case $cmd in
-            map) args=(map -t "$T" --filter gpu --device $dev -o $D/out_$dev.sam $D/ref.gmi $D/reads_1.fq.gz $D/reads_2.fq.gz) ;;
-            call) args=(call -t "$T" --backend gpu --device $dev -r $D/ref.fa -o $D/out_$dev.vcf $D/sorted.bam) ;;
-            correct) args=(correct -t "$T" --backend gpu --device $dev -o $D/out_$dev.fq $D/r1.fq) ;;
-          esac
-          echo "== $cmd --device $dev ($(date -u +%T))" >> "$L"
-          st=$(date +%s%N)
-          $B gatemap "${args[@]}" 2>> "$L"
-          w=$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
-          o=$(ls $D/out_$dev.*) ref=$(ls $D/out_0.*)
-          same=$(cmp -s <(grep -v '^@PG\|^##commandline' "$ref") <(grep -v '^@PG\|^##commandline' "$o") && echo yes || echo NO)
-          printf "%s\t%s\t%s\t%s\n" $cmd "$dev" "$w" "$same" >> "$OUT/devices.tsv"
-          [ "$dev" != 0 ] && rm -f "$o"
-        done
-        rm -f $D/out_0.*
-      done
-      kill $dmon 2> /dev/null
-      awk -v n="$N" -F'\t' 'NR > 1 && $2 == "0" {t0[$1] = $3} NR > 1 && $2 == "all" {ta[$1] = $3}
-        END {for (c in t0) printf "# %s: %d GPUs, scaling efficiency t(0)/(N t(all)) = %.2f\n", c, n, t0[c] / (n * ta[c])}' \
-        "$OUT/devices.tsv" >> "$OUT/devices.tsv"
-      tail -200 $D/dmon.txt >> "$L"
+      printf '#!/bin/sh\nexec %s/run gatemap "$@"\n' "$PWD/.gpu-bundle" > $D/gatemap
+      printf '#!/bin/sh\nexec %s/run samtools "$@"\n' "$PWD/.gpu-bundle" > $D/samtools
+      chmod +x $D/gatemap $D/samtools
+      zcat .gpu-bundle/data/real/20.part*-of-6.fa.gz > $D/20.fa
+      GATEMAP=$D/gatemap SAMTOOLS=$D/samtools bash scripts/bench_devices.sh $D/run $D/20.fa > "$OUT/devices.tsv" \
+        2> "$OUT/devices.log"
+      cp $D/run/runs.log "$OUT/devices_runs.log"
       ;;
     compare)
       eval "$($B --env)"
