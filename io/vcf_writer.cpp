@@ -1,6 +1,7 @@
 #include "io/vcf_writer.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "common/error.hpp"
@@ -44,6 +45,13 @@ VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info, int thr
   }
   if (mode[1] != '\0') set_hts_threads(fp_, threads, path_);  // bgzip or BCF
   if (bcf_hdr_write(fp_, hdr_) != 0) throw IoError("cannot write the VCF header to '" + path_ + "'");
+  if (mode[1] != '\0' && path_ != "-") {
+    const bool bcf = mode[1] == 'b';
+    index_ = std::make_unique<OutputFile>(path_ + (bcf ? ".csi" : ".tbi"));
+    if (bcf_idx_init(fp_, hdr_, bcf ? 14 : 0, index_->write_path().c_str()) != 0) {
+      throw IoError("cannot start the index '" + index_->path() + "'");
+    }
+  }
 }
 
 VcfWriter::~VcfWriter() {
@@ -57,10 +65,15 @@ void VcfWriter::write(bcf1_t* rec) {
 
 void VcfWriter::close() {
   if (!fp_) return;
+  if (index_ && bcf_idx_save(fp_) != 0) throw IoError("cannot write the index '" + index_->path() + "'");
   const int ret = hts_close(fp_);
   fp_ = nullptr;
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
+  // The VCF is put in place before its index, with no older index of its name beside it
+  // in between.
+  if (index_) std::remove(index_->path().c_str());
   out_.commit();
+  if (index_) index_->commit();
 }
 
 }  // namespace gatemap::io

@@ -6,6 +6,7 @@
 #include <htslib/vcf.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,7 +26,9 @@ struct VcfHeaderInfo {
 
 class VcfWriter {
  public:
-  // Compressed output (.vcf.gz, .bcf) is compressed on `threads` threads.
+  // Compressed output (.vcf.gz, .bcf) is compressed on `threads` threads and indexed as
+  // it is written, as `bcftools --write-index` does: PATH.tbi for .vcf.gz, PATH.csi for
+  // .bcf (saved under a temporary name, put in place after the VCF by close()).
   VcfWriter(const std::string& path, const VcfHeaderInfo& info, int threads = 1);
   ~VcfWriter();
   VcfWriter(const VcfWriter&) = delete;
@@ -38,6 +41,7 @@ class VcfWriter {
  private:
   std::string path_;
   OutputFile out_;  // a temporary name until close() succeeds
+  std::unique_ptr<OutputFile> index_;  // compressed output's index, likewise
   htsFile* fp_ = nullptr;
   bcf_hdr_t* hdr_ = nullptr;
 };

@@ -5,6 +5,8 @@
 // variant sites those of the plain VCF.
 #include <gtest/gtest.h>
 #include <htslib/sam.h>
+#include <htslib/kstring.h>
+#include <htslib/tbx.h>
 #include <htslib/vcf.h>
 
 #include <algorithm>
@@ -254,6 +256,55 @@ TEST(CallIntervals, EveryDeviceCountWritesTheOneGpuVcf) {
     co.output = dir.file("gpus.vcf");
     caller::run_call(co);
     EXPECT_EQ(test::read_file(co.output), one) << "--device " << co.device;
+  }
+}
+
+// A compressed VCF comes with its index, as `bcftools --write-index` writes it (.tbi for
+// .vcf.gz, .csi for .bcf): a region read through it holds the plain VCF's records there.
+TEST(CallOutput, CompressedVcfIsIndexedAsWritten) {
+  const MappedSample& sample = mapped_sample();
+  const test::TempDir& dir = sample.dir;
+  caller::CallOptions co;
+  co.inputs = {dir.file("r.bam")};
+  co.reference = dir.file("ref.fa");
+  co.backend = "cpu";
+  co.output = dir.file("plain.vcf");
+  caller::run_call(co);
+  size_t want = 0;  // records of contig 2 from 20,001 to 90,000
+  for (const std::string& rec : records(co.output)) {
+    const int64_t pos = std::stoll(rec.substr(rec.find('\t') + 1));
+    want += rec.rfind("2\t", 0) == 0 && pos >= 20001 && pos <= 90000;
+  }
+  ASSERT_GT(want, 10u);
+  for (const std::string name : {"x.vcf.gz", "x.bcf"}) {
+    co.output = dir.file(name);
+    caller::run_call(co);
+    const std::string index = co.output + (name == "x.bcf" ? ".csi" : ".tbi");
+    ASSERT_TRUE(std::filesystem::exists(index)) << index;
+    htsFile* fp = hts_open(co.output.c_str(), "r");
+    ASSERT_NE(fp, nullptr);
+    bcf_hdr_t* hdr = bcf_hdr_read(fp);
+    hts_idx_t* idx = bcf_index_load2(co.output.c_str(), index.c_str());
+    tbx_t* tbx = name == "x.bcf" ? nullptr : tbx_index_load2(co.output.c_str(), index.c_str());
+    ASSERT_TRUE(idx || tbx) << name;
+    hts_itr_t* itr = tbx ? tbx_itr_querys(tbx, "2:20001-90000") : bcf_itr_querys(idx, hdr, "2:20001-90000");
+    ASSERT_NE(itr, nullptr);
+    size_t got = 0;
+    bcf1_t* rec = bcf_init();
+    kstring_t line = KS_INITIALIZE;
+    if (tbx) {
+      while (tbx_itr_next(fp, tbx, itr, &line) >= 0) ++got;
+    } else {
+      while (bcf_itr_next(fp, itr, rec) >= 0) ++got;
+    }
+    EXPECT_EQ(got, want) << name;
+    ks_free(&line);
+    bcf_destroy(rec);
+    hts_itr_destroy(itr);
+    if (tbx) tbx_destroy(tbx);
+    if (idx) hts_idx_destroy(idx);
+    bcf_hdr_destroy(hdr);
+    hts_close(fp);
   }
 }
 
