@@ -1,6 +1,9 @@
 #include "caller/input.hpp"
 
+#include <algorithm>
 #include <new>
+#include <string>
+#include <utility>
 
 #include "common/error.hpp"
 #include "io/bgzf_eof.hpp"
@@ -27,8 +30,25 @@ struct ReadInput::File {
   }
 };
 
+namespace {
+// The SM of every @RG line of the file, in order of appearance, added to `samples`
+// (sample -> the file it was first seen in) where new.
+void add_samples(const std::string& path, sam_hdr_t* hdr, std::vector<std::pair<std::string, std::string>>& samples) {
+  kstring_t ks = KS_INITIALIZE;
+  for (int i = 0; i < sam_hdr_count_lines(hdr, "RG"); ++i) {
+    if (sam_hdr_find_tag_pos(hdr, "RG", i, "SM", &ks) != 0) continue;
+    const std::string sm(ks.s, ks.l);
+    if (std::none_of(samples.begin(), samples.end(), [&](const auto& s) { return s.first == sm; })) {
+      samples.emplace_back(sm, path);
+    }
+  }
+  ks_free(&ks);
+}
+}  // namespace
+
 ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq, int threads) : min_mapq_(min_mapq) {
   if (paths.empty()) throw UsageError("no input BAM/SAM");
+  std::vector<std::pair<std::string, std::string>> samples;  // SM, first file
   for (const std::string& p : paths) {
     auto f = std::make_unique<File>();
     f->path = p;
@@ -42,17 +62,25 @@ ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq, int th
     if (!f->rec) throw std::bad_alloc();
     std::vector<std::string> names;
     for (int i = 0; i < sam_hdr_nref(f->hdr); ++i) names.emplace_back(sam_hdr_tid2name(f->hdr, i));
+    add_samples(p, f->hdr, samples);
     if (files_.empty()) {
       contigs_ = names;
       for (int i = 0; i < sam_hdr_nref(f->hdr); ++i) lengths_.push_back(sam_hdr_tid2len(f->hdr, i));
-      kstring_t ks = {0, 0, nullptr};
-      if (sam_hdr_find_tag_pos(f->hdr, "RG", 0, "SM", &ks) == 0) sample_ = ks.s;
-      free(ks.s);
     } else if (names != contigs_) {
       throw FormatError("'" + p + "': its @SQ lines differ from those of '" + paths.front() + "'");
     }
     files_.push_back(std::move(f));
   }
+  // One diploid sample per run, as the VCF has one column: reads of two samples would be
+  // genotyped as one. (HaplotypeCaller would call each; here each is called apart.)
+  if (samples.size() > 1) {
+    throw FormatError("the input holds reads of " + std::to_string(samples.size()) + " samples ('" +
+                      samples[0].first + "' in '" + samples[0].second + "', '" + samples[1].first + "' in '" +
+                      samples[1].second + "'" + (samples.size() > 2 ? ", ..." : "") +
+                      "): gatemap call calls one sample; call each apart (samtools split splits a BAM by read "
+                      "group) and merge the VCFs (bcftools merge), or give its gVCFs to GATK's GenotypeGVCFs");
+  }
+  if (!samples.empty()) sample_ = samples.front().first;
   spare_ = bam_init1();
   if (!spare_) throw std::bad_alloc();
   for (auto& f : files_) fill(*f);

@@ -257,6 +257,33 @@ TEST_F(Hostile, CallerInputChecks) {
   }
 }
 
+// Reads of two samples (by @RG SM) would be genotyped as one: a clear error naming both
+// and what to do, before any output; two read groups of one sample are one sample.
+TEST_F(Hostile, CallRefusesTwoSamples) {
+  gatemap::test::TempDir d;
+  std::string out;
+  const auto with_groups = [&](const std::string& name, const std::string& groups) {
+    ASSERT_EQ(run_command("samtools view -h " + f("aln.bam") + " | awk -v g='" + groups +
+                          "' '/^@PG/ && !done {n = split(g, a, \";\"); for (i = 1; i <= n; i++) print a[i]; done = 1} "
+                          "{print}' > " + d.file(name)),
+              0);
+  };
+  with_groups("a.sam", "@RG\tID:a\tSM:NA12878");
+  with_groups("b.sam", "@RG\tID:b\tSM:HG002");
+  with_groups("ab.sam", "@RG\tID:a\tSM:NA12878;@RG\tID:b\tSM:NA12878");
+  EXPECT_EQ(gm("call -r " + f("ref.fa") + " -o " + d.file("x.vcf") + " " + d.file("a.sam") + " " + d.file("b.sam"),
+               &out),
+            1)
+      << out;
+  EXPECT_NE(out.find("2 samples ('NA12878' in '" + d.file("a.sam") + "', 'HG002' in '" + d.file("b.sam")),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("samtools split"), std::string::npos) << out;
+  EXPECT_FALSE(exists(d.file("x.vcf")));
+  ASSERT_EQ(gm("call -r " + f("ref.fa") + " -o " + d.file("y.vcf") + " " + d.file("ab.sam"), &out), 0) << out;
+  EXPECT_NE(read_file(d.file("y.vcf")).find("\tNA12878\n"), std::string::npos);
+}
+
 TEST_F(Hostile, EvalVcfRejectsTheWrongReference) {
   std::string out;
   ASSERT_EQ(run_command(kBin + " sim genome --length 60000 --contigs 3 --seed 99 -o " + f("other3.fa")), 0);
