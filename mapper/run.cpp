@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <future>
+#include <memory>
 #include <sstream>
+#include <utility>
 
 #include "common/error.hpp"
 #include "common/leave_to_exit.hpp"
@@ -14,10 +16,10 @@
 #include "common/ordered_lanes.hpp"
 #include "gpu/device.hpp"
 #include "io/bam_sorter.hpp"
-#include "mapper/insert_model.hpp"
 #include "io/output_file.hpp"
-#include "io/text_output.hpp"
 #include "io/sam_writer.hpp"
+#include "io/text_output.hpp"
+#include "mapper/insert_model.hpp"
 
 namespace gatemap::mapper {
 
@@ -140,6 +142,32 @@ class RecordOutput {
   std::unique_ptr<io::BamSorter> sorter_;
 };
 
+// Each batch allocates and frees the same large buffers: kept in the heap rather than
+// mapped and unmapped each time, they are not faulted in again (5-8% of a run). Heaps
+// grow 64 MiB at a time: each growth is an mprotect that stalls every thread's page
+// faults (the mm lock); growing by the request alone cost 5% of a GPU-seeded run.
+void tune_malloc() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TOP_PAD, 64 << 20);
+#endif
+}
+
+// Option errors, before the index loads (UsageError).
+void check_options(const RunOptions& opt) {
+  if (opt.batch_reads < 2) throw UsageError("--batch must be at least 2");
+  validate(opt.map);
+  const std::string mode = io::sam_output_mode(opt.output);  // a refused suffix
+  if (opt.markdup && !opt.sort) throw UsageError("--markdup works with --sort");
+  if (opt.reads1 == "-" && opt.reads2 == "-") {
+    throw UsageError("both mates' files are '-': standard input holds one of them (interleaved pairs: -p)");
+  }
+  if (opt.sort && mode != "wb") throw UsageError("--sort needs -o FILE.bam");
+  io::check_not_input(opt.output, "-o", {opt.index_path, opt.reads1, opt.reads2});
+  io::check_side_output(opt.stats_path, "--stats", {opt.index_path, opt.reads1, opt.reads2, opt.output});
+}
+
 // A batch of reads on its way through the run: read, mapped by a lane, written.
 struct MapItem {
   io::ReadBatch reads;
@@ -158,30 +186,101 @@ struct MapItem {
 constexpr size_t kSlotsPerLane = 2;
 constexpr size_t kSlotsMore = 2;
 
+// The mapping lanes of a run: a Mapper each (its own GPU, a share of the threads) taking
+// batches from the reader, begun (seeded, and on the GPU filtered and verified, on the
+// mapper's worker) while the one before is finished (placed, records built) on the lane,
+// and made ready to write where the output allows. The lanes share the insert-size
+// model in input order, so any number of them writes one lane's records.
+class MapLanes {
+ public:
+  MapLanes(const RunOptions& opt, const index::Index& idx, std::vector<int> devices, int lanes, int threads,
+           io::RecordPool& pool, RecordOutput& out, std::shared_future<void> checksums)
+      : opt_(opt),
+        idx_(idx),
+        devices_(std::move(devices)),
+        threads_(threads),
+        pool_(pool),
+        out_(out),
+        checksums_(std::move(checksums)),
+        inserts_(std::make_shared<detail::InsertModelInOrder>(opt.map.pair, lanes > 1)),
+        mappers_(static_cast<size_t>(lanes)),
+        stats_(static_cast<size_t>(lanes)),
+        prepare_s_(static_cast<size_t>(lanes), 0.0) {}
+  ~MapLanes() {
+    if (opt_.leave_to_exit) {  // the GPU engines' memory, to the exit
+      for (auto& m : mappers_) leave_to_exit(m);
+    }
+  }
+
+  // Lane i's work, on its own thread, until the input ends.
+  void run(int i, OrderedLanes<MapItem>& reads) {
+    const auto lane = static_cast<size_t>(i);
+    omp_set_num_threads(threads_);
+    Hardware hw = opt_.hw;
+    if (!devices_.empty()) hw.devices = {devices_[lane % devices_.size()]};
+    std::unique_ptr<Mapper>& mapper = mappers_[lane];
+    try {
+      mapper = std::make_unique<Mapper>(idx_, opt_.map, hw);  // a GPU engine gets ready while batch 1 is seeded
+      mapper->set_record_pool(&pool_);
+      mapper->share_insert_model(inserts_);
+      checksums_.get();
+      for (MapItem* cur = nullptr;;) {  // cur: begun
+        if (!cur && (cur = reads.next(false))) mapper->begin_batch(cur->reads);
+        if (!cur) break;
+        MapItem* next = reads.next(true);  // seeded while the GPU filters the current batch
+        if (next) mapper->begin_batch(next->reads);
+        mapper->finish_batch(cur->reads, cur->records);
+        if (out_.prepares()) {
+          const double t = log::wall_seconds();
+          out_.prepare(cur->records, cur->prepared);
+          pool_.give(cur->records);
+          prepare_s_[lane] += log::wall_seconds() - t;
+        }
+        reads.done(cur);
+        cur = next;
+      }
+    } catch (...) {
+      reads.fail(std::current_exception());  // this error first, then the lanes waiting for this one's batches
+      inserts_->abandon();
+      throw;
+    }
+    stats_[lane] = mapper->stats();
+    // The GPU engines' device and pinned memory are released while the last batches are written.
+    if (!opt_.leave_to_exit) mapper.reset();
+  }
+
+  MapStats stats() const {
+    MapStats sum;
+    for (const MapStats& s : stats_) sum += s;
+    return sum;
+  }
+  double prepare_s() const {  // the lanes' part of writing
+    double sum = 0;
+    for (const double s : prepare_s_) sum += s;
+    return sum;
+  }
+
+ private:
+  const RunOptions& opt_;
+  const index::Index& idx_;
+  const std::vector<int> devices_;
+  const int threads_;
+  io::RecordPool& pool_;
+  RecordOutput& out_;
+  std::shared_future<void> checksums_;
+  std::shared_ptr<detail::InsertModelInOrder> inserts_;
+  std::vector<std::unique_ptr<Mapper>> mappers_;
+  std::vector<MapStats> stats_;
+  std::vector<double> prepare_s_;
+};
+
 }  // namespace
 
 MapStats run_mapping(RunOptions opt) {
   if (opt.hw.threads > 0) omp_set_num_threads(opt.hw.threads);
-#ifdef __GLIBC__
-  // Each batch allocates and frees the same large buffers: kept in the heap rather than
-  // mapped and unmapped each time, they are not faulted in again (5-8% of a run).
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  // Heaps grown 64 MiB at a time: each growth is an mprotect that stalls every thread's
-  // page faults (the mm lock); growing by the request alone cost 5% of a GPU-seeded run.
-  mallopt(M_TOP_PAD, 64 << 20);
-#endif
-  if (opt.batch_reads < 2) throw UsageError("--batch must be at least 2");
-  validate(opt.map);
+  tune_malloc();
+  check_options(opt);
   const size_t batch_bases = opt.batch_bases ? opt.batch_bases : opt.batch_reads * 1000;
-  const std::string mode = io::sam_output_mode(opt.output);  // a refused suffix fails before the index loads
-  if (opt.markdup && !opt.sort) throw UsageError("--markdup works with --sort");
-  if (opt.reads1 == "-" && opt.reads2 == "-") {
-    throw UsageError("both mates' files are '-': standard input holds one of them (interleaved pairs: -p)");
-  }
-  if (opt.sort && mode != "wb") throw UsageError("--sort needs -o FILE.bam");
-  io::check_not_input(opt.output, "-o", {opt.index_path, opt.reads1, opt.reads2});
-  io::check_side_output(opt.stats_path, "--stats", {opt.index_path, opt.reads1, opt.reads2, opt.output});
   const std::string where = backend_of(opt);
   opt.map.filter = opt.filter != "off";
   // Whether a GPU seeds and filters: probed on a thread of its own (CUDA's start-up takes a few
@@ -236,47 +335,7 @@ MapStats run_mapping(RunOptions opt) {
                                         " threads" + (on_gpu ? ", one per GPU" : "")
                                   : ""));
   reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + kSlotsMore);
-  auto inserts = std::make_shared<detail::InsertModelInOrder>(opt.map.pair, lanes > 1);
-  std::vector<std::unique_ptr<Mapper>> mappers(static_cast<size_t>(lanes));
-  std::vector<MapStats> lane_stats(static_cast<size_t>(lanes));
-  std::vector<double> prepare_s(static_cast<size_t>(lanes), 0.0);  // the lanes' share of output_s
-
-  // A lane: batches begun (seeded, and on the GPU filtered and verified, on the mapper's
-  // worker) while the one before is finished (placed, records built) here.
-  const auto lane = [&](int i) {
-    omp_set_num_threads(lane_threads);
-    Hardware hw = opt.hw;
-    hw.devices = devices.empty() ? devices : std::vector<int>{devices[static_cast<size_t>(i) % devices.size()]};
-    std::unique_ptr<Mapper>& mapper = mappers[static_cast<size_t>(i)];
-    try {
-      mapper = std::make_unique<Mapper>(*idx, opt.map, hw);  // a GPU engine gets ready while batch 1 is seeded
-      mapper->set_record_pool(spare_records.get());
-      mapper->share_insert_model(inserts);
-      checksums.get();
-      for (MapItem* cur = nullptr;;) {  // cur: begun
-        if (!cur && (cur = reads.next(false))) mapper->begin_batch(cur->reads);
-        if (!cur) break;
-        MapItem* next = reads.next(true);  // seeded while the GPU filters the current batch
-        if (next) mapper->begin_batch(next->reads);
-        mapper->finish_batch(cur->reads, cur->records);
-        if (out.prepares()) {
-          const double t = log::wall_seconds();
-          out.prepare(cur->records, cur->prepared);
-          spare_records->give(cur->records);
-          prepare_s[static_cast<size_t>(i)] += log::wall_seconds() - t;
-        }
-        reads.done(cur);
-        cur = next;
-      }
-    } catch (...) {
-      reads.fail(std::current_exception());  // this error first, then the lanes waiting for this one's batches
-      inserts->abandon();
-      throw;
-    }
-    lane_stats[static_cast<size_t>(i)] = mapper->stats();
-    // The GPU engines' device and pinned memory are released while the last batches are written.
-    if (!opt.leave_to_exit) mapper.reset();
-  };
+  MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums);
   // Records are written on a thread of their own, in input order: bytes the lanes made
   // (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP
   // team of -t threads.
@@ -294,14 +353,10 @@ MapStats run_mapping(RunOptions opt) {
     log::info("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.reads.size()) +
                          " reads mapped");
   };
-  reads.run(lanes, lane, write);
+  reads.run(lanes, [&](int i) { mapping.run(i, reads); }, write);
   log::debug("map", "last batch written at " + std::to_string(log::wall_seconds()) + " s");
-  MapStats st;
-  for (const MapStats& s : lane_stats) st += s;
-  for (const double s : prepare_s) output_s += s;
-  if (opt.leave_to_exit) {
-    for (auto& m : mappers) leave_to_exit(m);
-  }
+  MapStats st = mapping.stats();
+  output_s += mapping.prepare_s();
   out.close();  // a sorted BAM is written only now
   log::debug("map", "output closed at " + std::to_string(log::wall_seconds()) + " s");
   st.output_s = output_s;
