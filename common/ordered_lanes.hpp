@@ -39,12 +39,16 @@ class OrderedLanes {
   OrderedLanes(const OrderedLanes&) = delete;
   OrderedLanes& operator=(const OrderedLanes&) = delete;
 
-  // Runs lane(i, *this) on `lanes` threads (lane 0 on this one) and write(item) on a
-  // thread of its own, in read order, until the input is done and every item written.
+  // Runs lane(i) for i in [0, lanes) on threads of their own (lane 0 on this one) and
+  // write(item) on another, in read order, until the input is done and every item written.
   void run(int lanes, const std::function<void(int)>& lane, const std::function<void(Item&)>& write) {
     std::thread writer([&] { guarded([&] { write_all(write); }); });
     std::vector<std::thread> others;
-    for (int i = 1; i < lanes; ++i) others.emplace_back([&, i] { guarded([&] { lane(i); }); });
+    try {
+      for (int i = 1; i < lanes; ++i) others.emplace_back([&, i] { guarded([&] { lane(i); }); });
+    } catch (...) {  // a thread that cannot start (a tight ulimit): the run stops
+      stop(std::current_exception());
+    }
     guarded([&] { lane(0); });
     for (std::thread& t : others) t.join();
     {
