@@ -209,9 +209,12 @@ class Caller {
     // Sites lie inside their regions, which reach `padding` before their cluster's start.
     const int64_t stop = std::min(len, iv.end + opt_.region_padding + 1);
     emit_begin_ = iv.begin, emit_end_ = iv.end;
+    // No window reaches past stop + window, nor pulls reads starting past its end + kReadReach:
+    // reads after that are not decoded.
+    const int64_t reads_end = std::min(len, stop + opt_.window + kReadReach);
     for (int64_t lead = kLeadIn;; lead *= 4) {
       const int64_t start = std::max<int64_t>(0, iv.begin - lead);
-      reader_.query(tid, start, len);
+      reader_.query(tid, start, reads_end);
       advance();
       if (call_span(tid, start, stop, std::min(opt_.window, stop - start + 10000), start > 0)) break;
     }
