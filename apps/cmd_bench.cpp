@@ -9,14 +9,24 @@ void register_bench(CLI::App& app, AppContext& ctx) {
   bench->require_subcommand(1);
   auto* filter = bench->add_subcommand("filter", "GateKeeper filter: accuracy vs edit distance, CPU/GPU throughput");
   auto o = std::make_shared<bench::FilterBenchOptions>();
-  filter->add_option("--lengths", o->lengths, "Read lengths")->delimiter(',')->capture_default_str();
-  filter->add_option("--edits", o->edits, "Edit thresholds for throughput")->delimiter(',')->capture_default_str();
-  filter->add_option("--pairs", o->pairs, "Pairs per throughput setting")->capture_default_str();
-  filter->add_option("--accuracy-pairs", o->accuracy_pairs, "Pairs per accuracy set and setting (0: skip)")
+  // GateKeeper's limits: reads of up to 512 bp, up to 64 edits.
+  filter->add_option("--lengths", o->lengths, "Read lengths")
+      ->delimiter(',')
+      ->check(finite_in(1, 512))
       ->capture_default_str();
-  filter->add_option("--max-accuracy-edits", o->max_accuracy_edits, "Accuracy for e = 0..N")->capture_default_str();
-  filter->add_option("--reps", o->reps, "Timed repetitions")->capture_default_str();
-  filter->add_option("--genome", o->genome_bp, "Synthetic genome size")->capture_default_str();
+  filter->add_option("--edits", o->edits, "Edit thresholds for throughput")
+      ->delimiter(',')
+      ->check(finite_in(0, 64))
+      ->capture_default_str();
+  filter->add_option("--pairs", o->pairs, "Pairs per throughput setting")->check(finite_in(1, 1e10))->capture_default_str();
+  filter->add_option("--accuracy-pairs", o->accuracy_pairs, "Pairs per accuracy set and setting (0: skip)")
+      ->check(finite_in(0, 1e10))
+      ->capture_default_str();
+  filter->add_option("--max-accuracy-edits", o->max_accuracy_edits, "Accuracy for e = 0..N")
+      ->check(finite_in(0, 64))
+      ->capture_default_str();
+  filter->add_option("--reps", o->reps, "Timed repetitions")->check(finite_in(1, 1e6))->capture_default_str();
+  filter->add_option("--genome", o->genome_bp, "Synthetic genome size")->check(finite_in(1e3, 1e11))->capture_default_str();
   filter->add_option("--backend", o->backend, "cpu, gpu or both")
       ->check(CLI::IsMember({"cpu", "gpu", "both"}))
       ->capture_default_str();
@@ -28,13 +38,17 @@ void register_bench(CLI::App& app, AppContext& ctx) {
   });
   auto* ph = bench->add_subcommand("pairhmm", "Pair-HMM GCUPS (GPU kernel/total, CPU twin) and accuracy vs double");
   auto p = std::make_shared<bench::PairHmmBenchOptions>();
-  ph->add_option("--sizes", p->sizes, "Equal read/haplotype lengths")->delimiter(',')->capture_default_str();
+  ph->add_option("--sizes", p->sizes, "Equal read/haplotype lengths")
+      ->delimiter(',')
+      ->check(finite_in(1, 8192))
+      ->capture_default_str();
   ph->add_option("--long-read-haps", p->long_read_haps, "Haplotype lengths with reads 10x longer")
       ->delimiter(',')
+      ->check(finite_in(1, 819))
       ->capture_default_str();
-  ph->add_option("--gpu-cells", p->gpu_cells, "Cells per GPU set")->capture_default_str();
-  ph->add_option("--cpu-cells", p->cpu_cells, "Cells per CPU set")->capture_default_str();
-  ph->add_option("--reps", p->reps, "Timed GPU repetitions (median)")->capture_default_str();
+  ph->add_option("--gpu-cells", p->gpu_cells, "Cells per GPU set")->check(finite_in(1e3, 1e13))->capture_default_str();
+  ph->add_option("--cpu-cells", p->cpu_cells, "Cells per CPU set")->check(finite_in(1e3, 1e13))->capture_default_str();
+  ph->add_option("--reps", p->reps, "Timed GPU repetitions (median)")->check(finite_in(1, 1e6))->capture_default_str();
   ph->add_flag("!--no-gpu", p->gpu, "Skip the GPU engine");
   ph->add_flag("!--no-cpu", p->cpu, "Skip the CPU twin");
   ph->add_option("--file", p->file, "PairHMM benchmark file to time (e.g. 10s.in)");

@@ -222,8 +222,10 @@ void register_demo(CLI::App& app, AppContext& ctx) {
   auto* sub = app.add_subcommand("demo", "Simulate, index, map and score a GRCh37-like data set end to end");
   auto a = std::make_shared<DemoArgs>();
   sub->add_option("-d,--dir", a->dir, "Keep the files in this directory (default: a temporary one)");
-  sub->add_option("--scale", a->scale, "Genome size as a fraction of GRCh37")->capture_default_str();
-  sub->add_option("-n,--pairs", a->pairs, "Read pairs")->capture_default_str();
+  sub->add_option("--scale", a->scale, "Genome size as a fraction of GRCh37")
+      ->check(finite_in(1e-4, 30))
+      ->capture_default_str();
+  sub->add_option("-n,--pairs", a->pairs, "Read pairs")->check(finite_in(1, 1e10))->capture_default_str();
   sub->add_option("-t,--threads", a->threads, "Threads")->capture_default_str();
   sub->add_option("--seed", a->seed, "Random seed")->capture_default_str();
   on_run(sub, ctx, [a, &ctx] { return run_demo(*a, ctx); });

@@ -18,7 +18,9 @@ void register_index(CLI::App& app, AppContext& ctx) {
   sub->add_option("-k", args->opt.k, "k-mer length (8..16)")->capture_default_str();
   sub->add_option("-s,--stride", args->opt.stride, "Sample a k-mer every N positions (0: 1 up to 1 Gbp, else 2)")
       ->capture_default_str();
-  sub->add_option("-c,--max-occ", args->opt.max_occ, "k-mers with more positions are capped")->capture_default_str();
+  sub->add_option("-c,--max-occ", args->opt.max_occ, "k-mers with more positions are capped")
+      ->check(finite_in(1, 1e9))  // 0 would cap every k-mer: no read placed
+      ->capture_default_str();
   sub->add_option("-t,--threads", args->opt.threads, "Threads")->capture_default_str();
   on_run(sub, ctx, [args] {
     const std::string out = args->out.empty() ? args->fasta + ".gmi" : args->out;

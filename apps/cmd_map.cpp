@@ -59,6 +59,7 @@ void register_map(CLI::App& app, AppContext& ctx) {
       ->check(CLI::Range(size_t{2}, size_t{1} << 30))
       ->capture_default_str();
   sub->add_option("-K", o->batch_bases, "Bases per batch at most, as bwa mem -K (0: 1000 per read)")
+      ->check(finite_in(0, 1e12))
       ->capture_default_str();
   sub->add_option("--stats", o->stats_path, "Write the run's counts and stage times as JSON");
   sub->add_flag("--sort", o->sort,

@@ -582,6 +582,7 @@ CallStats run_call(const CallOptions& opt) {
   std::vector<std::string> inputs = opt.inputs;
   inputs.push_back(opt.reference);
   io::check_not_input(opt.output, "-o", inputs);
+  io::check_vcf_name(opt.output, "-o");
   const auto t0 = std::chrono::steady_clock::now();
   // The backend is chosen, and the first device's engine made, while the reference is read.
   std::promise<std::pair<gpu::Backend, std::vector<int>>> chosen;

@@ -116,6 +116,9 @@ void install() {
     for (const int other : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, other);  // one cleanup at a time
     sigaction(sig, &sa, nullptr);
   }
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported as a failed
+  // write naming the file (and the output removed), instead of the process being killed.
+  std::signal(SIGXFSZ, SIG_IGN);
 }
 
 }  // namespace

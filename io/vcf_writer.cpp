@@ -14,6 +14,14 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 }  // namespace
 
+void check_vcf_name(const std::string& path, const std::string& flag) {
+  if (path.empty() || path == "-" || path.rfind("/dev/", 0) == 0) return;
+  for (const char* suffix : {".vcf", ".vcf.gz", ".bcf"}) {
+    if (ends_with(path, suffix)) return;
+  }
+  throw UsageError(flag + " '" + path + "': a VCF is written to a .vcf, .vcf.gz or .bcf name (or '-' for stdout)");
+}
+
 VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info, int threads)
     : path_(path.empty() ? "-" : path), out_(path_) {
   const char* mode = ends_with(path_, ".bcf") ? "wb" : ends_with(path_, ".gz") ? "wz" : "w";

@@ -24,6 +24,11 @@ struct VcfHeaderInfo {
   std::vector<std::string> samples;
 };
 
+// Refuses (UsageError, naming `flag`) an output name that is not a VCF's: .vcf,
+// .vcf.gz, .bcf, standard output ("-", "") or a device (/dev/...), as samtools refuses a
+// suffix it does not write.
+void check_vcf_name(const std::string& path, const std::string& flag);
+
 class VcfWriter {
  public:
   // Compressed output (.vcf.gz, .bcf) is compressed on `threads` threads and indexed as

@@ -84,6 +84,15 @@ TEST_F(Hostile, OptionsOutOfRangeAreUsageErrors) {
       {"call --max-haplotypes 0 -r " + ref + " " + bam, "--max-haplotypes"},
       {"call --max-haplotypes -1 -r " + ref + " " + bam, "--max-haplotypes"},
       {"map -o " + f("t.cram") + " " + idx + " " + r1, "CRAM"},
+      {"map -K -1 " + idx + " " + r1, "-K"},
+      {"index -c 0 -o " + f("t.gmi") + " " + ref, "--max-occ"},
+      {"bench filter --edits -1", "--edits"},
+      {"bench filter --pairs -1", "--pairs"},
+      {"bench filter --lengths 100,600", "--lengths"},
+      {"bench pairhmm --sizes -5", "--sizes"},
+      {"demo --scale nan", "--scale"},
+      {"demo -n -5", "--pairs"},
+      {"call -o " + f("t.sam") + " -r " + ref + " " + bam, "a VCF is written to"},
   };
   for (const auto& [args, flag] : cases) {
     std::string out;
@@ -137,6 +146,19 @@ TEST_F(Hostile, FailedMapLeavesNoOutput) {
 
 // Under a memory limit the mapper either finishes or says it ran out: never a crash,
 // never an output file from a failed run.
+// A file-size limit (ulimit -f) makes the write fail: a clear error, exit 1, nothing left
+// (it used to kill the run with SIGXFSZ, exit 153, no message).
+TEST_F(Hostile, FileSizeLimitIsAWriteError) {
+  gatemap::test::TempDir d;
+  std::string out;
+  const int status = run_command("ulimit -f 64 && " + kBin + " map -o " + d.file("big.sam") + " " + f("ref.gmi") + " " +
+                                     f("r_1.fq") + " " + f("r_2.fq") + " 2>&1",
+                                 &out);
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_NE(out.find("big.sam"), std::string::npos) << out;
+  EXPECT_TRUE(std::filesystem::is_empty(d.path())) << "files left behind";
+}
+
 TEST_F(Hostile, LowMemoryIsAnErrorNotACrash) {
   gatemap::test::TempDir d;
   int failed = 0, ok = 0;
