@@ -57,6 +57,11 @@ std::string append_comment_tags(bam1_t* b, const std::string& comment) {
 void check_comment_tags(const io::Read& read) {
   bam1_t* scratch = bam_init1();
   if (!scratch) throw std::bad_alloc();
+  // A record with a name and no sequence: htslib's tag updates need a well-formed one.
+  if (bam_set1(scratch, 1, "x", BAM_FUNMAP, -1, -1, 0, 0, nullptr, -1, -1, 0, 0, nullptr, nullptr, 0) < 0) {
+    bam_destroy1(scratch);
+    throw std::bad_alloc();
+  }
   const std::string bad = append_comment_tags(scratch, read.comment);
   bam_destroy1(scratch);
   if (!bad.empty()) {

@@ -321,8 +321,12 @@ TEST(MapperInput, CommentsCopiedAsSamTagsWithC) {
   o.map.output.copy_comment = false;
   mapper::run_mapping(o);
   EXPECT_EQ(test::read_file(o.output).find("BX:Z:"), std::string::npos);
-  // Illumina's "1:N:0:ATCACG" is no SAM tag.
+  // A number tag first (it used to be refused: checked on a record with no data yet).
   o.map.output.copy_comment = true;
+  o.reads1 = test::write_file(d.dir.file("numbers.fq"), "@r1 XI:i:5 XF:f:1.5\nACGTACGTACGTACGTACGT\n+\nIIIIIIIIIIIIIIIIIIII\n");
+  mapper::run_mapping(o);
+  EXPECT_NE(test::read_file(o.output).find("\tXI:i:5\tXF:f:1.5"), std::string::npos);
+  // Illumina's "1:N:0:ATCACG" is no SAM tag.
   o.reads1 = test::write_file(d.dir.file("illumina.fq"), "@r1 1:N:0:ATCACG\nACGTACGTACGTACGTACGT\n+\nIIIIIIIIIIIIIIIIIIII\n");
   try {
     mapper::run_mapping(o);
