@@ -36,7 +36,14 @@ bool VcfReader::next() {
   const int ret = bcf_read(fp_, hdr_, rec_);
   if (ret < -1) throw FormatError("VCF '" + path_ + "': truncated or corrupt");
   if (ret != 0) return false;
+  ++records_;
   bcf_unpack(rec_, BCF_UN_ALL);
+  // htslib reads a line cut short, or a POS that is no number, as a record: refused here.
+  const auto bad = [&](const std::string& what) {
+    return FormatError("VCF '" + path_ + "' record " + std::to_string(records_) + ": " + what);
+  };
+  if (rec_->pos < 0) throw bad("POS is not a position (1 or more)");
+  if (rec_->n_allele < 1 || rec_->d.allele[0][0] == '\0') throw bad("no REF allele (fewer than 8 columns?)");
   return true;
 }
 

@@ -3,6 +3,7 @@
 // sample's genotype at hand. Open and read errors throw, naming the file.
 #include <htslib/vcf.h>
 
+#include <cstdint>
 #include <string>
 
 namespace gatemap::io {
@@ -25,6 +26,7 @@ class VcfReader {
 
  private:
   std::string path_;
+  int64_t records_ = 0;  // read so far
   htsFile* fp_ = nullptr;
   bcf_hdr_t* hdr_ = nullptr;
   bcf1_t* rec_ = nullptr;

@@ -315,6 +315,24 @@ TEST_F(Hostile, EvalVcfRejectsTheWrongReference) {
   EXPECT_NE(out.find("REF allele"), std::string::npos) << out;
 }
 
+// A VCF line cut short, or a POS that is no number, is an error naming the file and
+// record (htslib reads both as records: one was dropped, the other reported as a REF
+// mismatch).
+TEST_F(Hostile, EvalVcfRejectsCutLinesAndBadPositions) {
+  gatemap::test::TempDir d;
+  const std::string header = "##fileformat=VCFv4.2\n##contig=<ID=1>\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n";
+  const std::string good = "1\t100\t.\tN\tC\t50\tPASS\t.\n";
+  write_file(d.file("truth.vcf"), header + good);
+  write_file(d.file("cut.vcf"), header + good + "1\t200\t.\n");
+  write_file(d.file("pos.vcf"), header + good + "1\tx00\t.\tN\tC\t50\tPASS\t.\n");
+  std::string out;
+  EXPECT_EQ(gm("eval vcf " + d.file("truth.vcf") + " " + d.file("cut.vcf") + " -r " + f("ref.fa"), &out), 1) << out;
+  EXPECT_NE(out.find("cut.vcf' record 2: no REF allele"), std::string::npos) << out;
+  EXPECT_EQ(gm("eval vcf " + d.file("truth.vcf") + " " + d.file("pos.vcf") + " -r " + f("ref.fa"), &out), 1) << out;
+  EXPECT_NE(out.find("pos.vcf' record 2: POS is not a position"), std::string::npos) << out;
+  EXPECT_EQ(gm("eval vcf " + d.file("truth.vcf") + " " + d.file("truth.vcf") + " -r " + f("ref.fa"), &out), 0) << out;
+}
+
 // Reads from a pipe outgrowing the in-memory allowance are spilled, not lost; headers
 // (names, /1 /2, comments) come out as they went in.
 TEST_F(Hostile, CorrectFromPipesKeepsEveryReadAndItsHeader) {
