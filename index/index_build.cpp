@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "common/error.hpp"
@@ -41,6 +43,24 @@ std::vector<Segment> kmer_segments(const std::vector<Contig>& contigs, const std
 
 std::string mb(int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
+// A contig SAM, BAM and VCF can hold: a name as the SAM spec (1.2.1) allows and
+// positions within BAM's 32-bit signed range (FastaReader refuses a name given twice).
+// Found now, not when a record or a VCF header line cannot be written.
+void check_contig(const std::string& path, const io::FastaRecord& rec) {
+  const auto bad = [&](const std::string& why) {
+    return FormatError("FASTA '" + path + "' contig '" + rec.name + "': " + why);
+  };
+  static const std::string kFirst = "!#$%&+./:;?@^_|~-", kRest = "!#$%&*+./:;=?@^_|~-";
+  for (size_t i = 0; i < rec.name.size(); ++i) {
+    const char c = rec.name[i];
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || (i == 0 ? kFirst : kRest).find(c) != std::string::npos;
+    if (!ok) throw bad("the character '" + std::string(1, c) + "' is not allowed in a SAM/VCF contig name");
+  }
+  if (static_cast<int64_t>(rec.seq.size()) > INT32_MAX) {
+    throw bad(std::to_string(rec.seq.size()) + " bp: SAM/BAM positions stop at 2^31-1");
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Index> build_index(const std::string& fasta_path, const IndexOptions& opt) {
@@ -55,6 +75,7 @@ std::unique_ptr<Index> build_index(const std::string& fasta_path, const IndexOpt
   io::FastaRecord rec;
   PackedSeq& packed = idx->packed_;
   while (reader.next(rec)) {
+    check_contig(fasta_path, rec);
     Contig c{rec.name, static_cast<int64_t>(rec.seq.size()), packed.length};
     if (c.begin + c.length >= (int64_t{1} << 32) - 1) {
       throw FormatError("reference '" + fasta_path + "' exceeds the 4 Gbp of 32-bit coordinates");

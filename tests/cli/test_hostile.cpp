@@ -315,6 +315,25 @@ TEST_F(Hostile, EvalVcfRejectsTheWrongReference) {
   EXPECT_NE(out.find("REF allele"), std::string::npos) << out;
 }
 
+// Contig names SAM and VCF cannot hold, or given twice, are refused by index (they used
+// to fail later, as "bad VCF header line" or a SAM that samtools rejects).
+TEST_F(Hostile, IndexRefusesContigNamesSamCannotHold) {
+  gatemap::test::TempDir d;
+  const std::string seq = "\n" + std::string(200, 'A') + "\n";
+  std::string out;
+  for (const auto& [fasta, message] : std::vector<std::pair<std::string, std::string>>{
+           {">a,b" + seq, "contig 'a,b': the character ','"},
+           {">*x" + seq, "contig '*x': the character '*'"},
+           {">x" + seq + ">y" + seq + ">x" + seq, "line 5: duplicate sequence name 'x'"}}) {
+    write_file(d.file("bad.fa"), fasta);
+    EXPECT_EQ(gm("index -o " + d.file("bad.gmi") + " " + d.file("bad.fa"), &out), 1) << fasta;
+    EXPECT_NE(out.find(message), std::string::npos) << out;
+    EXPECT_FALSE(exists(d.file("bad.gmi")));
+  }
+  write_file(d.file("ok.fa"), ">HLA-A*01:01:01:01" + seq + ">chrUn_gl000220|x" + seq);
+  EXPECT_EQ(gm("index -o " + d.file("ok.gmi") + " " + d.file("ok.fa"), &out), 0) << out;
+}
+
 // A VCF line cut short, or a POS that is no number, is an error naming the file and
 // record (htslib reads both as records: one was dropped, the other reported as a REF
 // mismatch).
