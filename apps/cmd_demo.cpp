@@ -21,6 +21,7 @@
 #include "index/index.hpp"
 #include "io/fasta.hpp"
 #include "io/fastq_writer.hpp"
+#include "io/output_file.hpp"
 #include "io/sam_sort.hpp"
 #include "mapper/run.hpp"
 #include "sim/sim.hpp"
@@ -41,9 +42,7 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
   std::string dir = a.dir;
   RemovedOnSignal on_signal;  // the temporary folder goes if a signal ends the demo
   if (temp) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "gatemap_demo_XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw IoError("cannot create a temporary directory");
-    dir = tmpl;
+    dir = io::make_temp_folder("gatemap_demo_");
     on_signal = RemovedOnSignal(dir, true);
   } else {
     std::filesystem::create_directories(dir);

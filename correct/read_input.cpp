@@ -14,16 +14,14 @@
 #include "common/log.hpp"
 #include "common/signal_cleanup.hpp"
 #include "io/fastq_writer.hpp"
+#include "io/output_file.hpp"
 
 namespace gatemap::correct {
 
 class Spill {
  public:
   Spill(bool paired, int threads) {
-    std::string dir = (std::filesystem::temp_directory_path() / "gatemap-correct-XXXXXX").string();
-    if (!::mkdtemp(dir.data()))
-      throw IoError("cannot create a temporary folder '" + dir + "': " + std::strerror(errno));
-    dir_ = dir;
+    dir_ = io::make_temp_folder("gatemap-correct-");
     on_signal_ = RemovedOnSignal(dir_, true);
     for (int m = 0; m < (paired ? 2 : 1); ++m) {
       paths_.push_back(dir_ + "/reads_" + std::to_string(m + 1) + ".fq.gz");

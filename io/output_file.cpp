@@ -80,4 +80,17 @@ void check_side_output(const std::string& path, const std::string& flag, const s
   }
 }
 
+std::string make_temp_folder(const std::string& prefix) {
+  const char* env = std::getenv("TMPDIR");
+  const std::string base = env && *env ? env : "/tmp";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(base, ec)) {
+    throw IoError("the temporary folder '" + base + "'" + (env && *env ? " (TMPDIR)" : "") +
+                  " does not exist: set TMPDIR to a folder");
+  }
+  std::string dir = (std::filesystem::path(base) / (prefix + "XXXXXX")).string();
+  if (!::mkdtemp(dir.data())) throw IoError("cannot create a temporary folder '" + dir + "': " + std::strerror(errno));
+  return dir;
+}
+
 }  // namespace gatemap::io

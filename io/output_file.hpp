@@ -31,6 +31,10 @@ class OutputFile {
   RemovedOnSignal on_signal_;  // the temporary file, removed if a signal ends the run
 };
 
+// A new folder under $TMPDIR (or /tmp) named PREFIX plus a random part; throws IoError
+// naming TMPDIR when it is no folder, or the folder when it cannot be made.
+std::string make_temp_folder(const std::string& prefix);
+
 // Whether two paths name the same file (existing or not).
 bool same_file(const std::string& a, const std::string& b);
 

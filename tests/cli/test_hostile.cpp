@@ -315,6 +315,20 @@ TEST_F(Hostile, EvalVcfRejectsTheWrongReference) {
   EXPECT_NE(out.find("REF allele"), std::string::npos) << out;
 }
 
+// A TMPDIR that is no folder is named in the error (it was "temp_directory_path: No such
+// file or directory"); correct's spill folder goes there too.
+TEST_F(Hostile, MissingTmpdirIsNamed) {
+  std::string out;
+  EXPECT_EQ(run_command("TMPDIR=/nonexistent/tmp " + kBin + " demo -n 100 2>&1", &out), 1) << out;
+  EXPECT_NE(out.find("'/nonexistent/tmp' (TMPDIR) does not exist"), std::string::npos) << out;
+  EXPECT_EQ(run_command("cat " + f("r_1.fq") + " | TMPDIR=/nonexistent/tmp " + kBin +
+                            " correct --keep-reads-gb 0 -o /dev/null - 2>&1",
+                        &out),
+            1)
+      << out;
+  EXPECT_NE(out.find("(TMPDIR) does not exist"), std::string::npos) << out;
+}
+
 // Contig names SAM and VCF cannot hold, or given twice, are refused by index (they used
 // to fail later, as "bad VCF header line" or a SAM that samtools rejects).
 TEST_F(Hostile, IndexRefusesContigNamesSamCannotHold) {
