@@ -33,8 +33,9 @@ void register_correct(CLI::App& app, AppContext& ctx) {
   sub->add_option("--fpr", o->bloom_fpr, "Bloom filter false-positive rate (--spectrum bloom, or auto past 1 GiB)")
       ->check(finite_in(1e-9, 0.5))
       ->capture_default_str();
+  // A read takes up to this many rounds of voting: more than a few hundred only costs time.
   sub->add_option("--max-corrections", o->max_corrections, "Substitutions per read at most")
-      ->check(CLI::Range(0, 100000))
+      ->check(CLI::Range(0, 255))
       ->capture_default_str();
   sub->add_option("--device", o->device, "GPUs: 0, 0,1,... or all (each batch split between them)")
       ->capture_default_str();

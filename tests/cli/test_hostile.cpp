@@ -79,6 +79,7 @@ TEST_F(Hostile, OptionsOutOfRangeAreUsageErrors) {
       {"sim genome --gc nan -o " + f("t.fa"), "--gc"},
       {"eval map --tolerance -5 " + bam, "--tolerance"},
       {"correct --max-corrections -1 -o " + f("t.fq") + " " + r1, "--max-corrections"},
+      {"correct --max-corrections 100000 -o " + f("t.fq") + " " + r1, "--max-corrections"},
       {"correct --gpu --cpu -o " + f("t.fq") + " " + r1, "--gpu"},
       {"call --min-qual nan -r " + ref + " " + bam, "--min-qual"},
       {"call --max-haplotypes 0 -r " + ref + " " + bam, "--max-haplotypes"},
