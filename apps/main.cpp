@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <new>
+#include <string>
+#include <system_error>
 
 #include "apps/commands.hpp"
 #include "common/build_info.hpp"
@@ -93,6 +95,15 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const std::bad_alloc&) {
     log::error(ctx.command, "out of memory (try fewer threads, a smaller batch, or a machine with more memory)");
+    return 1;
+  } catch (const std::system_error& e) {
+    // A thread that cannot start: memory (ulimit -v) or the process limit (ulimit -u).
+    if (e.code() == std::errc::resource_unavailable_try_again) {
+      log::error(ctx.command, "cannot start a thread (" + std::string(e.what()) +
+                                  "): out of memory or over the process limit; try fewer threads (-t) or more memory");
+    } else {
+      log::error(ctx.command, e.what());
+    }
     return 1;
   } catch (const std::exception& e) {
     log::error(ctx.command, e.what());

@@ -1,6 +1,7 @@
 #include "caller/read_ahead.hpp"
 
 #include <chrono>
+#include <exception>
 #include <iterator>
 #include <new>
 
@@ -84,15 +85,26 @@ void ReadAhead::convert() {
       s = &slots_[to_convert_ % kSlots];
       s->state = State::converting;
       ++to_convert_;
-      s->reads.resize(s->n);
-      for (size_t i = 0; i < s->n && !spare_.empty(); ++i) {
-        s->reads[i].second = std::move(spare_.back());
-        spare_.pop_back();
-      }
     }
-    for (size_t i = 0; i < s->n; ++i) {
-      s->reads[i].first = s->tids[i];
-      ReadInput::to_read(s->records[i], s->reads[i].second);
+    // Out of memory here goes to the reader as the slot's error (after the reads before
+    // it), not out of this thread.
+    try {
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        s->reads.resize(s->n);
+        for (size_t i = 0; i < s->n && !spare_.empty(); ++i) {
+          s->reads[i].second = std::move(spare_.back());
+          spare_.pop_back();
+        }
+      }
+      for (size_t i = 0; i < s->n; ++i) {
+        s->reads[i].first = s->tids[i];
+        ReadInput::to_read(s->records[i], s->reads[i].second);
+      }
+    } catch (...) {
+      s->reads.clear();
+      if (!s->error) s->error = std::current_exception();
+      s->last = true;
     }
     {
       std::lock_guard<std::mutex> lock(m_);

@@ -147,6 +147,32 @@ TEST_F(Hostile, FailedMapLeavesNoOutput) {
 
 // Under a memory limit the mapper either finishes or says it ran out: never a crash,
 // never an output file from a failed run.
+// The same for call, whose read-ahead threads allocate too (an allocation that failed
+// there used to end the process from its thread: "terminate called").
+TEST_F(Hostile, LowMemoryCallIsAnErrorNotACrash) {
+  gatemap::test::TempDir d;
+  int failed = 0, ok = 0;
+  for (int kb = 100000; kb <= 900000; kb += 100000) {
+    std::string out;
+    const int rc = run_command("ulimit -v " + std::to_string(kb) + "; " + kBin + " call -t 4 -r " + f("ref.fa") +
+                                   " -o " + d.file("lm.vcf") + " " + f("aln.bam"),
+                               &out);
+    ASSERT_TRUE(rc == 0 || rc == 1) << "ulimit -v " << kb << ": status " << rc << "\n" << out;
+    EXPECT_EQ(out.find("terminate called"), std::string::npos) << out;
+    if (rc == 0) {
+      ++ok;
+      std::filesystem::remove(d.file("lm.vcf"));
+      continue;
+    }
+    ++failed;
+    for (const auto& e : std::filesystem::directory_iterator(d.path())) {
+      ADD_FAILURE() << "ulimit -v " << kb << " left " << e.path().filename() << "\n" << out;
+    }
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_GT(failed, 0);
+}
+
 // A file-size limit (ulimit -f) makes the write fail: a clear error, exit 1, nothing left
 // (it used to kill the run with SIGXFSZ, exit 153, no message).
 TEST_F(Hostile, FileSizeLimitIsAWriteError) {
