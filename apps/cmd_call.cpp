@@ -28,7 +28,8 @@ void register_call(CLI::App& app, AppContext& ctx) {
   sub->add_option("--backend", o->backend, "Pair-HMM on gpu, cpu or auto")
       ->check(CLI::IsMember({"gpu", "cpu", "auto"}))
       ->capture_default_str();
-  sub->add_option("--device", o->device, "GPUs: 0, 0,1,... or all (the genome called in parts, one GPU each; needs an indexed BAM)")
+  sub->add_option("--device", o->device,
+                  "GPUs: 0, 0,1,... or all (the genome called in parts, one GPU each; needs an indexed BAM)")
       ->capture_default_str();
   sub->add_option("--min-mapq", o->min_mapq, "Reads below this MAPQ are not used")
       ->check(CLI::Range(0, 255))

@@ -37,7 +37,8 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_flag("--encode-on-device", o->hw.encode_on_device, "2-bit encode the filter's reads on the GPU (always when the GPU seeds)");
   sub->add_flag(
       "--cpu-seed", [o](int64_t) { o->hw.seed_on_gpu = false; }, "Seed on the CPU even when a GPU filters");
-  sub->add_option("--device", o->device, "GPUs: 0, 0,1,... or all (batches spread over them)")->capture_default_str();
+  sub->add_option("--device", o->device, "GPUs: 0, 0,1,... or all (one mapping lane per GPU; records do not change)")
+      ->capture_default_str();
   sub->add_flag("-a,--all", o->map.output.all_hits, "Report every hit within -e as secondary records");
   sub->add_option("--max-cand", o->map.seed.max_candidates, "Candidates verified per read and strand")
       ->check(CLI::Range(1, 1 << 20))
