@@ -8,6 +8,7 @@
 #include "common/log.hpp"
 #include "io/fasta.hpp"
 #include "io/fastq_writer.hpp"
+#include "io/output_file.hpp"
 #include "sim/sim.hpp"
 
 namespace gatemap::apps {
@@ -65,6 +66,9 @@ void add_variants(CLI::App* sim, AppContext& ctx) {
   sub->add_option("--max-indel", a->opt.max_indel, "Longest indel")->check(CLI::Range(1, 500))->capture_default_str();
   sub->add_option("--seed", a->opt.seed, "Random seed")->capture_default_str();
   on_run(sub, ctx, [a, &ctx] {
+    for (const char* suffix : {".hap1.fa", ".hap2.fa", ".truth.vcf.gz"}) {
+      io::check_not_input(a->prefix + suffix, "-o", {a->ref});  // e.g. `-o p` for p.hap1.fa itself
+    }
     const auto ref = io::read_fasta(a->ref);
     const auto donor = sim::simulate_donor(ref, a->opt);
     io::write_fasta(a->prefix + ".hap1.fa", donor.hap[0]);
@@ -109,15 +113,20 @@ void add_reads(CLI::App* sim, AppContext& ctx) {
   on_run(sub, ctx, [a] {
     a->opt.paired = !a->single;
     a->opt.keep_true_seq = a->truth_fastq;
+    const std::string ext = a->gz ? ".fq.gz" : ".fq";
+    const int mates = a->opt.paired ? 2 : 1;
+    const auto base_of = [&](int m) { return a->prefix + (a->opt.paired ? "_" + std::to_string(m + 1) : ""); };
+    for (int m = 0; m < mates; ++m) {  // the reads never replace the reference or the VCF they come from
+      io::check_not_input(base_of(m) + ext, "-o", {a->ref, a->vcf});
+      if (a->truth_fastq) io::check_not_input(base_of(m) + ".true" + ext, "-o", {a->ref, a->vcf});
+    }
     const auto ref = io::read_fasta(a->ref);
     std::unique_ptr<sim::Donor> donor;
     if (!a->vcf.empty()) donor = std::make_unique<sim::Donor>(sim::load_donor_vcf(ref, a->vcf));
     omp_set_num_threads(std::max(1, a->threads));
-    const std::string ext = a->gz ? ".fq.gz" : ".fq";
-    const int mates = a->opt.paired ? 2 : 1;
     std::vector<std::unique_ptr<io::FastqWriter>> out, truth;
     for (int m = 0; m < mates; ++m) {
-      const std::string base = a->prefix + (a->opt.paired ? "_" + std::to_string(m + 1) : "");
+      const std::string base = base_of(m);
       out.push_back(std::make_unique<io::FastqWriter>(base + ext, a->threads));
       if (a->truth_fastq) truth.push_back(std::make_unique<io::FastqWriter>(base + ".true" + ext, a->threads));
     }
