@@ -87,6 +87,13 @@ bool rereadable(const std::string& path) {
 }
 }  // namespace
 
+std::string ReadInput::file_identity(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return "";
+  return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+         std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+}
+
 ReadInput::ReadInput(const std::string& in1, const std::string& in2, size_t batch_reads, double keep_gb, int threads)
     : in1_(in1), in2_(in2), batch_reads_(batch_reads), threads_(threads) {
   const bool can_reread = rereadable(in1_) && rereadable(in2_);
@@ -111,6 +118,7 @@ void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) 
   const bool can_reread = rereadable(in1_) && rereadable(in2_);
   all_kept_ = keep_bytes_ > 0 || !can_reread;
   double kept_bytes = 0;
+  identity1_ = file_identity(in1_), identity2_ = file_identity(in2_);
   start();
   while (io::ReadBatch* next = first_reader_->next(read_wait_s_)) {
     io::ReadBatch& batch = *next;
@@ -150,8 +158,23 @@ void ReadInput::replay(const std::function<void(io::ReadBatch&)>& fn) {
     for (io::ReadBatch& b : kept_) fn(b);
     return;
   }
+  if (!spill_) {  // the input files themselves, read again: they must be the ones read first
+    for (const auto& [path, seen] : {std::pair{in1_, identity1_}, {in2_, identity2_}}) {
+      if (!path.empty() && file_identity(path) != seen) {
+        throw FormatError("'" + path + "' changed after correct read it (the corrector reads its input twice)");
+      }
+    }
+  }
   ReadAhead reader(spill_ ? spill_->path(0) : in1_, spill_ ? spill_->path(1) : in2_, batch_reads_);
-  while (io::ReadBatch* batch = reader.next(read_wait_s_)) fn(*batch);
+  int64_t replayed = 0;
+  while (io::ReadBatch* batch = reader.next(read_wait_s_)) {
+    replayed += static_cast<int64_t>(batch->size());
+    fn(*batch);
+  }
+  if (replayed != reads_) {
+    throw FormatError("'" + in1_ + "' gave " + std::to_string(replayed) + " reads the second time, " +
+                      std::to_string(reads_) + " the first (changed while correct ran?)");
+  }
 }
 
 }  // namespace gatemap::correct

@@ -45,6 +45,10 @@ class ReadInput {
   std::unique_ptr<ReadAhead> first_reader_;
   int64_t reads_ = 0;
   int passes_ = 0;
+  // Device, inode, size and time of the input files when first read: a replay from them
+  // checks they are unchanged.
+  static std::string file_identity(const std::string& path);
+  std::string identity1_, identity2_;
   double read_wait_s_ = 0;
 };
 

@@ -394,3 +394,32 @@ TEST(Correct, RejectsBadOptions) {
 
 }  // namespace
 }  // namespace gatemap
+
+namespace gatemap {
+namespace {
+
+// The corrector reads a file input twice: a file replaced or cut between the passes is an
+// error naming it, never half the reads written as if that were all.
+TEST(CorrectInput, AFileChangedBetweenPassesIsAnError) {
+  test::TempDir dir;
+  const auto set = test::make_correction_set(30000, 100, 20, 0.5, 1, 5);
+  const std::string text = test::fastq_of(set);
+  test::write_file(dir.file("in.fq"), text);
+  correct::ReadInput input(dir.file("in.fq"), "", 1000, 0.0, 2);  // keep nothing: read again from the file
+  int64_t first = 0;
+  input.first_pass([&](const io::ReadBatch& b) { first += static_cast<int64_t>(b.size()); });
+  EXPECT_EQ(first, static_cast<int64_t>(set.reads.size()));
+  int64_t again = 0;
+  input.replay([&](io::ReadBatch& b) { again += static_cast<int64_t>(b.size()); });  // unchanged: fine
+  EXPECT_EQ(again, first);
+  test::write_file(dir.file("in.fq"), text.substr(0, text.size() / 2));  // cut in place
+  try {
+    input.replay([](io::ReadBatch&) {});
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("in.fq' changed after correct read it"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gatemap
