@@ -4,17 +4,25 @@
 # of GRCh37 chromosome 20 by gatemap, bwa mem and minimap2 -ax sr with the same threads;
 # samtools flagstat of each; then gatemap call on each NA12878 BAM, scored against the GIAB
 # HG001 truth over the slice and inside its confident intervals.
-# Usage: scripts/bench_real.sh [OUTDIR]   (needs scripts/deps.sh --bench and ../shared/data)
+# Usage: scripts/bench_real.sh [OUTDIR]   (needs scripts/deps.sh --bench; DATA: a folder
+#   holding grch37-chr20/20.fa.gz (Debian's vt-examples: usr/share/doc/vt/examples/ref/) and
+#   grch37-chr20-deepvariant-testdata/ (google/deepvariant deepvariant/testdata/input/:
+#   the *.chr20.10_10p1mb.bam files, test_nist.b37_chr20_100kbp_at_10mb.vcf.gz and .bed);
+#   default ../shared/data)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 G=${GATEMAP:-$PWD/build/apps/gatemap}
-D=$PWD/../shared/data
+D=${DATA:-$PWD/../shared/data}
 OUT=${1:-/tmp/gm_bench_real}
 T=$(nproc)
 mkdir -p "$OUT"
 cd "$OUT"
 if [ ! -s 20.gmi ]; then
-  for i in 1 2 3 4 5 6; do zcat "$D/grch37-chr20/20.part$i-of-6.fa.gz"; done > 20.fa
+  if [ -s "$D/grch37-chr20/20.fa.gz" ]; then
+    zcat "$D/grch37-chr20/20.fa.gz" > 20.fa
+  else
+    for i in 1 2 3 4 5 6; do zcat "$D/grch37-chr20/20.part$i-of-6.fa.gz"; done > 20.fa  # the same, in pieces
+  fi
   samtools faidx 20.fa
   $G index -t "$T" -o 20.gmi 20.fa 2>/dev/null
   bwa index 20.fa 2>/dev/null
