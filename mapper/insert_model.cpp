@@ -80,13 +80,13 @@ int InsertModel::pair_score(const Hit& a, const Hit& b) const {
 }
 
 InsertModelInOrder::InsertModelInOrder(const PairOptions& opt, bool shared)
-    : opt_(opt), shared_(shared), known_(opt) {}
+    : shared_(shared), known_(opt) {}
 
 InsertModel InsertModelInOrder::for_batch(int64_t first_id, int64_t fragments, const std::vector<ReadHits>& hits,
                                           bool paired) {
   std::unique_lock<std::mutex> lock(m_);
   if (shared_) cv_.wait(lock, [&] { return known_.known() || decided_until_ >= first_id || abandoned_; });
-  if (abandoned_) throw Error("mapping stopped: another GPU's mapper failed");
+  if (abandoned_) throw Error("mapping stopped: another lane failed");
   InsertModel model = known_;
   if (!model.known() && paired) {
     model.estimate(hits, fragments);

@@ -61,7 +61,6 @@ class InsertModelInOrder {
   void abandon();
 
  private:
-  const PairOptions opt_;
   const bool shared_;
   std::mutex m_;
   std::condition_variable cv_;
