@@ -10,7 +10,8 @@
 
 #include "mapper/candidates.hpp"
 #include "mapper/filter/gatekeeper.hpp"
-#include "mapper/mapper.hpp"
+#include "mapper/map_stats.hpp"
+#include "mapper/options.hpp"
 #include "mapper/reference.hpp"
 
 namespace gatemap::mapper::detail {

@@ -291,52 +291,6 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   stats_.insert_sd = im.insert.sd();
 }
 
-MapStats& MapStats::operator+=(const MapStats& o) {
-  for (auto [a, b] : {std::pair{&reads, o.reads},
-                      {&candidates, o.candidates},
-                      {&filter_rejected, o.filter_rejected},
-                      {&filter_unfiltered, o.filter_unfiltered},
-                      {&verified, o.verified},
-                      {&mapped, o.mapped},
-                      {&unmapped, o.unmapped},
-                      {&records, o.records},
-                      {&secondary, o.secondary},
-                      {&supplementary, o.supplementary},
-                      {&proper_pairs, o.proper_pairs},
-                      {&rescued, o.rescued},
-                      {&capped_reads, o.capped_reads},
-                      {&candidate_cap_hits, o.candidate_cap_hits},
-                      {&deep_searches, o.deep_searches},
-                      {&filter_cpu_fallbacks, o.filter_cpu_fallbacks},
-                      {&seed_cpu_fallbacks, o.seed_cpu_fallbacks},
-                      {&verified_on_gpu, o.verified_on_gpu},
-                      {&duplicate_reads, o.duplicate_reads},
-                      {&duplicate_pairs, o.duplicate_pairs},
-                      {&duplicate_unpaired, o.duplicate_unpaired}}) {
-    *a += b;
-  }
-  for (auto [a, b] : {std::pair{&seed_s, o.seed_s},
-                      {&seed_device_s, o.seed_device_s},
-                      {&verify_device_s, o.verify_device_s},
-                      {&filter_s, o.filter_s},
-                      {&filter_kernel_s, o.filter_kernel_s},
-                      {&verify_s, o.verify_s},
-                      {&pair_s, o.pair_s},
-                      {&output_s, o.output_s},
-                      {&fallback_s, o.fallback_s},
-                      {&filter_prepare_s, o.filter_prepare_s},
-                      {&filter_engine_s, o.filter_engine_s},
-                      {&input_wait_s, o.input_wait_s},
-                      {&begin_wait_s, o.begin_wait_s},
-                      {&output_wait_s, o.output_wait_s}}) {
-    *a += b;
-  }
-  if (o.insert_mean != 0) {
-    insert_mean = o.insert_mean;
-    insert_sd = o.insert_sd;
-  }
-  return *this;
-}
 
 void validate(const MapOptions& opt) {
   if (opt.verify.max_edits < -1 || opt.verify.max_edits > kMaxEditsLimit) {

@@ -11,6 +11,7 @@
 #include "index/index.hpp"
 #include "io/fastq.hpp"
 #include "io/record_pool.hpp"
+#include "mapper/map_stats.hpp"
 #include "mapper/options.hpp"
 
 struct bam1_t;  // htslib's record: made by the records stage (mapper/records.hpp)
@@ -19,32 +20,6 @@ namespace gatemap::mapper {
 namespace detail {
 class InsertModelInOrder;  // mapper/insert_model.hpp
 }
-
-// Counts and per-stage times of a run (also written as JSON by --stats).
-struct MapStats {
-  int64_t reads = 0, candidates = 0, filter_rejected = 0, filter_unfiltered = 0, verified = 0;
-  int64_t mapped = 0, unmapped = 0, records = 0, secondary = 0, supplementary = 0, proper_pairs = 0, rescued = 0;
-  int64_t capped_reads = 0, candidate_cap_hits = 0, filter_cpu_fallbacks = 0, seed_cpu_fallbacks = 0;
-  int64_t deep_searches = 0;  // repetitive reads with poor hits seeded again (deep_search.cpp)
-  double seed_s = 0, filter_s = 0, filter_kernel_s = 0, verify_s = 0, pair_s = 0, output_s = 0;
-  double seed_device_s = 0;    // of seed_s: the GPU seeder's device time (copies and kernels)
-  double verify_device_s = 0;  // the GPU verifier's device time (it runs beside the CPU stages)
-  int64_t verified_on_gpu = 0;
-  double fallback_s = 0;  // clipped re-alignment of reads with no hit within e (filter or not)
-  // Of filter_s on the GPU: the host building the candidate list and packing reads, and
-  // the host's time inside the engine's submit and collect (the rest of the GPU's work
-  // overlaps the next batch's seeding).
-  double filter_prepare_s = 0, filter_engine_s = 0;
-  double read_s = 0;        // reading and parsing the input (its own thread)
-  double input_wait_s = 0;  // mapping waiting for reads (input slower than mapping), summed over lanes
-  double begin_wait_s = 0;  // finishing waiting for the batch's seeding (and GPU stages) on the worker
-  double output_wait_s = 0;  // reading waiting for a free batch slot (mapping or writing slower than input)
-  int64_t duplicate_reads = 0, duplicate_pairs = 0, duplicate_unpaired = 0;  // --markdup
-  double insert_mean = 0, insert_sd = 0;
-  std::string to_json() const;
-  // Sums counts and times (the insert size is the other's, when it has one).
-  MapStats& operator+=(const MapStats& o);
-};
 
 // Maps chunks of reads. Not thread-safe itself; uses OpenMP inside each stage.
 class Mapper {

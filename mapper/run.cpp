@@ -23,30 +23,6 @@
 
 namespace gatemap::mapper {
 
-std::string MapStats::to_json() const {
-  std::ostringstream o;
-  o << "{\n  \"reads\": " << reads << ",\n  \"records\": " << records << ",\n  \"mapped\": " << mapped
-    << ",\n  \"unmapped\": " << unmapped << ",\n  \"secondary\": " << secondary
-    << ",\n  \"supplementary\": " << supplementary << ",\n  \"proper_pairs\": " << proper_pairs
-    << ",\n  \"rescued\": " << rescued << ",\n  \"candidates\": " << candidates
-    << ",\n  \"filter_rejected\": " << filter_rejected << ",\n  \"filter_unfiltered\": " << filter_unfiltered
-    << ",\n  \"verified\": " << verified << ",\n  \"verified_on_gpu\": " << verified_on_gpu
-    << ",\n  \"reads_with_capped_seeds\": " << capped_reads << ",\n  \"reads_at_candidate_cap\": " << candidate_cap_hits
-    << ",\n  \"deep_searches\": " << deep_searches << ",\n  \"duplicate_reads\": " << duplicate_reads
-    << ",\n  \"duplicate_pairs\": " << duplicate_pairs << ",\n  \"duplicate_unpaired_reads\": " << duplicate_unpaired
-    << ",\n  \"gpu_batches_on_cpu\": " << filter_cpu_fallbacks
-    << ",\n  \"gpu_seed_batches_on_cpu\": " << seed_cpu_fallbacks << ",\n  \"insert_mean\": " << insert_mean
-    << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {\"seed\": " << seed_s
-    << ", \"seed_device\": " << seed_device_s << ", \"verify_device\": " << verify_device_s
-    << ", \"filter\": " << filter_s << ", \"filter_kernel\": " << filter_kernel_s
-    << ", \"filter_prepare\": " << filter_prepare_s << ", \"filter_engine\": " << filter_engine_s
-    << ", \"verify\": " << verify_s << ", \"fallback\": " << fallback_s << ", \"finish\": " << pair_s
-    << ", \"output\": " << output_s << ", \"input\": " << read_s << ", \"input_wait\": " << input_wait_s
-    << ", \"begin_wait\": " << begin_wait_s
-    << ", \"output_wait\": " << output_wait_s << "}\n}\n";
-  return o.str();
-}
-
 namespace {
 
 // --filter says whether GateKeeper runs (auto|off; gpu|cpu as before: on, and where),

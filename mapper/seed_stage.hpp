@@ -9,7 +9,8 @@
 
 #include "index/index.hpp"
 #include "io/fastq.hpp"
-#include "mapper/mapper.hpp"
+#include "mapper/map_stats.hpp"
+#include "mapper/options.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
 #include "mapper/types.hpp"
 #include "mapper/workspace.hpp"

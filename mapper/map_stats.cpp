@@ -1,0 +1,86 @@
+#include "mapper/map_stats.hpp"
+
+#include <sstream>
+
+namespace gatemap::mapper {
+
+namespace {
+
+// Every count and time of MapStats, with its JSON name, in the JSON's order: summing and
+// writing go through these lists, so a new field is added in one place.
+struct CountField {
+  const char* json;
+  int64_t MapStats::*member;
+};
+constexpr CountField kCounts[] = {
+    {"reads", &MapStats::reads},
+    {"records", &MapStats::records},
+    {"mapped", &MapStats::mapped},
+    {"unmapped", &MapStats::unmapped},
+    {"secondary", &MapStats::secondary},
+    {"supplementary", &MapStats::supplementary},
+    {"proper_pairs", &MapStats::proper_pairs},
+    {"rescued", &MapStats::rescued},
+    {"candidates", &MapStats::candidates},
+    {"filter_rejected", &MapStats::filter_rejected},
+    {"filter_unfiltered", &MapStats::filter_unfiltered},
+    {"verified", &MapStats::verified},
+    {"verified_on_gpu", &MapStats::verified_on_gpu},
+    {"reads_with_capped_seeds", &MapStats::capped_reads},
+    {"reads_at_candidate_cap", &MapStats::candidate_cap_hits},
+    {"deep_searches", &MapStats::deep_searches},
+    {"duplicate_reads", &MapStats::duplicate_reads},
+    {"duplicate_pairs", &MapStats::duplicate_pairs},
+    {"duplicate_unpaired_reads", &MapStats::duplicate_unpaired},
+    {"gpu_batches_on_cpu", &MapStats::filter_cpu_fallbacks},
+    {"gpu_seed_batches_on_cpu", &MapStats::seed_cpu_fallbacks},
+};
+struct SecondsField {
+  const char* json;
+  double MapStats::*member;
+};
+constexpr SecondsField kSeconds[] = {
+    {"seed", &MapStats::seed_s},
+    {"seed_device", &MapStats::seed_device_s},
+    {"verify_device", &MapStats::verify_device_s},
+    {"filter", &MapStats::filter_s},
+    {"filter_kernel", &MapStats::filter_kernel_s},
+    {"filter_prepare", &MapStats::filter_prepare_s},
+    {"filter_engine", &MapStats::filter_engine_s},
+    {"verify", &MapStats::verify_s},
+    {"fallback", &MapStats::fallback_s},
+    {"finish", &MapStats::pair_s},
+    {"output", &MapStats::output_s},
+    {"input", &MapStats::read_s},
+    {"input_wait", &MapStats::input_wait_s},
+    {"begin_wait", &MapStats::begin_wait_s},
+    {"output_wait", &MapStats::output_wait_s},
+};
+
+}  // namespace
+
+std::string MapStats::to_json() const {
+  std::ostringstream o;
+  o << "{\n";
+  for (const CountField& f : kCounts) o << "  \"" << f.json << "\": " << this->*f.member << ",\n";
+  o << "  \"insert_mean\": " << insert_mean << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {";
+  const char* sep = "";
+  for (const SecondsField& f : kSeconds) {
+    o << sep << "\"" << f.json << "\": " << this->*f.member;
+    sep = ", ";
+  }
+  o << "}\n}\n";
+  return o.str();
+}
+
+MapStats& MapStats::operator+=(const MapStats& o) {
+  for (const CountField& f : kCounts) this->*f.member += o.*f.member;
+  for (const SecondsField& f : kSeconds) this->*f.member += o.*f.member;
+  if (o.insert_mean != 0) {
+    insert_mean = o.insert_mean;
+    insert_sd = o.insert_sd;
+  }
+  return *this;
+}
+
+}  // namespace gatemap::mapper
