@@ -97,6 +97,14 @@ std::vector<std::string> records(const std::string& path) {
 struct MappedSample {
   test::TempDir dir;
   std::vector<io::FastaRecord> genome;
+  // A call of this sample's BAM against its reference on `backend`.
+  caller::CallOptions call_options(const std::string& backend = "cpu") const {
+    caller::CallOptions co;
+    co.inputs = {dir.file("r.bam")};
+    co.reference = dir.file("ref.fa");
+    co.backend = backend;
+    return co;
+  }
   MappedSample() {
     sim::GenomeOptions g;
     g.length = 160000;
@@ -143,10 +151,7 @@ TEST(CallIntervals, ScatteredCallsEqualTheWholeRun) {
   const MappedSample& sample = mapped_sample();
   const test::TempDir& dir = sample.dir;
   const auto& genome = sample.genome;
-  caller::CallOptions co;
-  co.inputs = {dir.file("r.bam")};
-  co.reference = dir.file("ref.fa");
-  co.backend = "cpu";
+  caller::CallOptions co = sample.call_options();
   co.output = dir.file("whole.vcf");
   caller::run_call(co);
   const std::vector<std::string> whole = records(co.output);
@@ -208,10 +213,7 @@ TEST(CallIntervals, ScatteredCallsEqualTheWholeRun) {
 TEST(CallIntervals, LanesCallingPartsWriteTheWholeRunsVcf) {
   const MappedSample& sample = mapped_sample();
   const test::TempDir& dir = sample.dir;
-  caller::CallOptions co;
-  co.inputs = {dir.file("r.bam")};
-  co.reference = dir.file("ref.fa");
-  co.backend = "cpu";
+  caller::CallOptions co = sample.call_options();
   co.window = 10000;  // parts of two windows: eight parts of 20 kb
   co.threads = 3;
   const auto call = [&](int lanes, const std::string& name) {
@@ -240,10 +242,7 @@ TEST(CallIntervals, EveryDeviceCountWritesTheOneGpuVcf) {
   if (!gpu::device_available()) GTEST_SKIP() << "no CUDA device";
   const MappedSample& sample = mapped_sample();
   const test::TempDir& dir = sample.dir;
-  caller::CallOptions co;
-  co.inputs = {dir.file("r.bam")};
-  co.reference = dir.file("ref.fa");
-  co.backend = "gpu";
+  caller::CallOptions co = sample.call_options("gpu");
   co.window = 10000;
   co.threads = 4;
   co.output = dir.file("gpu0.vcf");
@@ -264,10 +263,7 @@ TEST(CallIntervals, EveryDeviceCountWritesTheOneGpuVcf) {
 TEST(CallOutput, CompressedVcfIsIndexedAsWritten) {
   const MappedSample& sample = mapped_sample();
   const test::TempDir& dir = sample.dir;
-  caller::CallOptions co;
-  co.inputs = {dir.file("r.bam")};
-  co.reference = dir.file("ref.fa");
-  co.backend = "cpu";
+  caller::CallOptions co = sample.call_options();
   co.output = dir.file("plain.vcf");
   caller::run_call(co);
   size_t want = 0;  // records of contig 2 from 20,001 to 90,000
@@ -410,10 +406,7 @@ std::vector<std::string> check_gvcf(const std::vector<GvcfRecord>& recs,
 
 TEST(CallGvcf, EveryBaseOnceBlocksByGqBandVariantsAsInTheVcf) {
   const MappedSample& sample = mapped_sample();
-  caller::CallOptions co;
-  co.inputs = {sample.dir.file("r.bam")};
-  co.reference = sample.dir.file("ref.fa");
-  co.backend = "cpu";
+  caller::CallOptions co = sample.call_options();
   co.output = sample.dir.file("plain.vcf");
   caller::run_call(co);
   std::vector<std::string> plain;
@@ -450,10 +443,7 @@ TEST(CallGvcf, EveryBaseOnceBlocksByGqBandVariantsAsInTheVcf) {
 TEST(CallGvcf, BcftoolsMergesItWithAnotherSample) {
   if (test::run_command("command -v bcftools") != 0) GTEST_SKIP() << "bcftools not installed";
   const MappedSample& sample = mapped_sample();
-  caller::CallOptions co;
-  co.inputs = {sample.dir.file("r.bam")};
-  co.reference = sample.dir.file("ref.fa");
-  co.backend = "cpu";
+  caller::CallOptions co = sample.call_options();
   co.gvcf = true;
   co.output = sample.dir.file("m1.g.vcf.gz");
   caller::run_call(co);
