@@ -89,7 +89,7 @@ class Caller {
       : opt_(opt),
         ref_owner_(std::move(ref)),
         ref_(*ref_owner_),
-        input_(opt.inputs, opt.min_mapq, std::min(8, std::max(1, omp_get_max_threads() / 2))),
+        input_(opt.inputs, opt.min_mapq, std::min(8, std::max(1, omp_get_max_threads() / 2)), opt.reference),
         backend_(backend),
         engine_future_(std::move(engine)),
         part_(part) {
@@ -605,7 +605,7 @@ CallStats run_call(const CallOptions& opt) {
   CallStats stats;
   const size_t lanes = opt.lanes > 0 ? static_cast<size_t>(opt.lanes) : devices.size();
   if (lanes > 1) {
-    ReadInput input(opt.inputs, opt.min_mapq);
+    ReadInput input(opt.inputs, opt.min_mapq, 1, opt.reference);
     if (can_call_in_parts(opt, input)) {
       std::vector<EngineFuture> engines{first};
       for (size_t i = 1; i < lanes; ++i) {

@@ -19,6 +19,7 @@ struct ReadInput::File {
   hts_idx_t* idx = nullptr;  // loaded by the first query
   hts_itr_t* itr = nullptr;  // the current query; null: the whole file in order
   bool has = false;  // rec holds the next record
+  bool cram = false;
   int last_tid = -1;
   int64_t last_pos = -1, n = 0;
   ~File() {
@@ -46,7 +47,8 @@ void add_samples(const std::string& path, sam_hdr_t* hdr, std::vector<std::pair<
 }
 }  // namespace
 
-ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq, int threads) : min_mapq_(min_mapq) {
+ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq, int threads, const std::string& reference)
+    : min_mapq_(min_mapq) {
   if (paths.empty()) throw UsageError("no input BAM/SAM");
   std::vector<std::pair<std::string, std::string>> samples;  // SM, first file
   for (const std::string& p : paths) {
@@ -56,6 +58,12 @@ ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq, int th
     if (!f->fp) throw IoError("cannot open '" + p + "'");
     io::require_bgzf_eof(f->fp, p);
     if (f->fp->format.compression == bgzf) io::set_hts_threads(f->fp, threads, p);
+    f->cram = f->fp->format.format == cram;
+    // A CRAM is decoded against the call's reference, never one its header points to (a
+    // moved file, or a download by checksum).
+    if (f->cram && !reference.empty() && hts_set_opt(f->fp, CRAM_OPT_REFERENCE, reference.c_str()) != 0) {
+      throw IoError("'" + p + "': cannot use '" + reference + "' as its CRAM reference");
+    }
     f->hdr = sam_hdr_read(f->fp);
     if (!f->hdr) throw FormatError("'" + p + "': cannot read a SAM/BAM header");
     f->rec = bam_init1();
@@ -93,7 +101,10 @@ ReadInput::~ReadInput() {
 bool ReadInput::fill(File& f) {
   for (;;) {
     const int r = f.itr ? sam_itr_next(f.fp, f.itr, f.rec) : sam_read1(f.fp, f.hdr, f.rec);
-    if (r < -1) throw FormatError("'" + f.path + "': bad record after record " + std::to_string(f.n));
+    if (r < -1) {
+      throw FormatError("'" + f.path + "': bad record after record " + std::to_string(f.n) +
+                        (f.cram ? " (a CRAM is decoded with -r: is it the reference the CRAM was written against?)" : ""));
+    }
     f.has = r >= 0;
     if (!f.has) return false;
     ++f.n;

@@ -13,8 +13,9 @@ namespace gatemap::caller {
 
 class ReadInput {
  public:
-  // BAM/BGZF input is decompressed on `threads` threads (htslib's pool) per file.
-  ReadInput(const std::vector<std::string>& paths, int min_mapq, int threads = 1);
+  // BAM/BGZF input is decompressed on `threads` threads (htslib's pool) per file; CRAM
+  // is decoded against `reference` (the call's -r), not the one its header names.
+  ReadInput(const std::vector<std::string>& paths, int min_mapq, int threads = 1, const std::string& reference = "");
   ~ReadInput();
   ReadInput(const ReadInput&) = delete;
   ReadInput& operator=(const ReadInput&) = delete;

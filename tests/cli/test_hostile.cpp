@@ -316,6 +316,44 @@ TEST_F(Hostile, CallerInputChecks) {
   }
 }
 
+// A CRAM is decoded against call's -r, not the reference its header names: a moved
+// reference still gives the BAM's calls (it was "bad record after record 0", after a try
+// to download the reference); a wrong one is an error that says what to check.
+TEST_F(Hostile, CallReadsCramWithItsReference) {
+  gatemap::test::TempDir d;
+  std::string out;
+  write_file(d.file("moving.fa"), read_file(f("ref.fa")));
+  ASSERT_EQ(run_command("samtools view -C -T " + d.file("moving.fa") + " -o " + d.file("a.cram") + " " + f("aln.bam") +
+                        " && samtools index " + d.file("a.cram")),
+            0);
+  std::filesystem::create_directory(d.file("elsewhere"));
+  std::filesystem::rename(d.file("moving.fa"), d.file("elsewhere/ref.fa"));
+  std::filesystem::remove(d.file("moving.fa.fai"));
+  ASSERT_EQ(gm("call -r " + d.file("elsewhere/ref.fa") + " -o " + d.file("cram.vcf") + " " + d.file("a.cram"), &out), 0)
+      << out;
+  ASSERT_EQ(gm("call -r " + f("ref.fa") + " -o " + d.file("bam.vcf") + " " + f("aln.bam"), &out), 0) << out;
+  const auto body = [](const std::string& vcf) {
+    std::string b;
+    for (size_t at = 0; at < vcf.size();) {
+      const size_t nl = vcf.find('\n', at);
+      if (vcf[at] != '#') b += vcf.substr(at, nl - at + 1);
+      at = nl + 1;
+    }
+    return b;
+  };
+  EXPECT_EQ(body(read_file(d.file("cram.vcf"))), body(read_file(d.file("bam.vcf"))));
+  // Another sequence of the same contig names and lengths: the checksums disagree.
+  std::string other = read_file(f("ref.fa"));
+  for (size_t i = other.find('\n') + 1; i < other.size(); i += 97) {
+    if (other[i] == 'A') other[i] = 'C';
+  }
+  write_file(d.file("elsewhere/other.fa"), other);
+  EXPECT_EQ(gm("call -r " + d.file("elsewhere/other.fa") + " -o " + d.file("x.vcf") + " " + d.file("a.cram"), &out), 1)
+      << out;
+  EXPECT_NE(out.find("the reference the CRAM was written against"), std::string::npos) << out;
+  EXPECT_FALSE(exists(d.file("x.vcf")));
+}
+
 // Reads of two samples (by @RG SM) would be genotyped as one: a clear error naming both
 // and what to do, before any output; two read groups of one sample are one sample.
 TEST_F(Hostile, CallRefusesTwoSamples) {
