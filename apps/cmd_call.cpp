@@ -16,7 +16,7 @@ void register_call(CLI::App& app, AppContext& ctx) {
   auto o = std::make_shared<caller::CallOptions>();
   auto stats = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("call", "Call SNPs and indels (active regions, local assembly, GPU pair-HMM)");
-  sub->add_option("inputs", o->inputs, "Coordinate-sorted BAM/SAM (several are merged)")->required();
+  sub->add_option("inputs", o->inputs, "Coordinate-sorted BAM, CRAM (decoded with -r) or SAM (several are merged)")->required();
   sub->add_option("-r,--reference", o->reference, "Reference FASTA")->required();
   sub->add_option("-o,--output", o->output, "VCF (.vcf.gz: bgzip; default stdout)");
   sub->add_option("-L,--intervals", o->intervals,

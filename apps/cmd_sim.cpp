@@ -1,5 +1,6 @@
 // gatemap sim genome|variants|reads: synthetic data with known truth.
 #include <omp.h>
+#include <unistd.h>
 
 #include <memory>
 
@@ -38,6 +39,13 @@ void add_genome(CLI::App* sim, AppContext& ctx) {
   sub->add_option("-t,--threads", a->opt.threads, "Threads")->capture_default_str();
   on_run(sub, ctx, [a] {
     a->opt.like_grch37 = a->like == "grch37";
+    // The genome is made in memory (a byte a base): refused before it fills the machine.
+    const double bases = a->opt.like_grch37 ? 3.1e9 * a->opt.scale : static_cast<double>(a->opt.length);
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0 && bases > 0.8 * static_cast<double>(pages) * static_cast<double>(page)) {
+      throw UsageError("a genome of " + std::to_string(static_cast<int64_t>(bases)) +
+                       " bases is made in memory, about as many bytes: more than this machine has");
+    }
     const auto genome = sim::simulate_genome(a->opt);
     io::write_fasta(a->out == "-" ? "/dev/stdout" : a->out, genome);
     int64_t total = 0;

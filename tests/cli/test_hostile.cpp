@@ -102,6 +102,12 @@ TEST_F(Hostile, OptionsOutOfRangeAreUsageErrors) {
     EXPECT_EQ(out.find("terminate called"), std::string::npos) << args;
   }
   EXPECT_FALSE(exists(f("t.cram")));
+  // A genome larger than memory is refused before it is made (on machines under 100 GB).
+  if (static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE)) < 1e11) {
+    std::string out;
+    EXPECT_EQ(gm("sim genome --length 100000000000 -o " + f("t.fa"), &out), 2) << out;
+    EXPECT_NE(out.find("more than this machine has"), std::string::npos) << out;
+  }
 }
 
 TEST_F(Hostile, OutputThatIsAnInputIsRefused) {
