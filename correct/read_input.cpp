@@ -1,13 +1,9 @@
 #include "correct/read_input.hpp"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <exception>
-#include <filesystem>
 #include <future>
 
 #include "common/error.hpp"

@@ -8,11 +8,12 @@ namespace {
 
 // Every count and time of MapStats, with its JSON name, in the JSON's order: summing and
 // writing go through these lists, so a new field is added in one place.
-struct CountField {
+template <class T>
+struct Field {
   const char* json;
-  int64_t MapStats::*member;
+  T MapStats::*member;
 };
-constexpr CountField kCounts[] = {
+constexpr Field<int64_t> kCounts[] = {
     {"reads", &MapStats::reads},
     {"records", &MapStats::records},
     {"mapped", &MapStats::mapped},
@@ -35,11 +36,7 @@ constexpr CountField kCounts[] = {
     {"gpu_batches_on_cpu", &MapStats::filter_cpu_fallbacks},
     {"gpu_seed_batches_on_cpu", &MapStats::seed_cpu_fallbacks},
 };
-struct SecondsField {
-  const char* json;
-  double MapStats::*member;
-};
-constexpr SecondsField kSeconds[] = {
+constexpr Field<double> kSeconds[] = {
     {"seed", &MapStats::seed_s},
     {"seed_device", &MapStats::seed_device_s},
     {"verify_device", &MapStats::verify_device_s},
@@ -62,10 +59,10 @@ constexpr SecondsField kSeconds[] = {
 std::string MapStats::to_json() const {
   std::ostringstream o;
   o << "{\n";
-  for (const CountField& f : kCounts) o << "  \"" << f.json << "\": " << this->*f.member << ",\n";
+  for (const Field<int64_t>& f : kCounts) o << "  \"" << f.json << "\": " << this->*f.member << ",\n";
   o << "  \"insert_mean\": " << insert_mean << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {";
   const char* sep = "";
-  for (const SecondsField& f : kSeconds) {
+  for (const Field<double>& f : kSeconds) {
     o << sep << "\"" << f.json << "\": " << this->*f.member;
     sep = ", ";
   }
@@ -74,8 +71,8 @@ std::string MapStats::to_json() const {
 }
 
 MapStats& MapStats::operator+=(const MapStats& o) {
-  for (const CountField& f : kCounts) this->*f.member += o.*f.member;
-  for (const SecondsField& f : kSeconds) this->*f.member += o.*f.member;
+  for (const Field<int64_t>& f : kCounts) this->*f.member += o.*f.member;
+  for (const Field<double>& f : kSeconds) this->*f.member += o.*f.member;
   if (o.insert_mean != 0) {
     insert_mean = o.insert_mean;
     insert_sd = o.insert_sd;

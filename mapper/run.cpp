@@ -3,11 +3,8 @@
 #include <malloc.h>
 #include <omp.h>
 
-#include <chrono>
-#include <cstdio>
 #include <future>
 #include <memory>
-#include <sstream>
 #include <utility>
 
 #include "common/error.hpp"
