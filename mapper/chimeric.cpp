@@ -31,9 +31,8 @@ void append_chimeric_records(const io::Read& read, RecordFields& primary, const 
     pf.tid = static_cast<int32_t>(p.contig);
     pf.pos = p.aln.ref_begin - contigs[p.contig].begin;
     pf.mapq = p.mapq;
-    pf.score = -p.aln.score;
-    pf.has_second = p.second >= 0;
-    pf.second = -p.second;
+    pf.score = p.score;
+    pf.second_score = p.second_score;
     pf.mate.tlen = 0;
     pf.xa.clear();  // the primary's other placements are not the part's
     if (!pf.mate.unmapped && pf.mate.aln && pf.mate.tid == pf.tid) {  // as for the primary

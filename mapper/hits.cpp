@@ -97,7 +97,6 @@ BestPlacement best_placement(const ReadHits& hits, uint64_t tie, bool capped) {
   const int best = hits[0].edits;
   int nb = 0;
   while (nb < static_cast<int>(hits.size()) && hits[nb].edits == best) ++nb;
-  f.second = nb > 1 ? best : (nb < static_cast<int>(hits.size()) ? hits[nb].edits : -1);
   f.hit = &hits[tie % static_cast<uint64_t>(nb)];
   const int price = hits[0].clipped ? kEditPhred / 2 : kEditPhred;
   double others = -1;  // the best placement itself is among the hits

@@ -25,11 +25,10 @@ bool unique(const ReadHits& hits);
 struct BestPlacement {
   const Hit* hit = nullptr;  // primary hit, null = unmapped
   int mapq = 0;
-  int second = -1;  // second-best edits, -1 = none
 };
 
 // The best of a read's hits (sorted best first; ties broken by `tie`, a hash of the
-// read name), its second-best edits and its MAPQ.
+// read name) and its MAPQ.
 BestPlacement best_placement(const ReadHits& hits, uint64_t tie, bool capped);
 
 // Deterministic tie-breaking: a hash of the read name, never thread or arrival order.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mapper/alignment_score.hpp"
+
 namespace gatemap::mapper::detail {
 
 namespace {
@@ -36,15 +38,40 @@ BestPlacement Placer::best_of(const SeededRead& read, const ReadHits& hits, uint
 void Placer::describe(const SeededRead& read, const ReadHits& hits, uint64_t tie, ReadPlacement& p,
                       Workspace& ws) const {
   p.aln = verifier_.reported_alignment(read, *p.hit, ws);
+  p.score = score_of(read, *p.hit, p.aln, ws);
   // Other placements: XA:Z when there are at most kMaxXaHits (more say only "repeat"), or
   // every one with -a. They keep their edit-distance path: with -a at high -e they are
   // many, and the affine redraw (serial along each band row) would double the stage.
   if (opt_.output.all_hits || (hits.size() > 1 && hits.size() <= kMaxXaHits + 1)) {
     for (const Hit& h : hits) {
-      if (&h != p.hit) p.others.push_back({&h, verifier_.align(read, h, ws)});
+      if (&h == p.hit) continue;
+      OtherPlacement o{&h, verifier_.align(read, h, ws)};
+      o.score = score_of(read, h, o.aln, ws);
+      p.others.push_back(std::move(o));
     }
   }
+  p.second_score = second_score(read, hits, *p.hit, p.others, ws);
   if (p.aln.clipped >= kMinSplitPart) p.parts = split_parts(read, *p.hit, p.aln, tie, ws);
+}
+
+int Placer::score_of(const SeededRead& read, const Hit& h, const Alignment& aln, Workspace& ws) const {
+  // A little past either end: the score may follow a diagonal on past a gap near an end.
+  const int64_t reach = read.length();
+  ref_.window(h.contig, aln.ref_begin - reach, aln.ref_end + reach, ws.align_window);
+  return alignment_score(read.codes[h.strand].data(), aln, ws.align_window);
+}
+
+int Placer::second_score(const SeededRead& read, const ReadHits& hits, const Hit& chosen,
+                         const std::vector<OtherPlacement>& others, Workspace& ws) const {
+  int best = 0;
+  if (!others.empty()) {
+    for (const OtherPlacement& o : others) best = std::max(best, o.score);
+    return best;
+  }
+  for (const Hit& h : hits) {  // best first
+    if (&h != &chosen) return std::max(0, score_of(read, h, verifier_.align(read, h, ws), ws));
+  }
+  return 0;
 }
 
 ReadPlacement Placer::place_single(const SeededRead& read, const ReadHits& hits, uint64_t tie, Workspace& ws) const {
@@ -52,7 +79,6 @@ ReadPlacement Placer::place_single(const SeededRead& read, const ReadHits& hits,
   ReadPlacement p;
   p.hit = f.hit;
   p.mapq = f.mapq;
-  p.second = f.second;
   if (!p.hit) return p;
   describe(read, hits, tie, p, ws);
   p.mapq = std::min(p.mapq, clipped_mapq_cap(p.aln, read));
@@ -139,7 +165,6 @@ PairPlacement Placer::place_pair(const SeededRead* const read[2], ReadHits* cons
     ReadPlacement& p = pp.read[m];
     p.hit = f.hit;
     p.mapq = f.mapq;
-    p.second = f.second;
     if (pp.proper) {
       int q;
       if (pc.h[m] == f.hit) {

@@ -25,19 +25,22 @@ struct SplitPart {
   int read_begin = 0, read_end = 0;  // the part's bases, in the read's own orientation
   Alignment aln;                     // of those bases alone, on `strand` (global coordinates)
   int mapq = 0;
-  int second = -1;  // second-best edits, -1 = none
+  int score = 0;         // AS: bwa-mem's score of aln (mapper/alignment_score.hpp)
+  int second_score = 0;  // XS: of the part's best other hit, 0 without one
 };
 
 struct OtherPlacement {
   const Hit* hit = nullptr;
   Alignment aln;  // the hit's edit-distance path (not redrawn)
+  int score = 0;  // AS of its record with -a
 };
 
 struct ReadPlacement {
   const Hit* hit = nullptr;  // the primary hit (into the read's ReadHits); null = unmapped
   int mapq = 0;
-  int second = -1;                     // second-best edits, -1 = none
   Alignment aln;                       // the primary's reported alignment
+  int score = 0;                       // AS: bwa-mem's score of aln (mapper/alignment_score.hpp)
+  int second_score = 0;                // XS: of the best other hit, 0 without one (as bwa writes)
   std::vector<OtherPlacement> others;  // -a: every other hit; else at most kMaxXaHits, for XA:Z
   std::vector<SplitPart> parts;        // chimeric parts, away from the primary
 };
@@ -78,6 +81,13 @@ class Placer {
                           Workspace& ws) const;
   // The alignment, other placements and chimeric parts of a placed read.
   void describe(const SeededRead& read, const ReadHits& hits, uint64_t tie, ReadPlacement& p, Workspace& ws) const;
+  // bwa-mem's score of an alignment of `read`'s strand h.strand.
+  int score_of(const SeededRead& read, const Hit& h, const Alignment& aln, Workspace& ws) const;
+  // XS: the best score among the other placements aligned for XA (others), else the
+  // fewest-edits hit other than `chosen`; 0 without one. Never below 0: bwa's
+  // suboptimal score is of a local alignment.
+  int second_score(const SeededRead& read, const ReadHits& hits, const Hit& chosen,
+                   const std::vector<OtherPlacement>& others, Workspace& ws) const;
   // mapper/split_parts.cpp
   std::vector<SplitPart> split_parts(const SeededRead& read, const Hit& primary, const Alignment& aln, uint64_t tie,
                                      Workspace& ws) const;

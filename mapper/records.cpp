@@ -30,9 +30,8 @@ void read_records(const io::Read& read, const ReadPlacement& p, uint16_t flags, 
     rf.tid = static_cast<int32_t>(p.hit->contig);
     rf.pos = p.aln.ref_begin - ref.contig_begin(p.hit->contig);
     rf.mapq = p.mapq;
-    rf.score = -p.aln.score;
-    rf.has_second = p.second >= 0;
-    rf.second = -p.second;
+    rf.score = p.score;
+    rf.second_score = p.second_score;
   }
   if (!opt.all_hits) {  // XA:Z, as bwa mem: -a writes them as records instead
     for (const OtherPlacement& o : p.others) {
@@ -59,7 +58,7 @@ void read_records(const io::Read& read, const ReadPlacement& p, uint16_t flags, 
     sf.tid = static_cast<int32_t>(o.hit->contig);
     sf.pos = o.aln.ref_begin - ref.contig_begin(o.hit->contig);
     sf.mapq = 0;
-    sf.score = -o.hit->edits;
+    sf.score = o.score;
     sf.sa.clear();  // the primary's chimeric parts are not this placement's
     out.push_back(make_record(read, sf, opt.read_group_id, opt.copy_comment, cache));
   }

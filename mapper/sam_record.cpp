@@ -138,10 +138,8 @@ bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::stri
     aux("MD", 'Z', f.aln->md.size() + 1, f.aln->md.c_str());
     const int32_t as = f.score;
     aux("AS", 'i', 4, &as);
-    if (f.has_second) {
-      const int32_t xs = f.second;
-      aux("XS", 'i', 4, &xs);
-    }
+    const int32_t xs = f.second_score;  // written for every mapped record, 0 without another placement, as bwa mem
+    aux("XS", 'i', 4, &xs);
   }
   if (f.mate.aln && !f.mate.unmapped && !f.mate.aln->cigar.empty()) {
     std::string mc;

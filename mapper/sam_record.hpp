@@ -27,9 +27,8 @@ struct RecordFields {
   int mapq = 0;
   bool reverse = false;
   const Alignment* aln = nullptr;  // null for unmapped
-  int score = 0;                   // AS: minus the edits
-  bool has_second = false;         // XS present
-  int second = 0;                  // XS: minus the second-best edits
+  int score = 0;                   // AS: bwa-mem's alignment score (mapper/alignment_score.hpp)
+  int second_score = 0;            // XS: of the best other placement, 0 without one
   MateInfo mate;
   std::string sa;                  // SA:Z (the other parts of a chimeric read), "" for none
   std::string xa;                  // XA:Z (the read's other placements), "" for none

@@ -42,7 +42,8 @@ std::vector<SplitPart> Placer::split_parts(const SeededRead& read, const Hit& pr
     sp.read_end = b;
     sp.aln = verifier_.align(part, *placed.hit, ws);
     sp.mapq = placed.mapq;
-    sp.second = placed.second;
+    sp.score = score_of(part, *placed.hit, sp.aln, ws);
+    sp.second_score = second_score(part, hits, *placed.hit, {}, ws);
     parts.push_back(std::move(sp));
   }
   return parts;

@@ -35,9 +35,9 @@ struct Workspace {
   SeededRead part;         // a clipped part of a chimeric read, seeded by itself
   SeededRead deep;         // a read seeded again for its deep search
   std::vector<std::pair<uint8_t, int64_t>> tried;  // its candidates tried before (strand, diagonal)
-  Alignment clipped_aln;
+  Alignment clipped_aln;  // of the clipped candidate last verified (its CIGAR and MD kept allocated)
   std::vector<const Candidate*> clip_order;  // the clipped fallback's candidates
-  io::RecordCache records;  // spare records to fill (Mapper::set_record_pool)   // of the clipped candidate last verified (its CIGAR and MD kept allocated)
+  io::RecordCache records;                   // spare records to fill (Mapper::set_record_pool)
 };
 
 }  // namespace gatemap::mapper::detail

@@ -11,9 +11,10 @@ if [[ "${1:-}" == "--test" || "${1:-}" == "--bench" ]]; then
   packages+=(picard-tools)  # its ValidateSamFile checks the mapper's output in a test
   packages+=(clang libclang-rt-14-dev libomp-14-dev)  # libFuzzer runs over the parsers (scripts/fuzz.sh)
   packages+=(snakemake bcftools)  # the workflow's test (workflow/test/run.sh)
+  packages+=(bwa)  # the oracle of smart pairing (-p) and AS/XS (tests/mapper/test_bwa_agreement.cpp)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(bwa minimap2 time bc lighter freebayes)  # tools compared side by side in benchmarks
+  packages+=(minimap2 time bc lighter freebayes)  # tools compared side by side in benchmarks
   packages+=(art-nextgen-simulation-tools seqan-apps)  # ART and mason reads (scripts/bench_correct_profiles.sh)
   packages+=(python3-matplotlib)  # scripts/plot_mapbench.py
 fi
