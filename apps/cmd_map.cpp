@@ -20,7 +20,8 @@ void register_map(CLI::App& app, AppContext& ctx) {
       ->required();
   sub->add_option("reads1", o->reads1, "FASTQ or FASTA (plain or gzip; '-' is stdin)")->required();
   sub->add_option("reads2", o->reads2, "Mate FASTQ for paired reads");
-  sub->add_flag("-p,--interleaved", o->interleaved, "reads1 holds pairs, each mate 1 followed by its mate 2");
+  sub->add_flag("-p,--interleaved", o->interleaved,
+                "Smart pairing, as bwa mem -p: in reads1 two consecutive reads of one name are a pair, any other read is single");
   sub->add_option("-o,--output", o->output, "SAM, or BAM with a .bam suffix")->capture_default_str();
   sub->add_option("-t,--threads", o->hw.threads, "Threads")->capture_default_str();
   sub->add_option("-e,--max-edits", o->map.verify.max_edits, "Edit threshold, 0-64 (-1: 4% of the read length)")

@@ -179,16 +179,19 @@ size_t FastqReader::next_many(std::vector<Read>& out, size_t want, int threads) 
   return n;
 }
 
-FastqSource::FastqSource(const std::string& path1, const std::string& path2, bool interleaved, int threads)
+FastqSource::FastqSource(const std::string& path1, const std::string& path2, bool smart_pairing, int threads)
     : mate1_(std::make_unique<FastqReader>(path1, threads)),
-      interleaved_(interleaved),
+      smart_pairing_(smart_pairing),
       parse_threads_(std::max(1, omp_get_max_threads() / 2)) {
-  if (interleaved && !path2.empty()) throw UsageError("interleaved pairs come in one file, not two");
+  if (smart_pairing && !path2.empty()) throw UsageError("interleaved pairs (-p) come in one file, not two");
   if (!path2.empty()) mate2_ = std::make_unique<FastqReader>(path2, threads);
 }
 
-bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_bases) {
-  if (interleaved_) return next_batch_interleaved(batch, max_records, max_bases);
+bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_bases, SinglesAmongPairs* singles) {
+  if (smart_pairing_) {
+    if (!singles) throw Error("internal: smart pairing reads single reads too");
+    return next_batch_smart(batch, *singles, max_records, max_bases);
+  }
   if (!mate2_) return next_batch_single(batch, max_records, max_bases);
   // Mate 2's file is parsed on a thread of its own while this one parses mate 1's.
   const size_t want = std::max<size_t>(max_records, 2) / 2 - ahead_.size() / 2;
@@ -279,31 +282,46 @@ bool FastqSource::next_batch_single(ReadBatch& batch, size_t max_records, size_t
   return !batch.reads.empty();
 }
 
-// One file of interleaved pairs (mate 1, mate 2, ...).
-bool FastqSource::next_batch_interleaved(ReadBatch& batch, size_t max_records, size_t max_bases) {
-  batch.reads.clear();
-  batch.first_id = fragments_;
-  batch.paired = true;
-  size_t bases = 0;
-  while (batch.reads.size() + 2 <= std::max<size_t>(max_records, 2) && bases < max_bases) {
-    Read r1;
-    if (!mate1_->next(r1)) break;
-    Read r2;
-    if (!mate1_->next(r2)) {
-      throw FormatError("interleaved FASTQ '" + mate1_->path() + "' ends with an unpaired record " +
-                        std::to_string(mate1_->records_read()) + " ('" + r1.name + "')");
-    }
-    if (r1.name != r2.name) {
-      throw FormatError("FASTQ '" + mate1_->path() + "' record " + std::to_string(mate1_->records_read()) +
-                        ": mate name '" + r2.name + "' does not match '" + r1.name + "' in '" + mate1_->path() +
-                        "' (interleaved pairs)");
-    }
-    bases += r1.seq.size() + r2.seq.size();
-    batch.reads.push_back(std::move(r1));
-    batch.reads.push_back(std::move(r2));
-    ++fragments_;
+// One file of pairs among single reads, as bwa mem -p pairs them: records parsed in
+// bulk, then grouped; the last record parsed waits in ahead_ for the next call unless
+// the file has ended, since its mate may come first in the next stretch.
+bool FastqSource::next_batch_smart(ReadBatch& pairs, SinglesAmongPairs& singles, size_t max_records,
+                                   size_t max_bases) {
+  const size_t max_reads = std::max<size_t>(max_records, 2);
+  if (!at_end_ && ahead_.size() < max_reads + 1) {
+    const size_t want = max_reads + 1 - ahead_.size();
+    const size_t n = mate1_->next_many(first_, want, 2 * parse_threads_);
+    at_end_ = n < want;
+    for (size_t i = 0; i < n; ++i) ahead_.push_back(std::move(first_[i]));
   }
-  return !batch.reads.empty();
+  pairs.reads.clear();
+  pairs.paired = true;
+  pairs.first_id = fragments_;
+  singles.reads.reads.clear();
+  singles.reads.paired = false;
+  singles.single.clear();
+  size_t taken = 0, bases = 0;
+  while (taken < ahead_.size() && taken < max_reads && bases < max_bases) {
+    const bool has_next = taken + 1 < ahead_.size();
+    if (!has_next && !at_end_) break;  // its mate may be the next record read
+    if (has_next && ahead_[taken].name == ahead_[taken + 1].name) {
+      if (taken + 2 > max_reads && taken > 0) break;  // a pair is never split between batches
+      bases += ahead_[taken].seq.size() + ahead_[taken + 1].seq.size();
+      pairs.reads.push_back(std::move(ahead_[taken]));
+      pairs.reads.push_back(std::move(ahead_[taken + 1]));
+      singles.single.push_back(0);
+      taken += 2;
+    } else {
+      bases += ahead_[taken].seq.size();
+      singles.reads.reads.push_back(std::move(ahead_[taken]));
+      singles.single.push_back(1);
+      taken += 1;
+    }
+  }
+  ahead_.erase(ahead_.begin(), ahead_.begin() + static_cast<std::ptrdiff_t>(taken));
+  singles.reads.first_id = fragments_ + static_cast<int64_t>(pairs.reads.size() / 2);
+  fragments_ += static_cast<int64_t>(singles.single.size());
+  return !singles.single.empty();
 }
 
 }  // namespace gatemap::io

@@ -1,6 +1,6 @@
 #pragma once
 // Streaming FASTQ reading (plain, gzip, bgzip; "-" is stdin) in chunks: single files,
-// paired files, or pairs interleaved in one file. FASTA records ('>', one or more
+// paired files, or pairs interleaved in one file among single reads (bwa mem -p). FASTA records ('>', one or more
 // sequence lines) are read too, without qualities, as bwa and minimap2 accept them.
 // Records are validated as they are read; every error names the file, the record
 // number (1-based), the read name and the line.
@@ -27,6 +27,13 @@ struct ReadBatch {
   int64_t first_id = 0;     // input order of reads[0] (pairs count once)
   bool paired = false;
   size_t size() const { return reads.size(); }
+};
+
+// Smart pairing (bwa mem -p) reads a stretch of one file as its pairs (a ReadBatch) and
+// these: the single reads among them, and where each fragment came in the file.
+struct SinglesAmongPairs {
+  ReadBatch reads;              // in file order
+  std::vector<uint8_t> single;  // per fragment of the stretch, in file order: 1 a single read, 0 a pair
 };
 
 class FastqReader {
@@ -59,28 +66,31 @@ class FastqReader {
   std::vector<RawRecord> raw_;
 };
 
-// One or two FASTQ files read in lockstep, or one file of interleaved pairs (mate 1,
-// mate 2, ...). For pairs the mates' names must agree (after "/1" "/2" removal) and
-// both files must end together (an interleaved file: after a mate 2).
+// One or two FASTQ files read in lockstep, or (smart pairing) one file of pairs and
+// single reads. For two files the mates' names must agree (after "/1" "/2" removal) and
+// both files must end together. Smart pairing, as bwa mem -p: two consecutive records of
+// one name are a pair (mate 1, mate 2), any other record is a single read.
 class FastqSource {
  public:
   // Each file is read and decompressed ahead on a thread of its own (io/input_stream.hpp),
   // BGZF on `threads` threads per file.
-  FastqSource(const std::string& path1, const std::string& path2 = "", bool interleaved = false, int threads = 1);
+  FastqSource(const std::string& path1, const std::string& path2 = "", bool smart_pairing = false, int threads = 1);
   // Fills `batch` with up to max_records reads (pairs count as two) or until
-  // max_bases; returns false when nothing was left. Not thread-safe.
-  // Two files are parsed at once, each on half the OpenMP threads; one file of single
-  // reads on all of them.
-  bool next_batch(ReadBatch& batch, size_t max_records, size_t max_bases);
-  bool paired() const { return mate2_ || interleaved_; }
+  // max_bases; returns false when nothing was left. Not thread-safe. With smart pairing
+  // the single reads of the stretch go to `singles` (which it then needs) and the limits
+  // count them too; a pair is never split between batches.
+  // Two files are parsed at once, each on half the OpenMP threads; one file on all of them.
+  bool next_batch(ReadBatch& batch, size_t max_records, size_t max_bases, SinglesAmongPairs* singles = nullptr);
+  bool paired() const { return mate2_ || smart_pairing_; }
   int64_t fragments_read() const { return fragments_; }
 
  private:
   bool next_batch_single(ReadBatch& batch, size_t max_records, size_t max_bases);
-  bool next_batch_interleaved(ReadBatch& batch, size_t max_records, size_t max_bases);
+  bool next_batch_smart(ReadBatch& pairs, SinglesAmongPairs& singles, size_t max_records, size_t max_bases);
   std::unique_ptr<FastqReader> mate1_;
   std::unique_ptr<FastqReader> mate2_;
-  bool interleaved_ = false;
+  bool smart_pairing_ = false;
+  bool at_end_ = false;  // smart pairing: the file has no more records than ahead_ holds
   int parse_threads_ = 1;  // per file of a pair (the two files are parsed at once)
   int64_t fragments_ = 0;
   // Records parsed (pairs: and checked) but left out of the last batch by max_bases.

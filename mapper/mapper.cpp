@@ -233,7 +233,8 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   }
 }
 
-void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out) {
+void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out,
+                          std::vector<uint32_t>* records_per_read) {
   Impl& im = *impl_;
   if (im.finished >= im.begun) throw Error("internal: finish_batch without begin_batch");
   Impl::BatchState& bs = im.batches[im.finished % 2];
@@ -268,6 +269,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out)
   }
   int64_t records = 0, mapped = 0, secondary = 0, supplementary = 0;
   for (const auto& read_recs : recs) {
+    if (records_per_read) records_per_read->push_back(static_cast<uint32_t>(read_recs.size()));
     for (bam1_t* b : read_recs) {
       if (b->core.flag & BAM_FSUPPLEMENTARY) {
         ++supplementary;

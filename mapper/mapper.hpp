@@ -37,8 +37,10 @@ class Mapper {
   // filters this one: begin_batch seeds and starts the filter, finish_batch verifies and
   // builds the records. At most two batches begun and not finished, finished in order;
   // `batch` must stay alive and unchanged in between.
+  // records_per_read, if given, gets each read's number of records appended.
   void begin_batch(const io::ReadBatch& batch);
-  void finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out);
+  void finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out,
+                    std::vector<uint32_t>* records_per_read = nullptr);
   const MapStats& stats() const { return stats_; }
   // Records are filled from `pool`'s spares (given back once written) where it has some;
   // the pool must outlive the mapper.

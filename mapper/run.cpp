@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <omp.h>
 
+#include <deque>
 #include <future>
 #include <memory>
 #include <utility>
@@ -144,13 +145,37 @@ void check_options(const RunOptions& opt) {
 // A batch of reads on its way through the run: read, mapped by a lane, written.
 struct MapItem {
   io::ReadBatch reads;
+  io::SinglesAmongPairs singles;  // -p: the single reads among the pairs, mapped apart
   std::vector<bam1_t*> records;  // once mapped; given to the record pool once written
   io::PreparedRecords prepared;   // or, where the output allows, made ready to write by the lane
+  // -p with single reads: each part's records and records per read, merged into
+  // `records` in input order once both are mapped.
+  std::vector<bam1_t*> single_records;
+  std::vector<uint32_t> per_read, single_per_read;
   MapItem() = default;
   MapItem(const MapItem&) = delete;
   MapItem& operator=(const MapItem&) = delete;
   ~MapItem() {
     for (bam1_t* b : records) bam_destroy1(b);  // a run that failed
+    for (bam1_t* b : single_records) bam_destroy1(b);
+  }
+  size_t size() const { return reads.size() + singles.reads.size(); }
+  bool mixed() const { return !singles.reads.reads.empty(); }
+  // -p: the single reads' records put back among the pairs' in input order.
+  void merge_in_input_order() {
+    std::vector<bam1_t*> merged;
+    merged.reserve(records.size() + single_records.size());
+    size_t pair_read = 0, single_read = 0;
+    auto from_pairs = records.begin(), from_singles = single_records.begin();
+    for (const uint8_t single : singles.single) {
+      const size_t n = single ? single_per_read[single_read++] : per_read[pair_read] + per_read[pair_read + 1];
+      if (!single) pair_read += 2;
+      auto& from = single ? from_singles : from_pairs;
+      merged.insert(merged.end(), from, from + static_cast<std::ptrdiff_t>(n));
+      from += static_cast<std::ptrdiff_t>(n);
+    }
+    records.swap(merged);
+    single_records.clear();
   }
 };
 // Batches in memory: two per lane (being begun, being finished) and two more (being
@@ -158,6 +183,12 @@ struct MapItem {
 // (200 ms per 100k reads), after which the slot's memory is reused.
 constexpr size_t kSlotsPerLane = 2;
 constexpr size_t kSlotsMore = 2;
+
+// What a lane maps at a time: an item's reads, or (-p) its single reads.
+struct MapPart {
+  MapItem* item;
+  bool singles;
+};
 
 // The mapping lanes of a run: a Mapper each (its own GPU, a share of the threads) taking
 // batches from the reader, begun (seeded, and on the GPU filtered and verified, on the
@@ -197,20 +228,32 @@ class MapLanes {
       mapper->set_record_pool(&pool_);
       mapper->share_insert_model(inserts_);
       checksums_.get();
-      for (MapItem* cur = nullptr;;) {  // cur: begun
-        if (!cur && (cur = reads.next(false))) mapper->begin_batch(cur->reads);
-        if (!cur) break;
-        MapItem* next = reads.next(true);  // seeded while the GPU filters the current batch
-        if (next) mapper->begin_batch(next->reads);
-        mapper->finish_batch(cur->reads, cur->records);
-        if (out_.prepares()) {
-          const double t = log::wall_seconds();
-          out_.prepare(cur->records, cur->prepared);
-          pool_.give(cur->records);
-          prepare_s_[lane] += log::wall_seconds() - t;
+      // An item's parts (its reads; with -p its single reads too) are begun one ahead
+      // of the part being finished: the next is seeded while the GPU filters this one.
+      std::deque<MapPart> waiting, begun;
+      const auto take = [&](bool holding) {
+        MapItem* item = reads.next(holding);
+        if (!item) return false;
+        if (!item->reads.reads.empty()) waiting.push_back({item, false});
+        if (item->mixed()) waiting.push_back({item, true});
+        return true;
+      };
+      const auto begin_one = [&] {
+        const MapPart part = waiting.front();
+        waiting.pop_front();
+        mapper->begin_batch(part.singles ? part.item->singles.reads : part.item->reads);
+        begun.push_back(part);
+      };
+      for (;;) {
+        if (begun.empty()) {
+          if (waiting.empty() && !take(false)) break;
+          begin_one();
         }
-        reads.done(cur);
-        cur = next;
+        if (waiting.empty()) take(true);
+        if (!waiting.empty()) begin_one();
+        const MapPart part = begun.front();
+        begun.pop_front();
+        if (finish(*mapper, part, lane)) reads.done(part.item);
       }
     } catch (...) {
       reads.fail(std::current_exception());  // this error first, then the lanes waiting for this one's batches
@@ -220,6 +263,30 @@ class MapLanes {
     stats_[lane] = mapper->stats();
     // The GPU engines' device and pinned memory are released while the last batches are written.
     if (!opt_.leave_to_exit) mapper.reset();
+  }
+
+  // Finishes a part of an item; true when that was its last: its records are then in
+  // input order (-p: merged) and, where the output allows, made ready to write.
+  bool finish(Mapper& mapper, const MapPart& part, size_t lane) {
+    MapItem& item = *part.item;
+    if (!item.mixed()) {
+      mapper.finish_batch(item.reads, item.records);
+    } else if (!part.singles) {
+      item.per_read.clear();
+      mapper.finish_batch(item.reads, item.records, &item.per_read);
+      return false;
+    } else {
+      item.single_per_read.clear();
+      mapper.finish_batch(item.singles.reads, item.single_records, &item.single_per_read);
+      item.merge_in_input_order();
+    }
+    if (out_.prepares()) {
+      const double t = log::wall_seconds();
+      out_.prepare(item.records, item.prepared);
+      pool_.give(item.records);
+      prepare_s_[lane] += log::wall_seconds() - t;
+    }
+    return true;
   }
 
   MapStats stats() const {
@@ -269,7 +336,7 @@ MapStats run_mapping(RunOptions opt) {
   OrderedLanes<MapItem> reads(kSlotsPerLane + kSlotsMore, [&](MapItem& item) {
     omp_set_num_threads(threads);
     const double t = log::wall_seconds();
-    const bool more = source.next_batch(item.reads, opt.batch_reads, batch_bases);
+    const bool more = source.next_batch(item.reads, opt.batch_reads, batch_bases, &item.singles);
     read_s += log::wall_seconds() - t;
     return more;
   });
@@ -323,7 +390,7 @@ MapStats run_mapping(RunOptions opt) {
       out.take(item.records, *spare_records);
     }
     output_s += log::wall_seconds() - t;
-    log::info("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.reads.size()) +
+    log::info("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.size()) +
                          " reads mapped");
   };
   reads.run(lanes, [&](int i) { mapping.run(i, reads); }, write);

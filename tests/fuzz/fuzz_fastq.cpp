@@ -1,5 +1,5 @@
 // libFuzzer target: the FASTQ/FASTA reads parser (plain, gzip, BGZF), single and
-// interleaved. Bad input must end in gatemap::Error, never a crash or a hang.
+// smart-paired (-p). Bad input must end in gatemap::Error, never a crash or a hang.
 #include "common/error.hpp"
 #include "io/fastq.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
@@ -11,7 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
       gatemap::io::FastqSource src(file.path(), "", interleaved);
       gatemap::io::ReadBatch batch;
-      while (src.next_batch(batch, 64, 64 * 300)) {
+      gatemap::io::SinglesAmongPairs singles;
+      while (src.next_batch(batch, 64, 64 * 300, &singles)) {
       }
     } catch (const gatemap::Error&) {
     }

@@ -108,3 +108,75 @@ TEST(BwaAgreement, AsAndXsEqualBwaMemsWhereTheAlignmentsAgree) {
   EXPECT_EQ(as_equal, same);
   EXPECT_EQ(xs_equal, same_others);
 }
+
+namespace {
+
+// The FASTQ records of a file, four lines each.
+std::vector<std::string> fastq_records(const std::string& path) {
+  std::vector<std::string> out;
+  std::istringstream in(test::read_file(path));
+  std::string record, line;
+  for (int n = 0; std::getline(in, line); ++n) {
+    record += line + "\n";
+    if (n % 4 == 3) {
+      out.push_back(record);
+      record.clear();
+    }
+  }
+  return out;
+}
+
+// The primary records in output order: name and the pairing flags bwa sets.
+std::vector<std::string> pairing_in_order(const std::string& sam_text) {
+  std::vector<std::string> out;
+  std::istringstream in(sam_text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '@') continue;
+    const auto f = test::sam_fields(line);
+    const int flag = std::stoi(f[1]);
+    if (flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
+    out.push_back(f[0] + " " + std::to_string(flag & (BAM_FPAIRED | BAM_FREAD1 | BAM_FREAD2)));
+  }
+  return out;
+}
+
+}  // namespace
+
+// samtools collate | samtools fastq | bwa mem -p: a file of pairs among reads whose mate
+// was lost. -p pairs them as bwa mem -p does (consecutive reads of one name), maps the
+// others as single reads, and writes every read in input order.
+TEST(BwaAgreement, SmartPairingPairsAsBwaMemP) {
+  if (!have_bwa()) GTEST_SKIP() << "bwa not installed";
+  const auto& d = data();
+  const auto mate1 = fastq_records(d.pe1), mate2 = fastq_records(d.pe2), single = fastq_records(d.se);
+  std::string text;
+  for (size_t i = 0; i < mate1.size(); ++i) {
+    if (i % 7 != 3) text += mate1[i];
+    if (i % 11 != 5) text += mate2[i];
+    if (i % 13 == 0 && i / 13 < single.size()) text += single[i / 13];
+  }
+  const std::string input = test::write_file(d.dir.file("collated.fq"), text);
+  const std::string bwa_sam = d.dir.file("bwa_p.sam");
+  std::string log;
+  ASSERT_EQ(test::run_command("(bwa mem -p -t 2 " + bwa_reference() + " " + input + " > " + bwa_sam + ") 2>" +
+                                  d.dir.file("bwa_p.log"),
+                              &log),
+            0)
+      << log;
+  for (const size_t batch : {100000, 301}) {  // one batch; batches cut anywhere
+    mapper::RunOptions o = d.options(input, "", d.dir.file("smart.sam"));
+    o.interleaved = true;
+    o.batch_reads = batch;
+    mapper::run_mapping(o);
+    const auto ours = pairing_in_order(test::read_file(o.output));
+    const auto theirs = pairing_in_order(test::read_file(bwa_sam));
+    EXPECT_EQ(ours.size(), theirs.size());
+    EXPECT_TRUE(ours == theirs) << "batches of " << batch;
+    for (size_t i = 0; i < std::min(ours.size(), theirs.size()); ++i) {
+      if (ours[i] != theirs[i]) {
+        ADD_FAILURE() << "record " << i << ": " << ours[i] << " vs bwa's " << theirs[i];
+        break;
+      }
+    }
+  }
+}
