@@ -18,11 +18,16 @@ void register_map(CLI::App& app, AppContext& ctx) {
   auto o = std::make_shared<mapper::RunOptions>();
   sub->add_option("index", o->index_path, "Index from 'gatemap index', or its FASTA (REF: REF.gmi is used)")
       ->required();
-  sub->add_option("reads1", o->reads1, "FASTQ or FASTA (plain or gzip; '-' is stdin)")->required();
+  sub->add_option("reads1", o->reads1,
+                  "FASTQ or FASTA (plain or gzip; '-' is stdin), or a SAM/BAM/CRAM file (e.g. unmapped BAM; mates next to "
+                  "each other, read groups kept)")
+      ->required();
   sub->add_option("reads2", o->reads2, "Mate FASTQ for paired reads");
   sub->add_flag("-p,--interleaved", o->interleaved,
                 "Smart pairing, as bwa mem -p: in reads1 two consecutive reads of one name are a pair, any other read is single");
-  sub->add_option("-o,--output", o->output, "SAM, or BAM with a .bam suffix")->capture_default_str();
+  sub->add_option("-o,--output", o->output, "SAM, or BAM / CRAM with a .bam / .cram suffix")->capture_default_str();
+  sub->add_option("-T,--reference", o->reference,
+                  "The reference FASTA, for CRAM output and input [the index's FASTA: REF, or REF.gmi without .gmi]");
   sub->add_option("-t,--threads", o->hw.threads, "Threads")->capture_default_str();
   sub->add_option("-e,--max-edits", o->map.verify.max_edits, "Edit threshold, 0-64 (-1: 4% of the read length)")
       ->check(CLI::Range(-1, mapper::kMaxEditsLimit))
@@ -82,10 +87,12 @@ void register_map(CLI::App& app, AppContext& ctx) {
   on_run(sub, ctx, [o, sort_mem, &ctx] {
     o->command_line = ctx.command_line;
     // As bwa mem takes the reference's path for its index: REF.gmi next to REF.
-    const std::string& path = o->index_path;
-    if ((path.size() < 4 || path.compare(path.size() - 4, 4, ".gmi") != 0) && std::filesystem::exists(path + ".gmi")) {
-      o->index_path = path + ".gmi";
-    }
+    const std::string path = o->index_path;
+    const bool gmi = path.size() > 4 && path.compare(path.size() - 4, 4, ".gmi") == 0;
+    if (!gmi && std::filesystem::exists(path + ".gmi")) o->index_path = path + ".gmi";
+    // CRAM's reference: the FASTA beside the index unless -T names one.
+    const std::string fasta = gmi ? path.substr(0, path.size() - 4) : path;
+    if (o->reference.empty() && fasta != o->index_path && std::filesystem::is_regular_file(fasta)) o->reference = fasta;
     o->version = GATEMAP_VERSION;
     o->sort_memory = io::parse_memory(*sort_mem, "-m");
     o->leave_to_exit = true;

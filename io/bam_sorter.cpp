@@ -78,7 +78,10 @@ BamSorter::BamSorter(const std::string& out_bam, const SamHeaderInfo& info, cons
   sorted.coordinate_sorted = true;
   for (const auto& c : info.contigs) longest_contig_ = std::max(longest_contig_, c.second);
   out_ = std::make_unique<SamWriter>(out_bam, sorted, std::max(1, opt.threads), opt.level);
-  if (opt.write_index) {  // built while writing: BAI addresses positions below 2^29, CSI (min_shift 14) beyond
+  const bool cram = out_bam.size() > 5 && out_bam.compare(out_bam.size() - 5, 5, ".cram") == 0;
+  if (opt.write_index && cram) {
+    out_->write_index(out_bam + ".crai", 0);
+  } else if (opt.write_index) {  // built while writing: BAI addresses positions below 2^29, CSI (min_shift 14) beyond
     const bool csi = longest_contig_ >= (int64_t{1} << 29);
     out_->write_index(out_bam + (csi ? ".csi" : ".bai"), csi ? 14 : 0);
   }

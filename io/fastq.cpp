@@ -12,6 +12,7 @@
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/split_threads.hpp"
+#include "io/aligned_reads.hpp"
 #include "io/line_reader.hpp"
 
 namespace gatemap::io {
@@ -87,6 +88,10 @@ bool FastqReader::read_raw(RawRecord& raw, Read& fasta) {
   raw.record = ++records_;
   raw.header_line = in_->line_number();
   const auto at = [&](const std::string& name) { return where(in_->path(), raw.record, name, in_->line_number()); };
+  if (raw.record == 1 && (line.rfind("BAM\1", 0) == 0 || line.rfind("CRAM", 0) == 0 || line.rfind("@HD\t", 0) == 0 ||
+                          line.rfind("@SQ\t", 0) == 0)) {  // read as FASTQ only from a pipe
+    throw FormatError(at("") + ": SAM/BAM/CRAM, which map reads from a file, not a pipe (or pipe FASTQ: samtools fastq)");
+  }
   if (line[0] != '@' && line[0] != '>') throw FormatError(at("") + ": expected '@' or '>' at the start of a record");
   const auto keep = [&](std::string_view l, size_t& offset, size_t& len) {
     offset = text_.size(), len = l.size();
@@ -179,10 +184,18 @@ size_t FastqReader::next_many(std::vector<Read>& out, size_t want, int threads) 
   return n;
 }
 
-FastqSource::FastqSource(const std::string& path1, const std::string& path2, bool smart_pairing, int threads)
-    : mate1_(std::make_unique<FastqReader>(path1, threads)),
-      smart_pairing_(smart_pairing),
-      parse_threads_(std::max(1, omp_get_max_threads() / 2)) {
+FastqSource::FastqSource(const std::string& path1, const std::string& path2, bool smart_pairing, int threads,
+                         const std::string& reference)
+    : smart_pairing_(smart_pairing), parse_threads_(std::max(1, omp_get_max_threads() / 2)) {
+  if (AlignedReads::is_alignment_file(path1)) {
+    if (!path2.empty()) throw UsageError("reads from SAM/BAM/CRAM come in one file: '" + path2 + "' is one too many");
+    auto aligned = std::make_unique<AlignedReads>(path1, threads, reference);
+    read_groups_ = aligned->read_groups();
+    mate1_ = std::move(aligned);
+    smart_pairing_ = true;  // mates next to each other, as a collated or unmapped BAM has them
+    return;
+  }
+  mate1_ = std::make_unique<FastqReader>(path1, threads);
   if (smart_pairing && !path2.empty()) throw UsageError("interleaved pairs (-p) come in one file, not two");
   if (!path2.empty()) mate2_ = std::make_unique<FastqReader>(path2, threads);
 }
@@ -198,7 +211,7 @@ bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_ba
   // Records are parsed into reused Read objects (first_, second_) and swapped into the
   // batch, whose previous records come back for the next parse: no allocation per read.
   const int threads = parse_threads_;
-  const auto read_up_to = [want, threads](FastqReader& in, std::vector<Read>& out) {
+  const auto read_up_to = [want, threads](ReadRecords& in, std::vector<Read>& out) {
     return in.next_many(out, want, threads);
   };
   auto other = std::async(std::launch::async, read_up_to, std::ref(*mate2_), std::ref(second_));
@@ -306,6 +319,7 @@ bool FastqSource::next_batch_smart(ReadBatch& pairs, SinglesAmongPairs& singles,
     if (!has_next && !at_end_) break;  // its mate may be the next record read
     if (has_next && ahead_[taken].name == ahead_[taken + 1].name) {
       if (taken + 2 > max_reads && taken > 0) break;  // a pair is never split between batches
+      if (ahead_[taken].mate == 2 && ahead_[taken + 1].mate == 1) std::swap(ahead_[taken], ahead_[taken + 1]);
       bases += ahead_[taken].seq.size() + ahead_[taken + 1].seq.size();
       pairs.reads.push_back(std::move(ahead_[taken]));
       pairs.reads.push_back(std::move(ahead_[taken + 1]));

@@ -20,6 +20,7 @@ struct Read {
   std::string qual;  // Phred+33, same length as seq; empty for FASTA records
   std::string comment;  // the header line after the name (bwa mem -C copies it to SAM)
   std::string mate_suffix = {};  // "/1" or "/2" removed from the name, to write the header back as it was
+  uint8_t mate = 0;              // 1 or 2 where the input's flags say (SAM/BAM/CRAM input), else 0
 };
 
 struct ReadBatch {
@@ -36,10 +37,22 @@ struct SinglesAmongPairs {
   std::vector<uint8_t> single;  // per fragment of the stretch, in file order: 1 a single read, 0 a pair
 };
 
-class FastqReader {
+// Where a FastqSource takes records from: FASTQ/FASTA text, or SAM/BAM/CRAM
+// (io/aligned_reads.hpp).
+class ReadRecords {
+ public:
+  virtual ~ReadRecords() = default;
+  // Reads up to `want` records into out[0, n) (out grows as needed; its Reads are
+  // reused) and returns n; fewer than `want` only at the end of the file.
+  virtual size_t next_many(std::vector<Read>& out, size_t want, int threads) = 0;
+  virtual int64_t records_read() const = 0;
+  virtual const std::string& path() const = 0;
+};
+
+class FastqReader : public ReadRecords {
  public:
   explicit FastqReader(const std::string& path, int threads = 1);  // throws IoError; threads: see LineReader
-  ~FastqReader();
+  ~FastqReader() override;
   FastqReader(const FastqReader&) = delete;
   FastqReader& operator=(const FastqReader&) = delete;
 
@@ -49,9 +62,9 @@ class FastqReader {
   // reused) and returns n. Lines are split on this thread, records checked and
   // converted on `threads` threads (split_threads); errors as next() gives them, the first in
   // file order.
-  size_t next_many(std::vector<Read>& out, size_t want, int threads);
-  int64_t records_read() const { return records_; }
-  const std::string& path() const;
+  size_t next_many(std::vector<Read>& out, size_t want, int threads) override;
+  int64_t records_read() const override { return records_; }
+  const std::string& path() const override;
 
  private:
   struct RawRecord;
@@ -67,14 +80,16 @@ class FastqReader {
 };
 
 // One or two FASTQ files read in lockstep, or (smart pairing) one file of pairs and
-// single reads. For two files the mates' names must agree (after "/1" "/2" removal) and
+// single reads; a SAM/BAM/CRAM file is always read so, its mates told by their flags. For two files the mates' names must agree (after "/1" "/2" removal) and
 // both files must end together. Smart pairing, as bwa mem -p: two consecutive records of
 // one name are a pair (mate 1, mate 2), any other record is a single read.
 class FastqSource {
  public:
   // Each file is read and decompressed ahead on a thread of its own (io/input_stream.hpp),
   // BGZF on `threads` threads per file.
-  FastqSource(const std::string& path1, const std::string& path2 = "", bool smart_pairing = false, int threads = 1);
+  // `reference`: the FASTA a CRAM input is decoded against.
+  FastqSource(const std::string& path1, const std::string& path2 = "", bool smart_pairing = false, int threads = 1,
+              const std::string& reference = "");
   // Fills `batch` with up to max_records reads (pairs count as two) or until
   // max_bases; returns false when nothing was left. Not thread-safe. With smart pairing
   // the single reads of the stretch go to `singles` (which it then needs) and the limits
@@ -82,13 +97,16 @@ class FastqSource {
   // Two files are parsed at once, each on half the OpenMP threads; one file on all of them.
   bool next_batch(ReadBatch& batch, size_t max_records, size_t max_bases, SinglesAmongPairs* singles = nullptr);
   bool paired() const { return mate2_ || smart_pairing_; }
+  // The @RG lines of a SAM/BAM/CRAM input's header; empty for FASTQ.
+  const std::vector<std::string>& read_groups() const { return read_groups_; }
   int64_t fragments_read() const { return fragments_; }
 
  private:
   bool next_batch_single(ReadBatch& batch, size_t max_records, size_t max_bases);
   bool next_batch_smart(ReadBatch& pairs, SinglesAmongPairs& singles, size_t max_records, size_t max_bases);
-  std::unique_ptr<FastqReader> mate1_;
+  std::unique_ptr<ReadRecords> mate1_;
   std::unique_ptr<FastqReader> mate2_;
+  std::vector<std::string> read_groups_;
   bool smart_pairing_ = false;
   bool at_end_ = false;  // smart pairing: the file has no more records than ahead_ holds
   int parse_threads_ = 1;  // per file of a pair (the two files are parsed at once)

@@ -1,5 +1,7 @@
 #include "io/sam_writer.hpp"
 
+#include <htslib/faidx.h>
+
 #include <htslib/hfile.h>
 #include <htslib/hts.h>
 #include <htslib/kstring.h>
@@ -75,13 +77,40 @@ const char* sam_output_mode(const std::string& path) {
   };
   if (ends_with(".bam")) return "wb";
   if (ends_with(".sam.gz")) return "wz";
-  if (ends_with(".cram")) throw UsageError("-o '" + path + "': CRAM output is not supported; write .bam or .sam");
+  if (ends_with(".cram")) return "wc";
   // Anything else compressed would pass for what it is not.
   if (ends_with(".gz") || ends_with(".bgz") || ends_with(".bcf") || ends_with(".vcf")) {
     throw UsageError("-o '" + path + "': write .bam, .sam or .sam.gz");
   }
   return "w";
 }
+
+namespace {
+
+// CRAM stores bases as differences from the reference: encoded against another FASTA
+// they would decode as other reads. Its contigs must be the header's, by name and length.
+void check_cram_reference(const SamHeaderInfo& info, const std::string& path) {
+  if (info.reference.empty()) {
+    throw UsageError("-o '" + path + "': CRAM is written against the reference FASTA; give it with -T FASTA");
+  }
+  faidx_t* fai = fai_load(info.reference.c_str());  // builds FASTA.fai if it is missing
+  if (!fai) throw IoError("cannot read the reference '" + info.reference + "' (a FASTA, or its .fai)");
+  std::string mismatch;
+  for (const auto& [name, length] : info.contigs) {
+    const int64_t len = faidx_seq_len(fai, name.c_str());  // contigs fit an int (index refuses longer)
+    if (len != length) {
+      mismatch = "contig '" + name + "' (" + std::to_string(length) + " bp) is " +
+                 (len < 0 ? "not in it" : std::to_string(len) + " bp there");
+      break;
+    }
+  }
+  fai_destroy(fai);
+  if (!mismatch.empty()) {
+    throw UsageError("-T '" + info.reference + "' is not the index's reference: " + mismatch);
+  }
+}
+
+}  // namespace
 
 SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int threads, int level)
     : path_(path.empty() ? "-" : path), out_(path_) {
@@ -95,6 +124,7 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     text += "@SQ\tSN:" + name + "\tLN:" + std::to_string(len) + "\n";
   }
   if (!info.read_group.empty()) text += parse_read_group(info.read_group, rg_id_) + "\n";
+  for (const std::string& line : info.input_read_groups) text += line + "\n";
   // @PG without empty tags (Picard rejects "VN:" with no value).
   text += "@PG\tID:gatemap\tPN:gatemap";
   if (!info.version.empty()) text += "\tVN:" + info.version;
@@ -108,10 +138,18 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     sam_hdr_destroy(hdr_);
     throw Error("cannot build the SAM header (bad read group?)");
   }
+  if (mode[1] == 'c') check_cram_reference(info, path_);
   fp_ = hts_open(out_.write_path().c_str(), mode.c_str());
   if (!fp_) {
     sam_hdr_destroy(hdr_);
     throw IoError("cannot open '" + path_ + "' for writing: " + std::strerror(errno));
+  }
+  if (mode[1] == 'c' && hts_set_opt(fp_, CRAM_OPT_REFERENCE, info.reference.c_str()) != 0) {
+    hts_close(fp_);
+    fp_ = nullptr;
+    sam_hdr_destroy(hdr_);
+    hdr_ = nullptr;
+    throw IoError("cannot use '" + info.reference + "' as the reference of '" + path_ + "'");
   }
   plain_sam_ = mode[1] == '\0';
   if (mode[1] == 'b') {  // records compressed here, in parallel (write_bam)
@@ -261,7 +299,11 @@ void SamWriter::write_prepared(const PreparedRecords& p) {
 // own thread while the next one is compressed. (An ordered loop made threads that
 // finished early wait for the chunks before theirs.)
 void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
-  if (!bam_) throw Error("internal: write_bam on a file that is not BAM");
+  if (!bam_) {  // CRAM (htslib encodes it on its threads): one record at a time
+    bam1_t view{};
+    for (size_t i = 0; i < n; ++i) write(record_at(i, &view));
+    return;
+  }
   BamState& bam = *bam_;
   const size_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
   const size_t window = 16 * static_cast<size_t>(threads_);
@@ -327,7 +369,14 @@ void SamWriter::write_chunks(const std::vector<EncodedChunk>& chunks, size_t cou
 }
 
 void SamWriter::write_index(const std::string& index_path, int min_shift) {
-  if (!bam_) throw Error("internal: only BAM output is indexed");
+  if (!bam_ && hts_get_format(fp_)->format == cram) {  // htslib builds .crai as it writes
+    cram_index_ = std::make_unique<OutputFile>(index_path);
+    if (sam_idx_init(fp_, hdr_, 0, cram_index_->write_path().c_str()) != 0) {
+      throw IoError("cannot start the index '" + index_path + "'");
+    }
+    return;
+  }
+  if (!bam_) throw Error("internal: only BAM and CRAM output is indexed");
   // As sam_idx_init: BAI's 5 levels from 2^14, or CSI with as many levels as the longest
   // contig needs.
   int levels = 5;
@@ -350,9 +399,15 @@ void SamWriter::write_index(const std::string& index_path, int min_shift) {
 void SamWriter::close() {
   if (!fp_) return;
   if (bam_ && !bam_->gathered.empty()) write_gathered();
+  if (cram_index_ && sam_idx_save(fp_) != 0) throw IoError("cannot write the index '" + cram_index_->path() + "'");
   const int ret = hts_close(fp_);
   fp_ = nullptr;
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
+  if (cram_index_) {  // as for BAM below: the CRAM in place first, no older index beside it
+    std::remove(cram_index_->path().c_str());
+    out_.commit();
+    return cram_index_->commit();
+  }
   if (!bam_ || !bam_->index) return out_.commit();
   // The index under a temporary name first; the BAM is put in place before it, with no
   // older index of its name beside it in between.

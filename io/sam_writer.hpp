@@ -36,17 +36,19 @@ struct PreparedRecords {
 struct SamHeaderInfo {
   std::vector<std::pair<std::string, int64_t>> contigs;  // name, length
   std::string read_group;    // "@RG\tID:x\t..." as given to -R (a literal "\t" means tab); may be empty
+  std::vector<std::string> input_read_groups;  // or the @RG lines of the reads' own SAM/BAM/CRAM header
   std::string command_line;  // for @PG CL
   std::string version;       // for @PG VN
   bool coordinate_sorted = false;  // @HD SO:coordinate (else SO:unsorted GO:query)
+  std::string reference;           // the FASTA CRAM output is encoded against (its contigs must be these)
 };
 
 // Parses a -R value: turns literal "\t" into tabs, checks "@RG" and an ID field.
 // Returns the normalized line and sets id; throws UsageError when malformed.
 std::string parse_read_group(const std::string& value, std::string& id);
 
-// The htslib mode for an output path ("wb" BAM, "wz" bgzipped SAM, "w" SAM); throws
-// UsageError for CRAM and other suffixes this writer does not produce.
+// The htslib mode for an output path ("wb" BAM, "wc" CRAM, "wz" bgzipped SAM, "w" SAM);
+// throws UsageError for other suffixes this writer does not produce.
 const char* sam_output_mode(const std::string& path);
 
 class SamWriter {
@@ -96,6 +98,7 @@ class SamWriter {
   void write_chunks(const std::vector<EncodedChunk>& chunks, size_t count);
   std::unique_ptr<BamState> bam_;
   bool plain_sam_ = false;  // text straight to the file: write_all formats it in parallel
+  std::unique_ptr<OutputFile> cram_index_;  // CRAM's .crai, built by htslib while writing
   int threads_ = 1;
   int64_t written_ = 0;
 };

@@ -60,10 +60,13 @@ void report(const MapStats& st, const std::string& stats_path) {
 // Where records go: the output as they come, or (--sort) the bounded-memory sorter.
 class RecordOutput {
  public:
-  RecordOutput(const RunOptions& opt, const index::Index& idx) : path_(opt.output) {
+  RecordOutput(const RunOptions& opt, const index::Index& idx, const std::vector<std::string>& input_read_groups)
+      : path_(opt.output) {
     io::SamHeaderInfo info;
     for (const auto& c : idx.contigs()) info.contigs.emplace_back(c.name, c.length);
     info.read_group = opt.read_group;
+    if (opt.read_group.empty()) info.input_read_groups = input_read_groups;
+    info.reference = opt.reference;
     info.command_line = opt.command_line;
     info.version = opt.version;
     const int threads = std::max(1, opt.hw.threads);
@@ -137,7 +140,7 @@ void check_options(const RunOptions& opt) {
   if (opt.reads1 == "-" && opt.reads2 == "-") {
     throw UsageError("both mates' files are '-': standard input holds one of them (interleaved pairs: -p)");
   }
-  if (opt.sort && mode != "wb") throw UsageError("--sort needs -o FILE.bam");
+  if (opt.sort && mode != "wb" && mode != "wc") throw UsageError("--sort needs -o FILE.bam or FILE.cram");
   io::check_not_input(opt.output, "-o", {opt.index_path, opt.reads1, opt.reads2});
   io::check_side_output(opt.stats_path, "--stats", {opt.index_path, opt.reads1, opt.reads2, opt.output});
 }
@@ -329,7 +332,10 @@ MapStats run_mapping(RunOptions opt) {
   std::future<gpu::Backend> probe = std::async(std::launch::async, [where] { return gpu::choose_backend(where); });
   // BGZF-compressed reads are inflated on a few threads per file (a quarter of -t).
   const int threads = omp_get_max_threads();
-  io::FastqSource source(opt.reads1, opt.reads2, opt.interleaved, std::max(1, threads / 4));
+  io::FastqSource source(opt.reads1, opt.reads2, opt.interleaved, std::max(1, threads / 4), opt.reference);
+  if (!source.read_groups().empty() && !opt.read_group.empty() && opt.map.output.copy_comment) {
+    throw UsageError("-C copies FASTQ comments; '" + opt.reads1 + "' is SAM/BAM/CRAM, whose read groups -R replaces");
+  }
   // Batches are read from now on (the first while the index loads), in a few slots
   // until the lanes are known.
   double read_s = 0;  // the reader's busy time
@@ -353,7 +359,10 @@ MapStats run_mapping(RunOptions opt) {
         idx->verify_checksums();
       }).share();
   auto spare_records = std::make_unique<io::RecordPool>();  // before the output and the mapper, which use it
-  RecordOutput out(opt, *idx);
+  // Reads from SAM/BAM/CRAM keep their read groups (RG:Z:, carried as their comment)
+  // with the input's @RG lines, unless -R names the run's one read group.
+  if (!source.read_groups().empty() && opt.read_group.empty()) opt.map.output.copy_comment = true;
+  RecordOutput out(opt, *idx, source.read_groups());
   opt.map.output.read_group_id = out.read_group_id();
 
   // The backend: GPU when asked or (auto) when present; otherwise the CPU twins. One

@@ -1,0 +1,115 @@
+#include "io/aligned_reads.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "common/dna.hpp"
+#include "common/error.hpp"
+#include "io/hts_threads.hpp"
+
+namespace gatemap::io {
+
+bool AlignedReads::is_alignment_file(const std::string& path) {
+  std::error_code ec;
+  if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return false;
+  htsFile* fp = hts_open(path.c_str(), "r");
+  if (!fp) return false;
+  const htsExactFormat f = hts_get_format(fp)->format;
+  hts_close(fp);
+  return f == sam || f == bam || f == cram;
+}
+
+AlignedReads::AlignedReads(const std::string& path, int threads, const std::string& reference) : path_(path) {
+  fp_ = sam_open(path.c_str(), "r");
+  if (!fp_) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
+  if (hts_get_format(fp_)->format == cram) {  // never a download of the reference its header names
+    if (reference.empty() || hts_set_opt(fp_, CRAM_OPT_REFERENCE, reference.c_str()) != 0) {
+      release();
+      throw UsageError("reads '" + path + "' are CRAM: give the reference FASTA they were written against with -T");
+    }
+  }
+  set_hts_threads(fp_, threads, path);
+  hdr_ = sam_hdr_read(fp_);
+  rec_ = bam_init1();
+  if (!hdr_ || !rec_) {
+    release();
+    throw FormatError("'" + path + "': cannot read its SAM/BAM/CRAM header");
+  }
+  kstring_t value = KS_INITIALIZE;
+  by_coordinate_ = sam_hdr_find_tag_hd(hdr_, "SO", &value) == 0 && std::strcmp(value.s, "coordinate") == 0;
+  ks_free(&value);
+  const int groups = sam_hdr_count_lines(hdr_, "RG");
+  for (int i = 0; i < groups; ++i) {
+    kstring_t line = KS_INITIALIZE;
+    if (sam_hdr_find_line_pos(hdr_, "RG", i, &line) == 0) read_groups_.emplace_back(line.s, line.l);
+    ks_free(&line);
+  }
+}
+
+AlignedReads::~AlignedReads() { release(); }
+
+void AlignedReads::release() {
+  if (rec_) bam_destroy1(rec_);
+  if (hdr_) sam_hdr_destroy(hdr_);
+  if (fp_) sam_close(fp_);
+  rec_ = nullptr;
+  hdr_ = nullptr;
+  fp_ = nullptr;
+}
+
+size_t AlignedReads::next_many(std::vector<Read>& out, size_t want, int /*threads*/) {
+  if (out.size() < want) out.resize(want);
+  size_t n = 0;
+  while (n < want) {
+    const int ret = sam_read1(fp_, hdr_, rec_);
+    if (ret == -1) break;
+    if (ret < -1) {
+      throw FormatError("'" + path_ + "' record " + std::to_string(records_ + 1) +
+                        ": cannot read it (truncated or corrupt SAM/BAM/CRAM?)");
+    }
+    ++records_;
+    if (rec_->core.flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
+    if (by_coordinate_ && (rec_->core.flag & BAM_FPAIRED)) {
+      throw FormatError("'" + path_ + "' is sorted by coordinate, so its mates are not next to each other: "
+                        "group them first (samtools collate -o grouped.bam '" + path_ + "', or samtools sort -n)");
+    }
+    convert(rec_, out[n++]);
+  }
+  return n;
+}
+
+void AlignedReads::convert(const bam1_t* b, Read& read) const {
+  read.name = bam_get_qname(b);
+  if (read.name.empty() || read.name == "*") {
+    throw FormatError("'" + path_ + "' record " + std::to_string(records_) + ": record has no name");
+  }
+  read.mate_suffix.clear();
+  const uint16_t flag = b->core.flag;
+  read.mate = (flag & BAM_FPAIRED) ? ((flag & BAM_FREAD1) ? 1 : (flag & BAM_FREAD2) ? 2 : 0) : 0;
+  const int n = b->core.l_qseq;
+  const uint8_t* seq = bam_get_seq(b);
+  const uint8_t* qual = bam_get_qual(b);
+  const bool reverse = flag & BAM_FREVERSE;
+  read.seq.resize(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const char c = seq_nt16_str[bam_seqi(seq, i)];
+    read.seq[static_cast<size_t>(i)] = (c == 'A' || c == 'C' || c == 'G' || c == 'T') ? c : 'N';
+  }
+  read.qual.clear();
+  if (n > 0 && qual[0] != 0xff) {
+    read.qual.resize(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) read.qual[static_cast<size_t>(i)] = static_cast<char>(std::min(qual[i], uint8_t{93}) + 33);
+  }
+  if (reverse) {
+    read.seq = reverse_complement(read.seq);
+    std::reverse(read.qual.begin(), read.qual.end());
+  }
+  read.comment.clear();
+  if (const uint8_t* rg = bam_aux_get(b, "RG")) {
+    if (const char* id = bam_aux2Z(rg)) read.comment = std::string("RG:Z:") + id;
+  }
+}
+
+}  // namespace gatemap::io

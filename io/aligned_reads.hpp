@@ -1,0 +1,52 @@
+#pragma once
+// Reads from SAM, BAM or CRAM (an unmapped BAM as GATK's best practice starts from, or a
+// BAM mapped before), as FASTQ would give them: primary records only (secondary and
+// supplementary ones repeat a read), reverse-strand records turned back to the read's own
+// orientation, quality 0xff (none) as a FASTA read's. A record's read group goes into
+// the read's comment as "RG:Z:ID" (as `samtools fastq -T RG` writes it for bwa mem -C),
+// so that the mapper can carry it; the header's @RG lines are kept for the output.
+#include <htslib/sam.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/fastq.hpp"
+
+namespace gatemap::io {
+
+class AlignedReads : public ReadRecords {
+ public:
+  // Throws IoError when the file cannot be opened, FormatError when it is no SAM/BAM/CRAM.
+  // BGZF blocks are inflated on `threads` threads; CRAM is decoded against `reference`
+  // (a FASTA), which it needs (UsageError without one).
+  AlignedReads(const std::string& path, int threads, const std::string& reference = "");
+  ~AlignedReads() override;
+  AlignedReads(const AlignedReads&) = delete;
+  AlignedReads& operator=(const AlignedReads&) = delete;
+
+  // Mates are told by their flags (Read::mate). A file sorted by coordinate whose reads
+  // are paired is an error: its mates are not next to each other.
+  size_t next_many(std::vector<Read>& out, size_t want, int threads) override;
+  int64_t records_read() const override { return records_; }
+  const std::string& path() const override { return path_; }
+  const std::vector<std::string>& read_groups() const { return read_groups_; }  // @RG lines
+
+  // Whether a regular file is SAM, BAM or CRAM (htslib's detection); false for anything
+  // else, and for pipes and stdin, which a look would consume.
+  static bool is_alignment_file(const std::string& path);
+
+ private:
+  void convert(const bam1_t* b, Read& read) const;
+  void release();  // the htslib objects
+
+  std::string path_;
+  samFile* fp_ = nullptr;
+  sam_hdr_t* hdr_ = nullptr;
+  bam1_t* rec_ = nullptr;
+  bool by_coordinate_ = false;
+  int64_t records_ = 0;  // records read, secondary and supplementary ones included
+  std::vector<std::string> read_groups_;
+};
+
+}  // namespace gatemap::io
