@@ -38,7 +38,7 @@ void register_eval(CLI::App& app, AppContext& ctx) {
 
   auto* vcf = ev->add_subcommand("vcf", "Score variant calls against a truth VCF (normalized allele matching)");
   struct VcfArgs {
-    std::string truth, calls, ref;
+    std::string truth, calls, ref, bed;
     bool all_records = false;
   };
   auto va = std::make_shared<VcfArgs>();
@@ -46,6 +46,8 @@ void register_eval(CLI::App& app, AppContext& ctx) {
   vcf->add_option("calls", va->calls, "Calls VCF")->required();
   vcf->add_option("-r,--ref", va->ref, "Reference FASTA")->required();
   vcf->add_flag("--all-records", va->all_records, "Also score calls whose FILTER is not PASS");
+  vcf->add_option("--bed", va->bed,
+                  "Confident regions (BED, as hap.py -f): score only variants whose reference allele lies inside");
   auto* corr = ev->add_subcommand("correct", "Score error correction against true read sequences");
   struct CorrectArgs {
     std::string original, corrected, truth;
@@ -60,7 +62,7 @@ void register_eval(CLI::App& app, AppContext& ctx) {
   });
 
   on_run(vcf, ctx, [va] {
-    eval::print_vcf_eval(eval::eval_vcf(va->truth, va->calls, va->ref, !va->all_records), stdout);
+    eval::print_vcf_eval(eval::eval_vcf(va->truth, va->calls, va->ref, !va->all_records, va->bed), stdout);
     return 0;
   });
 }

@@ -66,6 +66,16 @@ io::VcfHeaderInfo vcf_header(const CallOptions& opt, const Reference& ref, const
   info.version = opt.version;
   info.samples = {sample};
   info.extra_lines = {"##INFO=<ID=DP,Number=1,Type=Integer,Description=\"Reads in the active region over the site\">",
+                      "##INFO=<ID=QD,Number=1,Type=Float,Description=\"Variant Confidence/Quality by Depth\">",
+                      "##INFO=<ID=FS,Number=1,Type=Float,Description=\"Phred-scaled p-value using Fisher's exact test to "
+                      "detect strand bias\">",
+                      "##INFO=<ID=SOR,Number=1,Type=Float,Description=\"Symmetric Odds Ratio of 2x2 contingency table to "
+                      "detect strand bias\">",
+                      "##INFO=<ID=MQ,Number=1,Type=Float,Description=\"RMS Mapping Quality\">",
+                      "##INFO=<ID=MQRankSum,Number=1,Type=Float,Description=\"Z-score From Wilcoxon rank sum test of Alt "
+                      "vs. Ref read mapping qualities\">",
+                      "##INFO=<ID=ReadPosRankSum,Number=1,Type=Float,Description=\"Z-score from Wilcoxon rank sum test of "
+                      "Alt vs. Ref read position bias\">",
                       "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">",
                       "##FORMAT=<ID=GQ,Number=1,Type=Integer,Description=\"Genotype quality\">",
                       "##FORMAT=<ID=DP,Number=1,Type=Integer,Description=\"Reads scored at the site\">",

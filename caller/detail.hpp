@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "caller/annotations.hpp"
+
 namespace gatemap::caller::detail {
 
 struct AlignedRead {
@@ -13,6 +15,7 @@ struct AlignedRead {
   std::vector<uint8_t> qual;      // Phred
   std::vector<uint32_t> cigar;    // htslib encoding
   int mapq = 0;
+  bool reverse = false;
 };
 
 // The longest reference span of the reads: reads (sorted by start) that reach a position
@@ -75,11 +78,14 @@ struct SiteCall {
   // gVCF: PL over the alleles and <NON_REF> last, whose per-read likelihood is the second
   // best of the alleles' (GATK's rule); GT, GQ and QUAL do not change.
   std::vector<int> pl_non_ref;
+  SiteAnnotations annotations;  // INFO's QD, FS, SOR, MQ, MQRankSum, ReadPosRankSum
 };
 // lik[r * n_haps + h]; hap_allele[h] = allele index of haplotype h at this site.
+// read_alleles, if given, gets each read's allele by the informative-read rule of AD
+// (-1: none).
 SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_haps,
                        const std::vector<int>& hap_allele, const std::vector<std::string>& alleles, double het,
-                       bool with_non_ref = false);
+                       bool with_non_ref = false, std::vector<int>* read_alleles = nullptr);
 
 // A region with its reads' slices and candidate haplotypes, ready for the pair-HMM.
 struct RegionWork {
@@ -89,6 +95,15 @@ struct RegionWork {
   // Per slice: the reference its read covers in the region, [first, second), soft clips
   // included (a site is genotyped from the reads that cover it).
   std::vector<std::pair<int64_t, int64_t>> spans;
+  // Per slice: what the INFO annotations need of its read.
+  struct SliceRead {
+    int64_t pos = 0;                // the read's first aligned base
+    std::vector<uint32_t> cigar;
+    int length = 0;
+    int mapq = 0;
+    bool reverse = false;
+  };
+  std::vector<SliceRead> slice_reads;
   std::vector<std::string> haps;
   std::vector<std::vector<Event>> events;  // per haplotype
   int32_t group = -1;                      // in the pair-HMM batch

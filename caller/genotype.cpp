@@ -46,7 +46,7 @@ std::vector<int> non_ref_pl(const std::vector<double>& al, size_t n_reads, int A
 
 SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_haps,
                        const std::vector<int>& hap_allele, const std::vector<std::string>& alleles, double het,
-                       bool with_non_ref) {
+                       bool with_non_ref, std::vector<int>* read_alleles) {
   const int A = static_cast<int>(alleles.size());
   SiteCall call;
   call.alleles = alleles;
@@ -59,6 +59,7 @@ SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_
     }
   }
   call.ad.assign(A, 0);
+  if (read_alleles) read_alleles->assign(n_reads, -1);
   for (size_t r = 0; r < n_reads; ++r) {
     int best = 0;
     for (int a = 1; a < A; ++a) {
@@ -68,7 +69,9 @@ SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_
     for (int a = 0; a < A; ++a) {
       if (a != best && al[r * A + best] - al[r * A + a] < 0.2) informative = false;
     }
-    if (informative) ++call.ad[best];
+    if (!informative) continue;
+    ++call.ad[best];
+    if (read_alleles) (*read_alleles)[r] = best;
   }
   call.dp = static_cast<int>(n_reads);
   // Genotype log10 likelihoods in VCF order (b <= a: 0/0, 0/1, 1/1, 0/2, 1/2, 2/2, ...).

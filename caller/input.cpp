@@ -182,6 +182,7 @@ void ReadInput::to_read(const bam1_t* b, detail::AlignedRead& read) {
   read.pos = b->core.pos;
   read.end = bam_endpos(b);
   read.mapq = b->core.qual;
+  read.reverse = b->core.flag & BAM_FREVERSE;
   const uint8_t* s = bam_get_seq(b);
   const uint8_t* q = bam_get_qual(b);
   read.seq.resize(b->core.l_qseq);

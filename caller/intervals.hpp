@@ -1,25 +1,14 @@
 #pragma once
-// -L: the parts of the reference to call, as GATK and samtools users write them:
-// "chr" (the whole contig), "chr:beg-end" or "chr:beg" (1-based, inclusive, commas
-// allowed), or a BED file (*.bed, *.bed.gz: 0-based, half-open).
+// -L's intervals (io/intervals.hpp) and how the caller cuts them into parts, one per GPU.
 #include <cstdint>
-#include <string>
-#include <utility>
 #include <vector>
+
+#include "io/intervals.hpp"
 
 namespace gatemap::caller {
 
-struct Interval {
-  int contig = 0;              // index in `contigs` below (reference order)
-  int64_t begin = 0, end = 0;  // 0-based, half-open
-};
-
-// Sorted by contig (in the reference's order) and begin; overlapping and touching
-// intervals merged. Throws UsageError for a bad region string and FormatError, naming
-// the file and line, for a bad BED line: unknown contig, end before begin, begin past
-// the contig's end. Ends past a contig's end are clipped to it (as samtools does).
-std::vector<Interval> parse_intervals(const std::vector<std::string>& specs,
-                                      const std::vector<std::pair<std::string, int64_t>>& contigs);
+using io::Interval;
+using io::parse_intervals;
 
 // The intervals cut into `parts` runs of about equal bases, in order (fewer parts when
 // there are fewer bases), each at least `min_bases` long except the last.

@@ -2,6 +2,7 @@
 
 #include <htslib/vcf.h>
 
+#include <cmath>
 #include <memory>
 
 namespace gatemap::caller::detail {
@@ -20,6 +21,19 @@ void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf) {
   bcf_update_filter(hdr, rec.get(), &pass, 1);
   int32_t dp = c.dp;
   bcf_update_info_int32(hdr, rec.get(), "DP", &dp, 1);
+  // GATK's annotations, to 3 decimals as GATK writes them; rank sums only where defined.
+  const SiteAnnotations& a = c.annotations;
+  const auto info = [&](const char* key, double v) {
+    if (std::isnan(v)) return;
+    const float f = static_cast<float>(std::round(v * 1000) / 1000);
+    bcf_update_info_float(hdr, rec.get(), key, &f, 1);
+  };
+  info("QD", a.qd);
+  info("FS", a.fs);
+  info("SOR", a.sor);
+  info("MQ", a.mq);
+  info("MQRankSum", a.mq_rank_sum);
+  info("ReadPosRankSum", a.read_pos_rank_sum);
   int32_t gt[2] = {bcf_gt_unphased(c.gt_a), bcf_gt_unphased(c.gt_b)};
   bcf_update_genotypes(hdr, rec.get(), gt, 2);
   int32_t gq = c.gq;

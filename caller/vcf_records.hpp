@@ -1,5 +1,6 @@
 #pragma once
-// A called site as a VCF record: QUAL, FILTER PASS, INFO DP, FORMAT GT:GQ:DP:AD:PL; in a
+// A called site as a VCF record: QUAL, FILTER PASS, INFO DP and GATK's annotations
+// (caller/annotations.hpp), FORMAT GT:GQ:DP:AD:PL; in a
 // gVCF the ALT list ends with <NON_REF> (AD 0 for it, PL over every genotype with it).
 #include "caller/detail.hpp"
 #include "io/vcf_writer.hpp"

@@ -58,6 +58,7 @@ std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, con
         w.quals.push_back(quals);
         const auto [first, last] = unclipped_span(r);
         w.spans.emplace_back(std::max(first, w.region.begin), std::min(last, w.region.end));
+        w.slice_reads.push_back({r.pos, r.cigar, static_cast<int>(r.seq.size()), r.mapq, r.reverse});
         used.push_back(&r);
       }
       const std::string ref_region = seq.substr(w.region.begin, w.region.end - w.region.begin);

@@ -40,8 +40,10 @@ struct VcfEval {
   VariantCounts classes[2];  // SNP, INDEL
   int64_t skipped = 0;       // unknown contigs, symbolic alleles
 };
+// `bed` (optional): confident regions, as hap.py's -f: only variants whose reference
+// allele lies inside one of them are scored, on both sides.
 VcfEval eval_vcf(const std::string& truth_path, const std::string& calls_path, const std::string& ref_path,
-                 bool pass_only = true);
+                 bool pass_only = true, const std::string& bed = "");
 void print_vcf_eval(const VcfEval& e, std::FILE* out);
 
 // Error correction: reads before and after correction against their true sequences

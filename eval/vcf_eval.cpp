@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "eval/eval.hpp"
 #include "io/fasta.hpp"
+#include "io/intervals.hpp"
 #include "io/vcf_reader.hpp"
 
 namespace gatemap::eval {
@@ -107,15 +108,47 @@ std::map<Key, int> load_alleles(const std::string& path, const Reference& ref, b
   return out;
 }
 
+// Drops the variants whose reference allele is not inside one interval (sorted, merged).
+void keep_inside(std::map<Key, int>& variants, const std::vector<io::Interval>& intervals,
+                 const std::vector<std::pair<std::string, int64_t>>& contigs) {
+  std::map<std::string, int> contig_index;
+  for (size_t i = 0; i < contigs.size(); ++i) contig_index[contigs[i].first] = static_cast<int>(i);
+  for (auto it = variants.begin(); it != variants.end();) {
+    const Key& k = it->first;
+    const int c = contig_index.at(k.chrom);
+    const int64_t end = k.pos + static_cast<int64_t>(std::max<size_t>(1, k.ref.size()));
+    // The last interval starting at or before the variant holds it, if any does.
+    const auto after = std::upper_bound(intervals.begin(), intervals.end(), std::make_pair(c, k.pos),
+                                        [](const std::pair<int, int64_t>& p, const io::Interval& iv) {
+                                          return p < std::make_pair(iv.contig, iv.begin);
+                                        });
+    const bool inside = after != intervals.begin() && std::prev(after)->contig == c && std::prev(after)->end >= end;
+    it = inside ? std::next(it) : variants.erase(it);
+  }
+}
+
 }  // namespace
 
 VcfEval eval_vcf(const std::string& truth_path, const std::string& calls_path, const std::string& ref_path,
-                 bool pass_only) {
+                 bool pass_only, const std::string& bed) {
   Reference ref;
-  for (auto& r : io::read_fasta(ref_path)) ref[r.name] = std::move(r.seq);
+  std::vector<std::pair<std::string, int64_t>> contigs;
+  for (auto& r : io::read_fasta(ref_path)) {
+    contigs.emplace_back(r.name, static_cast<int64_t>(r.seq.size()));
+    ref[r.name] = std::move(r.seq);
+  }
   VcfEval ev;
-  const auto truth = load_alleles(truth_path, ref, false, ev.skipped);
-  const auto calls = load_alleles(calls_path, ref, pass_only, ev.skipped);
+  auto truth = load_alleles(truth_path, ref, false, ev.skipped);
+  auto calls = load_alleles(calls_path, ref, pass_only, ev.skipped);
+  if (!bed.empty()) {
+    const auto ends_with = [&](const std::string& x) {
+      return bed.size() > x.size() && bed.compare(bed.size() - x.size(), x.size(), x) == 0;
+    };
+    if (!ends_with(".bed") && !ends_with(".bed.gz")) throw UsageError("--bed '" + bed + "': a .bed or .bed.gz file");
+    const std::vector<io::Interval> confident = io::parse_intervals({bed}, contigs);
+    keep_inside(truth, confident, contigs);
+    keep_inside(calls, confident, contigs);
+  }
   const auto cls = [](const Key& k) { return k.ref.size() == 1 && k.alt.size() == 1 ? 0 : 1; };
   for (const auto& [k, dosage] : truth) {
     auto& c = ev.classes[cls(k)];

@@ -1,6 +1,10 @@
 // The caller's steps against hand-made cases, and planted variants end to end through
 // simulation, gatemap's mapper, an in-memory sort and the caller.
 #include <gtest/gtest.h>
+
+#include <htslib/sam.h>
+
+#include <cmath>
 #include <htslib/vcf.h>
 
 #include <cctype>
@@ -126,6 +130,8 @@ TEST(CallerGenotype, ReadsThatDoNotReachTheSiteDoNotCount) {
     w.slices.push_back(std::string(left ? 40 : 70, 'C'));
     w.quals.emplace_back(w.slices.back().size(), 30);
     w.spans.emplace_back(left ? 0 : 30, left ? 40 : 100);
+    const int length = left ? 40 : 70;
+    w.slice_reads.push_back({left ? 0 : 30, {bam_cigar_gen(length, BAM_CMATCH)}, length, 50 + r, r % 2 == 1});
     lik.insert(lik.end(), {left ? -1.0 : -4.0, left ? -4.0 : -1.0});
   }
   const auto sites = caller::detail::call_sites(w, lik, 0, seq, 1e-3, 1.25e-4, 10.0);
@@ -135,6 +141,15 @@ TEST(CallerGenotype, ReadsThatDoNotReachTheSiteDoNotCount) {
   EXPECT_EQ(sites[0].call.gt_b, 1);
   EXPECT_EQ(sites[0].call.dp, 8);
   EXPECT_EQ(sites[0].call.ad, (std::vector<int>{0, 8}));
+  // INFO from the 8 reads over the site (MQ 58-65, 4 per strand, all alt).
+  const auto& a = sites[0].call.annotations;
+  double squares = 0;
+  for (int mq = 58; mq < 66; ++mq) squares += mq * mq;
+  EXPECT_NEAR(a.mq, std::sqrt(squares / 8), 1e-9);
+  EXPECT_NEAR(a.qd, sites[0].call.qual / 8, 1e-9);
+  EXPECT_NEAR(a.fs, 0.0, 1e-9);
+  EXPECT_NEAR(a.sor, std::log(2.0), 1e-9);  // (1 1; 5 5) with pseudocounts: R = 1
+  EXPECT_TRUE(std::isnan(a.mq_rank_sum));   // no reference reads
 }
 
 // A tandem repeat folds the k = 21 graph into a cycle; a larger k resolves the SNP.

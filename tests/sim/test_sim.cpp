@@ -312,6 +312,18 @@ TEST(EvalVcf, NormalizesBothSidesAndCountsByClass) {
   EXPECT_EQ(indel.genotype_match, 2);
   const auto all = eval::eval_vcf(dir.file("truth.vcf"), dir.file("calls.vcf"), dir.file("ref.fa"), false);
   EXPECT_EQ(all.classes[0].fp, 2);
+  // Confident regions (BED, 0-based): [0, 20) and [28, 40) leave out the SNP at 45.
+  test::write_file(dir.file("conf.bed"), "1\t0\t20\n1\t28\t40\n");
+  auto in = eval::eval_vcf(dir.file("truth.vcf"), dir.file("calls.vcf"), dir.file("ref.fa"), true, dir.file("conf.bed"));
+  EXPECT_EQ(in.classes[0].tp, 1);
+  EXPECT_EQ(in.classes[0].fp, 1);
+  EXPECT_EQ(in.classes[0].fn, 0);
+  EXPECT_EQ(in.classes[1].tp, 2);
+  // [0, 10): the SNP at 3 only (the deletion's GCAT at 12-15 is not inside).
+  test::write_file(dir.file("small.bed"), "1\t0\t10\n");
+  in = eval::eval_vcf(dir.file("truth.vcf"), dir.file("calls.vcf"), dir.file("ref.fa"), true, dir.file("small.bed"));
+  EXPECT_EQ(in.classes[0].tp + in.classes[0].fp + in.classes[0].fn, 1);
+  EXPECT_EQ(in.classes[1].tp + in.classes[1].fp + in.classes[1].fn, 0);
 }
 
 TEST(EvalVcf, SimulatedTruthAgainstItselfIsPerfect) {
