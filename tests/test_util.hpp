@@ -57,4 +57,16 @@ inline int run_command(const std::string& cmd, std::string* output = nullptr) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Real public data sets (tests/DATA.md says where each comes from): the folder
+// $GATEMAP_TEST_DATA names, else the one the build was configured with (beside the
+// checkout). Tests that need one skip, saying how to get it, when it is absent.
+inline std::string real_data(const std::string& set) {
+  const char* env = std::getenv("GATEMAP_TEST_DATA");
+  if (!env) env = std::getenv("GATEMAP_SHARED_DATA");  // the GPU machine's scripts' name for it
+  return std::string(env ? env : GATEMAP_SHARED_DATA) + "/" + set;
+}
+inline std::string real_data_absent(const std::string& set) {
+  return "real data set '" + set + "' absent: put it in a folder named by GATEMAP_TEST_DATA (tests/DATA.md)";
+}
+
 }  // namespace gatemap::test

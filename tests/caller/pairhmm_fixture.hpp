@@ -1,6 +1,6 @@
 #pragma once
-// Shared by the pair-HMM tests: the PairHMM benchmark files (skip when ../shared is
-// absent) and the tolerance checks.
+// Shared by the pair-HMM tests: the PairHMM benchmark files (real data, tests/DATA.md;
+// skipped when absent) and the tolerance checks.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,14 +11,11 @@
 #include <vector>
 
 #include "caller/pairhmm/pairhmm.hpp"
+#include "../test_util.hpp"
 
 namespace gatemap::test {
 
-// GATEMAP_SHARED_DATA in the environment overrides the build-time path (GPU machine).
-inline std::string pairhmm_data(const std::string& name) {
-  const char* env = std::getenv("GATEMAP_SHARED_DATA");
-  return std::string(env ? env : GATEMAP_SHARED_DATA) + "/pairhmm-carneiro/" + name;
-}
+inline std::string pairhmm_data(const std::string& name) { return real_data("pairhmm-carneiro") + "/" + name; }
 
 inline std::vector<double> read_expected(const std::string& path) {
   std::vector<double> v;

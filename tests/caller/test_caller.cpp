@@ -279,10 +279,12 @@ namespace gatemap {
 namespace {
 
 // Real reads: NA12878, chr20:10.0-10.1 Mb (bwa, 101 bp, ~50x) against the GIAB/NIST
-// truth inside its confident intervals (../shared; skipped when absent).
+// truth inside its confident intervals (real data; skipped when absent).
 TEST(CallerRealData, Na12878Chr20AgreesWithGiabInConfidentRegions) {
-  const std::string d = std::string(GATEMAP_SHARED_DATA) + "/grch37-chr20-deepvariant-testdata/";
-  if (!std::filesystem::exists(d + "NA12878_S1.chr20.10_10p1mb.bam")) GTEST_SKIP() << "../shared data absent";
+  const std::string d = test::real_data("grch37-chr20-deepvariant-testdata") + "/";
+  if (!std::filesystem::exists(d + "NA12878_S1.chr20.10_10p1mb.bam")) {
+    GTEST_SKIP() << test::real_data_absent("grch37-chr20-deepvariant-testdata");
+  }
   test::TempDir dir;
   caller::CallOptions co;
   co.inputs = {d + "NA12878_S1.chr20.10_10p1mb.bam"};
@@ -301,13 +303,16 @@ TEST(CallerRealData, Na12878Chr20AgreesWithGiabInConfidentRegions) {
 // alternative allele are homozygous: 10,098,110 G>C, 10,098,135 C>A and 10,098,308 AAT>A
 // (bcftools and freebayes say 1/1; each site's reads used to be outvoted by reads of its
 // region that do not reach it), and no call with no reference read and 5 or more alt reads
-// is heterozygous with the reference. Skipped without ../shared.
+// is heterozygous with the reference. Skipped without the real data.
 TEST(CallerRealData, Hg002SitesWithOnlyAltReadsAreHomozygous) {
-  const std::string d = std::string(GATEMAP_SHARED_DATA) + "/";
-  const std::string bam = d + "grch37-chr20-deepvariant-testdata/HG002_NIST_150bp_downsampled_30x.chr20.10_10p1mb.bam";
-  if (!std::filesystem::exists(bam)) GTEST_SKIP() << "../shared data absent";
+  const std::string bam =
+      test::real_data("grch37-chr20-deepvariant-testdata") + "/HG002_NIST_150bp_downsampled_30x.chr20.10_10p1mb.bam";
+  const std::string chr20 = test::real_data("grch37-chr20");
+  if (!std::filesystem::exists(bam) || !std::filesystem::exists(chr20 + "/20.part6-of-6.fa.gz")) {
+    GTEST_SKIP() << test::real_data_absent("grch37-chr20-deepvariant-testdata and grch37-chr20");
+  }
   test::TempDir dir;
-  ASSERT_EQ(test::run_command("zcat " + d + "grch37-chr20/20.part*-of-6.fa.gz > " + dir.file("20.fa")), 0);
+  ASSERT_EQ(test::run_command("zcat " + chr20 + "/20.part*-of-6.fa.gz > " + dir.file("20.fa")), 0);
   caller::CallOptions co;
   co.inputs = {bam};
   co.reference = dir.file("20.fa");

@@ -61,7 +61,7 @@ TEST(PairHmmReference, TwoByTwoByHand) {
 
 TEST(PairHmmReference, MatchesBenchmarkFilesOnLongestReads) {
   for (const std::string name : {"tiny", "10s", "1m"}) {
-    if (!std::filesystem::exists(test::pairhmm_data(name + ".in"))) GTEST_SKIP() << "../shared data absent";
+    if (!std::filesystem::exists(test::pairhmm_data(name + ".in"))) GTEST_SKIP() << test::real_data_absent("pairhmm-carneiro");
     SCOPED_TRACE(name);
     PairHmmBatch b;
     caller::pairhmm::read_pairhmm_file(test::pairhmm_data(name + ".in"), b);

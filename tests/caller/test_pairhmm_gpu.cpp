@@ -254,7 +254,7 @@ TEST(PairHmmGpu, EqualLengthGroupsNoTristate) {
 TEST(PairHmmGpu, MatchesBenchmarkFiles) {
   GATEMAP_REQUIRE_GPU();
   for (const std::string name : {"tiny", "10s", "1m"}) {
-    if (!std::filesystem::exists(test::pairhmm_data(name + ".in"))) GTEST_SKIP() << "../shared data absent";
+    if (!std::filesystem::exists(test::pairhmm_data(name + ".in"))) GTEST_SKIP() << test::real_data_absent("pairhmm-carneiro");
     PairHmmBatch b;
     caller::pairhmm::read_pairhmm_file(test::pairhmm_data(name + ".in"), b);
     const auto want = test::read_expected(test::pairhmm_data(name + ".out"));

@@ -1,5 +1,5 @@
-// Real reads (NA12878 HiSeq X, GRCh37 chr22 slice, from ../shared/data): gatemap places
-// them where bwa-mem 0.7.8 did. Skips when ../shared is absent.
+// Real reads (NA12878 HiSeq X, GRCh37 chr22 slice, tests/DATA.md): gatemap places
+// them where bwa-mem 0.7.8 did. Skips without it.
 #include <gtest/gtest.h>
 #include <htslib/sam.h>
 
@@ -12,8 +12,8 @@
 using namespace gatemap;
 
 TEST(RealData, Chr22ReadsAgreeWithBwaMem) {
-  const std::string dir = std::string(GATEMAP_SHARED_DATA) + "/grch37-chr22-minigiab-vg";
-  if (!std::filesystem::exists(dir + "/q.fa")) GTEST_SKIP() << "shared data not present";
+  const std::string dir = test::real_data("grch37-chr22-minigiab-vg");
+  if (!std::filesystem::exists(dir + "/q.fa")) GTEST_SKIP() << test::real_data_absent("grch37-chr22-minigiab-vg");
   test::TempDir tmp;
   mapper::RunOptions o;
   o.index_path = tmp.file("q.gmi");

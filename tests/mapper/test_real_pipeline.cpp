@@ -1,7 +1,7 @@
 // The whole path on real reads: NA12878 pairs (HiSeq 101 bp, ~50x over chr20:10.0-10.1 Mb,
 // taken from the bwa BAM in ../shared as FASTQ) mapped by gatemap to all of GRCh37
 // chromosome 20, sorted, called by gatemap call: inside the GIAB confident intervals the
-// calls must be the GIAB HG001 truth, genotypes included. Skips when ../shared is absent.
+// calls must be the GIAB HG001 truth, genotypes included. Skips without the real data (tests/DATA.md).
 #include <gtest/gtest.h>
 #include <htslib/sam.h>
 #include <zlib.h>
@@ -20,7 +20,7 @@ using namespace gatemap;
 
 namespace {
 
-const std::string kShared = std::string(GATEMAP_SHARED_DATA);
+const std::string kShared = test::real_data("");
 
 // Chromosome 20 from its six gzip pieces (only the first has the header).
 void write_chr20(const std::string& out_path) {
@@ -78,7 +78,7 @@ TEST(RealPipeline, Na12878Chr20FastqToCallsMatchesGiabInConfidentRegions) {
   const std::string d = kShared + "/grch37-chr20-deepvariant-testdata/";
   if (!std::filesystem::exists(kShared + "/grch37-chr20/20.part6-of-6.fa.gz") ||
       !std::filesystem::exists(d + "NA12878_S1.chr20.10_10p1mb.bam")) {
-    GTEST_SKIP() << "../shared data absent";
+    GTEST_SKIP() << test::real_data_absent("grch37-chr20 and grch37-chr20-deepvariant-testdata");
   }
   test::TempDir tmp;
   write_chr20(tmp.file("20.fa"));
