@@ -14,6 +14,7 @@
 #include "common/build_info.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "common/signal_cleanup.hpp"
 
 namespace {
 
@@ -28,6 +29,23 @@ void restart_with_passive_openmp(char** argv) {
   if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
   if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
   execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
+}
+
+// libgomp ends the process itself when a team's thread cannot start ("libgomp: Thread
+// creation failed"), past every check (common/thread_budget.hpp checks at the start, but
+// memory used later counts too). An exit during a run says what to do (called by the
+// exit handler that then removes the run's temporary outputs).
+const char* g_running = nullptr;  // the command under way
+struct RunUnderWay {
+  explicit RunUnderWay(const char* command) { g_running = command; }
+  ~RunUnderWay() { g_running = nullptr; }
+  RunUnderWay(const RunUnderWay&) = delete;
+  RunUnderWay& operator=(const RunUnderWay&) = delete;
+};
+void explain_an_exit_during_the_run() {
+  if (!g_running) return;
+  gatemap::log::error(g_running, "the run was ended by the OpenMP runtime (a thread could not start: out of "
+                                 "memory, ulimit -v, or over the process limit); try fewer threads (-t) or more memory");
 }
 
 }  // namespace
@@ -86,7 +104,11 @@ int main(int argc, char** argv) {
   }
   try {
     log::set_verbosity(ctx.verbosity - 1);
-    const int status = ctx.run ? ctx.run() : 2;
+    explain_exits_with(explain_an_exit_during_the_run);
+    const int status = [&] {
+      const RunUnderWay running(ctx.command.c_str());  // over, however the run ends here
+      return ctx.run ? ctx.run() : 2;
+    }();
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw IoError("writing to standard output failed");
     log::debug("main", "exiting at " + std::to_string(log::wall_seconds()) + " s");
     return status;

@@ -23,6 +23,7 @@
 #include "caller/read_ahead.hpp"
 #include "caller/vcf_records.hpp"
 #include "caller/window_steps.hpp"
+#include "common/thread_budget.hpp"
 #include "common/error.hpp"
 #include "common/leave_to_exit.hpp"
 #include "common/log.hpp"
@@ -586,7 +587,7 @@ bool can_call_in_parts(const CallOptions& opt, ReadInput& input) {
 }  // namespace
 
 CallStats run_call(const CallOptions& opt) {
-  if (opt.threads > 0) omp_set_num_threads(opt.threads);
+  use_threads(opt.threads, 2);  // the read-ahead's team and the caller's
   if (opt.reference.empty()) throw UsageError("-r REF.fa is required");
   gpu::resolve_devices(opt.device, gpu::Backend::cpu);  // its syntax, before any work
   std::vector<std::string> inputs = opt.inputs;

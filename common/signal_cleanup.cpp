@@ -30,6 +30,7 @@ Slot g_slots[kSlots];
 std::mutex g_mutex;
 std::once_flag g_installed;
 bool g_exiting = false;  // under g_mutex
+void (*g_explain)() = nullptr;  // set before any thread starts
 
 struct LinuxDirent64 {  // getdents64's record (the kernel's layout)
   uint64_t d_ino;
@@ -96,6 +97,7 @@ void on_signal(int sig) {
 // exit() in the middle of the run. From here on a thread that registers a path removes it
 // itself and stops (it needs the lock for that: the lock is not kept).
 void on_exit() {
+  if (g_explain) g_explain();
   bool any = false;
   {
     const std::lock_guard<std::mutex> lock(g_mutex);
@@ -122,6 +124,11 @@ void install() {
 }
 
 }  // namespace
+
+void explain_exits_with(void (*explain)()) {
+  g_explain = explain;
+  std::call_once(g_installed, install);
+}
 
 RemovedOnSignal::RemovedOnSignal(const std::string& path, bool folder) {
   if (path.size() >= kPathMax) throw Error("path too long to be cleaned up on a signal: '" + path + "'");

@@ -35,4 +35,8 @@ class RemovedOnSignal {
   int slot_ = -1;
 };
 
+// `explain` is called first when exit() is called in the middle of a run (whether or not a
+// path is registered): it says why on stderr. Installs the handlers now.
+void explain_exits_with(void (*explain)());
+
 }  // namespace gatemap

@@ -8,6 +8,7 @@
 #include <future>
 #include <memory>
 
+#include "common/thread_budget.hpp"
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -146,7 +147,7 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
 }  // namespace
 
 CorrectSummary run_correct(const CorrectRunOptions& opt) {
-  if (opt.threads > 0) omp_set_num_threads(opt.threads);
+  use_threads(opt.threads, 2);  // the reader's team and the corrector's
   if (opt.k < 8 || opt.k > kMaxK)
     throw UsageError("-k must be between 8 and " + std::to_string(kMaxK));
   if (opt.in2.empty() != opt.out2.empty()) throw UsageError("paired input needs both a second FASTQ and -p OUT_2");

@@ -12,6 +12,7 @@
 #include "common/leave_to_exit.hpp"
 #include "common/log.hpp"
 #include "common/ordered_lanes.hpp"
+#include "common/thread_budget.hpp"
 #include "gpu/device.hpp"
 #include "io/bam_sorter.hpp"
 #include "io/output_file.hpp"
@@ -320,7 +321,7 @@ class MapLanes {
 }  // namespace
 
 MapStats run_mapping(RunOptions opt) {
-  if (opt.hw.threads > 0) omp_set_num_threads(opt.hw.threads);
+  use_threads(opt.hw.threads, 3);  // the reader's, the lane's and the writer's teams
   tune_malloc();
   check_options(opt);
   const size_t batch_bases = opt.batch_bases ? opt.batch_bases : opt.batch_reads * 1000;

@@ -227,6 +227,31 @@ TEST_F(Hostile, LowMemoryIsAnErrorNotACrash) {
   EXPECT_GT(failed, 0);  // and the smallest is not: the failure path ran
 }
 
+// Many threads under a memory limit: each failure is an error of ours saying what to do,
+// also where libgomp itself ends the process because a thread could not start (it used
+// to say only "libgomp: Thread creation failed").
+TEST_F(Hostile, ThreadsThatCannotStartAreExplained) {
+  gatemap::test::TempDir d;
+  int failed = 0;
+  for (int kb = 300000; kb <= 1500000; kb += 100000) {
+    std::string out;
+    const int rc = run_command("ulimit -v " + std::to_string(kb) + "; " + kBin + " map -t 32 -v 1 -o " +
+                                   d.file("t.bam") + " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq") + " 2>&1",
+                               &out);
+    ASSERT_TRUE(rc == 0 || rc == 1) << "ulimit -v " << kb << ": status " << rc << "\n" << out;
+    if (rc == 0) {
+      std::filesystem::remove(d.file("t.bam"));
+      continue;
+    }
+    ++failed;
+    EXPECT_NE(out.find("[E::map]"), std::string::npos) << "ulimit -v " << kb << ":\n" << out;
+    EXPECT_TRUE(out.find("libgomp") == std::string::npos || out.find("try fewer threads (-t)") != std::string::npos)
+        << out;
+    EXPECT_TRUE(std::filesystem::is_empty(d.path())) << "ulimit -v " << kb << " left files\n" << out;
+  }
+  EXPECT_GT(failed, 0);
+}
+
 TEST_F(Hostile, TruncatedBgzfInputIsAnError) {
   gatemap::test::TempDir d;
   // Cut each BGZF file at a block boundary before its last data block: it still reads
