@@ -1,5 +1,7 @@
 #include "mapper/placement.hpp"
 
+#include <htslib/sam.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -55,9 +57,19 @@ void Placer::describe(const SeededRead& read, const ReadHits& hits, uint64_t tie
 }
 
 int Placer::score_of(const SeededRead& read, const Hit& h, const Alignment& aln, Workspace& ws) const {
-  // A little past either end: the score may follow a diagonal on past a gap near an end.
-  const int64_t reach = read.length();
-  ref_.window(h.contig, aln.ref_begin - reach, aln.ref_end + reach, ws.align_window);
+  // Past either end by the gaps' length: the score may follow a diagonal on past a gap.
+  int64_t reach = 0;
+  for (const uint32_t c : aln.cigar) {
+    if (bam_cigar_op(c) == BAM_CINS || bam_cigar_op(c) == BAM_CDEL) reach += bam_cigar_oplen(c);
+  }
+  // The window the alignment was just drawn in holds it (and a band around it) as a
+  // rule: fetched again only when it does not.
+  const RefWindow& w = ws.align_window;
+  const int64_t need_begin = std::max(ref_.contig_begin(h.contig), aln.ref_begin - reach);
+  const int64_t need_end = std::min(ref_.contig_end(h.contig), aln.ref_end + reach);
+  if (w.begin > need_begin || w.begin + static_cast<int64_t>(w.codes.size()) < need_end) {
+    ref_.window(h.contig, need_begin, need_end, ws.align_window);
+  }
   return alignment_score(read.codes[h.strand].data(), aln, ws.align_window);
 }
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Session 22's GPU calls (bundle: gatemap, gatemap-old = 5fbd363, test_mapper_gpu,
+# test_call_intervals, samtools; chr20 in data/). Run from the repository root:
+#   bash docs/gpu-runs/2026-11-27-s22/run.sh tests|call|map   (results in $OUT)
+set -uo pipefail
+[ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
+R=$PWD/.gpu-bundle/run
+for b in gatemap gatemap-old samtools bgzip; do printf '#!/bin/sh\nexec %s %s "$@"\n' "$R" "$b" > /tmp/$b; chmod +x /tmp/$b; done
+T=$(nproc)
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader > "$OUT/gpu.txt"
+W=/tmp/s22
+mkdir -p $W
+case $1 in
+  tests)
+    for t in test_mapper_gpu test_call_intervals; do
+      timeout 280 $R $t > "$OUT/$t.log" 2>&1
+      echo "$t exit $? $(grep -E '\[  PASSED|FAILED' "$OUT/$t.log" | head -3 | tr '\n' ' ')" >> "$OUT/tests.txt"
+    done
+    ;;
+  call)  # 10 Mbp at 30x: new vs old, alternating; calls compared without INFO
+    cd $W
+    G=/tmp/gatemap
+    $G sim genome --length 10000000 --contigs 4 --seed 11 -t $T -o ref.fa 2>/dev/null
+    $G sim variants ref.fa -o donor 2>/dev/null
+    $G sim reads ref.fa --vcf donor.truth.vcf.gz -n 1000000 -l 150 -t $T -o pe 2>/dev/null
+    $G index -t $T -o ref.gmi ref.fa 2>/dev/null
+    $G map -t $T --sort -R '@RG\tID:donor\tSM:donor' -o pe.bam ref.gmi pe_1.fq pe_2.fq 2>/dev/null
+    for r in 1 2 3; do
+      for b in gatemap gatemap-old; do
+        s=$(date +%s%N); /tmp/$b call -t $T -v 1 -r ref.fa -o $b.vcf pe.bam; e=$(date +%s%N)
+        echo "$b round $r $(( (e - s) / 1000000 )) ms" >> "$OUT/call.txt"
+      done
+    done
+    for b in gatemap gatemap-old; do /tmp/gatemap eval vcf donor.truth.vcf.gz $b.vcf -r ref.fa >> "$OUT/call.txt" 2>/dev/null; done
+    cmp <(grep -v '^#' gatemap.vcf | cut -f 1-7,9-) <(grep -v '^#' gatemap-old.vcf | cut -f 1-7,9-) \
+      && echo "calls identical but INFO" >> "$OUT/call.txt"
+    grep -v '^#' gatemap.vcf | head -3 >> "$OUT/call.txt"
+    ;;
+  map)  # 1 M chr20 pairs, plain/gzip/bgzip -> SAM/BAM/sorted: new vs old
+    zcat .gpu-bundle/data/20.part*-of-6.fa.gz > $W/20.fa
+    GATEMAP=/tmp/gatemap OLD=/tmp/gatemap-old SAMTOOLS=/tmp/samtools PAIRS=1000000 ROUNDS=2 \
+      bash scripts/bench_io.sh $W/io $W/20.fa > "$OUT/io.tsv" 2> "$OUT/io.log"
+    cd $W/io  # records vs the old build with AS and XS (now bwa's scores) set aside
+    strip() { grep -v '^@' "$1" | sed -E 's/\tAS:i:[0-9-]+//; s/\tXS:i:[0-9-]+//'; }
+    cmp <(strip gatemap.sam) <(strip old.sam) && echo "# records vs OLD but AS/XS: identical" >> "$OUT/io.tsv"
+    /tmp/samtools view gatemap.md.bam | sed -E 's/\tAS:i:[0-9-]+//; s/\tXS:i:[0-9-]+//' > new.md.txt
+    /tmp/samtools view old.md.bam | sed -E 's/\tAS:i:[0-9-]+//; s/\tXS:i:[0-9-]+//' > old.md.txt
+    cmp new.md.txt old.md.txt && echo "# sorted markdup records vs OLD but AS/XS: identical" >> "$OUT/io.tsv"
+    ;;
+esac
+exit 0
