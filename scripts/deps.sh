@@ -11,6 +11,7 @@ if [[ "${1:-}" == "--test" || "${1:-}" == "--bench" ]]; then
   packages+=(picard-tools)  # its ValidateSamFile checks the mapper's output in a test
   packages+=(clang libclang-rt-14-dev libomp-14-dev)  # libFuzzer runs over the parsers (scripts/fuzz.sh)
   packages+=(snakemake bcftools)  # the workflow's test (workflow/test/run.sh)
+  packages+=(slurmctld slurmd slurm-client munge)  # a one-node SLURM for the profile's test (workflow/test/slurm.sh)
   packages+=(bwa)  # the oracle of smart pairing (-p) and AS/XS (tests/mapper/test_bwa_agreement.cpp)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
