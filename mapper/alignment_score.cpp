@@ -39,20 +39,30 @@ int alignment_score(const uint8_t* read, const Alignment& aln, const RefWindow& 
   const auto in_window = [&](int64_t g) {
     return g >= window.begin && g < window.begin + static_cast<int64_t>(window.codes.size());
   };
-  // Most alignments have no gap: their score in one pass, nothing allocated.
+  // Most alignments have no gap: scored from MD (runs of matches, and the mismatched
+  // bases), nothing allocated and only the edits looked at.
   bool gapped = false;
-  for (const uint32_t c : aln.cigar) gapped |= bam_cigar_op(c) == BAM_CINS || bam_cigar_op(c) == BAM_CDEL;
+  int clip = 0;  // read bases soft-clipped before the first aligned one
+  for (const uint32_t c : aln.cigar) {
+    gapped |= bam_cigar_op(c) == BAM_CINS || bam_cigar_op(c) == BAM_CDEL;
+  }
   if (!gapped) {
+    if (!aln.cigar.empty() && bam_cigar_op(aln.cigar.front()) == BAM_CSOFT_CLIP) {
+      clip = static_cast<int>(bam_cigar_oplen(aln.cigar.front()));
+    }
     BestRun run;
-    int i = 0;
-    int64_t g = aln.ref_begin;
-    for (const uint32_t c : aln.cigar) {
-      const int len = static_cast<int>(bam_cigar_oplen(c));
-      const int op = bam_cigar_op(c);
-      if (op == BAM_CMATCH || op == BAM_CEQUAL || op == BAM_CDIFF) {
-        for (int k = 0; k < len; ++k) run.add(pair_score(i++, g++));
-      } else if (op == BAM_CSOFT_CLIP) {
-        i += len;
+    int at = clip;
+    for (size_t k = 0; k < aln.md.size();) {
+      if (aln.md[k] >= '0' && aln.md[k] <= '9') {
+        int matches = 0;
+        while (k < aln.md.size() && aln.md[k] >= '0' && aln.md[k] <= '9') matches = 10 * matches + (aln.md[k++] - '0');
+        if (matches > 0) run.add(matches * sc.match);
+        at += matches;
+      } else {  // a mismatched reference base; against an N on either side bwa scores -1
+        const bool n = aln.md[k] == 'N' || read[at] > 3;
+        run.add(n ? -sc.n : -sc.mismatch);
+        ++at;
+        ++k;
       }
     }
     return run.best();

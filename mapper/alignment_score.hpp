@@ -14,7 +14,8 @@
 
 namespace gatemap::mapper {
 
-// read: codes (0..3, 4 = N) on the alignment's strand, the CIGAR's order; window covers
+// read: codes (0..3, 4 = N) on the alignment's strand, the CIGAR's order; aln's MD must
+// describe its aligned bases (an ungapped one is scored from it alone); window covers
 // [aln.ref_begin, aln.ref_end) and, for the diagonals on past a gap, as far beyond as
 // it reaches. The best-scoring run of the path's bases and gaps, at least 0.
 int alignment_score(const uint8_t* read, const Alignment& aln, const RefWindow& window,

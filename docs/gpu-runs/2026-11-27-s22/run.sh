@@ -5,7 +5,9 @@
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
-for b in gatemap gatemap-old samtools bgzip; do printf '#!/bin/sh\nexec %s %s "$@"\n' "$R" "$b" > /tmp/$b; chmod +x /tmp/$b; done
+mkdir -p /tmp/bin
+for b in gatemap gatemap-old samtools bgzip; do printf '#!/bin/sh\nexec %s %s "$@"\n' "$R" "$b" > /tmp/bin/$b; chmod +x /tmp/bin/$b; done
+export PATH=/tmp/bin:$PATH
 T=$(nproc)
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader > "$OUT/gpu.txt"
 W=/tmp/s22
@@ -19,7 +21,7 @@ case $1 in
     ;;
   call)  # 10 Mbp at 30x: new vs old, alternating; calls compared without INFO
     cd $W
-    G=/tmp/gatemap
+    G=/tmp/bin/gatemap
     $G sim genome --length 10000000 --contigs 4 --seed 11 -t $T -o ref.fa 2>/dev/null
     $G sim variants ref.fa -o donor 2>/dev/null
     $G sim reads ref.fa --vcf donor.truth.vcf.gz -n 1000000 -l 150 -t $T -o pe 2>/dev/null
@@ -27,25 +29,38 @@ case $1 in
     $G map -t $T --sort -R '@RG\tID:donor\tSM:donor' -o pe.bam ref.gmi pe_1.fq pe_2.fq 2>/dev/null
     for r in 1 2 3; do
       for b in gatemap gatemap-old; do
-        s=$(date +%s%N); /tmp/$b call -t $T -v 1 -r ref.fa -o $b.vcf pe.bam; e=$(date +%s%N)
+        s=$(date +%s%N); /tmp/bin/$b call -t $T -v 1 -r ref.fa -o $b.vcf pe.bam; e=$(date +%s%N)
         echo "$b round $r $(( (e - s) / 1000000 )) ms" >> "$OUT/call.txt"
       done
     done
-    for b in gatemap gatemap-old; do /tmp/gatemap eval vcf donor.truth.vcf.gz $b.vcf -r ref.fa >> "$OUT/call.txt" 2>/dev/null; done
+    for b in gatemap gatemap-old; do /tmp/bin/gatemap eval vcf donor.truth.vcf.gz $b.vcf -r ref.fa >> "$OUT/call.txt" 2>/dev/null; done
     cmp <(grep -v '^#' gatemap.vcf | cut -f 1-7,9-) <(grep -v '^#' gatemap-old.vcf | cut -f 1-7,9-) \
       && echo "calls identical but INFO" >> "$OUT/call.txt"
     grep -v '^#' gatemap.vcf | head -3 >> "$OUT/call.txt"
     ;;
   map)  # 1 M chr20 pairs, plain/gzip/bgzip -> SAM/BAM/sorted: new vs old
     zcat .gpu-bundle/data/20.part*-of-6.fa.gz > $W/20.fa
-    GATEMAP=/tmp/gatemap OLD=/tmp/gatemap-old SAMTOOLS=/tmp/samtools PAIRS=1000000 ROUNDS=2 \
+    GATEMAP=/tmp/bin/gatemap OLD=/tmp/bin/gatemap-old SAMTOOLS=/tmp/bin/samtools PAIRS=1000000 ROUNDS=2 \
       bash scripts/bench_io.sh $W/io $W/20.fa > "$OUT/io.tsv" 2> "$OUT/io.log"
     cd $W/io  # records vs the old build with AS and XS (now bwa's scores) set aside
     strip() { grep -v '^@' "$1" | sed -E 's/\tAS:i:[0-9-]+//; s/\tXS:i:[0-9-]+//'; }
     cmp <(strip gatemap.sam) <(strip old.sam) && echo "# records vs OLD but AS/XS: identical" >> "$OUT/io.tsv"
-    /tmp/samtools view gatemap.md.bam | sed -E 's/\tAS:i:[0-9-]+//; s/\tXS:i:[0-9-]+//' > new.md.txt
-    /tmp/samtools view old.md.bam | sed -E 's/\tAS:i:[0-9-]+//; s/\tXS:i:[0-9-]+//' > old.md.txt
+    /tmp/bin/samtools view gatemap.md.bam | sed -E 's/\tAS:i:[0-9-]+//; s/\tXS:i:[0-9-]+//' > new.md.txt
+    /tmp/bin/samtools view old.md.bam | sed -E 's/\tAS:i:[0-9-]+//; s/\tXS:i:[0-9-]+//' > old.md.txt
     cmp new.md.txt old.md.txt && echo "# sorted markdup records vs OLD but AS/XS: identical" >> "$OUT/io.tsv"
+    ;;
+  ubam)  # after map: the same pairs as an unmapped BAM (samtools import) vs gzip FASTQ, 2 rounds
+    cd $W/io
+    samtools import -@ 8 -1 pe_1.fq.gz -2 pe_2.fq.gz -r ID:g1 -r SM:s1 -o u.bam 2>/dev/null
+    for r in 1 2; do
+      for input in "u.bam" "pe_1.fq.gz pe_2.fq.gz"; do
+        s=$(date +%s%N); gatemap map -t $T -v 1 -o ub.sam ref.gmi $input; e=$(date +%s%N)
+        echo "map $input -> SAM: $(( (e - s) / 1000000 )) ms" >> "$OUT/ubam.txt"
+        [ "$input" = u.bam ] && mv ub.sam from_ubam.sam || mv ub.sam from_fq.sam
+      done
+    done
+    cmp <(grep -v '^@' from_ubam.sam | sed 's/\tRG:Z:g1$//') <(grep -v '^@' from_fq.sam) \
+      && echo "records from uBAM = from FASTQ (RG aside)" >> "$OUT/ubam.txt"
     ;;
 esac
 exit 0
