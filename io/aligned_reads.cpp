@@ -7,6 +7,7 @@
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
+#include "common/split_threads.hpp"
 #include "io/hts_threads.hpp"
 
 namespace gatemap::io {
@@ -32,8 +33,7 @@ AlignedReads::AlignedReads(const std::string& path, int threads, const std::stri
   }
   set_hts_threads(fp_, threads, path);
   hdr_ = sam_hdr_read(fp_);
-  rec_ = bam_init1();
-  if (!hdr_ || !rec_) {
+  if (!hdr_) {
     release();
     throw FormatError("'" + path + "': cannot read its SAM/BAM/CRAM header");
   }
@@ -51,39 +51,54 @@ AlignedReads::AlignedReads(const std::string& path, int threads, const std::stri
 AlignedReads::~AlignedReads() { release(); }
 
 void AlignedReads::release() {
-  if (rec_) bam_destroy1(rec_);
+  for (bam1_t* b : raw_) bam_destroy1(b);
+  raw_.clear();
   if (hdr_) sam_hdr_destroy(hdr_);
   if (fp_) sam_close(fp_);
-  rec_ = nullptr;
   hdr_ = nullptr;
   fp_ = nullptr;
 }
 
-size_t AlignedReads::next_many(std::vector<Read>& out, size_t want, int /*threads*/) {
+size_t AlignedReads::next_many(std::vector<Read>& out, size_t want, int threads) {
   if (out.size() < want) out.resize(want);
+  // Records read (BGZF inflated on htslib's threads) into reused bam1_t's here, converted
+  // on `threads` threads after.
+  while (raw_.size() < want) {
+    raw_.push_back(bam_init1());
+    if (!raw_.back()) {
+      raw_.pop_back();
+      throw std::bad_alloc();
+    }
+  }
   size_t n = 0;
+  std::vector<int64_t>& number = numbers_;  // each kept record's number in the file, for messages
+  number.resize(want);
   while (n < want) {
-    const int ret = sam_read1(fp_, hdr_, rec_);
+    const int ret = sam_read1(fp_, hdr_, raw_[n]);
     if (ret == -1) break;
     if (ret < -1) {
       throw FormatError("'" + path_ + "' record " + std::to_string(records_ + 1) +
                         ": cannot read it (truncated or corrupt SAM/BAM/CRAM?)");
     }
     ++records_;
-    if (rec_->core.flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
-    if (by_coordinate_ && (rec_->core.flag & BAM_FPAIRED)) {
+    const uint16_t flag = raw_[n]->core.flag;
+    if (flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
+    if (by_coordinate_ && (flag & BAM_FPAIRED)) {
       throw FormatError("'" + path_ + "' is sorted by coordinate, so its mates are not next to each other: "
                         "group them first (samtools collate -o grouped.bam '" + path_ + "', or samtools sort -n)");
     }
-    convert(rec_, out[n++]);
+    number[n++] = records_;
   }
+  split_threads(n, n > 1024 ? threads : 1, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) convert(raw_[i], number[i], out[i]);
+  });
   return n;
 }
 
-void AlignedReads::convert(const bam1_t* b, Read& read) const {
+void AlignedReads::convert(const bam1_t* b, int64_t number, Read& read) const {
   read.name = bam_get_qname(b);
   if (read.name.empty() || read.name == "*") {
-    throw FormatError("'" + path_ + "' record " + std::to_string(records_) + ": record has no name");
+    throw FormatError("'" + path_ + "' record " + std::to_string(number) + ": record has no name");
   }
   read.mate_suffix.clear();
   const uint16_t flag = b->core.flag;

@@ -37,13 +37,14 @@ class AlignedReads : public ReadRecords {
   static bool is_alignment_file(const std::string& path);
 
  private:
-  void convert(const bam1_t* b, Read& read) const;
+  void convert(const bam1_t* b, int64_t number, Read& read) const;  // number: in the file, for messages
   void release();  // the htslib objects
 
   std::string path_;
   samFile* fp_ = nullptr;
   sam_hdr_t* hdr_ = nullptr;
-  bam1_t* rec_ = nullptr;
+  std::vector<bam1_t*> raw_;     // records read, reused: converted on several threads
+  std::vector<int64_t> numbers_;  // their numbers in the file
   bool by_coordinate_ = false;
   int64_t records_ = 0;  // records read, secondary and supplementary ones included
   std::vector<std::string> read_groups_;
