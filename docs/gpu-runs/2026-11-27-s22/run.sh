@@ -62,5 +62,18 @@ case $1 in
     cmp <(grep -v '^@' from_ubam.sam | sed 's/\tRG:Z:g1$//') <(grep -v '^@' from_fq.sam) \
       && echo "records from uBAM = from FASTQ (RG aside)" >> "$OUT/ubam.txt"
     ;;
+  stats)  # where the new build's extra CPU time goes: --stats of both builds, plain FASTQ -> SAM
+    zcat .gpu-bundle/data/20.part*-of-6.fa.gz > $W/20.fa
+    cd $W
+    gatemap index -t $T -o ref.gmi 20.fa 2>/dev/null
+    gatemap sim reads 20.fa -n 1000000 -l 150 -t $T --seed 11 -o pe 2>/dev/null
+    for r in 1 2 3; do
+      for b in gatemap gatemap-old; do
+        /usr/bin/time -f "$b round $r: %e s %U user %S sys" $b map -t $T -v 1 --stats $W/$b.$r.json -o /dev/null \
+          ref.gmi pe_1.fq pe_2.fq 2>> $OUT/times.txt
+        { echo "== $b round $r"; cat $W/$b.$r.json; } >> $OUT/stats.json.txt
+      done
+    done
+    ;;
 esac
 exit 0
