@@ -61,6 +61,8 @@ int main(int argc, char** argv) {
 
   CLI::App app{"gatemap " GATEMAP_VERSION ": GPU-accelerated short-read mapper and variant caller", "gatemap"};
   app.set_version_flag("--version", GATEMAP_VERSION);
+  app.footer("Each command's options: gatemap COMMAND --help. The guide from FASTQ to a filtered VCF: docs/USAGE.md\n"
+             "in the source, or PREFIX/share/doc/gatemap/USAGE.md where 'cmake --install' put gatemap.");
   app.require_subcommand(1);
   app.fallthrough(false);
   apps::register_all(app, ctx);
