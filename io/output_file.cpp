@@ -58,7 +58,8 @@ void OutputFile::commit() {
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
-  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+  // Absolute first: "c.fq" and "./c.fq" of a file not yet made are one file.
+  return fs::weakly_canonical(fs::absolute(a, ec), ec) == fs::weakly_canonical(fs::absolute(b, ec), ec);
 }
 
 void check_not_input(const std::string& out, const std::string& flag, const std::vector<std::string>& inputs) {

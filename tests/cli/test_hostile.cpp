@@ -125,6 +125,14 @@ TEST_F(Hostile, OutputThatIsAnInputIsRefused) {
   }
   // sim's outputs are named from a prefix: one of them may be the reference itself.
   gatemap::test::TempDir d;
+  // The same file named two ways before it exists ("c.fq", "./c.fq"): refused, nothing made.
+  std::string relative;
+  EXPECT_EQ(run_command("cd " + d.path() + " && " + kBin + " correct -v 1 -o c.fq -p ./c.fq " + f("r_1.fq") + " " +
+                            f("r_2.fq") + " 2>&1",
+                        &relative),
+            2)
+      << relative;
+  EXPECT_TRUE(std::filesystem::is_empty(d.path())) << relative;
   const std::string fa = read_file(f("ref.fa"));
   write_file(d.file("p.hap1.fa"), fa);
   write_file(d.file("x_1.fq"), fa);
