@@ -20,10 +20,10 @@
 #include "eval/eval.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
-#include "io/fastq_writer.hpp"
 #include "io/output_file.hpp"
 #include "io/sam_sort.hpp"
 #include "mapper/run.hpp"
+#include "sim/read_files.hpp"
 #include "sim/sim.hpp"
 
 namespace gatemap::apps {
@@ -64,11 +64,9 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
   ro.seed = a.seed + 1;
   std::vector<sim::SimRead> reads;
   sim::simulate_reads(genome, &donor, ro, reads);
-  for (int m = 0; m < 2; ++m) {
-    io::FastqWriter w(path("reads_" + std::to_string(m + 1) + ".fq.gz"), a.threads);
-    for (size_t i = m; i < reads.size(); i += 2) w.write(reads[i].name, reads[i].seq, reads[i].qual);
-    w.close();
-  }
+  sim::ReadFiles pairs({path("reads_1.fq.gz"), path("reads_2.fq.gz")}, {}, a.threads);
+  pairs.write(reads);
+  pairs.close();
   int64_t bases = 0;
   for (const auto& r : genome) bases += static_cast<int64_t>(r.seq.size());
   const double t_sim = log::wall_seconds();
@@ -92,20 +90,10 @@ int run_demo(const DemoArgs& a, const AppContext& ctx) {
   cro.keep_true_seq = true;
   std::vector<sim::SimRead> creads;
   sim::simulate_reads(slice, &slice_donor, cro, creads);
-  for (int m = 0; m < 2; ++m) {
-    const std::string n = std::to_string(m + 1);
-    io::FastqWriter w(path("deep_" + n + ".fq.gz"), a.threads), t(path("deep_" + n + ".true.fq.gz"), a.threads);
-    for (size_t i = m; i < creads.size(); i += 2) {
-      w.write(creads[i].name, creads[i].seq, creads[i].qual);
-      std::string true_seq = creads[i].true_seq;  // '-' marks an inserted error base: true there
-      for (size_t k = 0; k < true_seq.size(); ++k) {
-        if (true_seq[k] == '-') true_seq[k] = creads[i].seq[k];
-      }
-      t.write(creads[i].name, true_seq, creads[i].qual);
-    }
-    w.close();
-    t.close();
-  }
+  sim::ReadFiles deep({path("deep_1.fq.gz"), path("deep_2.fq.gz")}, {path("deep_1.true.fq.gz"), path("deep_2.true.fq.gz")},
+                     a.threads);
+  deep.write(creads);
+  deep.close();
   correct::CorrectRunOptions co;
   co.in1 = path("deep_1.fq.gz"), co.in2 = path("deep_2.fq.gz");
   co.out1 = path("deep_1.corrected.fq.gz"), co.out2 = path("deep_2.corrected.fq.gz");

@@ -8,8 +8,8 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "io/fasta.hpp"
-#include "io/fastq_writer.hpp"
 #include "io/output_file.hpp"
+#include "sim/read_files.hpp"
 #include "sim/sim.hpp"
 
 namespace gatemap::apps {
@@ -132,37 +132,23 @@ void add_reads(CLI::App* sim, AppContext& ctx) {
     std::unique_ptr<sim::Donor> donor;
     if (!a->vcf.empty()) donor = std::make_unique<sim::Donor>(sim::load_donor_vcf(ref, a->vcf));
     omp_set_num_threads(std::max(1, a->threads));
-    std::vector<std::unique_ptr<io::FastqWriter>> out, truth;
+    std::vector<std::string> paths, truth_paths;
     for (int m = 0; m < mates; ++m) {
-      const std::string base = base_of(m);
-      out.push_back(std::make_unique<io::FastqWriter>(base + ext, a->threads));
-      if (a->truth_fastq) truth.push_back(std::make_unique<io::FastqWriter>(base + ".true" + ext, a->threads));
+      paths.push_back(base_of(m) + ext);
+      if (a->truth_fastq) truth_paths.push_back(base_of(m) + ".true" + ext);
     }
+    sim::ReadFiles files(paths, truth_paths, a->threads);
     // Chunks of fragments into one reused vector: memory stays bounded for any -n.
     constexpr int64_t kChunk = 200000;
     std::vector<sim::SimRead> reads;
-    std::string name, true_seq;
     double sim_seconds = 0;
     for (int64_t first = 0; first < a->opt.n_fragments; first += kChunk) {
       const double t0 = log::wall_seconds();
       sim::simulate_reads(ref, donor.get(), a->opt, reads, first, std::min(kChunk, a->opt.n_fragments - first));
       sim_seconds += log::wall_seconds() - t0;
-      for (size_t i = 0; i < reads.size(); ++i) {
-        const int m = static_cast<int>(i % mates);
-        name = reads[i].name;
-        if (a->opt.paired) name += m ? "/2" : "/1";
-        out[m]->write(name, reads[i].seq, reads[i].qual);
-        if (!truth.empty()) {  // bases inserted by the sequencer count as true: substitutions are scored
-          true_seq = reads[i].true_seq;
-          for (size_t k = 0; k < true_seq.size(); ++k) {
-            if (true_seq[k] == '-') true_seq[k] = reads[i].seq[k];
-          }
-          truth[m]->write(name, true_seq, reads[i].qual);
-        }
-      }
+      files.write(reads);
     }
-    for (auto& w : out) w->close();
-    for (auto& w : truth) w->close();
+    files.close();
     const int64_t n_reads = a->opt.n_fragments * mates;
     log::info("sim", "reads: " + std::to_string(n_reads) + " simulated in " + std::to_string(sim_seconds) + " s (" +
                          std::to_string(static_cast<int64_t>(n_reads / std::max(1e-9, sim_seconds))) + " reads/s)");
