@@ -6,29 +6,24 @@
 #include <utility>
 
 #include "common/error.hpp"
-#include "io/bgzf_eof.hpp"
-#include "io/hts_threads.hpp"
+#include "io/sam_reader.hpp"
 
 namespace gatemap::caller {
 
 struct ReadInput::File {
-  std::string path;
-  samFile* fp = nullptr;
-  sam_hdr_t* hdr = nullptr;
-  bam1_t* rec = nullptr;
-  hts_idx_t* idx = nullptr;  // loaded by the first query
-  hts_itr_t* itr = nullptr;  // the current query; null: the whole file in order
-  bool has = false;  // rec holds the next record
-  bool cram = false;
-  int last_tid = -1;
-  int64_t last_pos = -1, n = 0;
+  explicit File(const std::string& path, int threads, const std::string& reference)
+      : in(path, threads, reference), hdr(in.header()) {}
   ~File() {
-    if (itr) hts_itr_destroy(itr);
-    if (idx) hts_idx_destroy(idx);
     if (rec) bam_destroy1(rec);
-    if (hdr) sam_hdr_destroy(hdr);
-    if (fp) sam_close(fp);
   }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  io::SamReader in;
+  sam_hdr_t* hdr;
+  bam1_t* rec = nullptr;
+  bool has = false;  // rec holds the next record
+  int last_tid = -1;
+  int64_t last_pos = -1;
 };
 
 namespace {
@@ -52,20 +47,7 @@ ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq, int th
   if (paths.empty()) throw UsageError("no input BAM/SAM");
   std::vector<std::pair<std::string, std::string>> samples;  // SM, first file
   for (const std::string& p : paths) {
-    auto f = std::make_unique<File>();
-    f->path = p;
-    f->fp = sam_open(p.c_str(), "r");
-    if (!f->fp) throw IoError("cannot open '" + p + "'");
-    io::require_bgzf_eof(f->fp, p);
-    if (f->fp->format.compression == bgzf) io::set_hts_threads(f->fp, threads, p);
-    f->cram = f->fp->format.format == cram;
-    // A CRAM is decoded against the call's reference, never one its header points to (a
-    // moved file, or a download by checksum).
-    if (f->cram && !reference.empty() && hts_set_opt(f->fp, CRAM_OPT_REFERENCE, reference.c_str()) != 0) {
-      throw IoError("'" + p + "': cannot use '" + reference + "' as its CRAM reference");
-    }
-    f->hdr = sam_hdr_read(f->fp);
-    if (!f->hdr) throw FormatError("'" + p + "': cannot read a SAM/BAM header");
+    auto f = std::make_unique<File>(p, threads, reference);
     f->rec = bam_init1();
     if (!f->rec) throw std::bad_alloc();
     std::vector<std::string> names;
@@ -100,14 +82,8 @@ ReadInput::~ReadInput() {
 
 bool ReadInput::fill(File& f) {
   for (;;) {
-    const int r = f.itr ? sam_itr_next(f.fp, f.itr, f.rec) : sam_read1(f.fp, f.hdr, f.rec);
-    if (r < -1) {
-      throw FormatError("'" + f.path + "': bad record after record " + std::to_string(f.n) +
-                        (f.cram ? " (a CRAM is decoded with -r: is it the reference the CRAM was written against?)" : ""));
-    }
-    f.has = r >= 0;
+    f.has = f.in.next(f.rec);
     if (!f.has) return false;
-    ++f.n;
     const int tid = f.rec->core.tid;
     if (tid < 0) {  // unplaced: nothing to call from, wherever it sits
       ++unplaced_;
@@ -115,7 +91,7 @@ bool ReadInput::fill(File& f) {
     }
     const int64_t pos = f.rec->core.pos;
     const auto where = [&] {
-      return "'" + f.path + "' record " + std::to_string(f.n) + " (" + bam_get_qname(f.rec) + ")";
+      return "'" + f.in.path() + "' record " + std::to_string(f.in.records_read()) + " (" + bam_get_qname(f.rec) + ")";
     };
     if (tid < f.last_tid || (tid == f.last_tid && pos < f.last_pos)) {
       throw FormatError(where() + " is out of coordinate order: sort it with 'samtools sort'");
@@ -131,21 +107,12 @@ bool ReadInput::fill(File& f) {
 }
 
 void ReadInput::load_indexes() {
-  for (auto& f : files_) {
-    if (!f->idx) f->idx = sam_index_load(f->fp, f->path.c_str());
-    if (!f->idx) {
-      throw FormatError("'" + f->path + "' has no index (.bai/.csi), which -L needs: run 'samtools index " + f->path +
-                        "'");
-    }
-  }
+  for (auto& f : files_) f->in.load_index();
 }
 
 void ReadInput::query(int tid, int64_t begin, int64_t end) {
-  load_indexes();
   for (auto& f : files_) {
-    if (f->itr) hts_itr_destroy(f->itr);
-    f->itr = sam_itr_queryi(f->idx, tid, begin, end);
-    if (!f->itr) throw FormatError("'" + f->path + "': cannot query its index");
+    f->in.query(tid, begin, end);
     f->last_tid = -1, f->last_pos = -1;
     fill(*f);
   }

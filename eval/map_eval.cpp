@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <new>
 
 #include "common/error.hpp"
 #include "eval/eval.hpp"
-#include "io/bgzf_eof.hpp"
+#include "io/sam_reader.hpp"
 #include "sim/sim.hpp"
 
 namespace gatemap::eval {
@@ -39,24 +41,13 @@ int64_t truth_position_of(const sim::ReadTruth& t, int64_t offset) {
 }  // namespace
 
 MapEval eval_map(const std::string& sam_path, int tolerance, std::FILE* wrong_out) {
-  samFile* fp = sam_open(sam_path.c_str(), "r");
-  if (!fp) throw IoError("cannot open '" + sam_path + "'");
-  try {
-    io::require_bgzf_eof(fp, sam_path);
-  } catch (...) {
-    sam_close(fp);
-    throw;
-  }
-  sam_hdr_t* hdr = sam_hdr_read(fp);
-  if (!hdr) {
-    sam_close(fp);
-    throw FormatError("'" + sam_path + "': cannot read a SAM/BAM header");
-  }
+  io::SamReader in(sam_path);
   MapEval ev;
   for (int t : {60, 30, 20, 10, 1, 0}) ev.rows.push_back({t, 0, 0});
-  bam1_t* b = bam_init1();
-  int ret;
-  while ((ret = sam_read1(fp, hdr, b)) >= 0) {
+  const std::unique_ptr<bam1_t, void (*)(bam1_t*)> record(bam_init1(), bam_destroy1);
+  bam1_t* b = record.get();
+  if (!b) throw std::bad_alloc();
+  while (in.next(b)) {
     const uint16_t flag = b->core.flag;
     if (flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
     ++ev.total;
@@ -78,12 +69,12 @@ MapEval eval_map(const std::string& sam_path, int tolerance, std::FILE* wrong_ou
     }
     const int64_t start = b->core.pos;
     const int64_t truth_start = truth_position_of(truth, clip);
-    const bool correct = std::string(sam_hdr_tid2name(hdr, b->core.tid)) == truth.contig &&
+    const bool correct = std::string(sam_hdr_tid2name(in.header(), b->core.tid)) == truth.contig &&
                          static_cast<bool>(flag & BAM_FREVERSE) == truth.reverse &&
                          std::llabs(start - truth_start) <= tolerance;
     if (!correct && wrong_out) {
       std::fprintf(wrong_out, "%s\t%d\t%d\t%s:%lld%c\t%s:%lld%c\n", bam_get_qname(b), (flag & BAM_FREAD2) ? 2 : 1,
-                   b->core.qual, sam_hdr_tid2name(hdr, b->core.tid), static_cast<long long>(start + 1),
+                   b->core.qual, sam_hdr_tid2name(in.header(), b->core.tid), static_cast<long long>(start + 1),
                    (flag & BAM_FREVERSE) ? '-' : '+', truth.contig.c_str(), static_cast<long long>(truth_start + 1),
                    truth.reverse ? '-' : '+');
     }
@@ -94,10 +85,6 @@ MapEval eval_map(const std::string& sam_path, int tolerance, std::FILE* wrong_ou
       }
     }
   }
-  bam_destroy1(b);
-  sam_hdr_destroy(hdr);
-  sam_close(fp);
-  if (ret < -1) throw FormatError("'" + sam_path + "': truncated or corrupt SAM/BAM");
   return ev;
 }
 

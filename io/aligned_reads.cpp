@@ -8,7 +8,6 @@
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/split_threads.hpp"
-#include "io/hts_threads.hpp"
 
 namespace gatemap::io {
 
@@ -22,41 +21,22 @@ bool AlignedReads::is_alignment_file(const std::string& path) {
   return f == sam || f == bam || f == cram;
 }
 
-AlignedReads::AlignedReads(const std::string& path, int threads, const std::string& reference) : path_(path) {
-  fp_ = sam_open(path.c_str(), "r");
-  if (!fp_) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
-  if (hts_get_format(fp_)->format == cram) {  // never a download of the reference its header names
-    if (reference.empty() || hts_set_opt(fp_, CRAM_OPT_REFERENCE, reference.c_str()) != 0) {
-      release();
-      throw UsageError("reads '" + path + "' are CRAM: give the reference FASTA they were written against with -T");
-    }
-  }
-  set_hts_threads(fp_, threads, path);
-  hdr_ = sam_hdr_read(fp_);
-  if (!hdr_) {
-    release();
-    throw FormatError("'" + path + "': cannot read its SAM/BAM/CRAM header");
-  }
+AlignedReads::AlignedReads(const std::string& path, int threads, const std::string& reference)
+    : in_(path, threads, reference) {
   kstring_t value = KS_INITIALIZE;
-  by_coordinate_ = sam_hdr_find_tag_hd(hdr_, "SO", &value) == 0 && std::strcmp(value.s, "coordinate") == 0;
+  by_coordinate_ =
+      sam_hdr_find_tag_hd(in_.header(), "SO", &value) == 0 && std::strcmp(value.s, "coordinate") == 0;
   ks_free(&value);
-  const int groups = sam_hdr_count_lines(hdr_, "RG");
+  const int groups = sam_hdr_count_lines(in_.header(), "RG");
   for (int i = 0; i < groups; ++i) {
     kstring_t line = KS_INITIALIZE;
-    if (sam_hdr_find_line_pos(hdr_, "RG", i, &line) == 0) read_groups_.emplace_back(line.s, line.l);
+    if (sam_hdr_find_line_pos(in_.header(), "RG", i, &line) == 0) read_groups_.emplace_back(line.s, line.l);
     ks_free(&line);
   }
 }
 
-AlignedReads::~AlignedReads() { release(); }
-
-void AlignedReads::release() {
+AlignedReads::~AlignedReads() {
   for (bam1_t* b : raw_) bam_destroy1(b);
-  raw_.clear();
-  if (hdr_) sam_hdr_destroy(hdr_);
-  if (fp_) sam_close(fp_);
-  hdr_ = nullptr;
-  fp_ = nullptr;
 }
 
 size_t AlignedReads::next_many(std::vector<Read>& out, size_t want, int threads) {
@@ -73,21 +53,14 @@ size_t AlignedReads::next_many(std::vector<Read>& out, size_t want, int threads)
   size_t n = 0;
   std::vector<int64_t>& number = numbers_;  // each kept record's number in the file, for messages
   number.resize(want);
-  while (n < want) {
-    const int ret = sam_read1(fp_, hdr_, raw_[n]);
-    if (ret == -1) break;
-    if (ret < -1) {
-      throw FormatError("'" + path_ + "' record " + std::to_string(records_ + 1) +
-                        ": cannot read it (truncated or corrupt SAM/BAM/CRAM?)");
-    }
-    ++records_;
+  while (n < want && in_.next(raw_[n])) {
     const uint16_t flag = raw_[n]->core.flag;
     if (flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
     if (by_coordinate_ && (flag & BAM_FPAIRED)) {
-      throw FormatError("'" + path_ + "' is sorted by coordinate, so its mates are not next to each other: "
-                        "group them first (samtools collate -o grouped.bam '" + path_ + "', or samtools sort -n)");
+      throw FormatError("'" + in_.path() + "' is sorted by coordinate, so its mates are not next to each other: "
+                        "group them first (samtools collate -o grouped.bam '" + in_.path() + "', or samtools sort -n)");
     }
-    number[n++] = records_;
+    number[n++] = in_.records_read();
   }
   split_threads(n, n > 1024 ? threads : 1, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) convert(raw_[i], number[i], out[i]);
@@ -98,7 +71,7 @@ size_t AlignedReads::next_many(std::vector<Read>& out, size_t want, int threads)
 void AlignedReads::convert(const bam1_t* b, int64_t number, Read& read) const {
   read.name = bam_get_qname(b);
   if (read.name.empty() || read.name == "*") {
-    throw FormatError("'" + path_ + "' record " + std::to_string(number) + ": record has no name");
+    throw FormatError("'" + in_.path() + "' record " + std::to_string(number) + ": record has no name");
   }
   read.mate_suffix.clear();
   const uint16_t flag = b->core.flag;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/fastq.hpp"
+#include "io/sam_reader.hpp"
 
 namespace gatemap::io {
 
@@ -28,8 +29,8 @@ class AlignedReads : public ReadRecords {
   // Mates are told by their flags (Read::mate). A file sorted by coordinate whose reads
   // are paired is an error: its mates are not next to each other.
   size_t next_many(std::vector<Read>& out, size_t want, int threads) override;
-  int64_t records_read() const override { return records_; }
-  const std::string& path() const override { return path_; }
+  int64_t records_read() const override { return in_.records_read(); }
+  const std::string& path() const override { return in_.path(); }
   const std::vector<std::string>& read_groups() const { return read_groups_; }  // @RG lines
 
   // Whether a regular file is SAM, BAM or CRAM (htslib's detection); false for anything
@@ -38,15 +39,11 @@ class AlignedReads : public ReadRecords {
 
  private:
   void convert(const bam1_t* b, int64_t number, Read& read) const;  // number: in the file, for messages
-  void release();  // the htslib objects
 
-  std::string path_;
-  samFile* fp_ = nullptr;
-  sam_hdr_t* hdr_ = nullptr;
+  SamReader in_;
   std::vector<bam1_t*> raw_;     // records read, reused: converted on several threads
   std::vector<int64_t> numbers_;  // their numbers in the file
   bool by_coordinate_ = false;
-  int64_t records_ = 0;  // records read, secondary and supplementary ones included
   std::vector<std::string> read_groups_;
 };
 

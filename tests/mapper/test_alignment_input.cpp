@@ -124,6 +124,16 @@ TEST(AlignmentInput, WhatCannotWorkIsAClearError) {
   }
   o.reads2 = d.pe2;
   EXPECT_THROW(mapper::run_mapping(o), UsageError);  // SAM/BAM/CRAM reads come in one file
+  // A BAM cut at a block boundary (its end-of-file block gone) reads as complete: refused.
+  const std::string whole = test::read_file(d.dir.file("e.bam"));  // mates next to each other
+  const std::string cut = test::write_file(d.dir.file("cut.bam"), whole.substr(0, whole.size() - 28));
+  o = d.options(cut, "", d.dir.file("cut.sam"));
+  try {
+    mapper::run_mapping(o);
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("'" + cut + "' has no BGZF end-of-file marker"), std::string::npos) << e.what();
+  }
   // From a pipe the FASTQ reader meets the BAM: it says what it is.
   io::FastqReader as_fastq(sorted);
   io::Read read;

@@ -1,0 +1,70 @@
+#include "io/sam_reader.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/error.hpp"
+#include "io/bgzf_eof.hpp"
+#include "io/hts_threads.hpp"
+
+namespace gatemap::io {
+
+SamReader::SamReader(const std::string& path, int threads, const std::string& reference) : path_(path) {
+  fp_ = sam_open(path.c_str(), "r");
+  if (!fp_) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
+  try {
+    require_bgzf_eof(fp_, path);
+    if (fp_->format.compression == bgzf) set_hts_threads(fp_, threads, path);
+    cram_ = fp_->format.format == htsExactFormat::cram;
+    if (cram_ && reference.empty()) {
+      throw UsageError("'" + path + "' is CRAM: give the reference FASTA it was written against (call -r, map -T)");
+    }
+    if (cram_ && hts_set_opt(fp_, CRAM_OPT_REFERENCE, reference.c_str()) != 0) {
+      throw IoError("'" + path + "': cannot use '" + reference + "' as its CRAM reference");
+    }
+    hdr_ = sam_hdr_read(fp_);
+    if (!hdr_) throw FormatError("'" + path + "': cannot read a SAM/BAM/CRAM header");
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+SamReader::~SamReader() { release(); }
+
+void SamReader::release() {
+  if (itr_) hts_itr_destroy(itr_);
+  if (idx_) hts_idx_destroy(idx_);
+  if (hdr_) sam_hdr_destroy(hdr_);
+  if (fp_) sam_close(fp_);
+  itr_ = nullptr, idx_ = nullptr, hdr_ = nullptr, fp_ = nullptr;
+}
+
+bool SamReader::next(bam1_t* b) {
+  const int r = itr_ ? sam_itr_next(fp_, itr_, b) : sam_read1(fp_, hdr_, b);
+  if (r < -1) {
+    throw FormatError("'" + path_ + "': bad record after record " + std::to_string(records_) +
+                      (cram_ ? " (a CRAM is decoded against the reference given: is it the reference the CRAM was written against?)"
+                             : " (truncated or corrupt?)"));
+  }
+  if (r < 0) return false;
+  ++records_;
+  return true;
+}
+
+void SamReader::load_index() {
+  if (!idx_) idx_ = sam_index_load(fp_, path_.c_str());
+  if (!idx_) {
+    throw FormatError("'" + path_ + "' has no index (.bai/.csi/.crai), which a region needs: run 'samtools index " +
+                      path_ + "'");
+  }
+}
+
+void SamReader::query(int tid, int64_t begin, int64_t end) {
+  load_index();
+  if (itr_) hts_itr_destroy(itr_);
+  itr_ = sam_itr_queryi(idx_, tid, begin, end);
+  if (!itr_) throw FormatError("'" + path_ + "': cannot query its index");
+}
+
+}  // namespace gatemap::io
