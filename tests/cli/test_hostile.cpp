@@ -752,6 +752,13 @@ TEST_F(Hostile, CallAndCorrectReportAsMapDoes) {
   EXPECT_EQ(read_file(d.file("err2.txt")), "");
   EXPECT_NE(read_file(d.file("r.json")).find("\"reads\": "), std::string::npos);
   EXPECT_EQ(gm("call --stats " + f("aln.bam") + " -r " + f("ref.fa") + " " + f("aln.bam"), &err), 2) << err;
+  // index too: nothing on stderr at -v 1, its counts as JSON.
+  ASSERT_EQ(run_command("timeout 120 " + kBin + " index -v 1 -t 2 --stats " + d.file("i.json") + " -o " +
+                            d.file("i.gmi") + " " + f("ref.fa") + " 2> " + d.file("err3.txt")),
+            0);
+  EXPECT_EQ(read_file(d.file("err3.txt")), "");
+  EXPECT_NE(read_file(d.file("i.json")).find("\"distinct_kmers\": "), std::string::npos);
+  EXPECT_EQ(gm("index --stats " + f("ref.fa") + " -o " + d.file("i2.gmi") + " " + f("ref.fa"), &err), 2) << err;
 }
 
 // A benchmark's table to a full disk is an error, not exit 0 (its rows are flushed as they
