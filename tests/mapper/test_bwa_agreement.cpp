@@ -163,11 +163,20 @@ TEST(BwaAgreement, SmartPairingPairsAsBwaMemP) {
                               &log),
             0)
       << log;
+  std::string one_lane;
   for (const size_t batch : {100000, 301}) {  // one batch; batches cut anywhere
     mapper::RunOptions o = d.options(input, "", d.dir.file("smart.sam"));
     o.interleaved = true;
     o.batch_reads = batch;
     mapper::run_mapping(o);
+    if (batch == 301) {  // three lanes (as three GPUs run) write one lane's records
+      one_lane = test::without_pg(test::read_file(o.output));
+      o.lanes = 3;
+      o.output = d.dir.file("smart_lanes.sam");
+      mapper::run_mapping(o);
+      EXPECT_TRUE(test::without_pg(test::read_file(o.output)) == one_lane) << "three lanes wrote other records";
+      o.output = d.dir.file("smart.sam");
+    }
     const auto ours = pairing_in_order(test::read_file(o.output));
     const auto theirs = pairing_in_order(test::read_file(bwa_sam));
     EXPECT_EQ(ours.size(), theirs.size());
