@@ -19,6 +19,7 @@
 #include "correct/read_input.hpp"
 #include "gpu/device.hpp"
 #include "gpu/fallback.hpp"
+#include "io/aligned_reads.hpp"
 #include "io/fastq.hpp"
 #include "io/fastq_writer.hpp"
 #include "io/output_file.hpp"
@@ -153,6 +154,12 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   if (opt.in2.empty() != opt.out2.empty()) throw UsageError("paired input needs both a second FASTQ and -p OUT_2");
   if (opt.spectrum != "auto" && opt.spectrum != "bloom" && opt.spectrum != "exact") {
     throw UsageError("--spectrum is auto, bloom or exact");
+  }
+  for (const std::string& in : {opt.in1, opt.in2}) {  // map reads these; correct writes FASTQ from FASTQ
+    if (io::AlignedReads::is_alignment_file(in)) {
+      throw UsageError("'" + in + "' is SAM/BAM/CRAM: correct reads FASTQ (samtools fastq -1 r1.fq -2 r2.fq '" + in +
+                       "' gives it)");
+    }
   }
   io::check_not_input(opt.out1, "-o", {opt.in1, opt.in2});
   if (!opt.out2.empty()) {

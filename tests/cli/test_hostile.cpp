@@ -752,6 +752,9 @@ TEST_F(Hostile, CallAndCorrectReportAsMapDoes) {
   EXPECT_EQ(read_file(d.file("err2.txt")), "");
   EXPECT_NE(read_file(d.file("r.json")).find("\"reads\": "), std::string::npos);
   EXPECT_EQ(gm("call --stats " + f("aln.bam") + " -r " + f("ref.fa") + " " + f("aln.bam"), &err), 2) << err;
+  // correct writes FASTQ from FASTQ: a BAM given to it is named, with what to do.
+  EXPECT_EQ(gm("correct -o " + d.file("x.fq") + " " + f("aln.bam"), &err), 2) << err;
+  EXPECT_NE(err.find("'" + f("aln.bam") + "' is SAM/BAM/CRAM"), std::string::npos) << err;
   // index too: nothing on stderr at -v 1, its counts as JSON.
   ASSERT_EQ(run_command("timeout 120 " + kBin + " index -v 1 -t 2 --stats " + d.file("i.json") + " -o " +
                             d.file("i.gmi") + " " + f("ref.fa") + " 2> " + d.file("err3.txt")),
