@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Session 22's GPU calls (bundle: gatemap, gatemap-old = 5fbd363, test_mapper_gpu,
-# test_call_intervals, samtools; chr20 in data/). Run from the repository root:
+# test_call_intervals, samtools, bgzip; for `peers` minimap2 and strobealign; chr20 in data/). Run from the repository root:
 #   bash docs/gpu-runs/2026-11-27-s22/run.sh tests|call|map   (results in $OUT)
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
 mkdir -p /tmp/bin
-for b in gatemap gatemap-old samtools bgzip; do printf '#!/bin/sh\nexec %s %s "$@"\n' "$R" "$b" > /tmp/bin/$b; chmod +x /tmp/bin/$b; done
+for b in gatemap gatemap-old samtools bgzip minimap2 strobealign; do printf '#!/bin/sh\nexec %s %s "$@"\n' "$R" "$b" > /tmp/bin/$b; chmod +x /tmp/bin/$b; done
 export PATH=/tmp/bin:$PATH
 T=$(nproc)
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader > "$OUT/gpu.txt"
@@ -48,6 +48,12 @@ case $1 in
     /tmp/bin/samtools view gatemap.md.bam | sed -E 's/\tAS:i:[0-9-]+//; s/\tXS:i:[0-9-]+//' > new.md.txt
     /tmp/bin/samtools view old.md.bam | sed -E 's/\tAS:i:[0-9-]+//; s/\tXS:i:[0-9-]+//' > old.md.txt
     cmp new.md.txt old.md.txt && echo "# sorted markdup records vs OLD but AS/XS: identical" >> "$OUT/io.tsv"
+    ;;
+  peers)  # 1 M chr20 pairs as a user runs them (gzip FASTQ in, sorted BAM out, -t 16) beside
+           # plain FASTQ -> SAM, minimap2 -ax sr and strobealign (prebuilt index) on the same gzip files
+    zcat .gpu-bundle/data/20.part*-of-6.fa.gz > $W/20.fa
+    GATEMAP=/tmp/bin/gatemap MINIMAP2=/tmp/bin/minimap2 STROBEALIGN=/tmp/bin/strobealign SAMTOOLS=/tmp/bin/samtools \
+      PAIRS=1000000 ROUNDS=2 bash scripts/bench_io.sh $W/peers $W/20.fa > "$OUT/peers.tsv" 2> "$OUT/peers.log"
     ;;
   ubam)  # after map: the same pairs as an unmapped BAM (samtools import) vs gzip FASTQ, 2 rounds
     cd $W/io
