@@ -19,10 +19,10 @@
 #include "correct/read_input.hpp"
 #include "gpu/device.hpp"
 #include "gpu/fallback.hpp"
-#include "io/aligned_reads.hpp"
 #include "io/fastq.hpp"
 #include "io/fastq_writer.hpp"
 #include "io/output_file.hpp"
+#include "io/sam_reader.hpp"
 
 namespace gatemap::correct {
 
@@ -156,7 +156,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
     throw UsageError("--spectrum is auto, bloom or exact");
   }
   for (const std::string& in : {opt.in1, opt.in2}) {  // map reads these; correct writes FASTQ from FASTQ
-    if (io::AlignedReads::is_alignment_file(in)) {
+    if (io::SamReader::is_sam_bam_cram(in)) {
       throw UsageError("'" + in + "' is SAM/BAM/CRAM: correct reads FASTQ (samtools fastq -1 r1.fq -2 r2.fq '" + in +
                        "' gives it)");
     }

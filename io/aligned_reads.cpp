@@ -1,25 +1,13 @@
 #include "io/aligned_reads.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/split_threads.hpp"
 
 namespace gatemap::io {
-
-bool AlignedReads::is_alignment_file(const std::string& path) {
-  std::error_code ec;
-  if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return false;
-  htsFile* fp = hts_open(path.c_str(), "r");
-  if (!fp) return false;
-  const htsExactFormat f = hts_get_format(fp)->format;
-  hts_close(fp);
-  return f == sam || f == bam || f == cram;
-}
 
 AlignedReads::AlignedReads(const std::string& path, int threads, const std::string& reference)
     : in_(path, threads, reference) {
@@ -51,8 +39,7 @@ size_t AlignedReads::next_many(std::vector<Read>& out, size_t want, int threads)
     }
   }
   size_t n = 0;
-  std::vector<int64_t>& number = numbers_;  // each kept record's number in the file, for messages
-  number.resize(want);
+  numbers_.resize(want);
   while (n < want && in_.next(raw_[n])) {
     const uint16_t flag = raw_[n]->core.flag;
     if (flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
@@ -60,10 +47,10 @@ size_t AlignedReads::next_many(std::vector<Read>& out, size_t want, int threads)
       throw FormatError("'" + in_.path() + "' is sorted by coordinate, so its mates are not next to each other: "
                         "group them first (samtools collate -o grouped.bam '" + in_.path() + "', or samtools sort -n)");
     }
-    number[n++] = in_.records_read();
+    numbers_[n++] = in_.records_read();
   }
   split_threads(n, n > 1024 ? threads : 1, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) convert(raw_[i], number[i], out[i]);
+    for (size_t i = begin; i < end; ++i) convert(raw_[i], numbers_[i], out[i]);
   });
   return n;
 }

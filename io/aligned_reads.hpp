@@ -33,16 +33,12 @@ class AlignedReads : public ReadRecords {
   const std::string& path() const override { return in_.path(); }
   const std::vector<std::string>& read_groups() const { return read_groups_; }  // @RG lines
 
-  // Whether a regular file is SAM, BAM or CRAM (htslib's detection); false for anything
-  // else, and for pipes and stdin, which a look would consume.
-  static bool is_alignment_file(const std::string& path);
-
  private:
   void convert(const bam1_t* b, int64_t number, Read& read) const;  // number: in the file, for messages
 
   SamReader in_;
   std::vector<bam1_t*> raw_;     // records read, reused: converted on several threads
-  std::vector<int64_t> numbers_;  // their numbers in the file
+  std::vector<int64_t> numbers_;  // their numbers in the file, for messages
   bool by_coordinate_ = false;
   std::vector<std::string> read_groups_;
 };

@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "common/split_threads.hpp"
 #include "io/aligned_reads.hpp"
+#include "io/sam_reader.hpp"
 #include "io/line_reader.hpp"
 
 namespace gatemap::io {
@@ -187,7 +188,7 @@ size_t FastqReader::next_many(std::vector<Read>& out, size_t want, int threads) 
 FastqSource::FastqSource(const std::string& path1, const std::string& path2, bool smart_pairing, int threads,
                          const std::string& reference)
     : smart_pairing_(smart_pairing), parse_threads_(std::max(1, omp_get_max_threads() / 2)) {
-  if (AlignedReads::is_alignment_file(path1)) {
+  if (SamReader::is_sam_bam_cram(path1)) {
     if (!path2.empty()) throw UsageError("reads from SAM/BAM/CRAM come in one file: '" + path2 + "' is one too many");
     auto aligned = std::make_unique<AlignedReads>(path1, threads, reference);
     read_groups_ = aligned->read_groups();

@@ -1,7 +1,8 @@
 #pragma once
 // Streaming FASTQ reading (plain, gzip, bgzip; "-" is stdin) in chunks: single files,
-// paired files, or pairs interleaved in one file among single reads (bwa mem -p). FASTA records ('>', one or more
-// sequence lines) are read too, without qualities, as bwa and minimap2 accept them.
+// paired files, or pairs interleaved in one file among single reads (bwa mem -p). FASTA
+// records ('>', one or more sequence lines) are read too, without qualities, as bwa and
+// minimap2 accept them.
 // Records are validated as they are read; every error names the file, the record
 // number (1-based), the read name and the line.
 // Sequences come back uppercase ACGTN (IUPAC codes become N); qualities stay Phred+33.
@@ -80,9 +81,10 @@ class FastqReader : public ReadRecords {
 };
 
 // One or two FASTQ files read in lockstep, or (smart pairing) one file of pairs and
-// single reads; a SAM/BAM/CRAM file is always read so, its mates told by their flags. For two files the mates' names must agree (after "/1" "/2" removal) and
-// both files must end together. Smart pairing, as bwa mem -p: two consecutive records of
-// one name are a pair (mate 1, mate 2), any other record is a single read.
+// single reads; a SAM/BAM/CRAM file is always read so, its mates told by their flags.
+// For two files the mates' names must agree (after "/1" "/2" removal) and both files
+// must end together. Smart pairing, as bwa mem -p: two consecutive records of one name
+// are a pair (mate 1, mate 2), any other record is a single read.
 class FastqSource {
  public:
   // Each file is read and decompressed ahead on a thread of its own (io/input_stream.hpp),

@@ -2,12 +2,23 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "common/error.hpp"
 #include "io/bgzf_eof.hpp"
 #include "io/hts_threads.hpp"
 
 namespace gatemap::io {
+
+bool SamReader::is_sam_bam_cram(const std::string& path) {
+  std::error_code ec;
+  if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return false;
+  htsFile* fp = hts_open(path.c_str(), "r");
+  if (!fp) return false;
+  const htsExactFormat f = hts_get_format(fp)->format;
+  hts_close(fp);
+  return f == sam || f == bam || f == htsExactFormat::cram;
+}
 
 SamReader::SamReader(const std::string& path, int threads, const std::string& reference) : path_(path) {
   fp_ = sam_open(path.c_str(), "r");

@@ -20,6 +20,10 @@ class SamReader {
   SamReader(const SamReader&) = delete;
   SamReader& operator=(const SamReader&) = delete;
 
+  // Whether a regular file is SAM, BAM or CRAM (htslib's detection); false for anything
+  // else, and for pipes and stdin, which a look would consume.
+  static bool is_sam_bam_cram(const std::string& path);
+
   const std::string& path() const { return path_; }
   sam_hdr_t* header() const { return hdr_; }
   bool cram() const { return cram_; }
