@@ -23,7 +23,9 @@ void register_correct(CLI::App& app, AppContext& ctx) {
   sub->add_option("-o,--output", o->out1, "Corrected FASTQ (.gz: bgzip; - : stdout)")->required();
   sub->add_option("-p,--output2", o->out2, "Corrected second FASTQ of a pair");
   sub->add_option("-k", o->k, "k-mer length (8..31)")->capture_default_str();
+  // Counts are kept up to 1023 (correct/kmer_count.hpp).
   sub->add_option("--solid", o->threshold, "Solid when seen at least this often (0: first valley of the histogram)")
+      ->check(CLI::Range(0, 1023))
       ->capture_default_str();
   sub->add_option("--spectrum", o->spectrum,
                   "Solid k-mers as an exact hash set or a Bloom filter (auto: exact while its table takes at most "

@@ -1,8 +1,10 @@
 #include "correct/correct.hpp"
 
 #include <omp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <future>
@@ -87,6 +89,33 @@ void correct_on_gpus(const std::vector<std::unique_ptr<KmerCorrectGpu>>& engines
 
 namespace {
 
+size_t batch_reads(const CorrectRunOptions& opt) {
+  if (opt.batch_reads) return opt.batch_reads;
+  const size_t threads = static_cast<size_t>(opt.threads > 0 ? opt.threads : omp_get_max_threads());
+  return std::clamp<size_t>(4096 * threads, 8192, 131072);
+}
+
+// Counters of the CPU table's seen-twice filter: about one per k-mer of the input (a
+// few percent of the k-mers seen once get through at that size), estimated from the
+// files' sizes (FASTQ takes about 2.3 bytes a base; gzip, by its first two bytes, about
+// a quarter of that); 2^27 for a pipe. At most a quarter of the count budget.
+uint64_t seen_twice_counters(const CorrectRunOptions& opt, size_t budget) {
+  double bases = 0;
+  for (const std::string& path : {opt.in1, opt.in2}) {
+    if (path.empty()) continue;
+    struct stat st {};
+    if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return uint64_t(1) << 27;
+    unsigned char magic[2] = {0, 0};
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
+      if (std::fread(magic, 1, 2, f) != 2) magic[0] = 0;
+      std::fclose(f);
+    }
+    const bool gzip = magic[0] == 0x1f && magic[1] == 0x8b;
+    bases += static_cast<double>(st.st_size) / 2.3 * (gzip ? 4 : 1);
+  }
+  return static_cast<uint64_t>(std::min(bases, budget / 4 * 4.0));  // 4 counters a byte
+}
+
 size_t default_count_budget(gpu::Backend backend) {
   if (backend == gpu::Backend::gpu) return 0;  // the GPU table takes half the free device memory
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
@@ -113,7 +142,9 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
     sum.count_kernel_ms = gpu_table->kernel_ms();
   } else {
     gpu_table.reset();
-    KmerCounter table(opt.k, opt.count_mem ? opt.count_mem : default_count_budget(gpu::Backend::cpu));
+    // k-mers seen once are left out of the table unless they can be solid (--solid 1).
+    const size_t cpu_budget = opt.count_mem ? opt.count_mem : default_count_budget(gpu::Backend::cpu);
+    KmerCounter table(opt.k, cpu_budget, opt.threshold == 1 ? 0 : seen_twice_counters(opt, cpu_budget));
     spectrum = count_and_build_spectrum(table, input, sopt, stats);
   }
   sum.count_backend = on_gpu ? "gpu" : "cpu";
@@ -151,6 +182,8 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   use_threads(opt.threads, 2);  // the reader's team and the corrector's
   if (opt.k < 8 || opt.k > kMaxK)
     throw UsageError("-k must be between 8 and " + std::to_string(kMaxK));
+  if (opt.threshold > KmerCounter::kMaxCount)
+    throw UsageError("--solid must be at most " + std::to_string(KmerCounter::kMaxCount));
   if (opt.in2.empty() != opt.out2.empty()) throw UsageError("paired input needs both a second FASTQ and -p OUT_2");
   if (opt.spectrum != "auto" && opt.spectrum != "bloom" && opt.spectrum != "exact") {
     throw UsageError("--spectrum is auto, bloom or exact");
@@ -171,7 +204,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   }
   // The first batch is parsed while CUDA starts (looking for a device starts it: a few
   // tenths of a second).
-  ReadInput input(opt.in1, opt.in2, opt.batch_reads, opt.keep_reads_gb, opt.threads);
+  ReadInput input(opt.in1, opt.in2, batch_reads(opt), opt.keep_reads_gb, opt.threads);
   input.start();
   CorrectSummary sum;
   const gpu::Backend backend = gpu::choose_backend(opt.backend);

@@ -22,7 +22,9 @@ struct CorrectRunOptions {
   std::string backend = "auto";  // gpu | cpu | auto
   std::string device = "0";      // --device: 0, 0,1,... or all (each batch split between them)
   int threads = 0;
-  size_t batch_reads = 100000;  // a few batches are in flight: parsed, corrected, written
+  // A few batches are in flight (parsed, corrected, written); 0: 4096 reads per thread, at
+  // least 8192 and at most 131072 (memory in step with the cores that use it).
+  size_t batch_reads = 0;
   // Reads kept in memory between the passes up to this size; < 0: files are read again
   // (parsing reuses its memory: faster than keeping), other input kept up to 4 GB.
   double keep_reads_gb = -1;

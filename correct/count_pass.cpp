@@ -33,9 +33,12 @@ void count_parts(CountTable& table, ReadInput& input, std::vector<KmerPart> todo
 // lookups cost about the same, one cache line each.
 constexpr size_t kAutoExactBytes = size_t{1} << 30;
 
+bool is_exact(uint64_t n, const std::string& kind) {
+  return kind == "exact" || (kind == "auto" && KmerSpectrum::exact_bytes(n) <= kAutoExactBytes);
+}
+
 KmerSpectrum empty_spectrum(int k, uint64_t n, const std::string& kind, double fpr) {
-  const bool exact = kind == "exact" || (kind == "auto" && KmerSpectrum::exact_bytes(n) <= kAutoExactBytes);
-  return exact ? KmerSpectrum::make_exact(k, n) : KmerSpectrum::make_bloom(k, n, fpr);
+  return is_exact(n, kind) ? KmerSpectrum::make_exact(k, n) : KmerSpectrum::make_bloom(k, n, fpr);
 }
 
 // An unlinked temporary file in $TMPDIR (or /tmp): gone when closed or the process dies.
@@ -116,7 +119,8 @@ KmerSpectrum build_spectrum(const CountTable& table, uint32_t threshold, const s
 KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const SpectrumOptions& opt,
                                       CountStats& stats) {
   // Round 1: every part counted, histograms summed. The first part is counted while the
-  // input is read; a part narrowed on the way leaves its other halves for replays.
+  // input is read (or in the first replay, after a table that looks first has seen
+  // it); a part narrowed on the way leaves its other halves for replays.
   const uint32_t max_count = std::max<uint32_t>(255, opt.threshold);
   stats = CountStats{};
   stats.histogram.assign(max_count + 1, 0);
@@ -137,11 +141,21 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
     if (kept.ok()) table.for_each_counted(lowest_threshold, [&](uint64_t x, uint32_t c) { kept.add(x, c); });
   };
   table.reset(KmerPart{});
-  input.first_pass([&](const io::ReadBatch& b) {
-    table.add(b.reads, todo);
-    log::info("correct",
-              "counted k-mers of " + std::to_string(input.reads() + static_cast<int64_t>(b.size())) + " reads");
-  });
+  if (table.looks_first()) {
+    input.first_pass([&](const io::ReadBatch& b) { table.look(b.reads); });
+    int64_t counted_reads = 0;
+    input.replay([&](const io::ReadBatch& b) {
+      table.add(b.reads, todo);
+      counted_reads += static_cast<int64_t>(b.size());
+      log::info("correct", "counted k-mers of " + std::to_string(counted_reads) + " reads");
+    });
+  } else {
+    input.first_pass([&](const io::ReadBatch& b) {
+      table.add(b.reads, todo);
+      log::info("correct",
+                "counted k-mers of " + std::to_string(input.reads() + static_cast<int64_t>(b.size())) + " reads");
+    });
+  }
   stats.kmers = table.kmers_seen();
   add_part();
   if (!todo.empty()) {
@@ -157,6 +171,15 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
     solid += stats.histogram[c];
   }
   const auto t0 = std::chrono::steady_clock::now();
+  if (counted.size() == 1 && stats.threshold && is_exact(solid, opt.kind)) {
+    // The solid k-mers leave the table, which is emptied before the set is made: the
+    // counts and the set never take memory at once.
+    const std::vector<uint64_t> keys = table.take_solid(stats.threshold);
+    KmerSpectrum spectrum = KmerSpectrum::make_exact(table.k(), solid);
+    spectrum.insert_many(keys);
+    stats.spectrum_s = log::seconds_since(t0);
+    return spectrum;
+  }
   KmerSpectrum spectrum = empty_spectrum(table.k(), solid, opt.kind, opt.bloom_fpr);
   if (!stats.threshold) return spectrum;
   const auto insert = [&] { table.insert_solid(stats.threshold, spectrum); };

@@ -19,6 +19,9 @@ class CountTable {
   virtual int k() const = 0;
   // Empties the table; from now on only k-mers of `part` are counted.
   virtual void reset(KmerPart part) = 0;
+  // A table that looks first wants every read through look() once before any add().
+  virtual bool looks_first() const { return false; }
+  virtual void look(const std::vector<io::Read>&) {}
   // Counts the reads' k-mers (windows without N) of the current part. When the table
   // would outgrow its budget it narrows to the first half of its part, dropping the
   // counts of the other half and appending that half to `dropped`.
@@ -37,6 +40,15 @@ class CountTable {
   // The same k-mers without their counts.
   void for_each_solid(uint32_t threshold, const std::function<void(uint64_t)>& fn) const {
     for_each_counted(threshold, [&](uint64_t x, uint32_t) { fn(x); });
+  }
+  // The k-mers seen at least `threshold` times, after which the table is empty (a
+  // table may free its memory as it goes: the k-mers and the counts need not fit at
+  // once). For the end of counting only: the table counts nothing correctly after it.
+  virtual std::vector<uint64_t> take_solid(uint32_t threshold) {
+    std::vector<uint64_t> keys;
+    for_each_solid(threshold, [&](uint64_t x) { keys.push_back(x); });
+    reset(KmerPart{});
+    return keys;
   }
   // Inserts those k-mers into the spectrum, in chunks on all threads (tables may fill a
   // Bloom filter their own way: its bits do not depend on the order).

@@ -1,5 +1,6 @@
 #include "correct/kmer_count.hpp"
 
+#include <malloc.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -11,32 +12,70 @@
 namespace gatemap::correct {
 
 namespace {
-constexpr int kShardBits = 10;
-constexpr size_t kShards = size_t(1) << kShardBits;
-constexpr size_t kMinSlots = 64;  // per shard: an empty table takes 768 KiB
+constexpr size_t kShards = size_t(1) << 10;
+constexpr size_t kMinSlots = 64;  // per shard: an empty table takes 512 KiB
+// K-mers counted at a time: the chunk's hashes and their copy grouped by shard take
+// 16 bytes each (8 MiB), whatever the batch.
+constexpr size_t kChunkKmers = size_t(1) << 19;
 
+// mix64's inverse (each step of the splitmix64 finalizer undone in reverse order).
+uint64_t unxorshift(uint64_t z, int s) {
+  uint64_t r = z;
+  for (int i = 0; i * s < 64; ++i) r = z ^ (r >> s);
+  return r;
+}
+uint64_t unmix64(uint64_t h) {
+  h = unxorshift(h, 31) * 0x319642b2d24d8ec3ULL;
+  h = unxorshift(h, 27) * 0x96de1b173f119089ULL;
+  return unxorshift(h, 30);
+}
+
+// Reads in chunks of about kChunkKmers k-mers: the scratch stays small.
+template <class Fn>
+void in_chunks(const std::vector<io::Read>& reads, Fn&& fn) {
+  const size_t per_read = std::max<size_t>(1, reads.empty() ? 1 : reads[0].seq.size());
+  const size_t step = std::max<size_t>(1, kChunkKmers / per_read);
+  for (size_t begin = 0; begin < reads.size(); begin += step) fn(begin, std::min(reads.size(), begin + step));
+}
 }  // namespace
 
-KmerCounter::KmerCounter(int k, size_t budget_bytes) : k_(k), budget_(budget_bytes), shards_(kShards) {
+KmerCounter::KmerCounter(int k, size_t budget_bytes, uint64_t seen_twice_counters)
+    : k_(k), budget_(budget_bytes), shards_(kShards) {
+  if (seen_twice_counters) seen_twice_ = std::make_unique<SeenTwice>(seen_twice_counters);
   reset(KmerPart{});
 }
 
 void KmerCounter::reset(KmerPart part) {
   part_ = part;
   total_ = 0;
+  seen_once_.assign(seen_twice_ ? size_t(1) << kOnceBits : 0, 0);
   for (Shard& s : shards_) {
-    s.keys.assign(kMinSlots, kEmpty);
-    s.keys.shrink_to_fit();
-    s.counts.assign(kMinSlots, 0);
-    s.counts.shrink_to_fit();
+    s.slots.assign(kMinSlots, 0);
+    s.slots.shrink_to_fit();
     s.used = 0;
   }
 }
 
 size_t KmerCounter::bytes() const {
   size_t n = 0;
-  for (const Shard& s : shards_) n += s.keys.capacity() * sizeof(uint64_t) + s.counts.capacity() * sizeof(uint32_t);
-  return n;
+  for (const Shard& s : shards_) n += s.slots.capacity() * sizeof(uint64_t);
+  return n + (seen_twice_ ? seen_twice_->bytes() : 0);
+}
+
+template <class Fn>
+void KmerCounter::for_each_in(size_t shard, const Shard& s, Fn&& fn) {
+  const uint64_t count_mask = (uint64_t(1) << kCountBits) - 1;
+  for (const uint64_t slot : s.slots) {
+    if (slot) fn(unmix64((static_cast<uint64_t>(shard) << (64 - kShardBits)) | (slot >> kCountBits)),
+                 static_cast<uint32_t>(slot & count_mask));
+  }
+}
+
+void KmerCounter::place(std::vector<uint64_t>& slots, uint64_t slot_word) {
+  const uint64_t mask = slots.size() - 1;
+  uint64_t at = (slot_word >> kCountBits) & mask;  // h's low bits, as insert() placed it
+  while (slots[at]) at = (at + 1) & mask;
+  slots[at] = slot_word;
 }
 
 void KmerCounter::narrow() {
@@ -44,29 +83,34 @@ void KmerCounter::narrow() {
 #pragma omp parallel for schedule(dynamic, 4)
   for (size_t sh = 0; sh < kShards; ++sh) {
     Shard& s = shards_[sh];
-    Shard kept;
     size_t slots = kMinSlots;
     while (slots * 7 < s.used * 10) slots *= 2;  // half the keys go: room without growing soon
-    kept.keys.assign(slots, kEmpty);
-    kept.counts.assign(slots, 0);
-    const uint64_t mask = slots - 1;
-    for (size_t i = 0; i < s.keys.size(); ++i) {
-      if (s.keys[i] == kEmpty || !part_.holds(s.keys[i])) continue;
-      uint64_t slot = detail::mix64(s.keys[i]) & mask;
-      while (kept.keys[slot] != kEmpty) slot = (slot + 1) & mask;
-      kept.keys[slot] = s.keys[i];
-      kept.counts[slot] = s.counts[i];
+    Shard kept;
+    kept.slots.assign(slots, 0);
+    for (const uint64_t slot : s.slots) {
+      if (!slot) continue;
+      const uint64_t x = unmix64((static_cast<uint64_t>(sh) << (64 - kShardBits)) | (slot >> kCountBits));
+      if (!part_.holds(x)) continue;
+      place(kept.slots, slot);
       ++kept.used;
     }
     s = std::move(kept);
   }
 }
 
+uint64_t KmerCounter::seen_once() const {
+  uint64_t n = 0;
+  const int shift = kOnceBits - part_.depth;
+  for (size_t b = 0; b < seen_once_.size(); ++b) n += b >> shift == part_.index ? seen_once_[b] : 0;
+  return n;
+}
+
 void KmerCounter::add(const std::vector<io::Read>& reads, std::vector<KmerPart>& dropped) {
   add(reads);
   // Halve the part until the shards fit, or stop when they are as small as they get.
   for (size_t before = bytes(); budget_ && before > budget_;) {
-    if (part_.depth == KmerPart::kMaxDepth) throw Error("k-mer counting: the memory budget is too small");
+    const int max_depth = seen_twice_ ? kOnceBits : KmerPart::kMaxDepth;
+    if (part_.depth == max_depth) throw Error("k-mer counting: the memory budget is too small");
     dropped.push_back(part_.child(1));
     narrow();
     const size_t after = bytes();
@@ -76,60 +120,66 @@ void KmerCounter::add(const std::vector<io::Read>& reads, std::vector<KmerPart>&
 }
 
 void KmerCounter::for_each_counted(uint32_t threshold, const std::function<void(uint64_t, uint32_t)>& fn) const {
-  for (const Shard& s : shards_) {
-    for (size_t i = 0; i < s.keys.size(); ++i) {
-      if (s.keys[i] != kEmpty && s.counts[i] >= threshold) fn(s.keys[i], s.counts[i]);
-    }
+  for (size_t sh = 0; sh < kShards; ++sh) {
+    for_each_in(sh, shards_[sh], [&](uint64_t x, uint32_t c) {
+      if (c >= threshold) fn(x, c);
+    });
   }
 }
 
 void KmerCounter::grow(Shard& s) {
-  Shard bigger;
-  bigger.keys.assign(s.keys.size() * 2, kEmpty);
-  bigger.counts.assign(s.keys.size() * 2, 0);
-  const uint64_t mask = bigger.keys.size() - 1;
-  for (size_t i = 0; i < s.keys.size(); ++i) {
-    if (s.keys[i] == kEmpty) continue;
-    uint64_t slot = detail::mix64(s.keys[i]) & mask;
-    while (bigger.keys[slot] != kEmpty) slot = (slot + 1) & mask;
-    bigger.keys[slot] = s.keys[i];
-    bigger.counts[slot] = s.counts[i];
+  std::vector<uint64_t> bigger(s.slots.size() * 2, 0);
+  for (const uint64_t slot : s.slots) {
+    if (slot) place(bigger, slot);
   }
-  bigger.used = s.used;
-  s = std::move(bigger);
+  s.slots = std::move(bigger);
 }
 
-void KmerCounter::insert(Shard& s, uint64_t key) {
-  if ((s.used + 1) * 10 > s.keys.size() * 7) grow(s);
-  const uint64_t mask = s.keys.size() - 1;
-  for (uint64_t slot = detail::mix64(key) & mask;; slot = (slot + 1) & mask) {
-    if (s.keys[slot] == key) {
-      if (s.counts[slot] != UINT32_MAX) ++s.counts[slot];
+void KmerCounter::insert(Shard& s, uint64_t h) {
+  if ((s.used + 1) * 10 > s.slots.size() * 7) grow(s);
+  const uint64_t mask = s.slots.size() - 1;
+  const uint64_t key = h << kShardBits;  // the slot word of h with count 0
+  for (uint64_t at = h & mask;; at = (at + 1) & mask) {
+    uint64_t& slot = s.slots[at];
+    if (slot == 0) {
+      slot = key | 1;
+      ++s.used;
       return;
     }
-    if (s.keys[slot] == kEmpty) {
-      s.keys[slot] = key;
-      s.counts[slot] = 1;
-      ++s.used;
+    if ((slot ^ key) >> kCountBits == 0) {
+      if ((slot & kMaxCount) != kMaxCount) ++slot;
       return;
     }
   }
 }
 
 void KmerCounter::add(const std::vector<io::Read>& reads) {
+  in_chunks(reads, [&](size_t begin, size_t end) { add_chunk(reads, begin, end); });
+}
+
+void KmerCounter::look(const std::vector<io::Read>& reads) {
+  if (!seen_twice_) return;
+  in_chunks(reads, [&](size_t begin, size_t end) {
+    hash_chunk(reads, begin, end, KmerPart{});
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < hashes_.size(); ++i) {
+      if (hashes_[i] != kNoKmer) seen_twice_->add(hashes_[i]);
+    }
+  });
+}
+
+uint64_t KmerCounter::hash_chunk(const std::vector<io::Read>& reads, size_t begin, size_t end, KmerPart part) {
   const int k = k_;
-  std::vector<size_t> start(reads.size() + 1, 0);
-  for (size_t r = 0; r < reads.size(); ++r) {
+  std::vector<size_t> start(end - begin + 1, 0);
+  for (size_t r = begin; r < end; ++r) {
     const size_t L = reads[r].seq.size();
-    start[r + 1] = start[r] + (L >= static_cast<size_t>(k) ? L - k + 1 : 0);
+    start[r - begin + 1] = start[r - begin] + (L >= static_cast<size_t>(k) ? L - k + 1 : 0);
   }
-  kmers_.resize(start.back());
-  shard_of_.resize(start.back());
+  hashes_.resize(start.back());
   const uint64_t kmask = k == 32 ? ~uint64_t(0) : (uint64_t(1) << (2 * k)) - 1;
-  const KmerPart part = part_;
   uint64_t seen = 0;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : seen)
-  for (size_t r = 0; r < reads.size(); ++r) {
+#pragma omp parallel for schedule(dynamic, 256) reduction(+ : seen)
+  for (size_t r = begin; r < end; ++r) {
     const std::string& s = reads[r].seq;
     uint64_t fwd = 0, rc = 0;
     int valid = 0;  // bases since the last N
@@ -143,26 +193,42 @@ void KmerCounter::add(const std::vector<io::Read>& reads) {
         ++valid;
       }
       if (i + 1 >= static_cast<size_t>(k)) {
-        const size_t at = start[r] + i + 1 - k;
-        uint64_t x = valid >= k ? detail::canonical(fwd, rc) : kEmpty;
-        if (x != kEmpty) ++seen;
-        if (!part.holds(x)) x = kEmpty;
-        kmers_[at] = x;
-        shard_of_[at] = static_cast<uint16_t>(detail::mix64(x ^ 0x5bd1e995ULL) >> (64 - kShardBits));
+        uint64_t h = kNoKmer;  // none of the part here (mix64 of a k-mer is never ~0: unmix64(~0) has 64 bits)
+        if (valid >= k) {
+          ++seen;
+          const uint64_t x = detail::canonical(fwd, rc);
+          if (part.holds(x)) h = detail::mix64(x);
+        }
+        hashes_[start[r - begin] + i + 1 - k] = h;
       }
     }
   }
-  // Group the k-mers by shard (a parallel counting sort), then each shard is filled by
+  return seen;
+}
+
+void KmerCounter::add_chunk(const std::vector<io::Read>& reads, size_t begin, size_t end) {
+  total_ += hash_chunk(reads, begin, end, part_);
+  if (seen_twice_) {  // k-mers seen once stay out of the table, counted apart
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < hashes_.size(); ++i) {
+      if (hashes_[i] == kNoKmer || seen_twice_->passes(hashes_[i])) continue;
+      const uint64_t bucket = KmerPart::hash(unmix64(hashes_[i])) >> (64 - kOnceBits);
+      __atomic_fetch_add(&seen_once_[bucket], uint64_t(1), __ATOMIC_RELAXED);
+      hashes_[i] = kNoKmer;
+    }
+  }
+  // Group the hashes by shard (a parallel counting sort), then each shard is filled by
   // one thread: no locks, and each k-mer is read once.
-  const size_t n = kmers_.size();
+  const size_t n = hashes_.size();
   const int T = omp_get_max_threads();
+  const auto shard_of = [](uint64_t h) { return static_cast<size_t>(h >> (64 - kShardBits)); };
   std::vector<size_t> offset(static_cast<size_t>(T) * kShards + 1, 0);
 #pragma omp parallel num_threads(T)
   {
     const size_t t = static_cast<size_t>(omp_get_thread_num());
     const size_t lo = n * t / T, hi = n * (t + 1) / T;
     for (size_t i = lo; i < hi; ++i) {
-      if (kmers_[i] != kEmpty) ++offset[shard_of_[i] * static_cast<size_t>(T) + t + 1];
+      if (hashes_[i] != kNoKmer) ++offset[shard_of(hashes_[i]) * static_cast<size_t>(T) + t + 1];
     }
 #pragma omp barrier
 #pragma omp single
@@ -173,7 +239,7 @@ void KmerCounter::add(const std::vector<io::Read>& reads) {
     std::vector<size_t> next(kShards);  // where this thread's k-mers of each shard go
     for (size_t sh = 0; sh < kShards; ++sh) next[sh] = offset[sh * T + t];
     for (size_t i = lo; i < hi; ++i) {
-      if (kmers_[i] != kEmpty) sorted_[next[shard_of_[i]]++] = kmers_[i];
+      if (hashes_[i] != kNoKmer) sorted_[next[shard_of(hashes_[i])]++] = hashes_[i];
     }
 #pragma omp barrier
 #pragma omp for schedule(dynamic, 4)
@@ -181,7 +247,6 @@ void KmerCounter::add(const std::vector<io::Read>& reads) {
       for (size_t i = offset[sh * T]; i < offset[(sh + 1) * T]; ++i) insert(shards_[sh], sorted_[i]);
     }
   }
-  total_ += seen;
 }
 
 void KmerCounter::insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const {
@@ -189,36 +254,61 @@ void KmerCounter::insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const
   uint64_t n = 0;
 #pragma omp parallel for schedule(dynamic, 4) reduction(+ : n)
   for (size_t sh = 0; sh < kShards; ++sh) {
-    const Shard& s = shards_[sh];
-    for (size_t i = 0; i < s.keys.size(); ++i) {
-      if (s.keys[i] == kEmpty || s.counts[i] < threshold) continue;
+    for_each_in(sh, shards_[sh], [&](uint64_t x, uint32_t c) {
+      if (c < threshold) return;
       ++n;
-      spectrum.set_bloom_bits_atomic(s.keys[i]);
-    }
+      spectrum.set_bloom_bits_atomic(x);
+    });
   }
   spectrum.n_kmers += n;
 }
 
+std::vector<uint64_t> KmerCounter::take_solid(uint32_t threshold) {
+  seen_twice_.reset();
+  uint64_t n = 0;  // reserved exactly: a growing vector would hold its old and new memory at once
+  for (size_t sh = 0; sh < kShards; ++sh) for_each_in(sh, shards_[sh], [&](uint64_t, uint32_t c) { n += c >= threshold; });
+  std::vector<uint64_t> keys;
+  keys.reserve(n);
+  for (size_t sh = 0; sh < kShards; ++sh) {
+    for_each_in(sh, shards_[sh], [&](uint64_t x, uint32_t c) {
+      if (c >= threshold) keys.push_back(x);
+    });
+    shards_[sh] = Shard{};
+    // The shards are small blocks in the threads' malloc arenas: handed back to the
+    // system as they go, so that the table shrinks while the list grows (and does not
+    // stay beside the spectrum made next).
+    if (sh % 128 == 127) malloc_trim(0);
+  }
+  reset(KmerPart{});
+  hashes_ = {};
+  sorted_ = {};
+  malloc_trim(0);
+  return keys;
+}
+
 uint64_t KmerCounter::distinct() const {
-  uint64_t n = 0;
+  uint64_t n = seen_once();
   for (const Shard& s : shards_) n += s.used;
   return n;
 }
 
-uint64_t KmerCounter::count(uint64_t key) const {
-  const Shard& s = shards_[detail::mix64(key ^ 0x5bd1e995ULL) >> (64 - kShardBits)];
-  const uint64_t mask = s.keys.size() - 1;
-  for (uint64_t slot = detail::mix64(key) & mask;; slot = (slot + 1) & mask) {
-    if (s.keys[slot] == key) return s.counts[slot];
-    if (s.keys[slot] == kEmpty) return 0;
+uint64_t KmerCounter::count(uint64_t x) const {
+  const uint64_t h = detail::mix64(x);
+  const Shard& s = shards_[h >> (64 - kShardBits)];
+  const uint64_t mask = s.slots.size() - 1, key = h << kShardBits;
+  for (uint64_t at = h & mask;; at = (at + 1) & mask) {
+    const uint64_t slot = s.slots[at];
+    if (slot == 0) return 0;
+    if ((slot ^ key) >> kCountBits == 0) return slot & kMaxCount;
   }
 }
 
 std::vector<uint64_t> KmerCounter::histogram(uint32_t max_count) const {
   std::vector<uint64_t> h(static_cast<size_t>(max_count) + 1, 0);
+  h[std::min<uint32_t>(1, max_count)] += seen_once();
   for (const Shard& s : shards_) {
-    for (size_t i = 0; i < s.keys.size(); ++i) {
-      if (s.keys[i] != kEmpty) ++h[std::min<uint64_t>(s.counts[i], static_cast<uint64_t>(max_count))];
+    for (const uint64_t slot : s.slots) {
+      if (slot) ++h[std::min<uint64_t>(slot & kMaxCount, static_cast<uint64_t>(max_count))];
     }
   }
   return h;

@@ -16,8 +16,9 @@ struct KmerPart {
   uint64_t index = 0;  // which of the 2^depth parts
 
   static constexpr int kMaxDepth = 48;
+  GATEMAP_HD static uint64_t hash(uint64_t canonical_kmer) { return detail::mix64(canonical_kmer ^ 0x2545f4914f6cdd1dULL); }
   GATEMAP_HD bool holds(uint64_t canonical_kmer) const {
-    return depth == 0 || detail::mix64(canonical_kmer ^ 0x2545f4914f6cdd1dULL) >> (64 - depth) == index;
+    return depth == 0 || hash(canonical_kmer) >> (64 - depth) == index;
   }
   KmerPart child(int half) const { return {depth + 1, index * 2 + static_cast<uint64_t>(half)}; }
 };

@@ -23,8 +23,8 @@ namespace gatemap::io {
 
 namespace {
 
-constexpr size_t kChunk = size_t{4} << 20;  // decompressed bytes handed over at a time
-constexpr size_t kQueued = 4;               // chunks read ahead of the consumer
+constexpr size_t kChunk = size_t{1} << 20;  // decompressed bytes handed over at a time
+constexpr size_t kQueued = 6;               // chunks read ahead of the consumer
 constexpr size_t kRawBlock = size_t{1} << 20;
 constexpr size_t kBgzfMaxData = 65536;  // a BGZF block's most uncompressed bytes
 

@@ -293,6 +293,57 @@ TEST(Correct, CommandKeepsPairsAndOrder) {
 // A table over its budget narrows to half its part and hands the other half back; the
 // parts, counted one after another from replays of the reads, give exactly the counts,
 // the histogram, the threshold and the spectrum of one unbounded table.
+// With the seen-twice filter (small on purpose: some k-mers seen once get through) the
+// table holds every k-mer seen twice or more with its exact count, and the distinct
+// k-mers and the histogram are still exact.
+TEST(KmerCounter, SeenOnceFilterKeepsCountsAndHistogramExact) {
+  sim::Rng rng(9);
+  std::vector<io::Read> reads;
+  for (int r = 0; r < 600; ++r) {  // random reads, the first 200 twice or three times
+    std::string s(30 + rng.below(60), 'A');
+    for (char& c : s) c = rng.uniform() < 0.01 ? 'N' : "ACGT"[rng.below(4)];
+    reads.push_back({"r", s, std::string(s.size(), 'I'), ""});
+  }
+  for (int r = 0; r < 300; ++r) reads.push_back(reads[r % 200]);
+  for (int k : {11, 21, 31}) {
+    SCOPED_TRACE(k);
+    correct::KmerCounter all(k), filtered(k, 0, 1 << 17);
+    all.add(reads);
+    filtered.look(reads);
+    filtered.add(std::vector<io::Read>(reads.begin(), reads.begin() + 123));
+    filtered.add(std::vector<io::Read>(reads.begin() + 123, reads.end()));
+    EXPECT_EQ(filtered.total(), all.total());
+    EXPECT_EQ(filtered.distinct(), all.distinct());
+    EXPECT_EQ(filtered.histogram(255), all.histogram(255));
+    uint64_t once = 0, once_kept = 0, twice = 0;
+    all.for_each_counted(1, [&](uint64_t x, uint32_t c) {
+      if (c >= 2) {
+        ++twice;
+        ASSERT_EQ(filtered.count(x), c);
+      } else {
+        ++once;
+        once_kept += filtered.count(x) == 1;
+      }
+    });
+    EXPECT_GT(twice, 1000u);
+    EXPECT_GT(once, 5000u);
+    EXPECT_LT(once_kept, once / 2) << "the filter should leave most k-mers seen once out";
+    EXPECT_EQ(filtered.take_solid(2).size(), twice);
+  }
+}
+
+// A count saturates at kMaxCount; the k-mers beside it keep theirs.
+TEST(KmerCounter, CountsSaturateAtTheirMaximum) {
+  const std::string often(40, 'A');
+  std::vector<io::Read> reads(60, io::Read{"r", often, std::string(40, 'I'), ""});  // AAA..: 20 windows a read
+  reads.push_back({"r", "ACGTTGCAAGGCTTACGATCC", std::string(21, 'I'), ""});
+  correct::KmerCounter counter(21);
+  counter.add(reads);
+  EXPECT_EQ(counter.count(encode(std::string(21, 'A'))), correct::KmerCounter::kMaxCount);
+  EXPECT_EQ(counter.count(std::min(encode("ACGTTGCAAGGCTTACGATCC"), encode(revcomp("ACGTTGCAAGGCTTACGATCC")))), 1u);
+  EXPECT_EQ(counter.total(), 60u * 20 + 1);
+}
+
 TEST(KmerCounter, PartsInABudgetEqualOneUnboundedTable) {
   test::TempDir dir;
   const auto set = test::make_correction_set(60000, 100, 30, 0.6, 2, 17);
@@ -301,14 +352,14 @@ TEST(KmerCounter, PartsInABudgetEqualOneUnboundedTable) {
   whole.add(set.reads);
   for (const double keep_gb : {4.0, 0.0}) {  // reads kept in memory, or read again from the file
     correct::ReadInput input(dir.file("in.fq"), "", 3000, keep_gb, 2);
-    correct::KmerCounter bounded(21, size_t(2) << 20);
+    correct::KmerCounter bounded(21, size_t(2) << 20, keep_gb > 0 ? 0 : 1 << 16);  // filtered too: same counts
     correct::CountStats stats;
     const auto spectrum = correct::count_and_build_spectrum(bounded, input, {0, "bloom", 1e-3}, stats);
     SCOPED_TRACE(keep_gb);
     EXPECT_GE(stats.parts, 4);
     // Each part counted once; the solid k-mers come from the counts kept in files.
     EXPECT_EQ(stats.rounds, 1);
-    EXPECT_EQ(input.passes(), stats.parts);
+    EXPECT_EQ(input.passes(), stats.parts + (bounded.looks_first() ? 1 : 0));  // the filter looks first
     EXPECT_LE(bounded.bytes(), size_t(3) << 20);
     EXPECT_EQ(stats.kmers, whole.total());
     EXPECT_EQ(stats.distinct, whole.distinct());
@@ -361,7 +412,7 @@ TEST(KmerCounter, KeptCountsOrASecondRoundGiveTheUnboundedSpectrum) {
 // The command in a small count budget writes what it writes unbounded.
 TEST(Correct, CountMemoryBudgetKeepsTheOutput) {
   test::TempDir dir;
-  const auto set = test::make_correction_set(30000, 100, 30, 0.5, 1, 21);
+  const auto set = test::make_correction_set(60000, 100, 30, 0.5, 1, 21);
   test::write_file(dir.file("in.fq"), test::fastq_of(set));
   correct::CorrectRunOptions o;
   o.in1 = dir.file("in.fq");
@@ -374,7 +425,8 @@ TEST(Correct, CountMemoryBudgetKeepsTheOutput) {
   const auto parts = correct::run_correct(o);
   EXPECT_EQ(whole.count_parts, 1);
   EXPECT_GT(parts.count_parts, 1);
-  EXPECT_EQ(parts.read_passes, parts.count_parts + 1);  // one round: the solid k-mers from the kept counts
+  // The filter's look, one pass per part (the solid k-mers from the kept counts), the correction.
+  EXPECT_EQ(parts.read_passes, 1 + parts.count_parts + 1);
   EXPECT_EQ(parts.threshold, whole.threshold);
   EXPECT_EQ(parts.solid_kmers, whole.solid_kmers);
   EXPECT_GT(whole.reads_changed, 0);
