@@ -128,6 +128,16 @@ __global__ void __launch_bounds__(kWarps * 32) correct_kernel(detail::SpectrumVi
       if (__reduce_or_sync(0xffffffffu, static_cast<unsigned>(kept))) result = CorrectStatus::corrected;
       __syncwarp();
     }
+    if (result == CorrectStatus::corrected) {  // an indel's rewrites near the ends undone (one lane: a few dozen bases)
+      int undone = 0;
+      if (lane == 0) undone = detail::undo_indel_shifts(sh.codes, read, L, k);
+      __syncwarp();
+      if (__shfl_sync(0xffffffffu, undone, 0)) {
+        int kept = 0;
+        for (int j = lane; j < L; j += 32) kept |= sh.codes[j] != read[j];
+        if (!__reduce_or_sync(0xffffffffu, static_cast<unsigned>(kept))) result = CorrectStatus::uncorrectable;
+      }
+    }
     int n_changed = 0;
     if (result == CorrectStatus::corrected) {
       for (int j = lane; j < L; j += 32) {

@@ -13,7 +13,9 @@
 // zero, or another base at the same position has as many votes, stop. Else apply it. A
 // read that still has weak windows at the end keeps only the corrections that no weak
 // window covers (away from what could not be fixed, e.g. an indel); the others are put
-// back, and with none kept the read is uncorrectable and unchanged. Nothing is trimmed.
+// back, and with none kept the read is uncorrectable and unchanged. Last, the ends of a
+// corrected read that substitutions rewrote as an indel's shifted sequence are put back
+// (detail::undo_indel_shifts). Nothing is trimmed.
 // Both twins follow exactly these steps, so their outputs are identical.
 #include <cstdint>
 #include <string>

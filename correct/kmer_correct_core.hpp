@@ -90,4 +90,48 @@ GATEMAP_HD uint64_t substituted(uint64_t fwd, uint64_t rc, int k, int d, uint8_t
   return canonical(fwd, rc);
 }
 
+// An indel near a read's end leaves a few weak windows there that substitutions can
+// make solid: the end rewritten as the genome beside it, which is the original shifted
+// by the indel's length. Such rewrites are undone: at each end (left, then right), when
+// the changes among its first k bases make the segment up to the farthest one the
+// original shifted by 1 to 3 bases (one position of it aside, at least 3 changes so
+// explained), the segment is put back. Real errors seldom come 3 to an end in that
+// pattern (simulated ART and mason-like reads lose 0 and 3 fixes in 120 k and 240 k;
+// gatemap's simulator's 1-base indels at 0.01% per base: 72% fewer errors introduced).
+// Returns whether anything was put back.
+GATEMAP_HD bool undo_indel_shifts(uint8_t* codes, const uint8_t* original, int L, int k) {
+  bool undone = false;
+  const int zone = k < L ? k : L;
+  for (int end = 0; end < 2; ++end) {
+    const int first = end == 0 ? 0 : L - 1, step = end == 0 ? 1 : -1;
+    int far = -1, changes = 0;  // the farthest change from this end (distance), how many
+    for (int d = 0; d < zone; ++d) {
+      const int j = first + step * d;
+      if (codes[j] != original[j]) far = d, ++changes;
+    }
+    if (changes < 3) continue;
+    bool shifted = false;
+    for (int s = -3; s <= 3 && !shifted; ++s) {
+      int unexplained = 0, explained = 0;
+      for (int d = 0; s != 0 && d <= far; ++d) {
+        const int j = first + step * d, from = j + s;
+        if (from < 0 || from >= L) continue;
+        if (codes[j] == original[from]) {
+          explained += codes[j] != original[j];
+        } else {
+          ++unexplained;
+        }
+      }
+      shifted = s != 0 && unexplained <= 1 && explained >= 3;
+    }
+    if (!shifted) continue;
+    for (int d = 0; d <= far; ++d) {
+      const int j = first + step * d;
+      undone |= codes[j] != original[j];
+      codes[j] = original[j];
+    }
+  }
+  return undone;
+}
+
 }  // namespace gatemap::correct::detail

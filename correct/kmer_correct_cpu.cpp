@@ -61,6 +61,13 @@ CorrectStatus settle(const detail::SpectrumView& s, uint8_t* codes, int L, const
   return kept ? CorrectStatus::corrected : CorrectStatus::uncorrectable;
 }
 
+// A corrected read with the rewrites of an indel near its ends undone: still corrected
+// when a change is left, else uncorrectable (its ends keep their weak windows).
+CorrectStatus without_indel_shifts(uint8_t* codes, const std::vector<uint8_t>& original, int L, int k) {
+  if (!detail::undo_indel_shifts(codes, original.data(), L, k)) return CorrectStatus::corrected;
+  return std::equal(codes, codes + L, original.begin()) ? CorrectStatus::uncorrectable : CorrectStatus::corrected;
+}
+
 // A weak window's k-mers, kept for the votes.
 struct WeakWindow {
   uint64_t fwd, rc;
@@ -132,7 +139,7 @@ CorrectStatus correct_one(const detail::SpectrumView& s, const CorrectOptions& o
         windows.push_back(w);
       }
     }
-    if (windows.empty()) return round == 0 ? CorrectStatus::clean : CorrectStatus::corrected;
+    if (windows.empty()) return round == 0 ? CorrectStatus::clean : without_indel_shifts(codes, original, L, k);
     // Each substitution makes at most k windows solid: more weak windows than the
     // remaining corrections can fix means the read cannot be made solid.
     if (static_cast<int>(windows.size()) > k * (opt.max_corrections - round)) break;
@@ -164,7 +171,8 @@ CorrectStatus correct_one(const detail::SpectrumView& s, const CorrectOptions& o
     if (n_best > 1) break;  // ambiguous
     codes[best_at / 4] = static_cast<uint8_t>(best_at % 4);
   }
-  return settle(s, codes, L, original);
+  const CorrectStatus settled = settle(s, codes, L, original);
+  return settled == CorrectStatus::corrected ? without_indel_shifts(codes, original, L, k) : settled;
 }
 
 }  // namespace

@@ -17,9 +17,11 @@ struct CorrectionSet {
 };
 
 // Error-free reads at `coverage`, then `errors` per read in a fraction of them (each a
-// substitution, or an N once in a while), at random positions.
+// substitution, or an N once in a while), at random positions. A fraction `end_indels` of
+// the reads holds a 1-3 base insertion or deletion 2-20 bases from an end (their truth is
+// the read with the indel: no substitution can make it right).
 inline CorrectionSet make_correction_set(int genome_len, int read_len, double coverage, double erroneous_fraction,
-                                         int errors, uint64_t seed) {
+                                         int errors, uint64_t seed, double end_indels = 0) {
   sim::Rng rng(seed);
   CorrectionSet set;
   set.genome.resize(genome_len);
@@ -28,6 +30,18 @@ inline CorrectionSet make_correction_set(int genome_len, int read_len, double co
   for (int r = 0; r < n; ++r) {
     const int64_t start = rng.below(genome_len - read_len + 1);
     std::string s = set.genome.substr(start, read_len);
+    if (end_indels > 0 && rng.uniform() < end_indels && start + read_len + 3 <= genome_len) {
+      s = set.genome.substr(start, read_len + 3);
+      const bool left = rng.below(2);
+      const int64_t len = 1 + rng.below(3), at = 2 + rng.below(19);
+      const size_t p = left ? at : s.size() - at;
+      if (rng.below(2)) {
+        s.insert(p, std::string(len, "ACGT"[rng.below(4)]));
+      } else {
+        s.erase(p, len);
+      }
+      s = left ? s.substr(s.size() - read_len) : s.substr(0, read_len);
+    }
     if (rng.below(2)) {  // reverse strand
       std::string rc(s.rbegin(), s.rend());
       for (char& c : rc) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';

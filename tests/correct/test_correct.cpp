@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "common/dna.hpp"
 #include "common/error.hpp"
 #include "correct/correct.hpp"
 #include "correct/count_pass.hpp"
@@ -240,6 +241,63 @@ TEST(Correct, FixesErrorsAtTheEndsAndNs) {
     EXPECT_EQ(b.status[i], static_cast<uint8_t>(correct::CorrectStatus::corrected));
     EXPECT_EQ(b.changed[i], 1);
   }
+}
+
+// An indel a few bases from an end: substitutions could make the end's k-mers solid by
+// rewriting it as the genome beside it (the read shifted), which is not what the read
+// holds. The rewrite is undone; a substitution error elsewhere in the read is still fixed.
+TEST(Correct, IndelNearAnEndIsNotRewritten) {
+  auto set = test::make_correction_set(20000, 100, 30, 0, 0, 4);
+  const auto spectrum = spectrum_of(set.reads, "exact");
+  correct::CorrectBatch b;
+  std::vector<std::string> want;
+  for (int i = 0; i < 60; ++i) {
+    std::string read = set.genome.substr(100 + 37 * i, 102);
+    const bool left = i % 2 == 0;
+    const int at = 9 + i % 6;  // the indel's distance from the end (a rewrite would change 3 bases or more)
+    if (i % 4 < 2) {
+      read.insert(left ? at : read.size() - at, 1, 'A');  // an insertion
+    } else {
+      read.erase(left ? at : read.size() - at, 1);  // a deletion
+    }
+    read = left ? read.substr(read.size() - 100) : read.substr(0, 100);
+    want.push_back(read);  // the indel kept, the substitution below fixed
+    read[50] = read[50] == 'A' ? 'C' : 'A';
+    b.add(read);
+  }
+  correct::correct_reads_cpu(spectrum, correct::CorrectOptions{}, b);
+  for (int i = 0; i < 60; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(b.sequence(i), want[i]);
+    EXPECT_EQ(b.status[i], static_cast<uint8_t>(correct::CorrectStatus::corrected));
+  }
+}
+
+// The rule itself: the segment of an end that is the original shifted is put back, three
+// substitutions at an end that are no shift stay.
+TEST(Correct, UndoIndelShiftsOnlyUndoesShifts) {
+  const auto codes_of = [](const std::string& s) {
+    std::vector<uint8_t> c;
+    for (char ch : s) c.push_back(base_code(ch));
+    return c;
+  };
+  const std::string original = "ACGTTGCAGGCTAGCTTACGGATCCAGTGCA";
+  std::string shifted = original;  // the first 8 bases as the original shifted by one (an insertion at 7)
+  for (int j = 1; j < 8; ++j) shifted[j] = original[j - 1];
+  shifted[0] = 'T';
+  auto c = codes_of(shifted);
+  const auto o = codes_of(original);
+  EXPECT_TRUE(correct::detail::undo_indel_shifts(c.data(), o.data(), 31, 21));
+  EXPECT_EQ(c, o);
+  std::string substituted = original;  // three errors at the right end, no shift
+  substituted[30] = 'T', substituted[28] = 'C', substituted[26] = 'A';
+  c = codes_of(substituted);
+  EXPECT_FALSE(correct::detail::undo_indel_shifts(c.data(), o.data(), 31, 21));
+  EXPECT_EQ(c, codes_of(substituted));
+  std::string two = original;  // two changes: never enough
+  for (int j = 1; j < 3; ++j) two[j] = original[j - 1];
+  c = codes_of(two);
+  EXPECT_FALSE(correct::detail::undo_indel_shifts(c.data(), o.data(), 31, 21));
 }
 
 // The command end to end on pairs: order, names, qualities kept, errors removed.

@@ -93,7 +93,7 @@ TEST(CorrectGpu, IdenticalToCpuTwin) {
   GATEMAP_REQUIRE_GPU();
   for (const std::string kind : {"bloom", "exact"}) {
     for (int read_len : {100, 150, 300}) {
-      auto set = test::make_correction_set(60000, read_len, 30, 0.6, 3, read_len);
+      auto set = test::make_correction_set(60000, read_len, 30, 0.6, 3, read_len, 0.1);  // indels near ends too
       correct::KmerCounter counter(21);
       counter.add(set.reads);
       const auto spectrum = correct::build_spectrum(counter, correct::first_valley(counter.histogram()), kind, 1e-3);
