@@ -121,7 +121,7 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
   // Round 1: every part counted, histograms summed. The first part is counted while the
   // input is read (or in the first replay, after a table that looks first has seen
   // it); a part narrowed on the way leaves its other halves for replays.
-  const uint32_t max_count = std::max<uint32_t>(255, opt.threshold);
+  const uint32_t max_count = std::max(kHistogramMax, opt.threshold);
   stats = CountStats{};
   stats.histogram.assign(max_count + 1, 0);
   std::vector<KmerPart> todo, counted;
@@ -205,7 +205,9 @@ uint32_t first_valley(const std::vector<uint64_t>& h) {
   for (size_t c = 2; c + 1 < h.size(); ++c) {
     if (h[c] > h[c + 1]) continue;
     // A valley only counts when a coverage peak follows it and the k-mers above it
-    // carry most of the data (at low coverage a few repeats would pass for a peak).
+    // carry most of the data (at low coverage a few repeats would pass for a peak). The
+    // last bin (every count above the range) is a peak only when it holds half the data:
+    // coverage beyond the histogram, not repeats.
     uint64_t peak = 0;
     double above = 0, all = 0;
     for (size_t p = 1; p < h.size(); ++p) {
@@ -213,6 +215,8 @@ uint32_t first_valley(const std::vector<uint64_t>& h) {
       if (p >= c) above += static_cast<double>(p) * static_cast<double>(h[p]);
       if (p > c && p + 1 < h.size()) peak = std::max(peak, h[p]);
     }
+    const double last = static_cast<double>(h.size() - 1) * static_cast<double>(h.back());
+    if (h.size() - 1 > c && last >= 0.5 * all) peak = std::max(peak, h.back());
     const bool real_peak = peak > 0 && peak * 2 >= h[c] * 3;
     return real_peak && above >= 0.5 * all ? static_cast<uint32_t>(c) : 0;
   }

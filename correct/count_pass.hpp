@@ -42,7 +42,8 @@ KmerSpectrum build_spectrum(const CountTable& table, uint32_t threshold, const s
 // Solidity threshold from a count histogram: the first valley after the error peak
 // (the smallest c >= 2 with h[c] <= h[c + 1]), provided a coverage peak at least 1.5x
 // its height follows and k-mers seen at least c times make half of all occurrences; 0
-// otherwise (coverage too low to tell errors apart).
+// otherwise (coverage too low to tell errors apart). The last bin counts as a peak only
+// when it holds half of all occurrences (coverage past the histogram's range).
 uint32_t first_valley(const std::vector<uint64_t>& histogram);
 
 }  // namespace gatemap::correct

@@ -28,7 +28,7 @@ class KmerCounter : public CountTable {
   void add(const std::vector<io::Read>& reads);  // OpenMP inside; without a budget
   uint64_t total() const { return total_; }
   uint64_t count(uint64_t canonical_kmer) const;  // 0 when absent; at most kMaxCount
-  static constexpr uint32_t kMaxCount = 1023;
+  static constexpr uint32_t kMaxCount = kHistogramMax;
 
   void reset(KmerPart part) override;
   bool looks_first() const override { return seen_twice_ != nullptr; }
@@ -38,7 +38,7 @@ class KmerCounter : public CountTable {
   uint64_t kmers_seen() const override { return total_; }
   uint64_t distinct() const override;
   size_t bytes() const override;
-  std::vector<uint64_t> histogram(uint32_t max_count = 255) const override;
+  std::vector<uint64_t> histogram(uint32_t max_count = kHistogramMax) const override;
   void for_each_counted(uint32_t threshold, const std::function<void(uint64_t, uint32_t)>& fn) const override;
   void insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const override;
   std::vector<uint64_t> take_solid(uint32_t threshold) override;  // frees shard by shard

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 
@@ -70,6 +71,17 @@ TEST(KmerCounter, FirstValley) {
   EXPECT_EQ(correct::first_valley({0, 1000, 100, 50, 20, 10}), 0u);      // never turns up
   EXPECT_EQ(correct::first_valley({0, 1000, 100, 50, 52, 51, 10}), 0u);  // no real coverage peak
   EXPECT_EQ(correct::first_valley({0, 17276, 3176, 507, 212, 127, 64, 0, 1, 0}), 0u);  // 380 real reads: a stray k-mer
+  // Deep coverage: the peak at 600 of 1023 bins, or past the range in the last bin.
+  std::vector<uint64_t> deep(1024, 0);
+  for (int c = 1; c < 1024; ++c) deep[c] = c < 40 ? 100000 / c : static_cast<uint64_t>(5000 * std::exp(-std::pow((c - 600) / 60.0, 2)));
+  EXPECT_GE(correct::first_valley(deep), 40u);
+  EXPECT_LE(correct::first_valley(deep), 400u);
+  std::vector<uint64_t> beyond(256, 0);
+  for (int c = 1; c < 255; ++c) beyond[c] = 100000 / c / c;
+  beyond[255] = 20000;  // every k-mer of the genome seen more than 255 times
+  EXPECT_GE(correct::first_valley(beyond), 2u);
+  beyond[255] = 20;  // a few repeats only: no peak
+  EXPECT_EQ(correct::first_valley(beyond), 0u);
 }
 
 // At 1x there is nothing to tell errors from: every read comes out unchanged.
@@ -421,8 +433,8 @@ TEST(KmerCounter, PartsInABudgetEqualOneUnboundedTable) {
     EXPECT_LE(bounded.bytes(), size_t(3) << 20);
     EXPECT_EQ(stats.kmers, whole.total());
     EXPECT_EQ(stats.distinct, whole.distinct());
-    EXPECT_EQ(stats.histogram, whole.histogram(255));
-    EXPECT_EQ(stats.threshold, correct::first_valley(whole.histogram(255)));
+    EXPECT_EQ(stats.histogram, whole.histogram());
+    EXPECT_EQ(stats.threshold, correct::first_valley(whole.histogram()));
     EXPECT_GE(stats.threshold, 2u);
     const auto expected = correct::build_spectrum(whole, stats.threshold, "bloom", 1e-3);
     EXPECT_EQ(spectrum.n_kmers, expected.n_kmers);
@@ -456,7 +468,7 @@ TEST(KmerCounter, KeptCountsOrASecondRoundGiveTheUnboundedSpectrum) {
       ASSERT_GT(stats.parts, 1);
       EXPECT_EQ(stats.rounds, files ? 1 : 2);
       EXPECT_EQ(input.passes(), stats.parts * stats.rounds);
-      EXPECT_EQ(stats.threshold, correct::first_valley(whole.histogram(255)));
+      EXPECT_EQ(stats.threshold, correct::first_valley(whole.histogram()));
       EXPECT_EQ(spectrum.words, correct::build_spectrum(whole, stats.threshold, "bloom", 1e-3).words);
     }
   }
