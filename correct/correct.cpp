@@ -132,8 +132,10 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
   CountStats stats;
   KmerSpectrum spectrum;
   std::unique_ptr<KmerCountGpu> gpu_table;
-  if (backend == gpu::Backend::gpu)
+  if (backend == gpu::Backend::gpu) {
     gpu_table = gpu::make_engine_or_null<KmerCountGpu>("correct", opt.k, budget, device);
+    log::debug("correct", "GPU count table ready");
+  }
   const bool on_gpu =
       gpu_table && gpu::run_or_fall_back(
                        "correct", "GPU failed, k-mers counted",
@@ -210,12 +212,14 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   const gpu::Backend backend = gpu::choose_backend(opt.backend);
   const std::vector<int> devices = gpu::resolve_devices(opt.device, backend);  // a bad --device before the count
   sum.backend = gpu::backend_name(backend);
+  log::debug("correct", "backend " + sum.backend + " chosen");
 
   // Pass 1: count, then the solid spectrum (the counts are freed when it returns).
   const KmerSpectrum spectrum = count_pass(opt, backend, devices.empty() ? 0 : devices[0], input, sum);
   const bool pass_through = sum.threshold == 0;
 
   // Pass 2: correct and write.
+  log::debug("correct", "count pass done");
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<KmerCorrectGpu>> engines;  // none made (the spectrum does not fit): the CPU twin
   if (backend == gpu::Backend::gpu && !pass_through) {
@@ -224,6 +228,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
       if (engine) engines.push_back(std::move(engine));
     }
     if (engines.empty()) sum.backend = "cpu";
+    log::debug("correct", "spectrum on " + std::to_string(engines.size()) + " GPUs");
   }
   CorrectOptions copt;
   copt.max_corrections = opt.max_corrections;
@@ -294,6 +299,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   out1.close();
   if (out2) out2->close();
   sum.correct_s = log::seconds_since(t0);
+  log::debug("correct", "outputs closed");
   return sum;
 }
 
