@@ -97,6 +97,22 @@ case $stage in
     [[ $SETS == *c20* ]] && grep -E "count_s|correct_s|count_parts|read_passes|count_table|wait" c20b.sum.txt | tr '\n' ' ' >> "$OUT/big.txt"; echo >> "$OUT/big.txt"
     cd - > /dev/null
     ;;
+  human)  # for a 30x human genome's plan: chr20 at 30x (6.3 M pairs) and a GRCh37-size genome at 2x
+          # (20 M pairs): the count table's distinct k-mers, parts, passes, times and memory
+    cd $W
+    zcat $OLDPWD/.gpu-bundle/data/20.part*-of-6.fa.gz > 20.fa
+    gatemap sim reads 20.fa -n 6300000 -l 150 --seed 33 -t $T -o c20 2>/dev/null
+    run_timed "chr20 30x gatemap gpu" gatemap correct -t $T -v 1 --summary c20.sum.txt -o g_1.fq -p g_2.fq c20_1.fq c20_2.fq >> "$OUT/human.txt"
+    cat c20.sum.txt >> "$OUT/human.txt"
+    rm -f c20_* g_*
+    s=$(date +%s%N); gatemap sim genome --like grch37 --scale 1 -t $T -o g37.fa 2>/dev/null; echo "sim genome $(ms $s) ms" >> "$OUT/human.txt"
+    s=$(date +%s%N); gatemap sim reads g37.fa -n 20000000 -l 150 --seed 34 -t $T -o g37 2>/dev/null; echo "sim reads $(ms $s) ms" >> "$OUT/human.txt"
+    rm -f g37.fa
+    run_timed "GRCh37-size 2x gatemap gpu" gatemap correct -t $T -v 1 --summary g37.sum.txt -o g_1.fq -p g_2.fq g37_1.fq g37_2.fq >> "$OUT/human.txt"
+    cat g37.sum.txt >> "$OUT/human.txt"
+    df -h /tmp | tail -1 >> "$OUT/human.txt"
+    cd - > /dev/null
+    ;;
   map)  # the read-ahead change: 1 M chr20 pairs gzip -> SAM and -> sorted markdup BAM, new vs old, records compared
     zcat .gpu-bundle/data/20.part*-of-6.fa.gz > $W/20.fa
     cd $W
