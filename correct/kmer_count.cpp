@@ -30,12 +30,17 @@ uint64_t unmix64(uint64_t h) {
   return unxorshift(h, 30);
 }
 
-// Reads in chunks of about kChunkKmers k-mers: the scratch stays small.
+// Reads in chunks of about kChunkKmers bases (at least one read): the scratch stays small.
 template <class Fn>
 void in_chunks(const std::vector<io::Read>& reads, Fn&& fn) {
-  const size_t per_read = std::max<size_t>(1, reads.empty() ? 1 : reads[0].seq.size());
-  const size_t step = std::max<size_t>(1, kChunkKmers / per_read);
-  for (size_t begin = 0; begin < reads.size(); begin += step) fn(begin, std::min(reads.size(), begin + step));
+  for (size_t begin = 0; begin < reads.size();) {
+    size_t end = begin, bases = 0;
+    while (end < reads.size() && (end == begin || bases + reads[end].seq.size() <= kChunkKmers)) {
+      bases += reads[end++].seq.size();
+    }
+    fn(begin, end);
+    begin = end;
+  }
 }
 }  // namespace
 

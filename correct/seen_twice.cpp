@@ -21,8 +21,8 @@ void SeenTwice::add(uint64_t h) {
   uint64_t old = __atomic_load_n(p.word, __ATOMIC_RELAXED);
   for (;;) {
     uint64_t now = old;
-    for (const int shift : p.shift) {
-      if (((now >> shift) & 3) < 2) now += uint64_t(1) << shift;
+    for (int i = 0; i < (p.shift[0] == p.shift[1] ? 1 : 2); ++i) {  // one counter twice would count one add as two
+      if (((now >> p.shift[i]) & 3) < 2) now += uint64_t(1) << p.shift[i];
     }
     if (now == old || __atomic_compare_exchange_n(p.word, &old, now, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
   }
