@@ -60,6 +60,12 @@ GATEMAP_HD bool spectrum_contains(const SpectrumView& s, uint64_t x) {
   }
 }
 
+// Asks for the memory a lookup of x reads first (host code: the CPU twin's lookups
+// overlap their cache misses; the GPU hides them with other warps).
+inline void spectrum_prefetch(const SpectrumView& s, uint64_t x) {
+  __builtin_prefetch(s.words + (s.bloom ? bloom_block(x, s.mask) >> 6 : mix64(x) & s.mask));  // the block, the first slot
+}
+
 // Forward and reverse-complement 2-bit k-mers of codes[i, i+k), an N read as A: returns
 // how many N the window holds (counting stops at 2) and where the last one is (d,
 // 0-based in the window).

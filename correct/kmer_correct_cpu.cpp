@@ -79,6 +79,7 @@ struct ReadScratch {
   std::vector<uint8_t> original;    // the read as it came
   std::vector<int> weak_at;         // per window start: index in windows, or -1
   std::vector<WeakWindow> windows;  // this round's weak windows
+  std::vector<WeakWindow> all;      // this round's windows, weak or not
   std::vector<int> cover;           // per position: weak windows that could vote there
 };
 
@@ -88,6 +89,11 @@ void votes_at(const detail::SpectrumView& s, const uint8_t* codes, int L, int p,
               const std::vector<WeakWindow>& windows, uint32_t votes[4]) {
   const int k = s.k;
   votes[0] = votes[1] = votes[2] = votes[3] = 0;
+  // The substituted k-mers first, their memory asked for all at once, then the lookups:
+  // the cache misses overlap instead of coming one after another.
+  uint64_t kmers[4 * kMaxK];
+  uint8_t base[4 * kMaxK];
+  int n = 0;
   for (int i = std::max(0, p - k + 1); i <= std::min(p, L - k); ++i) {
     if (weak_at[i] < 0) continue;
     const WeakWindow& w = windows[weak_at[i]];
@@ -95,11 +101,13 @@ void votes_at(const detail::SpectrumView& s, const uint8_t* codes, int L, int p,
     if (w.n && d != w.n_at) continue;
     const uint8_t old_b = codes[p] > 3 ? 0 : codes[p];
     for (uint8_t b = 0; b < 4; ++b) {
-      if ((b != old_b || w.n) && detail::spectrum_contains(s, detail::substituted(w.fwd, w.rc, k, d, old_b, b))) {
-        ++votes[b];
-      }
+      if (b == old_b && !w.n) continue;
+      kmers[n] = detail::substituted(w.fwd, w.rc, k, d, old_b, b);
+      base[n] = b;
+      detail::spectrum_prefetch(s, kmers[n++]);
     }
   }
+  for (int j = 0; j < n; ++j) votes[base[j]] += detail::spectrum_contains(s, kmers[j]);
 }
 
 // One read, in place. Each round the substitution with the most votes (weak windows it
@@ -115,6 +123,7 @@ CorrectStatus correct_one(const detail::SpectrumView& s, const CorrectOptions& o
   std::vector<uint8_t>& original = scratch.original;
   std::vector<int>& weak_at = scratch.weak_at;
   std::vector<WeakWindow>& windows = scratch.windows;
+  std::vector<WeakWindow>& all = scratch.all;
   std::vector<int>& cover = scratch.cover;
   original.assign(codes, codes + L);
   cover.resize(static_cast<size_t>(L));
@@ -126,6 +135,9 @@ CorrectStatus correct_one(const detail::SpectrumView& s, const CorrectOptions& o
     const uint64_t kmask = k == 32 ? ~uint64_t(0) : (uint64_t(1) << (2 * k)) - 1;
     uint64_t fwd = 0, rc = 0;
     int last_n = -1, prev_n = -1;  // positions of the last two Ns
+    // All windows first, each lookup's memory asked for as it is rolled, then the
+    // lookups: their cache misses overlap.
+    all.clear();
     for (int j = 0; j < L; ++j) {
       uint8_t c = codes[j];
       if (c > 3) prev_n = last_n, last_n = j, c = 0;
@@ -133,7 +145,11 @@ CorrectStatus correct_one(const detail::SpectrumView& s, const CorrectOptions& o
       rc = (rc >> 2) | (static_cast<uint64_t>(3 - c) << (2 * (k - 1)));
       const int i = j - k + 1;
       if (i < 0) continue;
-      const WeakWindow w{fwd, rc, (last_n >= i) + (prev_n >= i), last_n - i};
+      all.push_back({fwd, rc, (last_n >= i) + (prev_n >= i), last_n - i});
+      if (all.back().n == 0) detail::spectrum_prefetch(s, detail::canonical(fwd, rc));
+    }
+    for (int i = 0; i < static_cast<int>(all.size()); ++i) {
+      const WeakWindow& w = all[i];
       if (w.n == 1 || (w.n == 0 && !detail::spectrum_contains(s, detail::canonical(w.fwd, w.rc)))) {
         weak_at[i] = static_cast<int>(windows.size());
         windows.push_back(w);

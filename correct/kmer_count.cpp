@@ -17,6 +17,7 @@ constexpr size_t kMinSlots = 64;  // per shard: an empty table takes 512 KiB
 // K-mers counted at a time: the chunk's hashes and their copy grouped by shard take
 // 16 bytes each (8 MiB), whatever the batch.
 constexpr size_t kChunkKmers = size_t(1) << 19;
+constexpr size_t kPrefetchAhead = 16;  // k-mers whose filter word is asked for ahead of use
 
 // mix64's inverse (each step of the splitmix64 finalizer undone in reverse order).
 uint64_t unxorshift(uint64_t z, int s) {
@@ -166,8 +167,10 @@ void KmerCounter::look(const std::vector<io::Read>& reads) {
   if (!seen_twice_) return;
   in_chunks(reads, [&](size_t begin, size_t end) {
     hash_chunk(reads, begin, end, KmerPart{});
+    const size_t n = hashes_.size();
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < hashes_.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
+      if (i + kPrefetchAhead < n && hashes_[i + kPrefetchAhead] != kNoKmer) seen_twice_->prefetch(hashes_[i + kPrefetchAhead]);
       if (hashes_[i] != kNoKmer) seen_twice_->add(hashes_[i]);
     }
   });
@@ -214,8 +217,10 @@ uint64_t KmerCounter::hash_chunk(const std::vector<io::Read>& reads, size_t begi
 void KmerCounter::add_chunk(const std::vector<io::Read>& reads, size_t begin, size_t end) {
   total_ += hash_chunk(reads, begin, end, part_);
   if (seen_twice_) {  // k-mers seen once stay out of the table, counted apart
+    const size_t n = hashes_.size();
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < hashes_.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
+      if (i + kPrefetchAhead < n && hashes_[i + kPrefetchAhead] != kNoKmer) seen_twice_->prefetch(hashes_[i + kPrefetchAhead]);
       if (hashes_[i] == kNoKmer || seen_twice_->passes(hashes_[i])) continue;
       const uint64_t bucket = KmerPart::hash(unmix64(hashes_[i])) >> (64 - kOnceBits);
       __atomic_fetch_add(&seen_once_[bucket], uint64_t(1), __ATOMIC_RELAXED);
