@@ -1,11 +1,12 @@
 #pragma once
 // Which k-mers were seen at least twice, never missing one: two 2-bit counters per
 // k-mer in a table of counters (each saturates at 2), both in one 64-bit word (one
-// cache miss and one compare-and-swap per k-mer); a k-mer passes when both reached 2. A k-mer seen once passes only when other k-mers filled both its counters (a few
+// cache miss and one compare-and-swap per k-mer); a k-mer passes when both reached 2.
+// A k-mer seen once passes only when other k-mers filled both its counters (a few
 // percent at the sizes used). Saturating counts do not depend on the order of the adds,
 // so the answer is the same however the reads are split between threads. The CPU count
 // table uses it to leave out the k-mers seen once: most of an error-rich read set's
-// distinct k-mers, and never solid.
+// distinct k-mers, and never solid at a threshold of 2 or more.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
