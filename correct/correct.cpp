@@ -1,7 +1,6 @@
 #include "correct/correct.hpp"
 
 #include <omp.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -96,23 +95,11 @@ size_t batch_reads(const CorrectRunOptions& opt) {
 }
 
 // Counters of the CPU table's seen-twice filter: about one per k-mer of the input (a
-// few percent of the k-mers seen once get through at that size), estimated from the
-// files' sizes (FASTQ takes about 2.3 bytes a base; gzip, by its first two bytes, about
-// a quarter of that); 2^27 for a pipe. At most a quarter of the count budget.
-uint64_t seen_twice_counters(const CorrectRunOptions& opt, size_t budget) {
-  double bases = 0;
-  for (const std::string& path : {opt.in1, opt.in2}) {
-    if (path.empty()) continue;
-    struct stat st {};
-    if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return uint64_t(1) << 27;
-    unsigned char magic[2] = {0, 0};
-    if (FILE* f = std::fopen(path.c_str(), "rb")) {
-      if (std::fread(magic, 1, 2, f) != 2) magic[0] = 0;
-      std::fclose(f);
-    }
-    const bool gzip = magic[0] == 0x1f && magic[1] == 0x8b;
-    bases += static_cast<double>(st.st_size) / 2.3 * (gzip ? 4 : 1);
-  }
+// few percent of the k-mers seen once get through at that size); 2^27 when the input's
+// size is unknown (a pipe). At most a quarter of the count budget.
+uint64_t seen_twice_counters(const ReadInput& input, size_t budget) {
+  const double bases = input.estimated_bases();
+  if (bases < 0) return uint64_t(1) << 27;
   return static_cast<uint64_t>(std::min(bases, budget / 4 * 4.0));  // 4 counters a byte
 }
 
@@ -146,7 +133,7 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
     gpu_table.reset();
     // k-mers seen once are left out of the table unless they can be solid (--solid 1).
     const size_t cpu_budget = opt.count_mem ? opt.count_mem : default_count_budget(gpu::Backend::cpu);
-    KmerCounter table(opt.k, cpu_budget, opt.threshold == 1 ? 0 : seen_twice_counters(opt, cpu_budget));
+    KmerCounter table(opt.k, cpu_budget, opt.threshold == 1 ? 0 : seen_twice_counters(input, cpu_budget));
     spectrum = count_and_build_spectrum(table, input, sopt, stats);
   }
   sum.count_backend = on_gpu ? "gpu" : "cpu";

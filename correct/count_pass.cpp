@@ -141,20 +141,17 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
     if (kept.ok()) table.for_each_counted(lowest_threshold, [&](uint64_t x, uint32_t c) { kept.add(x, c); });
   };
   table.reset(KmerPart{});
+  int64_t counted_reads = 0;
+  const auto count = [&](const io::ReadBatch& b) {
+    table.add(b.reads, todo);
+    counted_reads += static_cast<int64_t>(b.size());
+    log::info("correct", "counted k-mers of " + std::to_string(counted_reads) + " reads");
+  };
   if (table.looks_first()) {
     input.first_pass([&](const io::ReadBatch& b) { table.look(b.reads); });
-    int64_t counted_reads = 0;
-    input.replay([&](const io::ReadBatch& b) {
-      table.add(b.reads, todo);
-      counted_reads += static_cast<int64_t>(b.size());
-      log::info("correct", "counted k-mers of " + std::to_string(counted_reads) + " reads");
-    });
+    input.replay(count);
   } else {
-    input.first_pass([&](const io::ReadBatch& b) {
-      table.add(b.reads, todo);
-      log::info("correct",
-                "counted k-mers of " + std::to_string(input.reads() + static_cast<int64_t>(b.size())) + " reads");
-    });
+    input.first_pass(count);
   }
   stats.kmers = table.kmers_seen();
   add_part();

@@ -276,7 +276,9 @@ void KmerCounter::insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const
 std::vector<uint64_t> KmerCounter::take_solid(uint32_t threshold) {
   seen_twice_.reset();
   uint64_t n = 0;  // reserved exactly: a growing vector would hold its old and new memory at once
-  for (size_t sh = 0; sh < kShards; ++sh) for_each_in(sh, shards_[sh], [&](uint64_t, uint32_t c) { n += c >= threshold; });
+  for (const Shard& s : shards_) {
+    for (const uint64_t slot : s.slots) n += slot && (slot & kMaxCount) >= threshold;
+  }
   std::vector<uint64_t> keys;
   keys.reserve(n);
   for (size_t sh = 0; sh < kShards; ++sh) {

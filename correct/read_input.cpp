@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
 #include <exception>
 #include <future>
 
@@ -82,6 +83,23 @@ bool rereadable(const std::string& path) {
   return path.empty() || (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode));
 }
 }  // namespace
+
+double ReadInput::estimated_bases() const {
+  double bases = 0;
+  for (const std::string& path : {in1_, in2_}) {
+    if (path.empty()) continue;
+    struct stat st {};
+    if (!rereadable(path) || ::stat(path.c_str(), &st) != 0) return -1;
+    unsigned char magic[2] = {0, 0};
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
+      if (std::fread(magic, 1, 2, f) != 2) magic[0] = 0;
+      std::fclose(f);
+    }
+    const bool gzip = magic[0] == 0x1f && magic[1] == 0x8b;
+    bases += static_cast<double>(st.st_size) / 2.3 * (gzip ? 4 : 1);
+  }
+  return bases;
+}
 
 std::string ReadInput::file_identity(const std::string& path) {
   struct stat st {};

@@ -30,6 +30,10 @@ class ReadInput {
   // Every batch again, in input order (after first_pass); fn may change the batch.
   void replay(const std::function<void(io::ReadBatch&)>& fn);
   bool all_kept() const { return all_kept_; }
+  // About how many bases the input files hold, from their sizes (FASTQ takes about 2.3
+  // bytes a base; gzip, by its first two bytes, about a quarter of that); -1 when a file
+  // cannot be read twice (a pipe, stdin) and so has no size to tell.
+  double estimated_bases() const;
   int64_t reads() const { return reads_; }
   int passes() const { return passes_; }
   double read_wait_s() const { return read_wait_s_; }  // waiting for the parser, all passes

@@ -20,12 +20,12 @@ class SeenTwice {
   void add(uint64_t h);
   bool passes(uint64_t h) const;
   // Asks for h's word ahead of add() or passes() (each is a cache miss otherwise).
-  void prefetch(uint64_t h) const { __builtin_prefetch(place(h).word); }
+  void prefetch(uint64_t h) const { __builtin_prefetch(&words_[place(h).word]); }
   size_t bytes() const { return words_.size() * sizeof(uint64_t); }
 
  private:
   struct Place {
-    uint64_t* word;
+    uint64_t word;  // index in words_
     int shift[2];  // bit offsets of the two counters in the word (equal now and then)
   };
   Place place(uint64_t h) const;
