@@ -113,6 +113,24 @@ case $stage in
     df -h /tmp | tail -1 >> "$OUT/human.txt"
     cd - > /dev/null
     ;;
+  gz)  # as a user runs it: gzip FASTQ in, compressed FASTQ out, all cores, beside plain in/out; vs Lighter
+    cd $W
+    zcat $OLDPWD/.gpu-bundle/data/MG1655-K12.fasta.gz > ec.fa
+    glen=$(grep -v '^>' ec.fa | tr -d '\n' | wc -c)
+    gatemap sim reads ec.fa -n 1000000 -l 150 --seed 31 -t $T -o ec 2>/dev/null
+    gzip -1 -c ec_1.fq > ec_1.fq.gz & gzip -1 -c ec_2.fq > ec_2.fq.gz; wait
+    for r in 1 2; do
+      rm -rf lo; mkdir lo
+      run_timed "gatemap gz->gz round $r" gatemap correct -t $T -v 1 -o c_1.fq.gz -p c_2.fq.gz ec_1.fq.gz ec_2.fq.gz >> "$OUT/gz.txt"
+      run_timed "lighter gz->gz round $r" lighter -r ec_1.fq.gz -r ec_2.fq.gz -K 21 $glen -t $T -od lo >> "$OUT/gz.txt" 2>/dev/null
+      run_timed "gatemap plain->plain round $r" gatemap correct -t $T -v 1 -o c_1.fq -p c_2.fq ec_1.fq ec_2.fq >> "$OUT/gz.txt"
+      rm -rf lo; mkdir lo
+      run_timed "lighter plain->plain round $r" lighter -r ec_1.fq -r ec_2.fq -K 21 $glen -t $T -od lo >> "$OUT/gz.txt" 2>/dev/null
+    done
+    ls -la lo c_1.fq.gz >> "$OUT/gz.txt"
+    cmp <(zcat c_1.fq.gz) c_1.fq && echo "gz output = plain output" >> "$OUT/gz.txt"
+    cd - > /dev/null
+    ;;
   map)  # the read-ahead change: 1 M chr20 pairs gzip -> SAM and -> sorted markdup BAM, new vs old, records compared
     zcat .gpu-bundle/data/20.part*-of-6.fa.gz > $W/20.fa
     cd $W
