@@ -1,4 +1,6 @@
-// gatemap bench filter|pairhmm|fastq: the tables behind docs/BENCHMARKS.md.
+// gatemap bench filter|pairhmm|fastq|bgzf: the tables behind docs/BENCHMARKS.md.
+#include <omp.h>
+
 #include "apps/commands.hpp"
 #include "bench/bench.hpp"
 
@@ -65,6 +67,16 @@ void register_bench(CLI::App& app, AppContext& ctx) {
   fastq->add_option("fastq", *path, "FASTQ file (plain or gzip)")->required();
   on_run(fastq, ctx, [path] {
     bench::run_fastq_bench(*path);
+    return 0;
+  });
+  auto* bgzf = bench->add_subcommand("bgzf", "BAM compression: libdeflate levels 1 and 6 vs gatemap's on CPU and GPU");
+  auto bam = std::make_shared<std::string>();
+  auto threads = std::make_shared<int>(0), reps = std::make_shared<int>(3);
+  bgzf->add_option("bam", *bam, "a BAM file (its records are compressed again)")->required();
+  bgzf->add_option("-t,--threads", *threads, "CPU threads (0: all)")->capture_default_str();
+  bgzf->add_option("--reps", *reps, "timed repetitions (best reported)")->check(CLI::Range(1, 100))->capture_default_str();
+  on_run(bgzf, ctx, [bam, threads, reps] {
+    bench::run_bgzf_bench(*bam, *threads > 0 ? *threads : omp_get_max_threads(), *reps);
     return 0;
   });
 }

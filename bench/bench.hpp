@@ -46,4 +46,8 @@ void run_pairhmm_bench(const PairHmmBenchOptions& opt);
 // Reads a FASTQ file on one thread and prints records/s and MB/s of uncompressed text.
 void run_fastq_bench(const std::string& path);
 
+// BAM compression: libdeflate levels 1 and 6, gatemap's DEFLATE on the CPU and the GPU
+// (best of `reps`), over the uncompressed bytes of `bam`.
+void run_bgzf_bench(const std::string& bam, int threads, int reps);
+
 }  // namespace gatemap::bench

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "common/error.hpp"
+#include "io/bgzf_deflate.hpp"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "BAM is little-endian: written here as the host lays it out");
 
@@ -62,52 +63,100 @@ void append_record(const bam1_t* b, std::string& s) {
 
 }  // namespace
 
-void encode_bam_chunk(const bam1_t* const* recs, size_t n, int level, EncodedChunk& out, std::string& scratch) {
+void encode_bam_blocks(const bam1_t* const* recs, size_t n, EncodedChunk& out) {
   out.bgzf.clear();
+  out.raw.clear();
   out.records.resize(n);
-  scratch.clear();
-  std::vector<size_t> ends(n);  // each record's end in `scratch`
+  out.record_end.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    append_record(recs[i], scratch);
-    ends[i] = scratch.size();
+    append_record(recs[i], out.raw);
+    out.record_end[i] = out.raw.size();
+    const bam1_t* b = recs[i];
+    out.records[i] = {b->core.tid, b->core.pos, bam_endpos(b), !(b->core.flag & BAM_FUNMAP), 0};
   }
   // Blocks cut at record boundaries: a record starts a new block when it does not fit
   // in the current one; one larger than a block fills whole blocks.
-  std::vector<size_t> block_begin;
+  out.block_begin.clear();
   size_t begin = 0;
   for (size_t i = 0; i < n; ++i) {
-    const size_t record_begin = i ? ends[i - 1] : 0;
-    if (ends[i] - begin > BGZF_BLOCK_SIZE && record_begin > begin) {
-      block_begin.push_back(begin);
+    const size_t record_begin = i ? out.record_end[i - 1] : 0;
+    if (out.record_end[i] - begin > BGZF_BLOCK_SIZE && record_begin > begin) {
+      out.block_begin.push_back(begin);
       begin = record_begin;
     }
-    while (ends[i] - begin > BGZF_BLOCK_SIZE) {
-      block_begin.push_back(begin);
+    while (out.record_end[i] - begin > BGZF_BLOCK_SIZE) {
+      out.block_begin.push_back(begin);
       begin += BGZF_BLOCK_SIZE;
     }
   }
-  if (scratch.size() > begin) block_begin.push_back(begin);
-  // Compressed one after another; each block's place in the output kept for the offsets.
-  std::vector<uint64_t> block_address(block_begin.size());
-  for (size_t k = 0; k < block_begin.size(); ++k) {
-    const size_t end = k + 1 < block_begin.size() ? block_begin[k + 1] : scratch.size();
+  if (out.raw.size() > begin) out.block_begin.push_back(begin);
+}
+
+namespace {
+
+size_t block_end(const EncodedChunk& chunk, size_t k) {
+  return k + 1 < chunk.block_begin.size() ? chunk.block_begin[k + 1] : chunk.raw.size();
+}
+
+// Each record's end as a virtual offset from the chunk's start, given where each block
+// went in `bgzf`. A record ending where a block ends points at the next block's start,
+// as htslib's bgzf_tell does after a full block.
+void set_record_offsets(EncodedChunk& chunk, const std::vector<uint64_t>& block_address) {
+  size_t k = 0;
+  for (size_t i = 0; i < chunk.records.size(); ++i) {
+    while (k + 1 < chunk.block_begin.size() && chunk.block_begin[k + 1] <= chunk.record_end[i]) ++k;
+    chunk.records[i].end_offset = block_address[k] << 16 | (chunk.record_end[i] - chunk.block_begin[k]);
+  }
+}
+
+}  // namespace
+
+void encode_bam_chunk(const bam1_t* const* recs, size_t n, int level, EncodedChunk& out) {
+  encode_bam_blocks(recs, n, out);
+  std::vector<uint64_t> block_address(out.block_begin.size());
+  for (size_t k = 0; k < out.block_begin.size(); ++k) {
     block_address[k] = out.bgzf.size();
     out.bgzf.resize(block_address[k] + BGZF_MAX_BLOCK_SIZE);
     size_t len = BGZF_MAX_BLOCK_SIZE;
-    if (bgzf_compress(out.bgzf.data() + block_address[k], &len, scratch.data() + block_begin[k], end - block_begin[k],
-                      level) != 0) {
+    if (bgzf_compress(out.bgzf.data() + block_address[k], &len, out.raw.data() + out.block_begin[k],
+                      block_end(out, k) - out.block_begin[k], level) != 0) {
       throw IoError("BGZF compression failed");
     }
     out.bgzf.resize(block_address[k] + len);
   }
-  // A record ending where a block ends points at the next block's start, as htslib's
-  // bgzf_tell does after a full block.
-  size_t k = 0;
-  for (size_t i = 0; i < n; ++i) {
-    while (k + 1 < block_begin.size() && block_begin[k + 1] <= ends[i]) ++k;
-    const uint64_t offset = block_address[k] << 16 | (ends[i] - block_begin[k]);
-    const bam1_t* b = recs[i];
-    out.records[i] = {b->core.tid, b->core.pos, bam_endpos(b), !(b->core.flag & BAM_FUNMAP), offset};
+  set_record_offsets(out, block_address);
+}
+
+void compress_chunks(EncodedChunk* chunks, size_t count, BlockCompressor& compressor) {
+  std::vector<BgzfJob> jobs;
+  for (size_t c = 0; c < count; ++c) {
+    EncodedChunk& chunk = chunks[c];
+    chunk.bgzf.resize(chunk.block_begin.size() * BGZF_MAX_BLOCK_SIZE);
+    for (size_t k = 0; k < chunk.block_begin.size(); ++k) {
+      BgzfJob job;
+      job.in = reinterpret_cast<const uint8_t*>(chunk.raw.data()) + chunk.block_begin[k];
+      job.size = static_cast<uint32_t>(block_end(chunk, k) - chunk.block_begin[k]);
+      job.out = reinterpret_cast<uint8_t*>(chunk.bgzf.data()) + k * BGZF_MAX_BLOCK_SIZE;
+      jobs.push_back(job);
+    }
+  }
+  compressor.compress(jobs.data(), jobs.size());
+  // Each chunk's blocks closed up behind one another.
+  std::vector<size_t> first_job(count + 1, 0);
+  for (size_t c = 0; c < count; ++c) first_job[c + 1] = first_job[c] + chunks[c].block_begin.size();
+#pragma omp parallel for schedule(dynamic, 1)
+  for (size_t c = 0; c < count; ++c) {
+    EncodedChunk& chunk = chunks[c];
+    std::vector<uint64_t> block_address(chunk.block_begin.size());
+    size_t at = 0;
+    for (size_t k = 0; k < chunk.block_begin.size(); ++k) {
+      const BgzfJob& job = jobs[first_job[c] + k];
+      block_address[k] = at;
+      std::memmove(chunk.bgzf.data() + at, job.out, job.out_size);
+      at += job.out_size;
+    }
+    chunk.bgzf.resize(at);
+    set_record_offsets(chunk, block_address);
   }
 }
 

@@ -24,12 +24,25 @@ struct IndexedRecord {
 struct EncodedChunk {
   std::string bgzf;                    // whole BGZF blocks
   std::vector<IndexedRecord> records;  // one per record, in order
+  // Before compression: the uncompressed bytes, where each block begins in them, where
+  // each record ends.
+  std::string raw;
+  std::vector<size_t> block_begin, record_end;
 };
 
+class BlockCompressor;  // io/bgzf_deflate.hpp
+
 // Encodes recs[0, n) into `out` (cleared first) at BGZF compression level `level` (0-9;
-// -1: 6, htslib's default). `scratch` is reused uncompressed space. Throws IoError naming
-// the record when BAM cannot hold it (a name over 254 characters, a position over 2^31-1).
+// -1: 6, htslib's default) with htslib's bgzf_compress. Throws IoError naming the record
+// when BAM cannot hold it (a name over 254 characters, a position over 2^31-1).
 // Thread-safe for distinct outputs.
-void encode_bam_chunk(const bam1_t* const* recs, size_t n, int level, EncodedChunk& out, std::string& scratch);
+void encode_bam_chunk(const bam1_t* const* recs, size_t n, int level, EncodedChunk& out);
+
+// The same in two steps, for a compressor that takes many blocks at once (the GPU's):
+// encode_bam_blocks makes `raw` and its blocks (thread-safe for distinct outputs);
+// compress_chunks compresses every block of chunks[0, count) in one batch and fills
+// their `bgzf` and record offsets.
+void encode_bam_blocks(const bam1_t* const* recs, size_t n, EncodedChunk& out);
+void compress_chunks(EncodedChunk* chunks, size_t count, BlockCompressor& compressor);
 
 }  // namespace gatemap::io

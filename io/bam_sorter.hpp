@@ -46,6 +46,8 @@ class BamSorter {
   BamSorter& operator=(const BamSorter&) = delete;
 
   const std::string& read_group_id() const;
+  // The output's blocks compressed by `c` (the GPU's) instead of htslib's (the runs keep htslib's).
+  void set_block_compressor(std::shared_ptr<BlockCompressor> c) { out_->set_block_compressor(std::move(c)); }
   // Copies the records in (the originals stay the caller's, to reuse or free: with
   // --markdup they carry a tag added here); may spill a run.
   void add(const std::vector<bam1_t*>& recs);

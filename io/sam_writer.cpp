@@ -30,7 +30,6 @@ constexpr size_t kGathered = 16384;     // records write() gathers before they a
 struct EncodeSpace {
   std::vector<bam1_t> views;
   std::vector<const bam1_t*> recs;
-  std::string scratch;
 };
 }  // namespace
 
@@ -239,8 +238,9 @@ void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
 PreparedRecords::PreparedRecords() = default;
 PreparedRecords::~PreparedRecords() = default;
 
-void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out) const {
+void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, BlockCompressor* compressor) const {
   if (!can_prepare()) throw Error("internal: prepare() on bgzipped SAM");
+  if (!bam_) compressor = nullptr;
   const size_t n = recs.size(), chunks = (n + kFormatChunk - 1) / kFormatChunk;
   out.count = chunks;
   out.records = n;
@@ -253,14 +253,17 @@ void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out) 
   const int level = bam_ ? bam_->level : 0;
 #pragma omp parallel
   {
-    std::string scratch;
     kstring_t line = KS_INITIALIZE;
 #pragma omp for schedule(dynamic, 1)
     for (size_t c = 0; c < chunks; ++c) {
       const size_t first = c * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
       try {
         if (bam_) {
-          encode_bam_chunk(recs.data() + first, size, level, out.chunks[c], scratch);
+          if (compressor) {
+            encode_bam_blocks(recs.data() + first, size, out.chunks[c]);
+          } else {
+            encode_bam_chunk(recs.data() + first, size, level, out.chunks[c]);
+          }
           continue;
         }
         std::string& text = out.text[c];
@@ -281,6 +284,7 @@ void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out) 
   for (const std::exception_ptr& e : failed) {
     if (e) std::rethrow_exception(e);
   }
+  if (compressor) compress_chunks(out.chunks.data(), chunks, *compressor);
 }
 
 void SamWriter::write_prepared(const PreparedRecords& p) {
@@ -330,16 +334,21 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
           const size_t first = (from + c) * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
           try {
             for (size_t i = 0; i < size; ++i) space.recs[i] = record_at(first + i, &space.views[i]);
-            encode_bam_chunk(space.recs.data(), size, bam.level, encoded[c], space.scratch);
+            if (compressor_) {
+              encode_bam_blocks(space.recs.data(), size, encoded[c]);
+            } else {
+              encode_bam_chunk(space.recs.data(), size, bam.level, encoded[c]);
+            }
           } catch (...) {
             failed[c] = std::current_exception();
           }
         }
       }
-      finish_writing();
       for (const std::exception_ptr& e : failed) {
         if (e) std::rethrow_exception(e);
       }
+      if (compressor_) compress_chunks(encoded.data(), count, *compressor_);
+      finish_writing();
       writing = bam.writer.submit([this, &encoded, count] { write_chunks(encoded, count); });
     }
     finish_writing();

@@ -20,6 +20,7 @@
 namespace gatemap::io {
 
 struct EncodedChunk;  // io/bam_encode.hpp
+class BlockCompressor;  // io/bgzf_deflate.hpp
 
 // Records made ready to write by whoever made them (several threads at once, e.g. one per
 // GPU lane), so that the file's own writer only copies bytes: BAM encoded and
@@ -68,8 +69,10 @@ class SamWriter {
   // Whether prepare() works for this output: BAM and plain SAM, not bgzipped SAM.
   bool can_prepare() const { return bam_ || plain_sam_; }
   // Encodes (BAM) or formats (SAM) recs into `out` on the calling thread's OpenMP team;
-  // thread-safe (several callers at once). Throws IoError naming the record BAM cannot hold.
-  void prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out) const;
+  // thread-safe (several callers at once, each with its own compressor). BAM's blocks go
+  // to `compressor` when given, else to htslib's at the writer's level. Throws IoError
+  // naming the record BAM cannot hold.
+  void prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, BlockCompressor* compressor = nullptr) const;
   // Writes what prepare() made, after everything written before.
   void write_prepared(const PreparedRecords& p);
   // Records 0..n-1 in order, each given by record_at(i, view), which returns the record
@@ -77,6 +80,9 @@ class SamWriter {
   // called from several threads at once. BAM only.
   using RecordAt = std::function<const bam1_t*(size_t i, bam1_t* view)>;
   void write_bam(size_t n, const RecordAt& record_at);
+  // BAM's blocks from write_all/write_bam compressed by `c` (e.g. on the GPU) instead of
+  // htslib's bgzf_compress.
+  void set_block_compressor(std::shared_ptr<BlockCompressor> c) { compressor_ = std::move(c); }
   // Builds the index while writing (BAM in coordinate order only; call before the first
   // record): close() saves it to index_path (.bai with min_shift 0, .csi with 14) after
   // the BAM is in place (an old index of that name is removed first).
@@ -97,6 +103,7 @@ class SamWriter {
   // Writes encoded chunks [0, count) in order and tells the index where their records are.
   void write_chunks(const std::vector<EncodedChunk>& chunks, size_t count);
   std::unique_ptr<BamState> bam_;
+  std::shared_ptr<BlockCompressor> compressor_;
   bool plain_sam_ = false;  // text straight to the file: write_all formats it in parallel
   std::unique_ptr<OutputFile> cram_index_;  // CRAM's .crai, built by htslib while writing
   int threads_ = 1;

@@ -15,6 +15,7 @@
 #include "common/thread_budget.hpp"
 #include "gpu/device.hpp"
 #include "io/bam_sorter.hpp"
+#include "io/bgzf_deflate.hpp"
 #include "io/output_file.hpp"
 #include "io/sam_writer.hpp"
 #include "io/text_output.hpp"
@@ -87,7 +88,15 @@ class RecordOutput {
   // Whether records can be made ready to write (prepare) where they are made, several
   // batches at once, leaving the writer only bytes to copy: unsorted BAM and plain SAM.
   bool prepares() const { return writer_ && writer_->can_prepare(); }
-  void prepare(const std::vector<bam1_t*>& recs, io::PreparedRecords& out) const { writer_->prepare(recs, out); }
+  void prepare(const std::vector<bam1_t*>& recs, io::PreparedRecords& out, io::BlockCompressor* c) const {
+    writer_->prepare(recs, out, c);
+  }
+  // The sorted BAM's blocks compressed on this GPU (unsorted output: each lane's prepare()
+  // is given its own compressor).
+  void compress_sorted_on(int device, int threads) {
+    if (!sorter_) return;
+    if (auto c = io::make_gpu_block_compressor(device, threads)) sorter_->set_block_compressor(std::move(c));
+  }
   void write_prepared(const io::PreparedRecords& p) { writer_->write_prepared(p); }
   // Writes (or hands to the sorter) the records; written ones go to `spare` for reuse.
   void take(std::vector<bam1_t*>& recs, io::RecordPool& spare) {
@@ -202,7 +211,7 @@ struct MapPart {
 class MapLanes {
  public:
   MapLanes(const RunOptions& opt, const index::Index& idx, std::vector<int> devices, int lanes, int threads,
-           io::RecordPool& pool, RecordOutput& out, std::shared_future<void> checksums)
+           io::RecordPool& pool, RecordOutput& out, std::shared_future<void> checksums, bool gpu_deflate)
       : opt_(opt),
         idx_(idx),
         devices_(std::move(devices)),
@@ -213,7 +222,9 @@ class MapLanes {
         inserts_(std::make_shared<detail::InsertModelInOrder>(opt.map.pair, lanes > 1)),
         mappers_(static_cast<size_t>(lanes)),
         stats_(static_cast<size_t>(lanes)),
-        prepare_s_(static_cast<size_t>(lanes), 0.0) {}
+        prepare_s_(static_cast<size_t>(lanes), 0.0),
+        compressors_(static_cast<size_t>(lanes)),
+        gpu_deflate_(gpu_deflate) {}
   ~MapLanes() {
     if (opt_.leave_to_exit) {  // the GPU engines' memory, to the exit
       for (auto& m : mappers_) leave_to_exit(m);
@@ -231,6 +242,7 @@ class MapLanes {
       mapper = std::make_unique<Mapper>(idx_, opt_.map, hw);  // a GPU engine gets ready while batch 1 is seeded
       mapper->set_record_pool(&pool_);
       mapper->share_insert_model(inserts_);
+      if (gpu_deflate_ && !hw.devices.empty()) compressors_[lane] = io::make_gpu_block_compressor(hw.devices[0], threads_);
       checksums_.get();
       // An item's parts (its reads; with -p its single reads too) are begun one ahead
       // of the part being finished: the next is seeded while the GPU filters this one.
@@ -286,7 +298,7 @@ class MapLanes {
     }
     if (out_.prepares()) {
       const double t = log::wall_seconds();
-      out_.prepare(item.records, item.prepared);
+      out_.prepare(item.records, item.prepared, compressors_[lane].get());
       pool_.give(item.records);
       prepare_s_[lane] += log::wall_seconds() - t;
     }
@@ -316,6 +328,8 @@ class MapLanes {
   std::vector<std::unique_ptr<Mapper>> mappers_;
   std::vector<MapStats> stats_;
   std::vector<double> prepare_s_;
+  std::vector<std::shared_ptr<io::BlockCompressor>> compressors_;  // BAM's deflate on the lane's GPU
+  const bool gpu_deflate_;
 };
 
 }  // namespace
@@ -385,7 +399,10 @@ MapStats run_mapping(RunOptions opt) {
                                         " threads" + (on_gpu ? ", one per GPU" : "")
                                   : ""));
   reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + kSlotsMore);
-  MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums);
+  // BAM's deflate on the GPU too, unless -l asks for htslib's at a level.
+  const bool gpu_deflate = on_gpu && opt.bam_level < 0 && !devices.empty();
+  if (gpu_deflate) out.compress_sorted_on(devices[0], threads);
+  MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums, gpu_deflate);
   // Records are written on a thread of their own, in input order: bytes the lanes made
   // (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP
   // team of -t threads.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/bam_sorter.hpp"
+#include "io/bgzf_deflate.hpp"
 #include "io/sam_writer.hpp"
 #include "../test_util.hpp"
 
@@ -128,19 +129,33 @@ std::vector<std::string> query(const std::string& bam, const std::string& index,
 
 }  // namespace
 
+// With htslib's compression, and with gatemap's (the GPU's CPU twin, io/bgzf_deflate.hpp)
+// through write_all and through prepare().
 TEST(BamOutput, RecordsAreTheBytesHtslibWrites) {
   test::TempDir dir;
   std::vector<bam1_t*> recs = random_records(20000, 5, false);
   for (const int threads : {1, 3}) {
-    for (const bool one_by_one : {false, true}) {
-      SCOPED_TRACE(std::to_string(threads) + (one_by_one ? " threads, write()" : " threads, write_all()"));
+    for (const char* how : {"write()", "write_all()", "twin write_all()", "twin prepare()"}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, " + how);
+      const std::string way = how;
       const std::string ours = dir.file("ours.bam"), theirs = dir.file("theirs.bam");
       {
         io::SamWriter w(ours, header_info(), threads, threads == 1 ? 1 : -1);
-        if (one_by_one) {
+        auto twin = std::make_shared<io::BgzfDeflateCpu>(threads);
+        if (way == "write()") {
           for (const bam1_t* b : recs) w.write(b);
-        } else {
+        } else if (way == "write_all()") {
           w.write_all(recs);
+        } else if (way == "twin write_all()") {
+          w.set_block_compressor(twin);
+          w.write_all(recs);
+        } else {
+          io::PreparedRecords prepared;
+          for (size_t from = 0; from < recs.size(); from += 7000) {
+            const std::vector<bam1_t*> part(recs.begin() + from, recs.begin() + std::min(recs.size(), from + 7000));
+            w.prepare(part, prepared, twin.get());
+            w.write_prepared(prepared);
+          }
         }
         write_with_htslib(theirs, recs, w.header());
         w.close();
@@ -164,6 +179,7 @@ TEST(BamOutput, IndexAnswersRegionsAsSamtoolsIndexDoes) {
       io::SamHeaderInfo info = header_info(length);
       info.coordinate_sorted = true;
       io::SamWriter w(ours, info, 3);
+      if (csi) w.set_block_compressor(std::make_shared<io::BgzfDeflateCpu>(3));  // offsets of our own blocks
       w.write_index(ours_index, csi ? 14 : 0);
       w.write_all(recs);
       write_with_htslib(theirs, recs, w.header());

@@ -1,0 +1,81 @@
+// The CPU twin of the GPU's BGZF compression, the BGZF framing both share, and the
+// choice between them.
+#include "io/bgzf_deflate.hpp"
+
+#include <libdeflate.h>
+#include <omp.h>
+
+#include <cstring>
+#include <vector>
+
+#include "common/error.hpp"
+#include "gpu/fallback.hpp"
+#include "io/deflate_core.hpp"
+
+namespace gatemap::io {
+
+namespace detail {
+
+uint32_t frame_bgzf_block(const uint8_t* in, uint32_t size, uint8_t* out, uint32_t deflate_size) {
+  // gzip with the BC extra field (SAM/BAM spec 4.1): the block's size - 1 at bytes 16-17.
+  static const uint8_t kHeader[16] = {0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 'B', 'C', 2, 0};
+  const uint32_t total = kBgzfHeaderSize + deflate_size + kBgzfFooterSize;
+  std::memcpy(out, kHeader, sizeof kHeader);
+  out[16] = static_cast<uint8_t>(total - 1);
+  out[17] = static_cast<uint8_t>((total - 1) >> 8);
+  const uint32_t crc = static_cast<uint32_t>(libdeflate_crc32(0, in, size));
+  uint8_t* footer = out + kBgzfHeaderSize + deflate_size;
+  for (int i = 0; i < 4; ++i) {
+    footer[i] = static_cast<uint8_t>(crc >> (8 * i));
+    footer[4 + i] = static_cast<uint8_t>(size >> (8 * i));
+  }
+  return total;
+}
+
+}  // namespace detail
+
+void BgzfDeflateCpu::compress(BgzfJob* jobs, size_t count) {
+#pragma omp parallel num_threads(threads_)
+  {
+    std::vector<uint64_t> buckets(deflate::kBucketWords);
+    std::vector<uint32_t> tokens(deflate::kMaxInput);
+#pragma omp for schedule(dynamic, 1)
+    for (size_t i = 0; i < count; ++i) {
+      BgzfJob& job = jobs[i];
+      const uint32_t size = deflate::deflate_block(job.in, job.size, {buckets.data(), tokens.data()},
+                                                   job.out + detail::kBgzfHeaderSize);
+      job.out_size = detail::frame_bgzf_block(job.in, job.size, job.out, size);
+    }
+  }
+}
+
+namespace {
+
+// The GPU for every batch, the twin for a batch the GPU fails.
+class GpuOrTwin : public BlockCompressor {
+ public:
+  GpuOrTwin(std::unique_ptr<BgzfDeflateGpu> gpu, int threads) : gpu_(std::move(gpu)), twin_(threads) {}
+  void compress(BgzfJob* jobs, size_t count) override {
+    if (!gpu_) {
+      twin_.compress(jobs, count);
+      return;
+    }
+    const bool on_gpu = gpu::run_or_fall_back("bgzf", "BAM compression", [&] { gpu_->compress(jobs, count); },
+                                              [&] { twin_.compress(jobs, count); });
+    if (!on_gpu) gpu_.reset();  // after a failure the twin takes every batch
+  }
+
+ private:
+  std::unique_ptr<BgzfDeflateGpu> gpu_;
+  BgzfDeflateCpu twin_;
+};
+
+}  // namespace
+
+std::shared_ptr<BlockCompressor> make_gpu_block_compressor(int device, int threads) {
+  std::unique_ptr<BgzfDeflateGpu> gpu = gpu::make_engine_or_null<BgzfDeflateGpu>("bgzf", device, threads);
+  if (!gpu) return nullptr;
+  return std::make_shared<GpuOrTwin>(std::move(gpu), threads);
+}
+
+}  // namespace gatemap::io

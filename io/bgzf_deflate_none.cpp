@@ -1,0 +1,13 @@
+// CPU-only build: the GPU's BGZF compressor cannot be made (the twin still can).
+#include "common/error.hpp"
+#include "io/bgzf_deflate.hpp"
+
+namespace gatemap::io {
+
+struct BgzfDeflateGpu::Impl {};
+
+BgzfDeflateGpu::BgzfDeflateGpu(int, int, size_t) { throw CudaError("this gatemap was built without CUDA"); }
+BgzfDeflateGpu::~BgzfDeflateGpu() = default;
+void BgzfDeflateGpu::compress(BgzfJob*, size_t) {}
+
+}  // namespace gatemap::io

@@ -1,0 +1,402 @@
+#pragma once
+// One BGZF block's data -> one raw DEFLATE stream (RFC 1951), word for word the same
+// in the CUDA kernel (one thread per block, io/bgzf_gpu.cu) and its CPU twin
+// (io/bgzf_deflate.cpp). Internal: include from those two and the tests only.
+//
+// Matching: a hash of 3 bytes picks a bucket of the 8 latest positions with that hash
+// (16-bit positions, a BGZF block is < 64 KiB, four to a word); the longest match among
+// them is taken (8 ways: files 4% over libdeflate level 6's on real BAM, 4 ways 7%),
+// with one step of lazy evaluation (a longer match at the next byte wins, as zlib's
+// levels 4-9 do). Coding: one dynamic-Huffman block (codes limited to 15 bits, the
+// code-length code to 7), or a stored block when that is smaller. No allocation: the
+// caller gives the hash table and a token per input byte.
+#include <cstdint>
+
+#include "gpu/host_device.hpp"
+
+namespace gatemap::io::deflate {
+
+constexpr uint32_t kMaxInput = 0xff00;         // BGZF_BLOCK_SIZE
+constexpr uint32_t kMaxOutput = kMaxInput + 5;  // a stored block is never larger
+constexpr int kHashBits = 13;
+constexpr uint32_t kHashBuckets = 1u << kHashBits;
+constexpr uint32_t kBucketWords = 2 * kHashBuckets;  // two words of four positions each
+constexpr uint32_t kMinMatch = 3, kMaxMatch = 258, kWindow = 32768;
+constexpr uint32_t kLazyBelow = 32;   // a match this long is taken without looking one byte on
+constexpr uint32_t kInsertUpTo = 64;  // a longer match's inner positions are not hashed, only its last 3
+constexpr uint32_t kFarForThree = 4096;  // a 3-byte match farther than this costs more than literals
+
+constexpr int kLitLenCodes = 286, kDistCodes = 30, kCodeLenCodes = 19;
+constexpr int kMaxBits = 15, kMaxCodeLenBits = 7;
+
+// Per block: the buckets (kBucketWords) and one token per input byte.
+struct Scratch {
+  uint64_t* buckets;
+  uint32_t* tokens;
+};
+
+GATEMAP_HD int floor_log2(uint32_t v) {  // v > 0
+#if defined(__CUDA_ARCH__)
+  return 31 - __clz(v);
+#else
+  return 31 - __builtin_clz(v);
+#endif
+}
+
+// A match length (3-258) -> its code (257-285); the extra bits' count and value follow
+// from the code's base (RFC 1951 3.2.5).
+GATEMAP_HD int length_code(uint32_t len) {
+  if (len <= 10) return 254 + static_cast<int>(len);
+  if (len == 258) return 285;
+  const uint32_t l = len - 3;
+  const int e = floor_log2(l) - 2;
+  return 257 + 4 * e + 4 + static_cast<int>((l >> e) & 3);
+}
+GATEMAP_HD int length_extra_bits(int code) { return code < 265 || code == 285 ? 0 : (code - 261) / 4; }
+GATEMAP_HD uint32_t length_base(int code) {
+  if (code < 265) return static_cast<uint32_t>(code - 254);
+  if (code == 285) return 258;
+  const int e = length_extra_bits(code);
+  return 3 + ((4u + static_cast<uint32_t>((code - 265) & 3)) << e);
+}
+GATEMAP_HD int distance_code(uint32_t dist) {  // 1-32768 -> 0-29
+  const uint32_t d = dist - 1;
+  if (d < 4) return static_cast<int>(d);
+  const int e = floor_log2(d) - 1;
+  return 2 * e + 2 + static_cast<int>((d >> e) & 1);
+}
+GATEMAP_HD int distance_extra_bits(int code) { return code < 4 ? 0 : code / 2 - 1; }
+GATEMAP_HD uint32_t distance_base(int code) {
+  if (code < 4) return static_cast<uint32_t>(code + 1);
+  return 1 + ((2u + static_cast<uint32_t>(code & 1)) << distance_extra_bits(code));
+}
+
+// A token: a literal byte, or 0x80000000 | length << 16 | (distance - 1).
+constexpr uint32_t kMatchFlag = 0x80000000u;
+
+GATEMAP_HD uint32_t hash3(const uint8_t* in, uint32_t p) {
+  const uint32_t v = uint32_t{in[p]} | uint32_t{in[p + 1]} << 8 | uint32_t{in[p + 2]} << 16;
+  return (v * 0x1e35a7bdu) >> (32 - kHashBits);
+}
+
+// Hashes position p (p + 3 <= n) into its bucket; returns the bucket's newer word as it
+// was (and the older one in `older`).
+GATEMAP_HD uint64_t insert_position(const uint8_t* in, uint32_t p, uint64_t* buckets, uint64_t* older = nullptr) {
+  uint64_t* bucket = buckets + 2 * hash3(in, p);
+  const uint64_t before = bucket[0];
+  if (older) *older = bucket[1];
+  bucket[1] = bucket[1] << 16 | before >> 48;
+  bucket[0] = before << 16 | (p + 1);
+  return before;
+}
+
+// The longest match at p among its bucket's positions (0 when none of 3 or more is
+// worth it); p is hashed in on the way.
+GATEMAP_HD uint32_t find_match(const uint8_t* in, uint32_t n, uint32_t p, uint64_t* buckets, uint32_t& dist) {
+  if (p + kMinMatch > n) return 0;
+  uint64_t older = 0;
+  const uint64_t newer = insert_position(in, p, buckets, &older);
+  const uint32_t max_len = n - p < kMaxMatch ? n - p : kMaxMatch;
+  uint32_t best = kMinMatch - 1;
+  for (int way = 0; way < 8; ++way) {
+    const uint32_t entry = static_cast<uint32_t>((way < 4 ? newer : older) >> (16 * (way & 3))) & 0xffff;
+    if (entry == 0) break;
+    const uint32_t c = entry - 1, d = p - c;
+    if (d > kWindow) break;  // the older ways lie farther still
+    if (in[c + best] != in[p + best]) continue;  // cannot be longer than the best
+    uint32_t len = 0;
+    while (len < max_len && in[c + len] == in[p + len]) ++len;
+    if (len > best) {
+      best = len;
+      dist = d;
+      if (len == max_len) break;
+    }
+  }
+  if (best < kMinMatch || (best == kMinMatch && dist > kFarForThree)) return 0;
+  return best;
+}
+
+GATEMAP_HD void insert_range(const uint8_t* in, uint32_t n, uint32_t from, uint32_t to, uint64_t* buckets) {
+  for (uint32_t q = from; q < to && q + kMinMatch <= n; ++q) insert_position(in, q, buckets);
+}
+
+// LZ77 parse of in[0, n) into tokens; returns how many. Counts each symbol's uses.
+GATEMAP_HD uint32_t parse(const uint8_t* in, uint32_t n, Scratch s, uint32_t* litlen_freq, uint32_t* dist_freq) {
+  for (uint32_t b = 0; b < kBucketWords; ++b) s.buckets[b] = 0;
+  uint32_t count = 0, p = 0, dist = 0;
+  const auto literal = [&](uint32_t at) {
+    s.tokens[count++] = in[at];
+    ++litlen_freq[in[at]];
+  };
+  const auto match = [&](uint32_t len, uint32_t d) {
+    s.tokens[count++] = kMatchFlag | len << 16 | (d - 1);
+    ++litlen_freq[length_code(len)];
+    ++dist_freq[distance_code(d)];
+  };
+  uint32_t len = find_match(in, n, p, s.buckets, dist);
+  while (p < n) {
+    if (len == 0) {
+      literal(p);
+      ++p;
+      len = find_match(in, n, p, s.buckets, dist);
+      continue;
+    }
+    uint32_t hashed_to = p + 1;  // positions before this are in the buckets
+    if (len < kLazyBelow) {
+      uint32_t next_dist = 0;
+      const uint32_t next = find_match(in, n, p + 1, s.buckets, next_dist);
+      hashed_to = p + 2;
+      if (next > len) {
+        literal(p);
+        ++p;
+        len = next;
+        dist = next_dist;
+        continue;
+      }
+    }
+    match(len, dist);
+    // A long match's inner positions are not hashed, its last few are (a run's next match is near).
+    insert_range(in, n, len <= kInsertUpTo || p + len - 3 < hashed_to ? hashed_to : p + len - 3, p + len, s.buckets);
+    p += len;
+    len = find_match(in, n, p, s.buckets, dist);
+  }
+  ++litlen_freq[256];  // end of block
+  return count;
+}
+
+// Code lengths (at most max_bits) of a Huffman code for freq[0, m) (m <= 288); symbols
+// of frequency 0 get 0. At least two symbols must be used.
+GATEMAP_HD void huffman_lengths(const uint32_t* freq, int m, int max_bits, uint8_t* lengths) {
+  uint16_t sym[288];      // used symbols by (frequency, symbol), ascending
+  uint32_t weight[288];   // internal nodes' weights, in the order they are made
+  weight[0] = 0;
+  uint16_t parent[576];   // leaves 0..used-1, then internal nodes
+  int used = 0;
+  for (int i = 0; i < m; ++i) {
+    lengths[i] = 0;
+    if (freq[i] == 0) continue;
+    int j = used++;
+    for (; j > 0 && freq[sym[j - 1]] > freq[i]; --j) sym[j] = sym[j - 1];
+    sym[j] = static_cast<uint16_t>(i);
+  }
+  // Two queues: the leaves in order and the internal nodes in the order made (their
+  // weights never decrease); each step joins the two lightest heads.
+  int leaf = 0, node = 0, made = 0;
+  const auto take = [&]() -> int {
+    if (node < made && (leaf >= used || weight[node] < freq[sym[leaf]])) return used + node++;
+    return leaf++;
+  };
+  const auto weight_of = [&](int id) { return id < used ? freq[sym[id]] : weight[id - used]; };
+  while ((used - leaf) + (made - node) > 1) {
+    const int a = take(), b = take();
+    weight[made] = weight_of(a) + weight_of(b);
+    parent[a] = parent[b] = static_cast<uint16_t>(used + made);
+    ++made;
+  }
+  // Depths from the root (the last node made) down; internal nodes reuse `weight`.
+  uint32_t* depth = weight;
+  depth[made - 1] = 0;
+  for (int i = made - 2; i >= 0; --i) depth[i] = depth[parent[used + i] - used] + 1;
+  uint32_t per_length[289] = {};
+  for (int i = 0; i < used; ++i) ++per_length[depth[parent[i] - used] + 1];
+  // Too deep: everything past max_bits at max_bits, then leaves moved one level down
+  // until the code is complete again (Kraft sum exactly one).
+  for (int d = max_bits + 1; d <= 288; ++d) {
+    per_length[max_bits] += per_length[d];
+    per_length[d] = 0;
+  }
+  uint32_t kraft = 0;
+  for (int d = 1; d <= max_bits; ++d) kraft += per_length[d] << (max_bits - d);
+  while (kraft > (1u << max_bits)) {
+    --per_length[max_bits];
+    for (int d = max_bits - 1; d > 0; --d) {
+      if (per_length[d]) {
+        --per_length[d];
+        per_length[d + 1] += 2;
+        break;
+      }
+    }
+    --kraft;
+  }
+  // The most frequent symbols get the shortest codes.
+  int next = used - 1;
+  for (int d = 1; d <= max_bits; ++d) {
+    for (uint32_t k = 0; k < per_length[d]; ++k) lengths[sym[next--]] = static_cast<uint8_t>(d);
+  }
+}
+
+// Canonical codes (RFC 1951 3.2.2), bit-reversed for an LSB-first stream.
+GATEMAP_HD void canonical_codes(const uint8_t* lengths, int m, uint16_t* codes) {
+  uint16_t per_length[kMaxBits + 1] = {};
+  for (int i = 0; i < m; ++i) ++per_length[lengths[i]];
+  per_length[0] = 0;
+  uint16_t next[kMaxBits + 1] = {};
+  uint32_t code = 0;
+  for (int bits = 1; bits <= kMaxBits; ++bits) {
+    code = (code + per_length[bits - 1]) << 1;
+    next[bits] = static_cast<uint16_t>(code);
+  }
+  for (int i = 0; i < m; ++i) {
+    const int len = lengths[i];
+    if (len == 0) continue;
+    uint32_t c = next[len]++, reversed = 0;
+    for (int b = 0; b < len; ++b, c >>= 1) reversed = reversed << 1 | (c & 1);
+    codes[i] = static_cast<uint16_t>(reversed);
+  }
+}
+
+struct BitWriter {
+  uint8_t* out;
+  uint32_t pos = 0;
+  uint64_t acc = 0;
+  int bits = 0;
+  GATEMAP_HD void put(uint32_t value, int n) {
+    acc |= uint64_t{value} << bits;
+    bits += n;
+    while (bits >= 8) {
+      out[pos++] = static_cast<uint8_t>(acc);
+      acc >>= 8;
+      bits -= 8;
+    }
+  }
+  GATEMAP_HD uint32_t finish() {
+    if (bits > 0) out[pos++] = static_cast<uint8_t>(acc);
+    bits = 0;
+    acc = 0;
+    return pos;
+  }
+};
+
+// Makes a code over freq usable: at least two symbols (an inflater needs a complete code).
+GATEMAP_HD void at_least_two(uint32_t* freq, int m) {
+  int used = 0;
+  for (int i = 0; i < m; ++i) used += freq[i] != 0;
+  for (int i = 0; used < 2 && i < m; ++i) {
+    if (freq[i] == 0) {
+      freq[i] = 1;
+      ++used;
+    }
+  }
+}
+
+// The order in which the code-length code's lengths are sent (RFC 1951 3.2.7).
+GATEMAP_HD int code_length_order(int i) {
+  const uint8_t order[kCodeLenCodes] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+  return order[i];
+}
+
+// The lit/len and distance lengths as code-length symbols (runs as 16, 17, 18), each
+// with its extra bits' value in bits 8 and up. Returns how many; `lens` is both tables.
+GATEMAP_HD int run_length_symbols(const uint8_t* lens, int total, uint16_t* out) {
+  int count = 0;
+  for (int i = 0; i < total;) {
+    const uint8_t v = lens[i];
+    int run = 1;
+    while (i + run < total && lens[i + run] == v) ++run;
+    i += run;
+    if (v == 0) {
+      while (run >= 11) {
+        const int r = run < 138 ? run : 138;
+        out[count++] = static_cast<uint16_t>(18 | (r - 11) << 8);
+        run -= r;
+      }
+      if (run >= 3) {
+        out[count++] = static_cast<uint16_t>(17 | (run - 3) << 8);
+        run = 0;
+      }
+    } else {
+      out[count++] = v;
+      --run;
+      while (run >= 3) {
+        const int r = run < 6 ? run : 6;
+        out[count++] = static_cast<uint16_t>(16 | (r - 3) << 8);
+        run -= r;
+      }
+    }
+    for (; run > 0; --run) out[count++] = v;
+  }
+  return count;
+}
+
+GATEMAP_HD int code_length_extra_bits(int sym) { return sym == 16 ? 2 : sym == 17 ? 3 : sym == 18 ? 7 : 0; }
+
+// in[0, n) (n <= kMaxInput) -> one final DEFLATE block in out (room for kMaxOutput
+// bytes); returns its size.
+GATEMAP_HD uint32_t deflate_block(const uint8_t* in, uint32_t n, Scratch s, uint8_t* out) {
+  uint32_t litlen_freq[kLitLenCodes] = {}, dist_freq[kDistCodes] = {};
+  const uint32_t tokens = parse(in, n, s, litlen_freq, dist_freq);
+  at_least_two(litlen_freq, kLitLenCodes);
+  at_least_two(dist_freq, kDistCodes);
+  uint8_t lens[kLitLenCodes + kDistCodes];
+  uint8_t* const litlen_len = lens;
+  huffman_lengths(litlen_freq, kLitLenCodes, kMaxBits, litlen_len);
+  int hlit = kLitLenCodes;
+  while (hlit > 257 && litlen_len[hlit - 1] == 0) --hlit;
+  uint8_t* const dist_len = lens + hlit;  // the two tables back to back, as they are sent
+  huffman_lengths(dist_freq, kDistCodes, kMaxBits, dist_len);
+  int hdist = kDistCodes;
+  while (hdist > 1 && dist_len[hdist - 1] == 0) --hdist;
+
+  uint16_t cl_syms[kLitLenCodes + kDistCodes];
+  const int cl_count = run_length_symbols(lens, hlit + hdist, cl_syms);
+  uint32_t cl_freq[kCodeLenCodes] = {};
+  for (int i = 0; i < cl_count; ++i) ++cl_freq[cl_syms[i] & 0xff];
+  at_least_two(cl_freq, kCodeLenCodes);
+  uint8_t cl_len[kCodeLenCodes];
+  huffman_lengths(cl_freq, kCodeLenCodes, kMaxCodeLenBits, cl_len);
+  int hclen = kCodeLenCodes;
+  while (hclen > 4 && cl_len[code_length_order(hclen - 1)] == 0) --hclen;
+
+  // The dynamic block's exact size, against a stored block's.
+  uint64_t bits = 3 + 5 + 5 + 4 + 3 * static_cast<uint64_t>(hclen);
+  for (int i = 0; i < cl_count; ++i) bits += cl_len[cl_syms[i] & 0xff] + code_length_extra_bits(cl_syms[i] & 0xff);
+  for (int c = 0; c < hlit; ++c) {
+    bits += uint64_t{litlen_freq[c]} * (litlen_len[c] + (c > 256 ? length_extra_bits(c) : 0));
+  }
+  for (int c = 0; c < hdist; ++c) bits += uint64_t{dist_freq[c]} * (dist_len[c] + distance_extra_bits(c));
+  BitWriter w{out};
+  if ((bits + 7) / 8 >= 5 + uint64_t{n}) {  // stored: header, pad to a byte, LEN, NLEN, the bytes
+    w.put(1, 3);
+    w.finish();
+    const uint32_t nlen = ~n & 0xffff;
+    out[w.pos++] = static_cast<uint8_t>(n);
+    out[w.pos++] = static_cast<uint8_t>(n >> 8);
+    out[w.pos++] = static_cast<uint8_t>(nlen);
+    out[w.pos++] = static_cast<uint8_t>(nlen >> 8);
+    for (uint32_t i = 0; i < n; ++i) out[w.pos++] = in[i];
+    return w.pos;
+  }
+
+  uint16_t litlen_code[kLitLenCodes], dist_code[kDistCodes], cl_code[kCodeLenCodes];
+  canonical_codes(litlen_len, hlit, litlen_code);
+  canonical_codes(dist_len, hdist, dist_code);
+  canonical_codes(cl_len, kCodeLenCodes, cl_code);
+  w.put(1, 1);  // final block
+  w.put(2, 2);  // dynamic Huffman
+  w.put(static_cast<uint32_t>(hlit - 257), 5);
+  w.put(static_cast<uint32_t>(hdist - 1), 5);
+  w.put(static_cast<uint32_t>(hclen - 4), 4);
+  for (int i = 0; i < hclen; ++i) w.put(cl_len[code_length_order(i)], 3);
+  for (int i = 0; i < cl_count; ++i) {
+    const int sym = cl_syms[i] & 0xff;
+    w.put(cl_code[sym], cl_len[sym]);
+    if (sym >= 16) w.put(cl_syms[i] >> 8, code_length_extra_bits(sym));
+  }
+  for (uint32_t t = 0; t < tokens; ++t) {
+    const uint32_t token = s.tokens[t];
+    if (!(token & kMatchFlag)) {
+      w.put(litlen_code[token], litlen_len[token]);
+      continue;
+    }
+    const uint32_t len = (token >> 16) & 0x1ff, dist = (token & 0xffff) + 1;
+    const int lc = length_code(len), dc = distance_code(dist);
+    w.put(litlen_code[lc], litlen_len[lc]);
+    w.put(len - length_base(lc), length_extra_bits(lc));
+    w.put(dist_code[dc], dist_len[dc]);
+    w.put(dist - distance_base(dc), distance_extra_bits(dc));
+  }
+  w.put(litlen_code[256], litlen_len[256]);
+  return w.finish();
+}
+
+}  // namespace gatemap::io::deflate
