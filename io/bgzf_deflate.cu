@@ -1,11 +1,12 @@
-// BGZF compression on the GPU: one thread per block runs deflate_core's DEFLATE (the
-// same code as the CPU twin, io/bgzf_deflate.cpp) with its hash table and tokens in
-// device memory. A batch's blocks go up at a fixed stride, their streams come back
+// BGZF compression on the GPU: one warp per block finds every position's match, then
+// runs deflate_core's parse and coding (the CPU twin's code, io/bgzf_deflate.cpp), with
+// its hash table and tokens in device memory. A batch's blocks go up at a fixed stride, their streams come back
 // the same way; the host threads copy them in and out and add the BGZF frame.
 #include <omp.h>
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 
 #include "gpu/buffers.cuh"
 #include "gpu/cuda_check.cuh"
@@ -17,14 +18,49 @@ namespace gatemap::io {
 namespace {
 
 constexpr size_t kStride = 65536;         // bytes per block, in and out
-constexpr int kThreadsPerBlock = 32;
+constexpr int kWarpsPerBlock = 4;
 
-__global__ void deflate_kernel(const uint8_t* in, const uint32_t* sizes, uint8_t* out, uint32_t* out_sizes,
-                               uint64_t* buckets, uint32_t* tokens, int count) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const deflate::Scratch s{buckets + size_t(i) * deflate::kBucketWords, tokens + size_t(i) * deflate::kMaxInput};
-  out_sizes[i] = deflate::deflate_block(in + size_t(i) * kStride, sizes[i], s, out + size_t(i) * kStride);
+// One warp per BGZF block. The matches of 32 positions at a time: each lane hashes its
+// position; lanes whose positions share a hash (__match_any_sync) see the bucket as the
+// CPU twin's one-by-one order leaves it for them (the bucket before the 32, then the
+// group's earlier positions shifted in), and the group's last lane writes the bucket
+// back with them all. Then lane 0 parses and codes the block (deflate_core.hpp).
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    deflate_kernel(const uint8_t* in_all, const uint32_t* sizes, uint8_t* out_all, uint32_t* out_sizes,
+                   uint64_t* buckets_all, uint32_t* tokens_all, int count) {
+  const int job = blockIdx.x * kWarpsPerBlock + static_cast<int>(threadIdx.x / 32);
+  const uint32_t lane = threadIdx.x % 32;
+  if (job >= count) return;  // whole warps
+  const uint8_t* in = in_all + size_t(job) * kStride;
+  const uint32_t n = sizes[job];
+  const deflate::Scratch s{buckets_all + size_t(job) * deflate::kBucketWords, tokens_all + size_t(job) * deflate::kMaxInput};
+  for (uint32_t i = lane; i < deflate::kBucketWords; i += 32) s.buckets[i] = 0;
+  __syncwarp();
+  for (uint32_t base = 0; base < n; base += 32) {
+    const uint32_t p = base + lane;
+    const bool hashed = p + deflate::kMinMatch <= n;
+    const uint32_t h = hashed ? deflate::hash3(in, p) : 0xffffffffu - lane;  // unhashed lanes stand alone
+    const uint32_t group = __match_any_sync(0xffffffffu, h);
+    uint64_t w0 = 0, w1 = 0;
+    if (hashed) {
+      w0 = s.buckets[2 * h];
+      w1 = s.buckets[2 * h + 1];
+    }
+    __syncwarp();
+    for (uint32_t earlier = group & ((1u << lane) - 1); earlier; earlier &= earlier - 1) {
+      deflate::shift_in(w0, w1, base + __ffs(earlier) - 1);  // oldest first
+    }
+    const uint32_t match = hashed ? deflate::best_match(in, n, p, w0, w1) : 0;
+    if (hashed && (group >> lane) == 1) {  // the group's last lane
+      deflate::shift_in(w0, w1, p);
+      s.buckets[2 * h] = w0;
+      s.buckets[2 * h + 1] = w1;
+    }
+    __syncwarp();
+    if (p < n) s.tokens[p] = match;
+  }
+  __syncwarp();
+  if (lane == 0) out_sizes[job] = deflate::encode_block(in, n, s, out_all + size_t(job) * kStride);
 }
 
 }  // namespace
@@ -33,6 +69,7 @@ struct BgzfDeflateGpu::Impl {
   int device = 0;
   int threads = 1;
   size_t blocks_per_round = 0;
+  std::future<void> ready;  // the buffers, made while the run maps
   gpu::Stream stream;
   gpu::PinnedBuffer<uint8_t> host_in, host_out;
   gpu::PinnedBuffer<uint32_t> host_sizes;
@@ -65,8 +102,8 @@ struct BgzfDeflateGpu::Impl {
     const cudaStream_t s = stream.get();
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(in.data(), host_in.data(), count * kStride, cudaMemcpyHostToDevice, s));
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(sizes.data(), in_sizes, count * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
-    const int grid = static_cast<int>((count + kThreadsPerBlock - 1) / kThreadsPerBlock);
-    deflate_kernel<<<grid, kThreadsPerBlock, 0, s>>>(in.data(), sizes.data(), out.data(), out_sizes.data(),
+    const int grid = static_cast<int>((count + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    deflate_kernel<<<grid, kWarpsPerBlock * 32, 0, s>>>(in.data(), sizes.data(), out.data(), out_sizes.data(),
                                                      buckets.data(), tokens.data(), static_cast<int>(count));
     GATEMAP_CUDA_CHECK_LAUNCH();
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(deflated, out_sizes.data(), count * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
@@ -86,11 +123,21 @@ BgzfDeflateGpu::BgzfDeflateGpu(int device, int threads, size_t blocks_per_round)
   impl_->device = device;
   impl_->threads = std::max(1, threads);
   impl_->blocks_per_round = std::max<size_t>(1, blocks_per_round);
+  // Pinning the host buffers takes a few tenths of a second: done on a thread of its own
+  // so that the first batch does not wait for it.
+  Impl* impl = impl_.get();
+  impl_->ready = std::async(std::launch::async, [impl] {
+    GATEMAP_CUDA_CHECK(cudaSetDevice(impl->device));
+    impl->reserve(impl->blocks_per_round);
+  });
 }
 
-BgzfDeflateGpu::~BgzfDeflateGpu() = default;
+BgzfDeflateGpu::~BgzfDeflateGpu() {
+  if (impl_->ready.valid()) impl_->ready.wait();
+}
 
 void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
+  if (impl_->ready.valid()) impl_->ready.get();  // its CudaError, if any, is this batch's
   GATEMAP_CUDA_CHECK(cudaSetDevice(impl_->device));
   const size_t per_round = impl_->blocks_per_round;
   for (size_t from = 0; from < count; from += per_round) {

@@ -1,13 +1,14 @@
 #pragma once
 // One BGZF block's data -> one raw DEFLATE stream (RFC 1951), word for word the same
-// in the CUDA kernel (one thread per block, io/bgzf_gpu.cu) and its CPU twin
+// in the CUDA kernel (a warp per block, io/bgzf_deflate.cu) and its CPU twin
 // (io/bgzf_deflate.cpp). Internal: include from those two and the tests only.
 //
-// Matching: a hash of 3 bytes picks a bucket of the 8 latest positions with that hash
-// (16-bit positions, a BGZF block is < 64 KiB, four to a word); the longest match among
-// them is taken (8 ways: files 4% over libdeflate level 6's on real BAM, 4 ways 7%),
-// with one step of lazy evaluation (a longer match at the next byte wins, as zlib's
-// levels 4-9 do). Coding: one dynamic-Huffman block (codes limited to 15 bits, the
+// Matching: every position is hashed (3 bytes) into a bucket of the 8 latest positions
+// with that hash (16-bit positions, a BGZF block is < 64 KiB, four to a word), and its
+// best match among them found, so the GPU finds all positions' matches in parallel
+// (io/bgzf_deflate.cu); then one pass parses them with one step of lazy evaluation (a
+// longer match at the next byte wins, as zlib's levels 4-9 do). 8 ways: files 4% over
+// libdeflate level 6's on real BAM (4 ways: 7%). Coding: one dynamic-Huffman block (codes limited to 15 bits, the
 // code-length code to 7), or a stored block when that is smaller. No allocation: the
 // caller gives the hash table and a token per input byte.
 #include <cstdint>
@@ -23,13 +24,12 @@ constexpr uint32_t kHashBuckets = 1u << kHashBits;
 constexpr uint32_t kBucketWords = 2 * kHashBuckets;  // two words of four positions each
 constexpr uint32_t kMinMatch = 3, kMaxMatch = 258, kWindow = 32768;
 constexpr uint32_t kLazyBelow = 32;   // a match this long is taken without looking one byte on
-constexpr uint32_t kInsertUpTo = 64;  // a longer match's inner positions are not hashed, only its last 3
 constexpr uint32_t kFarForThree = 4096;  // a 3-byte match farther than this costs more than literals
 
 constexpr int kLitLenCodes = 286, kDistCodes = 30, kCodeLenCodes = 19;
 constexpr int kMaxBits = 15, kMaxCodeLenBits = 7;
 
-// Per block: the buckets (kBucketWords) and one token per input byte.
+// Per block: the buckets (kBucketWords) and a match, then a token, per input byte.
 struct Scratch {
   uint64_t* buckets;
   uint32_t* tokens;
@@ -79,27 +79,20 @@ GATEMAP_HD uint32_t hash3(const uint8_t* in, uint32_t p) {
   return (v * 0x1e35a7bdu) >> (32 - kHashBits);
 }
 
-// Hashes position p (p + 3 <= n) into its bucket; returns the bucket's newer word as it
-// was (and the older one in `older`).
-GATEMAP_HD uint64_t insert_position(const uint8_t* in, uint32_t p, uint64_t* buckets, uint64_t* older = nullptr) {
-  uint64_t* bucket = buckets + 2 * hash3(in, p);
-  const uint64_t before = bucket[0];
-  if (older) *older = bucket[1];
-  bucket[1] = bucket[1] << 16 | before >> 48;
-  bucket[0] = before << 16 | (p + 1);
-  return before;
+// A bucket is two words of four 16-bit entries (position + 1, 0 = empty), the newest
+// in the low bits of w0: shifting a position in drops the oldest.
+GATEMAP_HD void shift_in(uint64_t& w0, uint64_t& w1, uint32_t p) {
+  w1 = w1 << 16 | w0 >> 48;
+  w0 = w0 << 16 | (p + 1);
 }
 
-// The longest match at p among its bucket's positions (0 when none of 3 or more is
-// worth it); p is hashed in on the way.
-GATEMAP_HD uint32_t find_match(const uint8_t* in, uint32_t n, uint32_t p, uint64_t* buckets, uint32_t& dist) {
-  if (p + kMinMatch > n) return 0;
-  uint64_t older = 0;
-  const uint64_t newer = insert_position(in, p, buckets, &older);
+// The best match at p (p + 3 <= n) among the bucket's positions, newest first, as a
+// token (0 when none of 3 or more is worth it).
+GATEMAP_HD uint32_t best_match(const uint8_t* in, uint32_t n, uint32_t p, uint64_t w0, uint64_t w1) {
   const uint32_t max_len = n - p < kMaxMatch ? n - p : kMaxMatch;
-  uint32_t best = kMinMatch - 1;
+  uint32_t best = kMinMatch - 1, dist = 0;
   for (int way = 0; way < 8; ++way) {
-    const uint32_t entry = static_cast<uint32_t>((way < 4 ? newer : older) >> (16 * (way & 3))) & 0xffff;
+    const uint32_t entry = static_cast<uint32_t>((way < 4 ? w0 : w1) >> (16 * (way & 3))) & 0xffff;
     if (entry == 0) break;
     const uint32_t c = entry - 1, d = p - c;
     if (d > kWindow) break;  // the older ways lie farther still
@@ -113,52 +106,48 @@ GATEMAP_HD uint32_t find_match(const uint8_t* in, uint32_t n, uint32_t p, uint64
     }
   }
   if (best < kMinMatch || (best == kMinMatch && dist > kFarForThree)) return 0;
-  return best;
+  return kMatchFlag | best << 16 | (dist - 1);
 }
+GATEMAP_HD uint32_t match_length(uint32_t token) { return token & kMatchFlag ? (token >> 16) & 0x1ff : 0; }
 
-GATEMAP_HD void insert_range(const uint8_t* in, uint32_t n, uint32_t from, uint32_t to, uint64_t* buckets) {
-  for (uint32_t q = from; q < to && q + kMinMatch <= n; ++q) insert_position(in, q, buckets);
-}
-
-// LZ77 parse of in[0, n) into tokens; returns how many. Counts each symbol's uses.
-GATEMAP_HD uint32_t parse(const uint8_t* in, uint32_t n, Scratch s, uint32_t* litlen_freq, uint32_t* dist_freq) {
+// The best match at every position, each position hashed in after its own lookup (the
+// CPU's order; the GPU's warps find the same buckets 32 positions at a time).
+GATEMAP_HD void find_matches(const uint8_t* in, uint32_t n, Scratch s) {
   for (uint32_t b = 0; b < kBucketWords; ++b) s.buckets[b] = 0;
-  uint32_t count = 0, p = 0, dist = 0;
-  const auto literal = [&](uint32_t at) {
-    s.tokens[count++] = in[at];
-    ++litlen_freq[in[at]];
-  };
-  const auto match = [&](uint32_t len, uint32_t d) {
-    s.tokens[count++] = kMatchFlag | len << 16 | (d - 1);
-    ++litlen_freq[length_code(len)];
-    ++dist_freq[distance_code(d)];
-  };
-  uint32_t len = find_match(in, n, p, s.buckets, dist);
-  while (p < n) {
-    if (len == 0) {
-      literal(p);
-      ++p;
-      len = find_match(in, n, p, s.buckets, dist);
+  for (uint32_t p = 0; p < n; ++p) {
+    if (p + kMinMatch > n) {
+      s.tokens[p] = 0;
       continue;
     }
-    uint32_t hashed_to = p + 1;  // positions before this are in the buckets
-    if (len < kLazyBelow) {
-      uint32_t next_dist = 0;
-      const uint32_t next = find_match(in, n, p + 1, s.buckets, next_dist);
-      hashed_to = p + 2;
-      if (next > len) {
-        literal(p);
-        ++p;
-        len = next;
-        dist = next_dist;
-        continue;
-      }
+    uint64_t* bucket = s.buckets + 2 * hash3(in, p);
+    uint64_t w0 = bucket[0], w1 = bucket[1];
+    s.tokens[p] = best_match(in, n, p, w0, w1);
+    shift_in(w0, w1, p);
+    bucket[0] = w0;
+    bucket[1] = w1;
+  }
+}
+
+// The parse over the matches of every position (s.tokens, overwritten by the tokens:
+// the i-th token never lies past the i-th position): a match is taken unless the next
+// byte starts a longer one (zlib's lazy evaluation; matches of kLazyBelow or more are
+// taken at once). Returns the tokens' count; counts each symbol's uses.
+GATEMAP_HD uint32_t parse(const uint8_t* in, uint32_t n, Scratch s, uint32_t* litlen_freq, uint32_t* dist_freq) {
+  uint32_t count = 0, p = 0;
+  while (p < n) {
+    const uint32_t token = s.tokens[p];
+    uint32_t len = match_length(token);
+    if (len && len < kLazyBelow && p + 1 < n && match_length(s.tokens[p + 1]) > len) len = 0;
+    if (len == 0) {
+      s.tokens[count++] = in[p];
+      ++litlen_freq[in[p]];
+      ++p;
+      continue;
     }
-    match(len, dist);
-    // A long match's inner positions are not hashed, its last few are (a run's next match is near).
-    insert_range(in, n, len <= kInsertUpTo || p + len - 3 < hashed_to ? hashed_to : p + len - 3, p + len, s.buckets);
+    s.tokens[count++] = token;
+    ++litlen_freq[length_code(len)];
+    ++dist_freq[distance_code((token & 0xffff) + 1)];
     p += len;
-    len = find_match(in, n, p, s.buckets, dist);
   }
   ++litlen_freq[256];  // end of block
   return count;
@@ -320,9 +309,9 @@ GATEMAP_HD int run_length_symbols(const uint8_t* lens, int total, uint16_t* out)
 
 GATEMAP_HD int code_length_extra_bits(int sym) { return sym == 16 ? 2 : sym == 17 ? 3 : sym == 18 ? 7 : 0; }
 
-// in[0, n) (n <= kMaxInput) -> one final DEFLATE block in out (room for kMaxOutput
-// bytes); returns its size.
-GATEMAP_HD uint32_t deflate_block(const uint8_t* in, uint32_t n, Scratch s, uint8_t* out) {
+// in[0, n) (n <= kMaxInput) with every position's match in s.tokens -> one final DEFLATE
+// block in out (room for kMaxOutput bytes); returns its size.
+GATEMAP_HD uint32_t encode_block(const uint8_t* in, uint32_t n, Scratch s, uint8_t* out) {
   uint32_t litlen_freq[kLitLenCodes] = {}, dist_freq[kDistCodes] = {};
   const uint32_t tokens = parse(in, n, s, litlen_freq, dist_freq);
   at_least_two(litlen_freq, kLitLenCodes);
@@ -397,6 +386,12 @@ GATEMAP_HD uint32_t deflate_block(const uint8_t* in, uint32_t n, Scratch s, uint
   }
   w.put(litlen_code[256], litlen_len[256]);
   return w.finish();
+}
+
+// in[0, n) (n <= kMaxInput) -> one final DEFLATE block in out; returns its size.
+GATEMAP_HD uint32_t deflate_block(const uint8_t* in, uint32_t n, Scratch s, uint8_t* out) {
+  find_matches(in, n, s);
+  return encode_block(in, n, s, out);
 }
 
 }  // namespace gatemap::io::deflate

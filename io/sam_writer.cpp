@@ -238,9 +238,8 @@ void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
 PreparedRecords::PreparedRecords() = default;
 PreparedRecords::~PreparedRecords() = default;
 
-void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, BlockCompressor* compressor) const {
+void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out) const {
   if (!can_prepare()) throw Error("internal: prepare() on bgzipped SAM");
-  if (!bam_) compressor = nullptr;
   const size_t n = recs.size(), chunks = (n + kFormatChunk - 1) / kFormatChunk;
   out.count = chunks;
   out.records = n;
@@ -259,7 +258,7 @@ void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, 
       const size_t first = c * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
       try {
         if (bam_) {
-          if (compressor) {
+          if (compressor_) {  // compressed by write_prepared
             encode_bam_blocks(recs.data() + first, size, out.chunks[c]);
           } else {
             encode_bam_chunk(recs.data() + first, size, level, out.chunks[c]);
@@ -284,10 +283,10 @@ void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, 
   for (const std::exception_ptr& e : failed) {
     if (e) std::rethrow_exception(e);
   }
-  if (compressor) compress_chunks(out.chunks.data(), chunks, *compressor);
 }
 
-void SamWriter::write_prepared(const PreparedRecords& p) {
+void SamWriter::write_prepared(PreparedRecords& p) {
+  if (bam_ && compressor_) compress_chunks(p.chunks.data(), p.count, *compressor_);
   if (bam_) return write_chunks(p.chunks, p.count);
   for (size_t c = 0; c < p.count; ++c) {
     const std::string& text = p.text[c];
@@ -347,9 +346,12 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
       for (const std::exception_ptr& e : failed) {
         if (e) std::rethrow_exception(e);
       }
-      if (compressor_) compress_chunks(encoded.data(), count, *compressor_);
       finish_writing();
-      writing = bam.writer.submit([this, &encoded, count] { write_chunks(encoded, count); });
+      // The window is compressed (when the GPU does it) and written while the next is encoded.
+      writing = bam.writer.submit([this, &encoded, count] {
+        if (compressor_) compress_chunks(encoded.data(), count, *compressor_);
+        write_chunks(encoded, count);
+      });
     }
     finish_writing();
   } catch (...) {

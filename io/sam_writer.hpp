@@ -69,19 +69,19 @@ class SamWriter {
   // Whether prepare() works for this output: BAM and plain SAM, not bgzipped SAM.
   bool can_prepare() const { return bam_ || plain_sam_; }
   // Encodes (BAM) or formats (SAM) recs into `out` on the calling thread's OpenMP team;
-  // thread-safe (several callers at once, each with its own compressor). BAM's blocks go
-  // to `compressor` when given, else to htslib's at the writer's level. Throws IoError
-  // naming the record BAM cannot hold.
-  void prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, BlockCompressor* compressor = nullptr) const;
+  // thread-safe (several callers at once). Throws IoError naming the record BAM cannot
+  // hold. BAM is compressed here (htslib, the writer's level) unless a block compressor
+  // is set: then write_prepared compresses it.
+  void prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out) const;
   // Writes what prepare() made, after everything written before.
-  void write_prepared(const PreparedRecords& p);
+  void write_prepared(PreparedRecords& p);
   // Records 0..n-1 in order, each given by record_at(i, view), which returns the record
   // (it may fill and return `view`, valid until the record is written). record_at is
   // called from several threads at once. BAM only.
   using RecordAt = std::function<const bam1_t*(size_t i, bam1_t* view)>;
   void write_bam(size_t n, const RecordAt& record_at);
-  // BAM's blocks from write_all/write_bam compressed by `c` (e.g. on the GPU) instead of
-  // htslib's bgzf_compress.
+  // BAM's blocks compressed by `c` (the GPU's) instead of htslib's bgzf_compress, on the
+  // writing thread (write_prepared, and write_bam's writer while the next window is encoded).
   void set_block_compressor(std::shared_ptr<BlockCompressor> c) { compressor_ = std::move(c); }
   // Builds the index while writing (BAM in coordinate order only; call before the first
   // record): close() saves it to index_path (.bai with min_shift 0, .csi with 14) after

@@ -63,7 +63,7 @@ void report(const MapStats& st, const std::string& stats_path) {
 class RecordOutput {
  public:
   RecordOutput(const RunOptions& opt, const index::Index& idx, const std::vector<std::string>& input_read_groups)
-      : path_(opt.output) {
+      : path_(opt.output), path_is_bam_(io::sam_output_mode(opt.output) == std::string("wb")) {
     io::SamHeaderInfo info;
     for (const auto& c : idx.contigs()) info.contigs.emplace_back(c.name, c.length);
     info.read_group = opt.read_group;
@@ -88,16 +88,19 @@ class RecordOutput {
   // Whether records can be made ready to write (prepare) where they are made, several
   // batches at once, leaving the writer only bytes to copy: unsorted BAM and plain SAM.
   bool prepares() const { return writer_ && writer_->can_prepare(); }
-  void prepare(const std::vector<bam1_t*>& recs, io::PreparedRecords& out, io::BlockCompressor* c) const {
-    writer_->prepare(recs, out, c);
+  void prepare(const std::vector<bam1_t*>& recs, io::PreparedRecords& out) const { writer_->prepare(recs, out); }
+  // BAM's blocks compressed on this GPU, on the writing thread.
+  void compress_on(int device, int threads) {
+    if (!path_is_bam_) return;
+    auto c = io::make_gpu_block_compressor(device, threads);
+    if (!c) return;
+    if (sorter_) {
+      sorter_->set_block_compressor(std::move(c));
+    } else {
+      writer_->set_block_compressor(std::move(c));
+    }
   }
-  // The sorted BAM's blocks compressed on this GPU (unsorted output: each lane's prepare()
-  // is given its own compressor).
-  void compress_sorted_on(int device, int threads) {
-    if (!sorter_) return;
-    if (auto c = io::make_gpu_block_compressor(device, threads)) sorter_->set_block_compressor(std::move(c));
-  }
-  void write_prepared(const io::PreparedRecords& p) { writer_->write_prepared(p); }
+  void write_prepared(io::PreparedRecords& p) { writer_->write_prepared(p); }
   // Writes (or hands to the sorter) the records; written ones go to `spare` for reuse.
   void take(std::vector<bam1_t*>& recs, io::RecordPool& spare) {
     if (sorter_) {
@@ -125,6 +128,7 @@ class RecordOutput {
 
  private:
   std::string path_;
+  bool path_is_bam_;
   std::unique_ptr<io::SamWriter> writer_;
   std::unique_ptr<io::BamSorter> sorter_;
 };
@@ -211,7 +215,7 @@ struct MapPart {
 class MapLanes {
  public:
   MapLanes(const RunOptions& opt, const index::Index& idx, std::vector<int> devices, int lanes, int threads,
-           io::RecordPool& pool, RecordOutput& out, std::shared_future<void> checksums, bool gpu_deflate)
+           io::RecordPool& pool, RecordOutput& out, std::shared_future<void> checksums)
       : opt_(opt),
         idx_(idx),
         devices_(std::move(devices)),
@@ -222,9 +226,7 @@ class MapLanes {
         inserts_(std::make_shared<detail::InsertModelInOrder>(opt.map.pair, lanes > 1)),
         mappers_(static_cast<size_t>(lanes)),
         stats_(static_cast<size_t>(lanes)),
-        prepare_s_(static_cast<size_t>(lanes), 0.0),
-        compressors_(static_cast<size_t>(lanes)),
-        gpu_deflate_(gpu_deflate) {}
+        prepare_s_(static_cast<size_t>(lanes), 0.0) {}
   ~MapLanes() {
     if (opt_.leave_to_exit) {  // the GPU engines' memory, to the exit
       for (auto& m : mappers_) leave_to_exit(m);
@@ -242,7 +244,6 @@ class MapLanes {
       mapper = std::make_unique<Mapper>(idx_, opt_.map, hw);  // a GPU engine gets ready while batch 1 is seeded
       mapper->set_record_pool(&pool_);
       mapper->share_insert_model(inserts_);
-      if (gpu_deflate_ && !hw.devices.empty()) compressors_[lane] = io::make_gpu_block_compressor(hw.devices[0], threads_);
       checksums_.get();
       // An item's parts (its reads; with -p its single reads too) are begun one ahead
       // of the part being finished: the next is seeded while the GPU filters this one.
@@ -298,7 +299,7 @@ class MapLanes {
     }
     if (out_.prepares()) {
       const double t = log::wall_seconds();
-      out_.prepare(item.records, item.prepared, compressors_[lane].get());
+      out_.prepare(item.records, item.prepared);
       pool_.give(item.records);
       prepare_s_[lane] += log::wall_seconds() - t;
     }
@@ -328,8 +329,6 @@ class MapLanes {
   std::vector<std::unique_ptr<Mapper>> mappers_;
   std::vector<MapStats> stats_;
   std::vector<double> prepare_s_;
-  std::vector<std::shared_ptr<io::BlockCompressor>> compressors_;  // BAM's deflate on the lane's GPU
-  const bool gpu_deflate_;
 };
 
 }  // namespace
@@ -400,9 +399,8 @@ MapStats run_mapping(RunOptions opt) {
                                   : ""));
   reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + kSlotsMore);
   // BAM's deflate on the GPU too, unless -l asks for htslib's at a level.
-  const bool gpu_deflate = on_gpu && opt.bam_level < 0 && !devices.empty();
-  if (gpu_deflate) out.compress_sorted_on(devices[0], threads);
-  MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums, gpu_deflate);
+  if (on_gpu && opt.bam_level < 0 && !devices.empty()) out.compress_on(devices[0], threads);
+  MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums);
   // Records are written on a thread of their own, in input order: bytes the lanes made
   // (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP
   // team of -t threads.

@@ -6,7 +6,8 @@
 # rounds, alternating. Wall, CPU (user+sys) and peak RSS per run as TSV on stdout; records
 # compared across input and output forms (and with OLD) at the end. LEVELS (e.g. "1") adds
 # the BAM rows at those compression levels (map -l). WHOLE=N adds N pairs (6300000: chr20
-# at 30x) from gzip to a sorted, duplicate-marked BAM, at the default level and LEVELS.
+# at 30x) from gzip to a sorted, duplicate-marked BAM, at the default level and LEVELS; TABLE=0 runs
+# only that.
 # Usage: scripts/bench_io.sh OUTDIR REF.fa
 #   (env: GATEMAP OLD MINIMAP2 STROBEALIGN SAMTOOLS TIME PAIRS ROUNDS THREADS LEVELS WHOLE)
 set -euo pipefail
@@ -59,6 +60,7 @@ run() {
 echo "# $(date -u +%F) $(nproc) cores, -t $T, $PAIRS pairs of $(basename "$REF"); $(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -1)"
 printf "round\tcommand\twall_s\tcpu_s\tpeak_rss_mib\n"
 for r in $(seq 1 "$ROUNDS"); do
+  [ "${TABLE:-1}" = 1 ] || break
   for b in "$G" $OLD; do
     tag=$([ "$b" = "$G" ] && echo gatemap || echo old)
     run "$tag fq->sam" $tag.sam $b map -t "$T" -o $tag.sam ref.gmi pe_1.fq pe_2.fq
@@ -73,21 +75,26 @@ for r in $(seq 1 "$ROUNDS"); do
     run "gatemap fq.gz->bam -l $l" gatemap.l.bam $G map -t "$T" -l "$l" -o gatemap.l.bam ref.gmi pe_1.fq.gz pe_2.fq.gz
     run "gatemap fq.gz->sorted markdup bam -l $l" gatemap.lmd.bam $G map -t "$T" -l "$l" --sort --markdup \
       -o gatemap.lmd.bam ref.gmi pe_1.fq.gz pe_2.fq.gz
+    echo "# sizes: bam $(stat -c %s gatemap.gz.bam), -l $l $(stat -c %s gatemap.l.bam); sorted $(stat -c %s gatemap.md.bam), -l $l $(stat -c %s gatemap.lmd.bam)"
   done
   [ -n "$MINIMAP2" ] && run "minimap2 -ax sr fq.gz->sam" mm2.sam $MINIMAP2 -ax sr -t "$T" -o mm2.sam ref.fa \
     pe_1.fq.gz pe_2.fq.gz
   [ -n "$STROBEALIGN" ] && run "strobealign fq.gz->sam" sa.sam $STROBEALIGN --use-index -t "$T" -o sa.sam ref.fa \
     pe_1.fq.gz pe_2.fq.gz
 done
+if [ "${TABLE:-1}" = 1 ]; then
 same() { cmp -s <(grep -v '^@PG' "$1") <(grep -v '^@PG' "$2") && echo identical || echo DIFFER; }
 echo "# records: fq vs fq.gz $(same gatemap.sam gatemap.gz.sam), vs fq.bgz $(same gatemap.sam gatemap.bgz.sam);" \
   "bam vs sam $(same <($S view gatemap.bam) <(grep -v '^@' gatemap.sam));" \
   "sorted (flags aside) vs samtools sort $(same <($S view gatemap.md.bam | cut -f 1,3-11) <($S sort -@ "$T" -O sam gatemap.bam 2> /dev/null | grep -v '^@' | cut -f 1,3-11));" \
   "idxstats $($S idxstats gatemap.md.bam | awk '{m += $3} END {print m}') mapped;" \
   "duplicates $($S view -c -f 0x400 gatemap.md.bam)"
+[ -n "${LEVELS:-}" ] && echo "# records vs the last -l: bam $(same <($S view gatemap.gz.bam) <($S view gatemap.l.bam))," \
+  "sorted markdup $(same <($S view gatemap.md.bam) <($S view gatemap.lmd.bam))"
 if [ -n "$OLD" ]; then
   echo "# records vs OLD: sam $(same gatemap.sam old.sam), bam $(same <($S view gatemap.bam) <($S view old.bam))," \
     "sorted markdup $(same <($S view gatemap.md.bam) <($S view old.md.bam))"
+fi
 fi
 if [ -n "${WHOLE:-}" ]; then
   reads whole "$WHOLE"

@@ -150,10 +150,11 @@ TEST(BamOutput, RecordsAreTheBytesHtslibWrites) {
           w.set_block_compressor(twin);
           w.write_all(recs);
         } else {
+          w.set_block_compressor(twin);
           io::PreparedRecords prepared;
           for (size_t from = 0; from < recs.size(); from += 7000) {
             const std::vector<bam1_t*> part(recs.begin() + from, recs.begin() + std::min(recs.size(), from + 7000));
-            w.prepare(part, prepared, twin.get());
+            w.prepare(part, prepared);
             w.write_prepared(prepared);
           }
         }
