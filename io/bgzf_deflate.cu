@@ -6,7 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <future>
+#include <vector>
 
 #include "gpu/buffers.cuh"
 #include "gpu/cuda_check.cuh"
@@ -69,16 +69,18 @@ struct BgzfDeflateGpu::Impl {
   int device = 0;
   int threads = 1;
   size_t blocks_per_round = 0;
-  std::future<void> ready;  // the buffers, made while the run maps
   gpu::Stream stream;
-  gpu::PinnedBuffer<uint8_t> host_in, host_out;
-  gpu::PinnedBuffer<uint32_t> host_sizes;
+  // Pageable host buffers: pinning a few hundred MB held CUDA's driver lock for tenths of
+  // a second and stalled the mapper's own GPU work (measured); the copies are fast enough.
+  std::vector<uint8_t> host_in, host_out;
+  std::vector<uint32_t> host_sizes;
   gpu::DeviceBuffer<uint8_t> in, out;
   gpu::DeviceBuffer<uint32_t> sizes, out_sizes, tokens;
   gpu::DeviceBuffer<uint64_t> buckets;
 
-  void reserve(size_t blocks) {
+  void reserve(size_t blocks) {  // grown by half again (cudaFree synchronizes the device)
     if (in.size() >= blocks * kStride) return;
+    blocks = std::min(blocks_per_round, blocks + blocks / 2);
     host_in.resize(blocks * kStride);
     host_out.resize(blocks * kStride);
     host_sizes.resize(2 * blocks);
@@ -123,21 +125,11 @@ BgzfDeflateGpu::BgzfDeflateGpu(int device, int threads, size_t blocks_per_round)
   impl_->device = device;
   impl_->threads = std::max(1, threads);
   impl_->blocks_per_round = std::max<size_t>(1, blocks_per_round);
-  // Pinning the host buffers takes a few tenths of a second: done on a thread of its own
-  // so that the first batch does not wait for it.
-  Impl* impl = impl_.get();
-  impl_->ready = std::async(std::launch::async, [impl] {
-    GATEMAP_CUDA_CHECK(cudaSetDevice(impl->device));
-    impl->reserve(impl->blocks_per_round);
-  });
 }
 
-BgzfDeflateGpu::~BgzfDeflateGpu() {
-  if (impl_->ready.valid()) impl_->ready.wait();
-}
+BgzfDeflateGpu::~BgzfDeflateGpu() = default;
 
 void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
-  if (impl_->ready.valid()) impl_->ready.get();  // its CudaError, if any, is this batch's
   GATEMAP_CUDA_CHECK(cudaSetDevice(impl_->device));
   const size_t per_round = impl_->blocks_per_round;
   for (size_t from = 0; from < count; from += per_round) {

@@ -89,11 +89,12 @@ class RecordOutput {
   // batches at once, leaving the writer only bytes to copy: unsorted BAM and plain SAM.
   bool prepares() const { return writer_ && writer_->can_prepare(); }
   void prepare(const std::vector<bam1_t*>& recs, io::PreparedRecords& out) const { writer_->prepare(recs, out); }
-  // BAM's blocks compressed on this GPU, on the writing thread.
+  // BAM's blocks compressed on this GPU (-1: none, or none that works: the CPU twin,
+  // the same bytes), on the writing thread.
   void compress_on(int device, int threads) {
     if (!path_is_bam_) return;
-    auto c = io::make_gpu_block_compressor(device, threads);
-    if (!c) return;
+    std::shared_ptr<io::BlockCompressor> c = device >= 0 ? io::make_gpu_block_compressor(device, threads) : nullptr;
+    if (!c) c = std::make_shared<io::BgzfDeflateCpu>(threads);
     if (sorter_) {
       sorter_->set_block_compressor(std::move(c));
     } else {
@@ -155,6 +156,8 @@ void check_options(const RunOptions& opt) {
     throw UsageError("both mates' files are '-': standard input holds one of them (interleaved pairs: -p)");
   }
   if (opt.sort && mode != "wb" && mode != "wc") throw UsageError("--sort needs -o FILE.bam or FILE.cram");
+  if (opt.bgzf_gpu && opt.bam_level >= 0) throw UsageError("--bgzf-gpu has a compression of its own: leave out -l");
+  if (opt.bgzf_gpu && mode != "wb") throw UsageError("--bgzf-gpu compresses BAM: it needs -o FILE.bam");
   io::check_not_input(opt.output, "-o", {opt.index_path, opt.reads1, opt.reads2});
   io::check_side_output(opt.stats_path, "--stats", {opt.index_path, opt.reads1, opt.reads2, opt.output});
 }
@@ -398,8 +401,8 @@ MapStats run_mapping(RunOptions opt) {
                                         " threads" + (on_gpu ? ", one per GPU" : "")
                                   : ""));
   reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + kSlotsMore);
-  // BAM's deflate on the GPU too, unless -l asks for htslib's at a level.
-  if (on_gpu && opt.bam_level < 0 && !devices.empty()) out.compress_on(devices[0], threads);
+  // --bgzf-gpu: BAM's deflate on the (first) GPU, on the writing thread.
+  if (opt.bgzf_gpu) out.compress_on(on_gpu && !devices.empty() ? devices[0] : -1, threads);
   MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums);
   // Records are written on a thread of their own, in input order: bytes the lanes made
   // (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP

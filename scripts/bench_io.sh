@@ -5,7 +5,7 @@
 # (prebuilt index) on the gzip files; OLD (another gatemap build) side by side. ROUNDS
 # rounds, alternating. Wall, CPU (user+sys) and peak RSS per run as TSV on stdout; records
 # compared across input and output forms (and with OLD) at the end. LEVELS (e.g. "1") adds
-# the BAM rows at those compression levels (map -l). WHOLE=N adds N pairs (6300000: chr20
+# the BAM rows at those compression levels (map -l; "gpu": map --bgzf-gpu). WHOLE=N adds N pairs (6300000: chr20
 # at 30x) from gzip to a sorted, duplicate-marked BAM, at the default level and LEVELS; TABLE=0 runs
 # only that.
 # Usage: scripts/bench_io.sh OUTDIR REF.fa
@@ -72,8 +72,9 @@ for r in $(seq 1 "$ROUNDS"); do
       pe_1.fq.gz pe_2.fq.gz
   done
   for l in ${LEVELS:-}; do
-    run "gatemap fq.gz->bam -l $l" gatemap.l.bam $G map -t "$T" -l "$l" -o gatemap.l.bam ref.gmi pe_1.fq.gz pe_2.fq.gz
-    run "gatemap fq.gz->sorted markdup bam -l $l" gatemap.lmd.bam $G map -t "$T" -l "$l" --sort --markdup \
+    lf=$([ "$l" = gpu ] && echo --bgzf-gpu || echo "-l $l")
+    run "gatemap fq.gz->bam $lf" gatemap.l.bam $G map -t "$T" $lf -o gatemap.l.bam ref.gmi pe_1.fq.gz pe_2.fq.gz
+    run "gatemap fq.gz->sorted markdup bam $lf" gatemap.lmd.bam $G map -t "$T" $lf --sort --markdup \
       -o gatemap.lmd.bam ref.gmi pe_1.fq.gz pe_2.fq.gz
     echo "# sizes: bam $(stat -c %s gatemap.gz.bam), -l $l $(stat -c %s gatemap.l.bam); sorted $(stat -c %s gatemap.md.bam), -l $l $(stat -c %s gatemap.lmd.bam)"
   done
@@ -100,7 +101,7 @@ if [ -n "${WHOLE:-}" ]; then
   reads whole "$WHOLE"
   r=whole
   for l in default ${LEVELS:-}; do
-    flag=$([ $l = default ] || echo "-l $l")
+    flag=$([ $l = default ] || { [ $l = gpu ] && echo --bgzf-gpu; } || echo "-l $l")
     run "gatemap $WHOLE pairs fq.gz->sorted markdup bam $flag" whole.md.bam $G map -t "$T" $flag --sort --markdup \
       -o whole.md.bam ref.gmi whole_1.fq.gz whole_2.fq.gz
     grep -E "sorted .* records|time:" last.log | sed 's/^/# /'

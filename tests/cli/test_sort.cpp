@@ -158,6 +158,31 @@ TEST_F(Sort, CompressionLevelChangesOnlyTheFileSize) {
   EXPECT_EQ(run_command(kBin + " map -l 10 -o " + d.file("x.bam") + reads, &out), 2) << out;
 }
 
+// --bgzf-gpu (here, without a GPU, its CPU twin) writes the same records, sorted and not,
+// with an index that answers as samtools' does; it takes BAM only and no -l.
+TEST_F(Sort, BgzfGpuChangesOnlyTheFileSize) {
+  if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
+  gatemap::test::TempDir d;
+  const std::string reads = " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
+  for (const std::string sort : {"", " --sort --markdup"}) {
+    ASSERT_EQ(run_command(kBin + " map -t 2" + sort + " -o " + d.file("l6.bam") + reads), 0);
+    ASSERT_EQ(run_command(kBin + " map -t 2" + sort + " --bgzf-gpu -o " + d.file("g.bam") + reads), 0);
+    std::string a, b;
+    ASSERT_EQ(run_command("samtools view " + d.file("l6.bam"), &a), 0);
+    ASSERT_EQ(run_command("samtools view " + d.file("g.bam"), &b), 0);
+    EXPECT_FALSE(a.empty());
+    EXPECT_TRUE(a == b) << sort;
+    if (!sort.empty()) {
+      ASSERT_EQ(run_command("samtools index -o " + d.file("theirs.bai") + " " + d.file("g.bam")), 0);
+      std::string ours_index = read_file(d.file("g.bam.bai")), theirs_index = read_file(d.file("theirs.bai"));
+      EXPECT_TRUE(ours_index == theirs_index);
+    }
+  }
+  std::string out;
+  EXPECT_EQ(run_command(kBin + " map --bgzf-gpu -l 1 -o " + d.file("x.bam") + reads, &out), 2) << out;
+  EXPECT_EQ(run_command(kBin + " map --bgzf-gpu -o " + d.file("x.sam") + reads, &out), 2) << out;
+}
+
 // A temporary folder that cannot be written: exit 1 naming it, no output that looks
 // complete. Usage errors for a non-BAM output and a bad -m.
 TEST_F(Sort, UnwritableTmpDirAndBadOptions) {
