@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "io/bgzf_deflate.hpp"
+
 namespace gatemap::test {
 
 inline std::string bam_like_block(std::mt19937_64& rng, size_t size) {
@@ -47,6 +49,20 @@ inline std::vector<std::string> deflate_inputs(uint64_t seed) {
     in.push_back(bam_like_block(rng, size));
   }
   return in;
+}
+
+// Each input as a whole BGZF block from `c`.
+inline std::vector<std::string> compress_blocks(io::BlockCompressor& c, const std::vector<std::string>& in) {
+  std::vector<std::string> out(in.size(), std::string(65536, '\0'));
+  std::vector<io::BgzfJob> jobs(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    jobs[i].in = reinterpret_cast<const uint8_t*>(in[i].data());
+    jobs[i].size = static_cast<uint32_t>(in[i].size());
+    jobs[i].out = reinterpret_cast<uint8_t*>(out[i].data());
+  }
+  c.compress(jobs.data(), jobs.size());
+  for (size_t i = 0; i < in.size(); ++i) out[i].resize(jobs[i].out_size);
+  return out;
 }
 
 }  // namespace gatemap::test
