@@ -24,7 +24,8 @@ class BlockCompressor;  // io/bgzf_deflate.hpp
 
 // Records made ready to write by whoever made them (several threads at once, e.g. one per
 // GPU lane), so that the file's own writer only copies bytes: BAM encoded and
-// compressed, plain SAM formatted. Reused between batches.
+// compressed (with a block compressor set, compressed by write_prepared), plain SAM
+// formatted. Reused between batches.
 struct PreparedRecords {
   std::vector<EncodedChunk> chunks;  // BAM
   std::vector<std::string> text;     // SAM, a piece per chunk of records
