@@ -63,27 +63,27 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   if (lane == 0) out_sizes[job] = deflate::encode_block(in, n, s, out_all + size_t(job) * kStride);
 }
 
-}  // namespace
-
-struct BgzfDeflateGpu::Impl {
-  int device = 0;
-  int threads = 1;
-  size_t blocks_per_round = 0;
+// One round's buffers and stream. Two of them alternate, so that one round's host copies
+// and transfers run beside the other's kernel.
+struct Round {
   gpu::Stream stream;
   // Pageable host buffers: pinning a few hundred MB held CUDA's driver lock for tenths of
   // a second and stalled the mapper's own GPU work (measured); the copies are fast enough.
   std::vector<uint8_t> host_in, host_out;
-  std::vector<uint32_t> host_sizes;
+  std::vector<uint32_t> host_sizes, host_deflated;
   gpu::DeviceBuffer<uint8_t> in, out;
   gpu::DeviceBuffer<uint32_t> sizes, out_sizes, tokens;
   gpu::DeviceBuffer<uint64_t> buckets;
+  BgzfJob* jobs = nullptr;
+  size_t count = 0;  // 0: nothing under way
 
-  void reserve(size_t blocks) {  // grown by half again (cudaFree synchronizes the device)
+  void reserve(size_t blocks, size_t most) {  // grown by half again (cudaFree synchronizes the device)
     if (in.size() >= blocks * kStride) return;
-    blocks = std::min(blocks_per_round, blocks + blocks / 2);
+    blocks = std::min(most, blocks + blocks / 2);
     host_in.resize(blocks * kStride);
     host_out.resize(blocks * kStride);
-    host_sizes.resize(2 * blocks);
+    host_sizes.resize(blocks);
+    host_deflated.resize(blocks);
     in.resize(blocks * kStride);
     out.resize(blocks * kStride);
     sizes.resize(blocks);
@@ -92,35 +92,55 @@ struct BgzfDeflateGpu::Impl {
     buckets.resize(blocks * deflate::kBucketWords);
   }
 
-  void round(BgzfJob* jobs, size_t count) {
-    reserve(count);
-    uint32_t* in_sizes = host_sizes.data();
-    uint32_t* deflated = host_sizes.data() + count;
+  // The blocks up and the kernel started. (A copy from pageable memory returns when the
+  // bytes are on their way; the kernel runs on.)
+  void start(BgzfJob* round_jobs, size_t n, size_t most, int threads) {
+    reserve(n, most);
+    jobs = round_jobs;
+    count = n;
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < count; ++i) {
+    for (size_t i = 0; i < n; ++i) {
       std::memcpy(host_in.data() + i * kStride, jobs[i].in, jobs[i].size);
-      in_sizes[i] = jobs[i].size;
+      host_sizes[i] = jobs[i].size;
     }
     const cudaStream_t s = stream.get();
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(in.data(), host_in.data(), count * kStride, cudaMemcpyHostToDevice, s));
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(sizes.data(), in_sizes, count * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
-    const int grid = static_cast<int>((count + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(in.data(), host_in.data(), n * kStride, cudaMemcpyHostToDevice, s));
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(sizes.data(), host_sizes.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
+    const int grid = static_cast<int>((n + kWarpsPerBlock - 1) / kWarpsPerBlock);
     deflate_kernel<<<grid, kWarpsPerBlock * 32, 0, s>>>(in.data(), sizes.data(), out.data(), out_sizes.data(),
-                                                     buckets.data(), tokens.data(), static_cast<int>(count));
+                                                     buckets.data(), tokens.data(), static_cast<int>(n));
     GATEMAP_CUDA_CHECK_LAUNCH();
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(deflated, out_sizes.data(), count * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(host_out.data(), out.data(), count * kStride, cudaMemcpyDeviceToHost, s));
+  }
+
+  // Waits for the kernel, brings the streams back and frames them.
+  void finish(int threads) {
+    if (count == 0) return;
+    const size_t n = count;
+    count = 0;
+    const cudaStream_t s = stream.get();
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(host_deflated.data(), out_sizes.data(), n * sizeof(uint32_t),
+                                       cudaMemcpyDeviceToHost, s));
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(host_out.data(), out.data(), n * kStride, cudaMemcpyDeviceToHost, s));
     stream.sync();
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < count; ++i) {
-      std::memcpy(jobs[i].out + detail::kBgzfHeaderSize, host_out.data() + i * kStride, deflated[i]);
-      jobs[i].out_size = detail::frame_bgzf_block(jobs[i].in, jobs[i].size, jobs[i].out, deflated[i]);
+    for (size_t i = 0; i < n; ++i) {
+      std::memcpy(jobs[i].out + detail::kBgzfHeaderSize, host_out.data() + i * kStride, host_deflated[i]);
+      jobs[i].out_size = detail::frame_bgzf_block(jobs[i].in, jobs[i].size, jobs[i].out, host_deflated[i]);
     }
   }
 };
 
+}  // namespace
+
+struct BgzfDeflateGpu::Impl {
+  int device = 0;
+  int threads = 1;
+  size_t blocks_per_round = 0;
+  Round rounds[2];
+};
+
 BgzfDeflateGpu::BgzfDeflateGpu(int device, int threads, size_t blocks_per_round) {
-  GATEMAP_CUDA_CHECK(cudaSetDevice(device));  // the stream is made on it
+  GATEMAP_CUDA_CHECK(cudaSetDevice(device));  // the streams are made on it
   impl_ = std::make_unique<Impl>();
   impl_->device = device;
   impl_->threads = std::max(1, threads);
@@ -129,11 +149,24 @@ BgzfDeflateGpu::BgzfDeflateGpu(int device, int threads, size_t blocks_per_round)
 
 BgzfDeflateGpu::~BgzfDeflateGpu() = default;
 
+// Rounds alternate between the two buffer sets: round k starts (its copies up, its
+// kernel) while round k-1's kernel runs, then round k-1 is finished. A batch of more
+// than a few hundred blocks is cut in at least two rounds so that they overlap.
 void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
-  GATEMAP_CUDA_CHECK(cudaSetDevice(impl_->device));
-  const size_t per_round = impl_->blocks_per_round;
-  for (size_t from = 0; from < count; from += per_round) {
-    impl_->round(jobs + from, std::min(per_round, count - from));
+  Impl& m = *impl_;
+  GATEMAP_CUDA_CHECK(cudaSetDevice(m.device));
+  size_t per_round = m.blocks_per_round;
+  if (count >= 512) per_round = std::min(per_round, (count + 1) / 2);
+  try {
+    size_t k = 0;
+    for (size_t from = 0; from < count; from += per_round, ++k) {
+      m.rounds[k % 2].start(jobs + from, std::min(per_round, count - from), m.blocks_per_round, m.threads);
+      m.rounds[(k + 1) % 2].finish(m.threads);
+    }
+    m.rounds[(k + 1) % 2].finish(m.threads);
+  } catch (...) {
+    m.rounds[0].count = m.rounds[1].count = 0;  // the twin redoes the batch
+    throw;
   }
 }
 

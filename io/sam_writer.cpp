@@ -309,7 +309,8 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   }
   BamState& bam = *bam_;
   const size_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
-  const size_t window = 16 * static_cast<size_t>(threads_);
+  // A GPU compressor is given a larger window: its kernel wants thousands of blocks.
+  const size_t window = (compressor_ ? 32 : 16) * static_cast<size_t>(threads_);
   std::vector<std::exception_ptr> failed;
   std::future<void> writing;  // the previous window
   const auto finish_writing = [&] {
