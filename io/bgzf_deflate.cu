@@ -20,14 +20,86 @@ namespace {
 constexpr size_t kStride = 65536;         // bytes per block, in and out
 constexpr int kWarpsPerBlock = 4;
 
+// Bytes at c and p compared four at a time: each load of a byte waits on the cache, and
+// a match's bytes are read one after another. A block's buffer has room past its end
+// (kStride), and what lies there only ever extends a length capped at max_len.
+struct WordCompare {
+  const uint8_t* in;  // 4-byte aligned
+  __device__ uint32_t word(uint32_t i) const {
+    const uint32_t* w = reinterpret_cast<const uint32_t*>(in) + (i >> 2);
+    return __funnelshift_r(__ldg(w), __ldg(w + 1), (i & 3) * 8);
+  }
+  __device__ uint32_t operator()(uint32_t c, uint32_t p, uint32_t max_len) const {
+    uint32_t len = 0;
+    while (len < max_len) {
+      const uint32_t differ = word(c + len) ^ word(p + len);
+      if (differ) {
+        len += (__ffs(differ) - 1) >> 3;
+        break;
+      }
+      len += 4;
+    }
+    return len < max_len ? len : max_len;
+  }
+};
+
+// The dynamic block's bits written by a warp: lane 0 the header, then 32 tokens at a
+// time, each lane its token's bits at the offset a warp scan of their lengths gives,
+// OR-ed into the zeroed 32-bit words of `out` (LSB-first: bit k is bit k % 32 of word
+// k / 32 on this little-endian device). The same bits as the twin's BitWriter.
+// Returns the block's size in bytes.
+__device__ uint32_t write_tokens(const deflate::BlockPlan& plan, const deflate::Tables& t, const uint32_t* tokens,
+                                 uint8_t* out, uint32_t lane) {
+  uint32_t* words = reinterpret_cast<uint32_t*>(out);  // kStride-aligned
+  const uint32_t word_count = static_cast<uint32_t>((plan.bits + 31) / 32) + 1;
+  for (uint32_t i = lane; i < word_count; i += 32) words[i] = 0;
+  __syncwarp();
+  uint64_t at = 0;
+  if (lane == 0) {
+    deflate::BitWriter w{out};
+    deflate::write_header(plan, t, w);
+    at = uint64_t{w.pos} * 8 + static_cast<uint64_t>(w.bits);
+    w.finish();  // the last partial byte; the tokens' bits are OR-ed past it
+  }
+  at = __shfl_sync(0xffffffffu, at, 0);
+  __syncwarp();
+  for (uint32_t first = 0; first <= plan.tokens; first += 32) {
+    const uint32_t i = first + lane;
+    int bits = 0;
+    uint64_t v = 0;
+    if (i < plan.tokens) {
+      v = deflate::token_bits(tokens[i], plan, t, bits);
+    } else if (i == plan.tokens) {
+      v = deflate::token_bits(deflate::kEndOfBlock, plan, t, bits);
+    }
+    uint32_t end = static_cast<uint32_t>(bits);  // inclusive scan of the lengths
+    for (int d = 1; d < 32; d <<= 1) {
+      const uint32_t before = __shfl_up_sync(0xffffffffu, end, d);
+      if (static_cast<int>(lane) >= d) end += before;
+    }
+    if (bits > 0) {
+      const uint64_t offset = at + end - static_cast<uint32_t>(bits);
+      const uint32_t w = static_cast<uint32_t>(offset >> 5), shift = static_cast<uint32_t>(offset & 31);
+      const uint64_t low = v << shift;
+      atomicOr(words + w, static_cast<uint32_t>(low));
+      if (shift + bits > 32) atomicOr(words + w + 1, static_cast<uint32_t>(low >> 32));
+      if (shift + bits > 64) atomicOr(words + w + 2, static_cast<uint32_t>(v >> (64 - shift)));
+    }
+    at += __shfl_sync(0xffffffffu, end, 31);
+  }
+  return static_cast<uint32_t>((at + 7) / 8);  // plan.bits also counts the codes' unused fillers
+}
+
 // One warp per BGZF block. The matches of 32 positions at a time: each lane hashes its
 // position; lanes whose positions share a hash (__match_any_sync) see the bucket as the
 // CPU twin's one-by-one order leaves it for them (the bucket before the 32, then the
 // group's earlier positions shifted in), and the group's last lane writes the bucket
-// back with them all. Then lane 0 parses and codes the block (deflate_core.hpp).
+// back with them all. Then lane 0 parses and builds the codes (deflate_core.hpp) and the
+// warp writes the block.
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     deflate_kernel(const uint8_t* in_all, const uint32_t* sizes, uint8_t* out_all, uint32_t* out_sizes,
                    uint64_t* buckets_all, uint32_t* tokens_all, int count) {
+  __shared__ deflate::Tables tables[kWarpsPerBlock];
   const int job = blockIdx.x * kWarpsPerBlock + static_cast<int>(threadIdx.x / 32);
   const uint32_t lane = threadIdx.x % 32;
   if (job >= count) return;  // whole warps
@@ -50,7 +122,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     for (uint32_t earlier = group & ((1u << lane) - 1); earlier; earlier &= earlier - 1) {
       deflate::shift_in(w0, w1, base + __ffs(earlier) - 1);  // oldest first
     }
-    const uint32_t match = hashed ? deflate::best_match(in, n, p, w0, w1) : 0;
+    const uint32_t match = hashed ? deflate::best_match(in, n, p, w0, w1, WordCompare{in}) : 0;
     if (hashed && (group >> lane) == 1) {  // the group's last lane
       deflate::shift_in(w0, w1, p);
       s.buckets[2 * h] = w0;
@@ -60,7 +132,19 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     if (p < n) s.tokens[p] = match;
   }
   __syncwarp();
-  if (lane == 0) out_sizes[job] = deflate::encode_block(in, n, s, out_all + size_t(job) * kStride);
+  // Lane 0 parses and builds the codes; the block is then written by all lanes (below).
+  deflate::Tables& t = tables[threadIdx.x / 32];
+  __shared__ deflate::BlockPlan plans[kWarpsPerBlock];
+  deflate::BlockPlan& plan = plans[threadIdx.x / 32];
+  uint8_t* out = out_all + size_t(job) * kStride;
+  if (lane == 0) plan = deflate::plan_block(in, n, s, t);
+  __syncwarp();
+  if (plan.stored) {
+    if (lane == 0) out_sizes[job] = deflate::write_stored(in, n, out);
+    return;
+  }
+  const uint32_t size = write_tokens(plan, t, s.tokens, out, lane);
+  if (lane == 0) out_sizes[job] = size;
 }
 
 // One round's buffers and stream. Two of them alternate, so that one round's host copies
@@ -74,6 +158,8 @@ struct Round {
   gpu::DeviceBuffer<uint8_t> in, out;
   gpu::DeviceBuffer<uint32_t> sizes, out_sizes, tokens;
   gpu::DeviceBuffer<uint64_t> buckets;
+  gpu::Event kernel_begin, kernel_end;
+  double kernel_s = 0;  // summed over finished rounds
   BgzfJob* jobs = nullptr;
   size_t count = 0;  // 0: nothing under way
 
@@ -107,9 +193,11 @@ struct Round {
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(in.data(), host_in.data(), n * kStride, cudaMemcpyHostToDevice, s));
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(sizes.data(), host_sizes.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
     const int grid = static_cast<int>((n + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    kernel_begin.record(s);
     deflate_kernel<<<grid, kWarpsPerBlock * 32, 0, s>>>(in.data(), sizes.data(), out.data(), out_sizes.data(),
                                                      buckets.data(), tokens.data(), static_cast<int>(n));
     GATEMAP_CUDA_CHECK_LAUNCH();
+    kernel_end.record(s);
   }
 
   // Waits for the kernel, brings the streams back and frames them.
@@ -122,6 +210,7 @@ struct Round {
                                        cudaMemcpyDeviceToHost, s));
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(host_out.data(), out.data(), n * kStride, cudaMemcpyDeviceToHost, s));
     stream.sync();
+    kernel_s += gpu::Event::elapsed_ms(kernel_begin, kernel_end) / 1000.0;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; ++i) {
       std::memcpy(jobs[i].out + detail::kBgzfHeaderSize, host_out.data() + i * kStride, host_deflated[i]);
@@ -148,6 +237,8 @@ BgzfDeflateGpu::BgzfDeflateGpu(int device, int threads, size_t blocks_per_round)
 }
 
 BgzfDeflateGpu::~BgzfDeflateGpu() = default;
+
+double BgzfDeflateGpu::kernel_seconds() const { return impl_->rounds[0].kernel_s + impl_->rounds[1].kernel_s; }
 
 // Rounds alternate between the two buffer sets: round k starts (its copies up, its
 // kernel) while round k-1's kernel runs, then round k-1 is finished. A batch of more

@@ -44,6 +44,7 @@ class BgzfDeflateGpu : public BlockCompressor {
   BgzfDeflateGpu(int device, int threads, size_t blocks_per_round = 4096);
   ~BgzfDeflateGpu() override;
   void compress(BgzfJob* jobs, size_t count) override;
+  double kernel_seconds() const;  // the kernels' time so far (CUDA events)
 
  private:
   struct Impl;

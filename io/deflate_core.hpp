@@ -35,6 +35,25 @@ struct Scratch {
   uint32_t* tokens;
 };
 
+// A Huffman code's working arrays.
+struct HuffmanWork {
+  uint16_t sym[288];         // used symbols by (frequency, symbol), ascending
+  uint32_t weight[288];      // internal nodes' weights in the order made, then their depths
+  uint16_t parent[576];      // leaves 0..used-1, then internal nodes
+  uint32_t per_length[289];  // symbols per code length
+};
+
+// The small tables of one block's coding (~7 KB, read and written per symbol): on a
+// CPU thread's stack, in shared memory on the GPU (local memory there is 10x slower).
+struct Tables {
+  uint32_t litlen_freq[kLitLenCodes], dist_freq[kDistCodes], cl_freq[kCodeLenCodes];
+  uint8_t lens[kLitLenCodes + kDistCodes];  // the lit/len and distance code lengths, back to back as sent
+  uint8_t cl_len[kCodeLenCodes];
+  uint16_t cl_syms[kLitLenCodes + kDistCodes];
+  uint16_t litlen_code[kLitLenCodes], dist_code[kDistCodes], cl_code[kCodeLenCodes];
+  HuffmanWork work;
+};
+
 GATEMAP_HD int floor_log2(uint32_t v) {  // v > 0
 #if defined(__CUDA_ARCH__)
   return 31 - __clz(v);
@@ -86,9 +105,22 @@ GATEMAP_HD void shift_in(uint64_t& w0, uint64_t& w1, uint32_t p) {
   w0 = w0 << 16 | (p + 1);
 }
 
+// How many bytes at c and p (c < p) agree, at most max_len: byte by byte here; the GPU
+// compares words (io/bgzf_deflate.cu), with the same answer.
+struct ByteCompare {
+  const uint8_t* in;
+  GATEMAP_HD uint32_t operator()(uint32_t c, uint32_t p, uint32_t max_len) const {
+    uint32_t len = 0;
+    while (len < max_len && in[c + len] == in[p + len]) ++len;
+    return len;
+  }
+};
+
 // The best match at p (p + 3 <= n) among the bucket's positions, newest first, as a
 // token (0 when none of 3 or more is worth it).
-GATEMAP_HD uint32_t best_match(const uint8_t* in, uint32_t n, uint32_t p, uint64_t w0, uint64_t w1) {
+template <class Compare>
+GATEMAP_HD uint32_t best_match(const uint8_t* in, uint32_t n, uint32_t p, uint64_t w0, uint64_t w1,
+                               const Compare& common_length) {
   const uint32_t max_len = n - p < kMaxMatch ? n - p : kMaxMatch;
   uint32_t best = kMinMatch - 1, dist = 0;
   for (int way = 0; way < 8; ++way) {
@@ -97,8 +129,7 @@ GATEMAP_HD uint32_t best_match(const uint8_t* in, uint32_t n, uint32_t p, uint64
     const uint32_t c = entry - 1, d = p - c;
     if (d > kWindow) break;  // the older ways lie farther still
     if (in[c + best] != in[p + best]) continue;  // cannot be longer than the best
-    uint32_t len = 0;
-    while (len < max_len && in[c + len] == in[p + len]) ++len;
+    const uint32_t len = common_length(c, p, max_len);
     if (len > best) {
       best = len;
       dist = d;
@@ -121,7 +152,7 @@ GATEMAP_HD void find_matches(const uint8_t* in, uint32_t n, Scratch s) {
     }
     uint64_t* bucket = s.buckets + 2 * hash3(in, p);
     uint64_t w0 = bucket[0], w1 = bucket[1];
-    s.tokens[p] = best_match(in, n, p, w0, w1);
+    s.tokens[p] = best_match(in, n, p, w0, w1, ByteCompare{in});
     shift_in(w0, w1, p);
     bucket[0] = w0;
     bucket[1] = w1;
@@ -155,11 +186,10 @@ GATEMAP_HD uint32_t parse(const uint8_t* in, uint32_t n, Scratch s, uint32_t* li
 
 // Code lengths (at most max_bits) of a Huffman code for freq[0, m) (m <= 288); symbols
 // of frequency 0 get 0. At least two symbols must be used.
-GATEMAP_HD void huffman_lengths(const uint32_t* freq, int m, int max_bits, uint8_t* lengths) {
-  uint16_t sym[288];      // used symbols by (frequency, symbol), ascending
-  uint32_t weight[288];   // internal nodes' weights, in the order they are made
-  weight[0] = 0;
-  uint16_t parent[576];   // leaves 0..used-1, then internal nodes
+GATEMAP_HD void huffman_lengths(const uint32_t* freq, int m, int max_bits, uint8_t* lengths, HuffmanWork& w) {
+  uint16_t* const sym = w.sym;
+  uint32_t* const weight = w.weight;
+  uint16_t* const parent = w.parent;
   int used = 0;
   for (int i = 0; i < m; ++i) {
     lengths[i] = 0;
@@ -186,7 +216,8 @@ GATEMAP_HD void huffman_lengths(const uint32_t* freq, int m, int max_bits, uint8
   uint32_t* depth = weight;
   depth[made - 1] = 0;
   for (int i = made - 2; i >= 0; --i) depth[i] = depth[parent[used + i] - used] + 1;
-  uint32_t per_length[289] = {};
+  uint32_t* const per_length = w.per_length;
+  for (int d = 0; d <= 288; ++d) per_length[d] = 0;
   for (int i = 0; i < used; ++i) ++per_length[depth[parent[i] - used] + 1];
   // Too deep: everything past max_bits at max_bits, then leaves moved one level down
   // until the code is complete again (Kraft sum exactly one).
@@ -239,8 +270,8 @@ struct BitWriter {
   uint32_t pos = 0;
   uint64_t acc = 0;
   int bits = 0;
-  GATEMAP_HD void put(uint32_t value, int n) {
-    acc |= uint64_t{value} << bits;
+  GATEMAP_HD void put(uint64_t value, int n) {  // n <= 56
+    acc |= value << bits;
     bits += n;
     while (bits >= 8) {
       out[pos++] = static_cast<uint8_t>(acc);
@@ -309,89 +340,144 @@ GATEMAP_HD int run_length_symbols(const uint8_t* lens, int total, uint16_t* out)
 
 GATEMAP_HD int code_length_extra_bits(int sym) { return sym == 16 ? 2 : sym == 17 ? 3 : sym == 18 ? 7 : 0; }
 
-// in[0, n) (n <= kMaxInput) with every position's match in s.tokens -> one final DEFLATE
-// block in out (room for kMaxOutput bytes); returns its size.
-GATEMAP_HD uint32_t encode_block(const uint8_t* in, uint32_t n, Scratch s, uint8_t* out) {
-  uint32_t litlen_freq[kLitLenCodes] = {}, dist_freq[kDistCodes] = {};
-  const uint32_t tokens = parse(in, n, s, litlen_freq, dist_freq);
+// What coding a block takes: its tokens (in s.tokens), the tables' sizes (in `Tables`)
+// and the dynamic block's size in bits (the few codes that only complete a code are
+// counted once), or `stored` when a stored block is smaller.
+struct BlockPlan {
+  uint32_t tokens = 0;
+  int hlit = 0, hdist = 0, hclen = 0, cl_count = 0;
+  uint64_t bits = 0;
+  bool stored = false;
+};
+
+// in[0, n) (n <= kMaxInput) with every position's match in s.tokens: the parse, the
+// codes (in `t`) and the block's size.
+GATEMAP_HD BlockPlan plan_block(const uint8_t* in, uint32_t n, Scratch s, Tables& t) {
+  BlockPlan plan;
+  uint32_t* const litlen_freq = t.litlen_freq;
+  uint32_t* const dist_freq = t.dist_freq;
+  uint32_t* const cl_freq = t.cl_freq;
+  for (int i = 0; i < kLitLenCodes; ++i) litlen_freq[i] = 0;
+  for (int i = 0; i < kDistCodes; ++i) dist_freq[i] = 0;
+  for (int i = 0; i < kCodeLenCodes; ++i) cl_freq[i] = 0;
+  plan.tokens = parse(in, n, s, litlen_freq, dist_freq);
   at_least_two(litlen_freq, kLitLenCodes);
   at_least_two(dist_freq, kDistCodes);
-  uint8_t lens[kLitLenCodes + kDistCodes];
-  uint8_t* const litlen_len = lens;
-  huffman_lengths(litlen_freq, kLitLenCodes, kMaxBits, litlen_len);
+  uint8_t* const litlen_len = t.lens;
+  huffman_lengths(litlen_freq, kLitLenCodes, kMaxBits, litlen_len, t.work);
   int hlit = kLitLenCodes;
   while (hlit > 257 && litlen_len[hlit - 1] == 0) --hlit;
-  uint8_t* const dist_len = lens + hlit;  // the two tables back to back, as they are sent
-  huffman_lengths(dist_freq, kDistCodes, kMaxBits, dist_len);
+  uint8_t* const dist_len = t.lens + hlit;  // the two tables back to back, as they are sent
+  huffman_lengths(dist_freq, kDistCodes, kMaxBits, dist_len, t.work);
   int hdist = kDistCodes;
   while (hdist > 1 && dist_len[hdist - 1] == 0) --hdist;
 
-  uint16_t cl_syms[kLitLenCodes + kDistCodes];
-  const int cl_count = run_length_symbols(lens, hlit + hdist, cl_syms);
-  uint32_t cl_freq[kCodeLenCodes] = {};
-  for (int i = 0; i < cl_count; ++i) ++cl_freq[cl_syms[i] & 0xff];
+  const int cl_count = run_length_symbols(t.lens, hlit + hdist, t.cl_syms);
+  for (int i = 0; i < cl_count; ++i) ++cl_freq[t.cl_syms[i] & 0xff];
   at_least_two(cl_freq, kCodeLenCodes);
-  uint8_t cl_len[kCodeLenCodes];
-  huffman_lengths(cl_freq, kCodeLenCodes, kMaxCodeLenBits, cl_len);
+  huffman_lengths(cl_freq, kCodeLenCodes, kMaxCodeLenBits, t.cl_len, t.work);
   int hclen = kCodeLenCodes;
-  while (hclen > 4 && cl_len[code_length_order(hclen - 1)] == 0) --hclen;
+  while (hclen > 4 && t.cl_len[code_length_order(hclen - 1)] == 0) --hclen;
 
   // The dynamic block's exact size, against a stored block's.
   uint64_t bits = 3 + 5 + 5 + 4 + 3 * static_cast<uint64_t>(hclen);
-  for (int i = 0; i < cl_count; ++i) bits += cl_len[cl_syms[i] & 0xff] + code_length_extra_bits(cl_syms[i] & 0xff);
+  for (int i = 0; i < cl_count; ++i) bits += t.cl_len[t.cl_syms[i] & 0xff] + code_length_extra_bits(t.cl_syms[i] & 0xff);
   for (int c = 0; c < hlit; ++c) {
     bits += uint64_t{litlen_freq[c]} * (litlen_len[c] + (c > 256 ? length_extra_bits(c) : 0));
   }
   for (int c = 0; c < hdist; ++c) bits += uint64_t{dist_freq[c]} * (dist_len[c] + distance_extra_bits(c));
-  BitWriter w{out};
-  if ((bits + 7) / 8 >= 5 + uint64_t{n}) {  // stored: header, pad to a byte, LEN, NLEN, the bytes
-    w.put(1, 3);
-    w.finish();
-    const uint32_t nlen = ~n & 0xffff;
-    out[w.pos++] = static_cast<uint8_t>(n);
-    out[w.pos++] = static_cast<uint8_t>(n >> 8);
-    out[w.pos++] = static_cast<uint8_t>(nlen);
-    out[w.pos++] = static_cast<uint8_t>(nlen >> 8);
-    for (uint32_t i = 0; i < n; ++i) out[w.pos++] = in[i];
-    return w.pos;
+  plan.hlit = hlit;
+  plan.hdist = hdist;
+  plan.hclen = hclen;
+  plan.cl_count = cl_count;
+  plan.bits = bits;
+  plan.stored = (bits + 7) / 8 >= 5 + uint64_t{n};
+  if (!plan.stored) {
+    canonical_codes(litlen_len, hlit, t.litlen_code);
+    canonical_codes(dist_len, hdist, t.dist_code);
+    canonical_codes(t.cl_len, kCodeLenCodes, t.cl_code);
   }
+  return plan;
+}
 
-  uint16_t litlen_code[kLitLenCodes], dist_code[kDistCodes], cl_code[kCodeLenCodes];
-  canonical_codes(litlen_len, hlit, litlen_code);
-  canonical_codes(dist_len, hdist, dist_code);
-  canonical_codes(cl_len, kCodeLenCodes, cl_code);
+// A stored block: header, pad to a byte, LEN, NLEN, the bytes. Returns its size.
+GATEMAP_HD uint32_t write_stored(const uint8_t* in, uint32_t n, uint8_t* out) {
+  BitWriter w{out};
+  w.put(1, 3);
+  w.finish();
+  const uint32_t nlen = ~n & 0xffff;
+  out[w.pos++] = static_cast<uint8_t>(n);
+  out[w.pos++] = static_cast<uint8_t>(n >> 8);
+  out[w.pos++] = static_cast<uint8_t>(nlen);
+  out[w.pos++] = static_cast<uint8_t>(nlen >> 8);
+  for (uint32_t i = 0; i < n; ++i) out[w.pos++] = in[i];
+  return w.pos;
+}
+
+// The dynamic block's header: final, dynamic, the tables' sizes and code lengths.
+GATEMAP_HD void write_header(const BlockPlan& plan, const Tables& t, BitWriter& w) {
   w.put(1, 1);  // final block
   w.put(2, 2);  // dynamic Huffman
-  w.put(static_cast<uint32_t>(hlit - 257), 5);
-  w.put(static_cast<uint32_t>(hdist - 1), 5);
-  w.put(static_cast<uint32_t>(hclen - 4), 4);
-  for (int i = 0; i < hclen; ++i) w.put(cl_len[code_length_order(i)], 3);
-  for (int i = 0; i < cl_count; ++i) {
-    const int sym = cl_syms[i] & 0xff;
-    w.put(cl_code[sym], cl_len[sym]);
-    if (sym >= 16) w.put(cl_syms[i] >> 8, code_length_extra_bits(sym));
+  w.put(static_cast<uint32_t>(plan.hlit - 257), 5);
+  w.put(static_cast<uint32_t>(plan.hdist - 1), 5);
+  w.put(static_cast<uint32_t>(plan.hclen - 4), 4);
+  for (int i = 0; i < plan.hclen; ++i) w.put(t.cl_len[code_length_order(i)], 3);
+  for (int i = 0; i < plan.cl_count; ++i) {
+    const int sym = t.cl_syms[i] & 0xff;
+    w.put(t.cl_code[sym], t.cl_len[sym]);
+    if (sym >= 16) w.put(t.cl_syms[i] >> 8, code_length_extra_bits(sym));
   }
-  for (uint32_t t = 0; t < tokens; ++t) {
-    const uint32_t token = s.tokens[t];
-    if (!(token & kMatchFlag)) {
-      w.put(litlen_code[token], litlen_len[token]);
-      continue;
-    }
-    const uint32_t len = (token >> 16) & 0x1ff, dist = (token & 0xffff) + 1;
-    const int lc = length_code(len), dc = distance_code(dist);
-    w.put(litlen_code[lc], litlen_len[lc]);
-    w.put(len - length_base(lc), length_extra_bits(lc));
-    w.put(dist_code[dc], dist_len[dc]);
-    w.put(dist - distance_base(dc), distance_extra_bits(dc));
+}
+
+// A token's bits (code and extra bits, at most 48) as they go into the stream; `bits`
+// gets their count. The end-of-block code for token ~0u.
+constexpr uint32_t kEndOfBlock = ~0u;
+GATEMAP_HD uint64_t token_bits(uint32_t token, const BlockPlan& plan, const Tables& t, int& bits) {
+  const uint8_t* litlen_len = t.lens;
+  const uint8_t* dist_len = t.lens + plan.hlit;
+  if (token == kEndOfBlock) {
+    bits = litlen_len[256];
+    return t.litlen_code[256];
   }
-  w.put(litlen_code[256], litlen_len[256]);
+  if (!(token & kMatchFlag)) {
+    bits = litlen_len[token];
+    return t.litlen_code[token];
+  }
+  const uint32_t len = (token >> 16) & 0x1ff, dist = (token & 0xffff) + 1;
+  const int lc = length_code(len), dc = distance_code(dist);
+  uint64_t v = t.litlen_code[lc];
+  int at = litlen_len[lc];
+  v |= uint64_t{len - length_base(lc)} << at;
+  at += length_extra_bits(lc);
+  v |= uint64_t{t.dist_code[dc]} << at;
+  at += dist_len[dc];
+  v |= uint64_t{dist - distance_base(dc)} << at;
+  bits = at + distance_extra_bits(dc);
+  return v;
+}
+
+// in[0, n) (n <= kMaxInput) with every position's match in s.tokens -> one final DEFLATE
+// block in out (room for kMaxOutput bytes), `t` its working tables; returns its size.
+GATEMAP_HD uint32_t encode_block(const uint8_t* in, uint32_t n, Scratch s, Tables& t, uint8_t* out) {
+  const BlockPlan plan = plan_block(in, n, s, t);
+  if (plan.stored) return write_stored(in, n, out);
+  BitWriter w{out};
+  write_header(plan, t, w);
+  int bits = 0;
+  for (uint32_t i = 0; i < plan.tokens; ++i) {
+    const uint64_t v = token_bits(s.tokens[i], plan, t, bits);
+    w.put(v, bits);
+  }
+  const uint64_t end = token_bits(kEndOfBlock, plan, t, bits);
+  w.put(end, bits);
   return w.finish();
 }
 
 // in[0, n) (n <= kMaxInput) -> one final DEFLATE block in out; returns its size.
 GATEMAP_HD uint32_t deflate_block(const uint8_t* in, uint32_t n, Scratch s, uint8_t* out) {
   find_matches(in, n, s);
-  return encode_block(in, n, s, out);
+  Tables t;
+  return encode_block(in, n, s, t, out);
 }
 
 }  // namespace gatemap::io::deflate

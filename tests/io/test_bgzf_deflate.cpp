@@ -106,7 +106,8 @@ TEST(Deflate, HuffmanLengthsAreCompleteLimitedAndOptimalWhenShallow) {
     }
     deflate::at_least_two(freq.data(), m);
     std::vector<uint8_t> len(static_cast<size_t>(m));
-    deflate::huffman_lengths(freq.data(), m, limit, len.data());
+    deflate::HuffmanWork work;
+    deflate::huffman_lengths(freq.data(), m, limit, len.data(), work);
     uint64_t kraft = 0, cost = 0;
     int deepest = 0;
     for (int i = 0; i < m; ++i) {
