@@ -238,8 +238,9 @@ void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
 PreparedRecords::PreparedRecords() = default;
 PreparedRecords::~PreparedRecords() = default;
 
-void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out) const {
+void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, BlockCompressor* compressor) const {
   if (!can_prepare()) throw Error("internal: prepare() on bgzipped SAM");
+  out.compressed = !compressor_ || compressor;  // else write_prepared compresses
   const size_t n = recs.size(), chunks = (n + kFormatChunk - 1) / kFormatChunk;
   out.count = chunks;
   out.records = n;
@@ -258,7 +259,7 @@ void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out) 
       const size_t first = c * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
       try {
         if (bam_) {
-          if (compressor_) {  // compressed by write_prepared
+          if (compressor_ || compressor) {  // compressed below or by write_prepared
             encode_bam_blocks(recs.data() + first, size, out.chunks[c]);
           } else {
             encode_bam_chunk(recs.data() + first, size, level, out.chunks[c]);
@@ -283,10 +284,11 @@ void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out) 
   for (const std::exception_ptr& e : failed) {
     if (e) std::rethrow_exception(e);
   }
+  if (bam_ && compressor) compress_chunks(out.chunks.data(), chunks, *compressor);
 }
 
 void SamWriter::write_prepared(PreparedRecords& p) {
-  if (bam_ && compressor_) compress_chunks(p.chunks.data(), p.count, *compressor_);
+  if (bam_ && !p.compressed) compress_chunks(p.chunks.data(), p.count, *compressor_);
   if (bam_) return write_chunks(p.chunks, p.count);
   for (size_t c = 0; c < p.count; ++c) {
     const std::string& text = p.text[c];

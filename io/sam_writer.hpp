@@ -31,6 +31,7 @@ struct PreparedRecords {
   std::vector<std::string> text;     // SAM, a piece per chunk of records
   size_t count = 0;                  // pieces in use
   size_t records = 0;
+  bool compressed = true;  // BAM: false when the writer's block compressor is still to run
   PreparedRecords();
   ~PreparedRecords();
 };
@@ -70,10 +71,11 @@ class SamWriter {
   // Whether prepare() works for this output: BAM and plain SAM, not bgzipped SAM.
   bool can_prepare() const { return bam_ || plain_sam_; }
   // Encodes (BAM) or formats (SAM) recs into `out` on the calling thread's OpenMP team;
-  // thread-safe (several callers at once). Throws IoError naming the record BAM cannot
-  // hold. BAM is compressed here (htslib, the writer's level) unless a block compressor
-  // is set: then write_prepared compresses it.
-  void prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out) const;
+  // thread-safe (several callers at once, each with its own `compressor`). Throws
+  // IoError naming the record BAM cannot hold. BAM is compressed here, by `compressor`
+  // when given (e.g. the caller's GPU), else by htslib at the writer's level, unless
+  // the writer has a block compressor of its own: then write_prepared compresses it.
+  void prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, BlockCompressor* compressor = nullptr) const;
   // Writes what prepare() made, after everything written before.
   void write_prepared(PreparedRecords& p);
   // Records 0..n-1 in order, each given by record_at(i, view), which returns the record

@@ -59,6 +59,14 @@ void report(const MapStats& st, const std::string& stats_path) {
   if (!stats_path.empty()) io::write_side_output(stats_path, st.to_json());
 }
 
+// --bgzf-gpu's compressor on a device (-1: none), or its CPU twin (the same bytes) where
+// no GPU works.
+std::shared_ptr<io::BlockCompressor> make_block_compressor(int device, int threads) {
+  std::shared_ptr<io::BlockCompressor> c = device >= 0 ? io::make_gpu_block_compressor(device, threads) : nullptr;
+  if (!c) c = std::make_shared<io::BgzfDeflateCpu>(threads);
+  return c;
+}
+
 // Where records go: the output as they come, or (--sort) the bounded-memory sorter.
 class RecordOutput {
  public:
@@ -88,13 +96,15 @@ class RecordOutput {
   // Whether records can be made ready to write (prepare) where they are made, several
   // batches at once, leaving the writer only bytes to copy: unsorted BAM and plain SAM.
   bool prepares() const { return writer_ && writer_->can_prepare(); }
-  void prepare(const std::vector<bam1_t*>& recs, io::PreparedRecords& out) const { writer_->prepare(recs, out); }
+  void prepare(const std::vector<bam1_t*>& recs, io::PreparedRecords& out, io::BlockCompressor* c) const {
+    writer_->prepare(recs, out, c);
+  }
+  bool is_bam() const { return path_is_bam_; }
   // BAM's blocks compressed on this GPU (-1: none, or none that works: the CPU twin,
   // the same bytes), on the writing thread.
   void compress_on(int device, int threads) {
     if (!path_is_bam_) return;
-    std::shared_ptr<io::BlockCompressor> c = device >= 0 ? io::make_gpu_block_compressor(device, threads) : nullptr;
-    if (!c) c = std::make_shared<io::BgzfDeflateCpu>(threads);
+    std::shared_ptr<io::BlockCompressor> c = make_block_compressor(device, threads);
     if (sorter_) {
       sorter_->set_block_compressor(std::move(c));
     } else {
@@ -229,7 +239,8 @@ class MapLanes {
         inserts_(std::make_shared<detail::InsertModelInOrder>(opt.map.pair, lanes > 1)),
         mappers_(static_cast<size_t>(lanes)),
         stats_(static_cast<size_t>(lanes)),
-        prepare_s_(static_cast<size_t>(lanes), 0.0) {}
+        prepare_s_(static_cast<size_t>(lanes), 0.0),
+        compressors_(static_cast<size_t>(lanes)) {}
   ~MapLanes() {
     if (opt_.leave_to_exit) {  // the GPU engines' memory, to the exit
       for (auto& m : mappers_) leave_to_exit(m);
@@ -247,6 +258,11 @@ class MapLanes {
       mapper = std::make_unique<Mapper>(idx_, opt_.map, hw);  // a GPU engine gets ready while batch 1 is seeded
       mapper->set_record_pool(&pool_);
       mapper->share_insert_model(inserts_);
+      // --bgzf-gpu with several lanes: each compresses its batches on its own GPU (one
+      // lane leaves it to the writer, which overlaps it with mapping).
+      if (opt_.bgzf_gpu && compressors_.size() > 1 && out_.prepares() && out_.is_bam()) {
+        compressors_[lane] = make_block_compressor(hw.devices.empty() ? -1 : hw.devices[0], threads_);
+      }
       checksums_.get();
       // An item's parts (its reads; with -p its single reads too) are begun one ahead
       // of the part being finished: the next is seeded while the GPU filters this one.
@@ -302,7 +318,7 @@ class MapLanes {
     }
     if (out_.prepares()) {
       const double t = log::wall_seconds();
-      out_.prepare(item.records, item.prepared);
+      out_.prepare(item.records, item.prepared, compressors_[lane].get());
       pool_.give(item.records);
       prepare_s_[lane] += log::wall_seconds() - t;
     }
@@ -332,6 +348,7 @@ class MapLanes {
   std::vector<std::unique_ptr<Mapper>> mappers_;
   std::vector<MapStats> stats_;
   std::vector<double> prepare_s_;
+  std::vector<std::shared_ptr<io::BlockCompressor>> compressors_;  // --bgzf-gpu, several lanes
 };
 
 }  // namespace

@@ -106,6 +106,29 @@ TEST(MapperE2E, LanesGiveOneLanesRecords) {
   EXPECT_EQ(test::without_pg(test::read_file(o.output)), d.map(d.se, "", "cpu", 2, 300));
 }
 
+// --bgzf-gpu with several lanes: each lane compresses its own batches (here with the CPU
+// twin); the BAM holds one lane's records (samtools view as the reader).
+TEST(MapperE2E, LanesCompressingTheirOwnBamWriteOneLanesRecords) {
+  if (test::run_command("command -v samtools > /dev/null") != 0) GTEST_SKIP() << "samtools not installed";
+  const auto& d = data();
+  const std::string one = d.map(d.pe1, d.pe2, "cpu", 3, 400);
+  mapper::RunOptions o = d.options(d.pe1, d.pe2, d.dir.file("lanes_gpu_deflate.bam"));
+  o.batch_reads = 400;
+  o.lanes = 3;
+  o.hw.threads = 3;
+  o.bgzf_gpu = true;
+  mapper::run_mapping(o);
+  std::string records;
+  ASSERT_EQ(test::run_command("samtools view " + o.output, &records), 0);
+  std::string want;
+  for (size_t at = 0; at < one.size();) {  // the SAM's records, its header aside
+    const size_t end = one.find('\n', at) + 1;
+    if (one[at] != '@') want += one.substr(at, end - at);
+    at = end;
+  }
+  EXPECT_TRUE(records == want);
+}
+
 // A bad record in the middle of the input stops every lane: the error names the file and
 // record, and no output is left.
 TEST(MapperE2E, LanesStopAtABadRecord) {

@@ -48,5 +48,22 @@ case $stage in
     done
     cd - > /dev/null
     ;;
+  devices)  # a multi-GPU host: 4 M pairs plain FASTQ -> BAM, --device 0 vs all, htslib's deflate vs --bgzf-gpu
+    cd $W
+    [ -s ref.gmi ] || gatemap index -t $T -o ref.gmi 20.fa 2>/dev/null
+    [ -s d_2.fq ] || gatemap sim reads 20.fa -n 4000000 -l 150 -t $T --seed 12 -o d 2>/dev/null
+    echo "# $(nproc) cores, $(nvidia-smi -L | wc -l) x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" >> "$OUT/devices.txt"
+    for r in 1 2; do
+      for f in "" "--bgzf-gpu"; do
+        for dev in 0 all; do
+          s=$(date +%s%N); /tmp/bin/time -f "%e s %U user %S sys" -o t.txt gatemap map -t $T --device $dev $f -o d$dev$f.bam ref.gmi d_1.fq d_2.fq 2> d.log
+          echo "round $r --device $dev $f: $(( ($(date +%s%N) - s) / 1000000 )) ms, $(cat t.txt)" >> "$OUT/devices.txt"
+          grep "time:" d.log | cut -c1-400 >> "$OUT/devices.txt"
+        done
+      done
+      [ $r = 1 ] && cmp <(samtools view d0.bam) <(samtools view dall--bgzf-gpu.bam) && echo "records: --device all --bgzf-gpu = --device 0" >> "$OUT/devices.txt"
+    done
+    cd - > /dev/null
+    ;;
 esac
 done
