@@ -3,7 +3,6 @@
 #include "io/bgzf_deflate.hpp"
 
 #include <libdeflate.h>
-#include <omp.h>
 
 #include <cstring>
 #include <vector>

@@ -1,7 +1,7 @@
 // BGZF compression on the GPU: one warp per block finds every position's match, then
 // runs deflate_core's parse and coding (the CPU twin's code, io/bgzf_deflate.cpp), with
-// its hash table and tokens in device memory. A batch's blocks go up at a fixed stride, their streams come back
-// the same way; the host threads copy them in and out and add the BGZF frame.
+// its hash table and tokens in device memory. A batch's blocks go up at a fixed stride,
+// their streams come back the same way; host threads copy them and add the BGZF frame.
 #include <omp.h>
 
 #include <algorithm>
@@ -17,7 +17,7 @@ namespace gatemap::io {
 
 namespace {
 
-constexpr size_t kStride = 65536;         // bytes per block, in and out
+constexpr size_t kStride = 65536;  // bytes per block, in and out
 constexpr int kWarpsPerBlock = 4;
 
 // Bytes at c and p compared four at a time: each load of a byte waits on the cache, and

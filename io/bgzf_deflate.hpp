@@ -1,9 +1,9 @@
 #pragma once
 // BGZF blocks compressed many at a time by gatemap's own DEFLATE (io/deflate_core.hpp):
 // on the GPU one warp per block (io/bgzf_deflate.cu), or by its CPU twin, byte for
-// byte the same. With a GPU in the run, BAM output's deflate leaves the CPU cores (at
-// htslib's level 6 it takes two thirds of a BAM run's CPU time) to the mapper. Its files
-// are within a few percent of level 6's size (docs/BENCHMARKS.md "map").
+// byte the same. With `map --bgzf-gpu`, BAM output's deflate leaves the CPU cores (at
+// htslib's level 6 it takes two thirds of a BAM run's CPU time) to the mapper; files are
+// ~4% larger than level 6's (docs/BENCHMARKS.md "map").
 #include <cstddef>
 #include <cstdint>
 #include <memory>

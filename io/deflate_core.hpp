@@ -8,9 +8,9 @@
 // best match among them found, so the GPU finds all positions' matches in parallel
 // (io/bgzf_deflate.cu); then one pass parses them with one step of lazy evaluation (a
 // longer match at the next byte wins, as zlib's levels 4-9 do). 8 ways: files 4% over
-// libdeflate level 6's on real BAM (4 ways: 7%). Coding: one dynamic-Huffman block (codes limited to 15 bits, the
-// code-length code to 7), or a stored block when that is smaller. No allocation: the
-// caller gives the hash table and a token per input byte.
+// libdeflate level 6's on real BAM (4 ways: 7%). Coding: one dynamic-Huffman block
+// (codes limited to 15 bits, the code-length code to 7), or a stored block when that is
+// smaller. No allocation: the caller gives the hash table and a match per input byte.
 #include <cstdint>
 
 #include "gpu/host_device.hpp"
@@ -23,7 +23,7 @@ constexpr int kHashBits = 13;
 constexpr uint32_t kHashBuckets = 1u << kHashBits;
 constexpr uint32_t kBucketWords = 2 * kHashBuckets;  // two words of four positions each
 constexpr uint32_t kMinMatch = 3, kMaxMatch = 258, kWindow = 32768;
-constexpr uint32_t kLazyBelow = 32;   // a match this long is taken without looking one byte on
+constexpr uint32_t kLazyBelow = 32;      // a match this long is taken without looking one byte on
 constexpr uint32_t kFarForThree = 4096;  // a 3-byte match farther than this costs more than literals
 
 constexpr int kLitLenCodes = 286, kDistCodes = 30, kCodeLenCodes = 19;
