@@ -1,7 +1,8 @@
 // Fallback haplotypes for a region the assembler cannot resolve (a repeat longer than
 // the largest k): candidate events are those the reads' own alignments show
 // (mismatches of good quality, insertions, deletions) at least twice and in at least
-// 10% of the reads; haplotypes are the combinations of them that reads carry together.
+// 10% of the reads over them; haplotypes are the combinations of them that reads carry
+// together.
 #include <htslib/sam.h>
 
 #include <algorithm>
@@ -78,21 +79,35 @@ std::vector<std::string> pileup_haplotypes(const std::string& ref_region, int64_
     per_read.push_back(read_events(*r, begin, end, ref_region, min_base_q));
     for (const Ev& e : per_read.back()) ++support[e];
   }
-  const int min_support = std::max(2, static_cast<int>(0.1 * static_cast<double>(reads.size())));
+  // An event is a candidate when at least 2 reads show it and they are 10% of the reads
+  // over its position (not of the region's: a region of a few hundred bases holds 5x
+  // its depth in reads, which hid hets with 2-3 alt reads at 15x).
+  std::vector<int> depth(static_cast<size_t>(end - begin) + 1, 0);  // reads covering each offset
+  for (const AlignedRead* r : reads) {
+    const int64_t from = std::max(r->pos, begin), to = std::min(r->end, end);
+    if (from >= to) continue;
+    ++depth[static_cast<size_t>(from - begin)];
+    --depth[static_cast<size_t>(to - begin)];
+  }
+  for (size_t i = 1; i < depth.size(); ++i) depth[i] += depth[i - 1];
+  const auto candidate = [&](const Ev& e, int n) {
+    const int at = depth[static_cast<size_t>(std::get<0>(e))];
+    return n >= 2 && n >= 0.1 * at;
+  };
   // Haplotypes as the reads phase them: the combinations of candidate events that reads
   // carry together, most supported first; then any candidate not yet on a haplotype.
   std::map<std::vector<Ev>, int> combos;
   for (auto& evs : per_read) {
     std::vector<Ev> kept;
     for (const Ev& e : evs) {
-      if (support[e] >= min_support) kept.push_back(e);
+      if (candidate(e, support[e])) kept.push_back(e);
     }
     if (!kept.empty()) ++combos[kept];
   }
   std::vector<std::pair<int, std::vector<Ev>>> ranked;
   for (const auto& [evs, n] : combos) ranked.emplace_back(n, evs);
   for (const auto& [e, n] : support) {
-    if (n >= min_support) ranked.emplace_back(0, std::vector<Ev>{e});
+    if (candidate(e, n)) ranked.emplace_back(0, std::vector<Ev>{e});
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> haps{ref_region};

@@ -153,6 +153,38 @@ TEST(CallerGenotype, ReadsThatDoNotReachTheSiteDoNotCount) {
 }
 
 // A tandem repeat folds the k = 21 graph into a cycle; a larger k resolves the SNP.
+// A het with 3 alt reads of 11 over its position, in a region whose other reads lie
+// elsewhere: a pileup candidate (10% of the reads over the position), where 10% of the
+// region's 80 reads (8) used to hide it. One alt read is not enough.
+TEST(CallerPileup, CandidatesCountTheReadsOverTheirPosition) {
+  const std::string ref = random_seq(600, 21);
+  std::vector<caller::detail::AlignedRead> reads;
+  const auto add = [&](int64_t pos, bool alt_at_300) {
+    caller::detail::AlignedRead r;
+    r.pos = pos;
+    r.end = pos + 100;
+    r.seq = ref.substr(static_cast<size_t>(pos), 100);
+    if (alt_at_300 && pos <= 300 && 300 < pos + 100) r.seq[static_cast<size_t>(300 - pos)] = ref[300] == 'A' ? 'C' : 'A';
+    r.qual.assign(100, 30);
+    r.cigar = {bam_cigar_gen(100, BAM_CMATCH)};
+    r.mapq = 60;
+    reads.push_back(r);
+  };
+  for (int i = 0; i < 69; ++i) add(i % 2 ? 10 + i : 400 + i % 90, false);  // away from 300
+  for (int i = 0; i < 11; ++i) add(250 + i, i < 3);                       // over 300: 3 alt
+  std::vector<const caller::detail::AlignedRead*> used;
+  for (const auto& r : reads) used.push_back(&r);
+  const auto haps = caller::detail::pileup_haplotypes(ref, 0, used, 10, 16);
+  ASSERT_EQ(haps.size(), 2u);
+  EXPECT_EQ(haps[0], ref);
+  EXPECT_NE(haps[1][300], ref[300]);
+  reads.resize(reads.size() - 11);
+  for (int i = 0; i < 11; ++i) add(250 + i, i < 1);  // one alt read
+  used.clear();
+  for (const auto& r : reads) used.push_back(&r);
+  EXPECT_TRUE(caller::detail::pileup_haplotypes(ref, 0, used, 10, 16).empty());
+}
+
 TEST(CallerAssembly, CycleResolvedWithLargerK) {
   std::string repeat;
   for (int i = 0; i < 9; ++i) repeat += "ACGTT";
