@@ -163,7 +163,9 @@ struct Round {
   BgzfJob* jobs = nullptr;
   size_t count = 0;  // 0: nothing under way
 
-  void reserve(size_t blocks, size_t most) {  // grown by half again (cudaFree synchronizes the device)
+  size_t most = 0;  // blocks a round holds at most
+
+  void reserve(size_t blocks) {  // grown by half again (cudaFree synchronizes the device)
     if (in.size() >= blocks * kStride) return;
     blocks = std::min(most, blocks + blocks / 2);
     host_in.resize(blocks * kStride);
@@ -180,8 +182,8 @@ struct Round {
 
   // The blocks up and the kernel started. (A copy from pageable memory returns when the
   // bytes are on their way; the kernel runs on.)
-  void start(BgzfJob* round_jobs, size_t n, size_t most, int threads) {
-    reserve(n, most);
+  void start(BgzfJob* round_jobs, size_t n, int threads) {
+    reserve(n);
     jobs = round_jobs;
     count = n;
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -234,6 +236,7 @@ BgzfDeflateGpu::BgzfDeflateGpu(int device, int threads, size_t blocks_per_round)
   impl_->device = device;
   impl_->threads = std::max(1, threads);
   impl_->blocks_per_round = std::max<size_t>(1, blocks_per_round);
+  for (Round& r : impl_->rounds) r.most = impl_->blocks_per_round;
 }
 
 BgzfDeflateGpu::~BgzfDeflateGpu() = default;
@@ -251,7 +254,7 @@ void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
   try {
     size_t k = 0;
     for (size_t from = 0; from < count; from += per_round, ++k) {
-      m.rounds[k % 2].start(jobs + from, std::min(per_round, count - from), m.blocks_per_round, m.threads);
+      m.rounds[k % 2].start(jobs + from, std::min(per_round, count - from), m.threads);
       m.rounds[(k + 1) % 2].finish(m.threads);
     }
     m.rounds[(k + 1) % 2].finish(m.threads);

@@ -250,7 +250,7 @@ void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, 
     out.text.resize(chunks);
   }
   std::vector<std::exception_ptr> failed(chunks);
-  const int level = bam_ ? bam_->level : 0;
+  const bool defer = compressor_ || compressor;  // compressed below or by write_prepared
 #pragma omp parallel
   {
     kstring_t line = KS_INITIALIZE;
@@ -259,11 +259,7 @@ void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, 
       const size_t first = c * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
       try {
         if (bam_) {
-          if (compressor_ || compressor) {  // compressed below or by write_prepared
-            encode_bam_blocks(recs.data() + first, size, out.chunks[c]);
-          } else {
-            encode_bam_chunk(recs.data() + first, size, level, out.chunks[c]);
-          }
+          encode(recs.data() + first, size, defer, out.chunks[c]);
           continue;
         }
         std::string& text = out.text[c];
@@ -285,6 +281,14 @@ void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, 
     if (e) std::rethrow_exception(e);
   }
   if (bam_ && compressor) compress_chunks(out.chunks.data(), chunks, *compressor);
+}
+
+void SamWriter::encode(const bam1_t* const* recs, size_t n, bool defer, EncodedChunk& out) const {
+  if (defer) {
+    encode_bam_blocks(recs, n, out);
+  } else {
+    encode_bam_chunk(recs, n, bam_->level, out);
+  }
 }
 
 void SamWriter::write_prepared(PreparedRecords& p) {
@@ -336,11 +340,7 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
           const size_t first = (from + c) * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
           try {
             for (size_t i = 0; i < size; ++i) space.recs[i] = record_at(first + i, &space.views[i]);
-            if (compressor_) {
-              encode_bam_blocks(space.recs.data(), size, encoded[c]);
-            } else {
-              encode_bam_chunk(space.recs.data(), size, bam.level, encoded[c]);
-            }
+            encode(space.recs.data(), size, compressor_ != nullptr, encoded[c]);
           } catch (...) {
             failed[c] = std::current_exception();
           }

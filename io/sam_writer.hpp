@@ -103,6 +103,9 @@ class SamWriter {
   std::string rg_id_;
   struct BamState;  // BAM output: where the next block goes, the index, records gathered
   void write_gathered();
+  // A chunk of BAM records encoded, and compressed by htslib unless `defer` (a block
+  // compressor does it later).
+  void encode(const bam1_t* const* recs, size_t n, bool defer, EncodedChunk& out) const;
   // Writes encoded chunks [0, count) in order and tells the index where their records are.
   void write_chunks(const std::vector<EncodedChunk>& chunks, size_t count);
   std::unique_ptr<BamState> bam_;

@@ -43,6 +43,8 @@ if [ ! -s ref.gmi ]; then
   [ -n "$STROBEALIGN" ] && $STROBEALIGN --create-index -t "$T" -r 150 ref.fa 2> /dev/null
 fi
 reads pe "$PAIRS" bgz
+# level_flag L: map's option for a LEVELS entry ("gpu": --bgzf-gpu, else -l L)
+level_flag() { if [ "$1" = gpu ]; then echo --bgzf-gpu; else echo "-l $1"; fi; }
 # run NAME OUTPUT CMD...: one timed run (its output from the last round removed first).
 run() {
   local name=$1 out=$2
@@ -72,7 +74,7 @@ for r in $(seq 1 "$ROUNDS"); do
       pe_1.fq.gz pe_2.fq.gz
   done
   for l in ${LEVELS:-}; do
-    lf=$([ "$l" = gpu ] && echo --bgzf-gpu || echo "-l $l")
+    lf=$(level_flag "$l")
     run "gatemap fq.gz->bam $lf" gatemap.l.bam $G map -t "$T" $lf -o gatemap.l.bam ref.gmi pe_1.fq.gz pe_2.fq.gz
     run "gatemap fq.gz->sorted markdup bam $lf" gatemap.lmd.bam $G map -t "$T" $lf --sort --markdup \
       -o gatemap.lmd.bam ref.gmi pe_1.fq.gz pe_2.fq.gz
@@ -101,7 +103,7 @@ if [ -n "${WHOLE:-}" ]; then
   reads whole "$WHOLE"
   r=whole
   for l in default ${LEVELS:-}; do
-    flag=$([ $l = default ] || { [ $l = gpu ] && echo --bgzf-gpu; } || echo "-l $l")
+    flag=$([ "$l" = default ] || level_flag "$l")
     run "gatemap $WHOLE pairs fq.gz->sorted markdup bam $flag" whole.md.bam $G map -t "$T" $flag --sort --markdup \
       -o whole.md.bam ref.gmi whole_1.fq.gz whole_2.fq.gz
     grep -E "sorted .* records|time:" last.log | sed 's/^/# /'
