@@ -3,6 +3,7 @@
 
 #include "apps/commands.hpp"
 #include "bench/bench.hpp"
+#include "common/thread_budget.hpp"
 
 namespace gatemap::apps {
 
@@ -62,11 +63,14 @@ void register_bench(CLI::App& app, AppContext& ctx) {
     bench::run_pairhmm_bench(*p);
     return 0;
   });
-  auto* fastq = bench->add_subcommand("fastq", "FASTQ parsing speed on one thread");
-  auto path = std::make_shared<std::string>();
-  fastq->add_option("fastq", *path, "FASTQ file (plain or gzip)")->required();
-  on_run(fastq, ctx, [path] {
-    bench::run_fastq_bench(*path);
+  auto* fastq = bench->add_subcommand("fastq", "FASTQ parsing speed: record by record, and in batches on all threads");
+  auto fq = std::make_shared<std::vector<std::string>>();
+  auto fq_threads = std::make_shared<int>(0);
+  fastq->add_option("fastq", *fq, "FASTQ file (plain or gzip); two: a pair of files")->required()->expected(1, 2);
+  fastq->add_option("-t,--threads", *fq_threads, "threads for the batches (0: all)")->capture_default_str();
+  on_run(fastq, ctx, [fq, fq_threads] {
+    use_threads(*fq_threads);
+    bench::run_fastq_bench(fq->at(0), fq->size() > 1 ? fq->at(1) : "");
     return 0;
   });
   auto* bgzf = bench->add_subcommand("bgzf", "BAM compression: libdeflate levels 1 and 6 vs gatemap's on CPU and GPU");

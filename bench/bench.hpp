@@ -43,8 +43,9 @@ struct PairHmmBenchOptions {
 // the accuracy of both engines against the double oracle.
 void run_pairhmm_bench(const PairHmmBenchOptions& opt);
 
-// Reads a FASTQ file on one thread and prints records/s and MB/s of uncompressed text.
-void run_fastq_bench(const std::string& path);
+// Reads FASTQ record by record on one thread, then in batches on all threads (two files:
+// as pairs), and prints records/s and MB/s of uncompressed text for each.
+void run_fastq_bench(const std::string& path1, const std::string& path2);
 
 // BAM compression: libdeflate levels 1 and 6, gatemap's DEFLATE on the CPU and the GPU
 // (best of `reps`), over the uncompressed bytes of `bam`.

@@ -1,26 +1,69 @@
-// gatemap bench fastq: single-thread FASTQ parsing speed (records/s and MB/s of
-// uncompressed text), through the same reader `gatemap map` uses.
+// gatemap bench fastq: FASTQ parsing speed (records/s and MB/s of uncompressed text)
+// through the readers `gatemap map` and `correct` use: record by record on one thread,
+// and in batches (one file, or two files of pairs) on all threads.
+#include <omp.h>
+
 #include <chrono>
 #include <cstdio>
 
 #include "bench/bench.hpp"
 #include "io/fastq.hpp"
+#include "io/line_reader.hpp"
 
 namespace gatemap::bench {
 
-void run_fastq_bench(const std::string& path) {
-  const auto t0 = std::chrono::steady_clock::now();
-  io::FastqReader reader(path);
-  io::Read read;
-  int64_t records = 0, bytes = 0;
-  while (reader.next(read)) {
-    ++records;
-    // '@' name (the first word; comments are not counted), sequence, '+', quality, 4 newlines.
-    bytes += static_cast<int64_t>(read.name.size() + 2 * read.seq.size() + 6);
+namespace {
+// '@' name (the first word; comments are not counted), sequence, '+', quality, 4 newlines.
+int64_t text_bytes(const io::Read& read) { return static_cast<int64_t>(read.name.size() + 2 * read.seq.size() + 6); }
+
+void print_row(const char* mode, int threads, int64_t records, int64_t bytes, double s) {
+  std::printf("%s\t%d\t%lld\t%.3f\t%.0f\t%.1f\n", mode, threads, static_cast<long long>(records), s, records / s,
+              bytes / s / 1e6);
+}
+}  // namespace
+
+void run_fastq_bench(const std::string& path1, const std::string& path2) {
+  std::printf("mode\tthreads\trecords\tseconds\trecords_per_s\tMB_per_s\n");
+  {  // the lines alone: what a parser that converts on other threads cannot go below
+    const auto t0 = std::chrono::steady_clock::now();
+    io::LineReader lines(path1);
+    std::string_view line;
+    int64_t n = 0, bytes = 0;
+    for (; lines.next(line); ++n) bytes += static_cast<int64_t>(line.size() + 1);
+    print_row("lines_only", 1, n / 4, bytes, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("file\t%s\nrecords\t%lld\nseconds\t%.3f\nrecords_per_s\t%.0f\nMB_per_s\t%.1f\n", path.c_str(),
-              static_cast<long long>(records), s, records / s, bytes / s / 1e6);
+  for (const std::string& path : {path1, path2}) {
+    if (path.empty()) continue;
+    const auto t0 = std::chrono::steady_clock::now();
+    io::FastqReader reader(path);
+    io::Read read;
+    int64_t records = 0, bytes = 0;
+    for (; reader.next(read); ++records) bytes += text_bytes(read);
+    print_row("one_record_at_a_time", 1, records, bytes,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  if (!path2.empty()) {  // one file in batches on all threads
+    const auto t0 = std::chrono::steady_clock::now();
+    io::FastqSource source(path1, "", false, omp_get_max_threads());
+    io::ReadBatch batch;
+    int64_t records = 0, bytes = 0;
+    while (source.next_batch(batch, 65536, 65536 * 300)) {
+      records += static_cast<int64_t>(batch.size());
+      for (const io::Read& read : batch.reads) bytes += text_bytes(read);
+    }
+    print_row("batches", omp_get_max_threads(), records, bytes,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  io::FastqSource source(path1, path2, false, omp_get_max_threads());
+  io::ReadBatch batch;
+  int64_t records = 0, bytes = 0;
+  while (source.next_batch(batch, 65536, 65536 * 300)) {
+    records += static_cast<int64_t>(batch.size());
+    for (const io::Read& read : batch.reads) bytes += text_bytes(read);
+  }
+  print_row(path2.empty() ? "batches" : "batches_of_pairs", omp_get_max_threads(), records, bytes,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 }  // namespace gatemap::bench

@@ -49,8 +49,8 @@ class Spill {
 // works on the current one (parsing starts when it is made).
 class ReadAhead {
  public:
-  ReadAhead(const std::string& in1, const std::string& in2, size_t batch_reads)
-      : src_(in1, in2), batch_reads_(batch_reads), pending_(parse()) {}
+  ReadAhead(std::unique_ptr<io::FastqSource> src, size_t batch_reads)
+      : src_(std::move(src)), batch_reads_(batch_reads), pending_(parse()) {}
   ~ReadAhead() {
     if (pending_.valid()) pending_.wait();
   }
@@ -68,9 +68,9 @@ class ReadAhead {
 
  private:
   std::future<bool> parse() {
-    return std::async(std::launch::async, [this] { return src_.next_batch(next_, batch_reads_, batch_reads_ * 300); });
+    return std::async(std::launch::async, [this] { return src_->next_batch(next_, batch_reads_, batch_reads_ * 300); });
   }
-  io::FastqSource src_;
+  std::unique_ptr<io::FastqSource> src_;
   size_t batch_reads_;
   io::ReadBatch current_, next_;
   std::future<bool> pending_;
@@ -117,7 +117,7 @@ ReadInput::ReadInput(const std::string& in1, const std::string& in2, size_t batc
 ReadInput::~ReadInput() = default;
 
 void ReadInput::start() {
-  if (passes_ == 0 && !first_reader_) first_reader_ = std::make_unique<ReadAhead>(in1_, in2_, batch_reads_);
+  if (passes_ == 0 && !first_reader_) first_reader_ = std::make_unique<ReadAhead>(std::make_unique<io::FastqSource>(in1_, in2_), batch_reads_);
 }
 
 void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) {
@@ -166,12 +166,7 @@ void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) 
   if (failed) std::rethrow_exception(failed);
 }
 
-void ReadInput::replay(const std::function<void(io::ReadBatch&)>& fn) {
-  ++passes_;
-  if (all_kept_) {
-    for (io::ReadBatch& b : kept_) fn(b);
-    return;
-  }
+std::unique_ptr<io::FastqSource> ReadInput::open_again() const {
   if (!spill_) {  // the input files themselves, read again: they must be the ones read first
     for (const auto& [path, seen] : {std::pair{in1_, identity1_}, {in2_, identity2_}}) {
       if (!path.empty() && file_identity(path) != seen) {
@@ -179,16 +174,50 @@ void ReadInput::replay(const std::function<void(io::ReadBatch&)>& fn) {
       }
     }
   }
-  ReadAhead reader(spill_ ? spill_->path(0) : in1_, spill_ ? spill_->path(1) : in2_, batch_reads_);
+  return std::make_unique<io::FastqSource>(spill_ ? spill_->path(0) : in1_, spill_ ? spill_->path(1) : in2_);
+}
+
+void ReadInput::check_replayed(int64_t replayed) const {
+  if (replayed != reads_) {
+    throw FormatError("'" + in1_ + "' gave " + std::to_string(replayed) + " reads the second time, " +
+                      std::to_string(reads_) + " the first (changed while correct ran?)");
+  }
+}
+
+void ReadInput::replay(const std::function<void(io::ReadBatch&)>& fn) {
+  ++passes_;
+  if (all_kept_) {
+    for (io::ReadBatch& b : kept_) fn(b);
+    return;
+  }
+  ReadAhead reader(open_again(), batch_reads_);
   int64_t replayed = 0;
   while (io::ReadBatch* batch = reader.next(read_wait_s_)) {
     replayed += static_cast<int64_t>(batch->size());
     fn(*batch);
   }
-  if (replayed != reads_) {
-    throw FormatError("'" + in1_ + "' gave " + std::to_string(replayed) + " reads the second time, " +
-                      std::to_string(reads_) + " the first (changed while correct ran?)");
+  check_replayed(replayed);
+}
+
+void ReadInput::begin_last_pass() {
+  ++passes_;
+  if (!all_kept_) last_source_ = open_again();
+}
+
+bool ReadInput::next_of_last_pass(io::ReadBatch& batch) {
+  if (all_kept_) {
+    if (last_kept_ == kept_.size()) return false;
+    batch = std::move(kept_[last_kept_++]);
+    return true;
   }
+  if (!last_source_) return false;
+  if (!last_source_->next_batch(batch, batch_reads_, batch_reads_ * 300)) {
+    last_source_.reset();
+    check_replayed(last_replayed_);
+    return false;
+  }
+  last_replayed_ += static_cast<int64_t>(batch.size());
+  return true;
 }
 
 }  // namespace gatemap::correct

@@ -29,6 +29,12 @@ class ReadInput {
   void first_pass(const std::function<void(const io::ReadBatch&)>& fn);
   // Every batch again, in input order (after first_pass); fn may change the batch.
   void replay(const std::function<void(io::ReadBatch&)>& fn);
+  // The last reading, pulled a batch at a time by one thread (a pipeline's reader):
+  // begun on the thread whose thread count it is to use, then each next_of_last_pass()
+  // fills `batch` with the next batch in input order, false at the end. Kept batches are
+  // handed over, not copied; the input is checked as replay() checks it.
+  void begin_last_pass();
+  bool next_of_last_pass(io::ReadBatch& batch);
   bool all_kept() const { return all_kept_; }
   // About how many bases the input files hold, from their sizes (FASTQ takes about 2.3
   // bytes a base; gzip, by its first two bytes, about a quarter of that); -1 when a file
@@ -53,6 +59,12 @@ class ReadInput {
   // checks they are unchanged.
   static std::string file_identity(const std::string& path);
   std::string identity1_, identity2_;
+  // A replay's source: the spilled copy, or the input files, checked to be unchanged.
+  std::unique_ptr<io::FastqSource> open_again() const;
+  void check_replayed(int64_t replayed) const;  // as many reads as the first reading
+  std::unique_ptr<io::FastqSource> last_source_;
+  size_t last_kept_ = 0;
+  int64_t last_replayed_ = 0;
   double read_wait_s_ = 0;
 };
 

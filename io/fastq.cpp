@@ -14,6 +14,7 @@
 #include "common/split_threads.hpp"
 #include "io/aligned_reads.hpp"
 #include "io/sam_reader.hpp"
+#include "io/fastq_raw.hpp"
 #include "io/line_reader.hpp"
 
 namespace gatemap::io {
@@ -48,13 +49,6 @@ const auto kReadBase = [] {
 }();
 
 }  // namespace
-
-// A record's lines (offsets into FastqReader::text_) and where they were, for messages.
-struct FastqReader::RawRecord {
-  int64_t record = 0, header_line = 0, seq_line = 0, qual_line = 0;
-  size_t header = 0, header_len = 0, seq = 0, seq_len = 0, qual = 0, qual_len = 0;
-  bool fasta = false;  // already converted by read_raw
-};
 
 namespace {
 std::string where(const std::string& path, int64_t record, const std::string& name, int64_t line) {
@@ -95,8 +89,7 @@ bool FastqReader::read_raw(RawRecord& raw, Read& fasta) {
   }
   if (line[0] != '@' && line[0] != '>') throw FormatError(at("") + ": expected '@' or '>' at the start of a record");
   const auto keep = [&](std::string_view l, size_t& offset, size_t& len) {
-    offset = text_.size(), len = l.size();
-    text_.append(l);
+    offset = in_->offset(l), len = l.size();
   };
   raw.fasta = line[0] == '>';
   if (raw.fasta) {  // sequence lines up to the next record ('>' or '@': never a base)
@@ -115,7 +108,7 @@ bool FastqReader::read_raw(RawRecord& raw, Read& fasta) {
   // The name for messages about the record's structure (content is checked in convert).
   const auto named = [&] {
     std::string name, comment, suffix;
-    split_header(std::string_view(text_).substr(raw.header, raw.header_len), name, comment, suffix);
+    split_header(std::string_view(in_->held() + raw.header, raw.header_len), name, comment, suffix);
     return at(name);
   };
   if (!in_->next(line)) throw FormatError(named() + ": truncated record (no sequence line)");
@@ -130,7 +123,7 @@ bool FastqReader::read_raw(RawRecord& raw, Read& fasta) {
 }
 
 void FastqReader::convert(const RawRecord& raw, Read& read) const {
-  const std::string_view text(text_);
+  const std::string_view text(in_->held(), raw.qual + raw.qual_len);
   const auto at = [&](const std::string& name, int64_t line) { return where(in_->path(), raw.record, name, line); };
   split_header(text.substr(raw.header, raw.header_len), read.name, read.comment, read.mate_suffix);
   if (read.name.empty()) throw FormatError(at("", raw.header_line) + ": record has no name");
@@ -156,7 +149,7 @@ void FastqReader::convert(const RawRecord& raw, Read& read) const {
 
 bool FastqReader::next(Read& read) {
   if (raw_.empty()) raw_.resize(1);
-  text_.clear();
+  in_->hold();
   if (!read_raw(raw_[0], read)) return false;
   if (!raw_[0].fasta) convert(raw_[0], read);
   return true;
@@ -165,19 +158,32 @@ bool FastqReader::next(Read& read) {
 size_t FastqReader::next_many(std::vector<Read>& out, size_t want, int threads) {
   if (out.size() < want) out.resize(want);
   if (raw_.size() < want) raw_.resize(want);
-  text_.clear();
-  // Lines split here; a malformed record ends the batch, but records before it are
-  // checked first, so the error reported is the first in the file.
-  size_t n = 0;
+  in_->hold();  // the batch's lines stay where they were read: converted from there
+  // The file's first record alone (its checks: SAM/BAM text, FASTA; and the record size
+  // by which split_many reads ahead), then as many records as split_many takes on the
+  // threads, then the rest one by one: lines split here, a malformed record ending the
+  // batch, but the records before it are checked first, so the error reported is the
+  // first in the file.
+  size_t n = 0, split_from = 0, split_to = 0;
+  const auto count_bytes = [&](const RawRecord& raw) {
+    if (!raw.fasta) bytes_ += static_cast<int64_t>(raw.qual + raw.qual_len + 1 - raw.header);
+  };
   std::exception_ptr structure_error;
   try {
-    while (n < want && read_raw(raw_[n], out[n])) ++n;
+    if (records_ == 0 && want > 0 && read_raw(raw_[0], out[0])) count_bytes(raw_[n++]);
+    if (records_ > 0) record_bytes_ = static_cast<double>(bytes_) / static_cast<double>(records_);
+    split_from = n;
+    split_to = n = split_many(out, n, want, threads);
+    while (n < want && read_raw(raw_[n], out[n])) count_bytes(raw_[n++]);
   } catch (const FormatError&) {
     structure_error = std::current_exception();
   }
-  // Records converted in parts, in file order: the first part's error is the first.
-  split_threads(n, n > 1024 ? threads : 1, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
+  // Records converted in file order (the first part's error is the first).
+  for (size_t i = 0; i < split_from; ++i) {
+    if (!raw_[i].fasta) convert(raw_[i], out[i]);
+  }
+  split_threads(n - split_to, n - split_to > 1024 ? threads : 1, [&](size_t begin, size_t end) {
+    for (size_t i = split_to + begin; i < split_to + end; ++i) {
       if (!raw_[i].fasta) convert(raw_[i], out[i]);
     }
   });
