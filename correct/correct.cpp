@@ -30,6 +30,9 @@ namespace gatemap::correct {
 
 namespace {
 
+// Batches parsed ahead of the GPU's counting (about 20 MB each at 16 threads).
+constexpr size_t kReadAheadForTheGpu = 16;
+
 // A second engine (its own copy of the spectrum) per GPU up to this size.
 constexpr size_t kSecondEngineBytes = size_t{1} << 30;
 
@@ -136,12 +139,14 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
     }
     if (opt.out1 == "-" && opt.out2 == "-") throw UsageError("-o and -p cannot both be standard output");
   }
-  // The first batch is parsed while CUDA starts (looking for a device starts it: a few
-  // tenths of a second).
+  // Batches are parsed while CUDA starts (looking for a device starts it: a few tenths
+  // of a second), many of them unless the CPU is asked for; one at a time on the CPU.
   ReadInput input(opt.in1, opt.in2, batch_reads(opt), opt.keep_reads_gb, opt.threads);
+  input.set_read_ahead(opt.backend == "cpu" ? 1 : kReadAheadForTheGpu);
   input.start();
   CorrectSummary sum;
   const gpu::Backend backend = gpu::choose_backend(opt.backend);
+  if (backend == gpu::Backend::cpu) input.set_read_ahead(1);
   const std::vector<int> devices = gpu::resolve_devices(opt.device, backend);  // a bad --device before the count
   sum.backend = gpu::backend_name(backend);
   log::debug("correct", "backend " + sum.backend + " chosen");

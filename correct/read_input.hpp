@@ -21,8 +21,10 @@ class ReadInput {
   // keep_gb < 0: files are read again, other input kept up to 4 GB.
   ReadInput(const std::string& in1, const std::string& in2, size_t batch_reads, double keep_gb, int threads);
   ~ReadInput();
-  // Starts parsing the first batch on another thread (first_pass does, if not yet).
+  // Starts parsing on another thread (first_pass does, if not yet), up to `batches`
+  // batches ahead of the reading (settable later; 1 keeps memory least).
   void start();
+  void set_read_ahead(size_t batches);
   // The first reading; fn sees every batch in input order. When fn throws a CudaError,
   // the reading still ends (so that replays work) and the error is thrown then. Called
   // again: a replay.
@@ -49,6 +51,7 @@ class ReadInput {
   size_t batch_reads_;
   double keep_bytes_;
   int threads_;
+  size_t read_ahead_ = 1;
   std::vector<io::ReadBatch> kept_;
   bool all_kept_ = true;
   std::unique_ptr<Spill> spill_;

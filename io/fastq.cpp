@@ -14,7 +14,6 @@
 #include "common/split_threads.hpp"
 #include "io/aligned_reads.hpp"
 #include "io/sam_reader.hpp"
-#include "io/fastq_raw.hpp"
 #include "io/line_reader.hpp"
 
 namespace gatemap::io {
@@ -49,6 +48,13 @@ const auto kReadBase = [] {
 }();
 
 }  // namespace
+
+// A record's lines (offsets from the line reader's held lines) and where they were, for messages.
+struct FastqReader::RawRecord {
+  int64_t record = 0, header_line = 0, seq_line = 0, qual_line = 0;
+  size_t header = 0, header_len = 0, seq = 0, seq_len = 0, qual = 0, qual_len = 0;
+  bool fasta = false;  // already converted by read_raw
+};
 
 namespace {
 std::string where(const std::string& path, int64_t record, const std::string& name, int64_t line) {
@@ -159,31 +165,18 @@ size_t FastqReader::next_many(std::vector<Read>& out, size_t want, int threads) 
   if (out.size() < want) out.resize(want);
   if (raw_.size() < want) raw_.resize(want);
   in_->hold();  // the batch's lines stay where they were read: converted from there
-  // The file's first record alone (its checks: SAM/BAM text, FASTA; and the record size
-  // by which split_many reads ahead), then as many records as split_many takes on the
-  // threads, then the rest one by one: lines split here, a malformed record ending the
-  // batch, but the records before it are checked first, so the error reported is the
-  // first in the file.
-  size_t n = 0, split_from = 0, split_to = 0;
-  const auto count_bytes = [&](const RawRecord& raw) {
-    if (!raw.fasta) bytes_ += static_cast<int64_t>(raw.qual + raw.qual_len + 1 - raw.header);
-  };
+  // Lines split here; a malformed record ends the batch, but records before it are
+  // checked first, so the error reported is the first in the file.
+  size_t n = 0;
   std::exception_ptr structure_error;
   try {
-    if (records_ == 0 && want > 0 && read_raw(raw_[0], out[0])) count_bytes(raw_[n++]);
-    if (records_ > 0) record_bytes_ = static_cast<double>(bytes_) / static_cast<double>(records_);
-    split_from = n;
-    split_to = n = split_many(out, n, want, threads);
-    while (n < want && read_raw(raw_[n], out[n])) count_bytes(raw_[n++]);
+    while (n < want && read_raw(raw_[n], out[n])) ++n;
   } catch (const FormatError&) {
     structure_error = std::current_exception();
   }
-  // Records converted in file order (the first part's error is the first).
-  for (size_t i = 0; i < split_from; ++i) {
-    if (!raw_[i].fasta) convert(raw_[i], out[i]);
-  }
-  split_threads(n - split_to, n - split_to > 1024 ? threads : 1, [&](size_t begin, size_t end) {
-    for (size_t i = split_to + begin; i < split_to + end; ++i) {
+  // Records converted in parts, in file order: the first part's error is the first.
+  split_threads(n, n > 1024 ? threads : 1, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
       if (!raw_[i].fasta) convert(raw_[i], out[i]);
     }
   });

@@ -73,19 +73,10 @@ class FastqReader : public ReadRecords {
   // converted into `fasta` at once); false at end of file.
   bool read_raw(RawRecord& raw, Read& fasta);
   void convert(const RawRecord& raw, Read& read) const;
-  // Records split and converted on `threads` threads at once (io/fastq_split.cpp): plain
-  // 4-line records from the read position into out[from, n), n <= want; returns n and
-  // consumes them. Stops at anything else (a blank line, FASTA, a bad record, too few
-  // bytes read ahead), leaving it to the record-by-record path and its messages.
-  size_t split_many(std::vector<Read>& out, size_t from, size_t want, int threads);
-  struct SplitPart;
 
   std::unique_ptr<LineReader> in_;
   int64_t records_ = 0;
   std::vector<RawRecord> raw_;
-  std::vector<SplitPart> parts_;  // split_many's, reused
-  double record_bytes_ = 0;      // bytes per record so far: how far split_many reads ahead
-  int64_t bytes_ = 0;            // bytes of the records read so far
 };
 
 // One or two FASTQ files read in lockstep, or (smart pairing) one file of pairs and

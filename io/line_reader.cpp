@@ -76,25 +76,6 @@ bool LineReader::next(std::string_view& line) {
   return true;
 }
 
-std::string_view LineReader::unread(size_t bytes) {
-  have_peeked_ = false;  // a peeked line is still unread at pos_ (its offsets may move)
-  if (buf_.size() < end_ - anchor_ + bytes + kBlock) {  // room for it all at once, not by doubling
-    std::memmove(buf_.data(), buf_.data() + anchor_, end_ - anchor_);
-    end_ -= anchor_;
-    pos_ -= anchor_;
-    anchor_ = 0;
-    buf_.resize(end_ + bytes + bytes / 4 + kBlock);
-  }
-  while (!eof_ && end_ - pos_ < bytes) fill();
-  return std::string_view(buf_.data() + pos_, end_ - pos_);
-}
-
-void LineReader::skip(size_t bytes, int64_t lines) {
-  pos_ += bytes;
-  line_no_ += lines;
-  if (!holding_) anchor_ = pos_;
-}
-
 bool LineReader::peek(std::string_view& line) {
   if (!have_peeked_) {
     peeked_ok_ = find_line(peek_begin_, peek_len_, peek_after_);

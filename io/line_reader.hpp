@@ -34,13 +34,6 @@ class LineReader {
   const char* held() const { return buf_.data() + anchor_; }
   size_t offset(std::string_view line) const { return static_cast<size_t>(line.data() - held()); }
 
-  // The unread bytes, at least `bytes` of them unless the input ends first (then
-  // exhausted()), for a parser that splits lines itself; it then skip()s what it used.
-  // The view lives until the next call.
-  std::string_view unread(size_t bytes);
-  bool exhausted() const { return eof_; }
-  void skip(size_t bytes, int64_t lines);
-
  private:
   // The next line as [begin, begin + len) in buf_, consumed up to `after`; false at
   // the end. Reads more input (moving what is left to the front) as needed; a read or
