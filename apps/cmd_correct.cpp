@@ -39,7 +39,7 @@ void register_correct(CLI::App& app, AppContext& ctx) {
   sub->add_option("--max-corrections", o->max_corrections, "Substitutions per read at most")
       ->check(CLI::Range(0, 255))
       ->capture_default_str();
-  sub->add_option("--device", o->device, "GPUs: 0, 0,1,... or all (batches spread over them, in input order)")
+  sub->add_option("--device", o->device, "GPUs: 0, 0,1,... or all (each batch split between them)")
       ->capture_default_str();
   auto* backend = sub->add_option("--backend", o->backend, "gpu, cpu or auto")
                       ->check(CLI::IsMember({"gpu", "cpu", "auto"}))

@@ -14,7 +14,6 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/split_threads.hpp"
-#include "correct/correct_pass.hpp"
 #include "correct/count_pass.hpp"
 #include "correct/kmer_count.hpp"
 #include "correct/kmer_count_gpu.hpp"
@@ -29,12 +28,65 @@
 namespace gatemap::correct {
 
 namespace {
+// Reads [0, n) as 2-bit codes for the corrector, encoded on all cores (split_threads: no
+// OpenMP team left spinning beside the parser's threads).
+void encode_batch(const io::Read* reads, size_t n, CorrectBatch& cb) {
+  cb.offset.resize(n);
+  cb.len.resize(n);
+  int64_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    cb.offset[i] = total;
+    cb.len[i] = static_cast<int32_t>(reads[i].seq.size());
+    total += cb.len[i];
+  }
+  cb.codes.resize(static_cast<size_t>(total));
+  split_threads(n, omp_get_max_threads(), [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      uint8_t* out = cb.codes.data() + cb.offset[i];
+      for (char c : reads[i].seq) *out++ = base_code(c);  // N and IUPAC: 4
+    }
+  });
+}
 
-// Batches parsed ahead of the GPU's counting (about 20 MB each at 16 threads).
-constexpr size_t kReadAheadForTheGpu = 16;
+// A batch's reads in one part per GPU engine (one part on the CPU), each part's reads
+// contiguous: part p holds reads [p * per, (p + 1) * per).
+struct BatchParts {
+  std::vector<CorrectBatch> parts;
+  size_t per = 0;
+  BatchParts(const std::vector<io::Read>& reads, size_t n_parts) : parts(std::max<size_t>(1, n_parts)) {
+    per = std::max<size_t>(1, (reads.size() + parts.size() - 1) / parts.size());
+    for (size_t p = 0; p < parts.size(); ++p) {
+      const size_t b = std::min(reads.size(), p * per), e = std::min(reads.size(), b + per);
+      encode_batch(reads.data() + b, e - b, parts[p]);
+    }
+  }
+  CorrectBatch& of(size_t read) { return parts[read / per]; }
+  size_t index(size_t read) const { return read % per; }
+};
 
-// A second engine (its own copy of the spectrum) per GPU up to this size.
-constexpr size_t kSecondEngineBytes = size_t{1} << 30;
+// Every part on its own GPU at once; any GPU failure sends the whole batch to the CPU twin.
+void correct_on_gpus(const std::vector<std::unique_ptr<KmerCorrectGpu>>& engines, const KmerSpectrum& spectrum,
+                     const CorrectOptions& copt, BatchParts& batch, CorrectSummary& sum) {
+  std::vector<double> kernel_ms(batch.parts.size(), 0.0);
+  gpu::run_or_fall_back(
+      "correct", "GPU failed, batch corrected",
+      [&] {
+        std::vector<std::future<void>> running;
+        for (size_t p = 0; p < batch.parts.size(); ++p) {
+          running.push_back(
+              std::async(std::launch::async, [&, p] { engines[p]->correct(copt, batch.parts[p], &kernel_ms[p]); }));
+        }
+        for (auto& r : running) r.wait();
+        for (auto& r : running) r.get();
+      },
+      [&] {
+        for (CorrectBatch& part : batch.parts) correct_reads_cpu(spectrum, copt, part);
+      });
+  for (double ms : kernel_ms) sum.correct_kernel_ms += ms;
+}
+}  // namespace
+
+namespace {
 
 size_t batch_reads(const CorrectRunOptions& opt) {
   if (opt.batch_reads) return opt.batch_reads;
@@ -139,14 +191,12 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
     }
     if (opt.out1 == "-" && opt.out2 == "-") throw UsageError("-o and -p cannot both be standard output");
   }
-  // Batches are parsed while CUDA starts (looking for a device starts it: a few tenths
-  // of a second), many of them unless the CPU is asked for; one at a time on the CPU.
+  // The first batch is parsed while CUDA starts (looking for a device starts it: a few
+  // tenths of a second).
   ReadInput input(opt.in1, opt.in2, batch_reads(opt), opt.keep_reads_gb, opt.threads);
-  input.set_read_ahead(opt.backend == "cpu" ? 1 : kReadAheadForTheGpu);
   input.start();
   CorrectSummary sum;
   const gpu::Backend backend = gpu::choose_backend(opt.backend);
-  if (backend == gpu::Backend::cpu) input.set_read_ahead(1);
   const std::vector<int> devices = gpu::resolve_devices(opt.device, backend);  // a bad --device before the count
   sum.backend = gpu::backend_name(backend);
   log::debug("correct", "backend " + sum.backend + " chosen");
@@ -155,33 +205,84 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   const KmerSpectrum spectrum = count_pass(opt, backend, devices.empty() ? 0 : devices[0], input, sum);
   const bool pass_through = sum.threshold == 0;
 
-  // Pass 2: correct and write. Two engines (lanes) per GPU where the spectrum is small:
-  // one batch's transfers and host work beside the other's kernel.
+  // Pass 2: correct and write.
   log::debug("correct", "count pass done");
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<KmerCorrectGpu>> engines;  // none made (the spectrum does not fit): the CPU twin
   if (backend == gpu::Backend::gpu && !pass_through) {
     for (const int device : devices) {
       auto engine = gpu::make_engine_or_null<KmerCorrectGpu>("correct", spectrum, device);
-      if (!engine) continue;
-      engines.push_back(std::move(engine));
-      if (spectrum.bytes() <= kSecondEngineBytes) {
-        try {
-          engines.push_back(std::make_unique<KmerCorrectGpu>(spectrum, device));
-        } catch (const CudaError&) {  // one engine on this GPU, then
-        }
-      }
+      if (engine) engines.push_back(std::move(engine));
     }
     if (engines.empty()) sum.backend = "cpu";
-    log::debug("correct", "spectrum on " + std::to_string(engines.size()) + " GPU engines");
+    log::debug("correct", "spectrum on " + std::to_string(engines.size()) + " GPUs");
   }
-  CorrectPass pass{spectrum, engines, CorrectOptions{}, pass_through, opt.threads > 0 ? opt.threads : omp_get_max_threads()};
-  pass.options.max_corrections = opt.max_corrections;
-  io::FastqWriter out1(opt.out1, pass.threads);  // bgzip output on all the threads
+  CorrectOptions copt;
+  copt.max_corrections = opt.max_corrections;
+  const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();  // bgzip output on all of them
+  io::FastqWriter out1(opt.out1, threads);
   std::unique_ptr<io::FastqWriter> out2;
-  if (!opt.out2.empty()) out2 = std::make_unique<io::FastqWriter>(opt.out2, pass.threads);
-  run_correct_pass(pass, input, out1, out2.get(), sum);
+  if (!opt.out2.empty()) out2 = std::make_unique<io::FastqWriter>(opt.out2, threads);
+  int64_t done = 0;
+  io::ReadBatch writing;
+  std::future<void> written;
+  input.replay([&](io::ReadBatch& batch) {
+    BatchParts parts(batch.reads, engines.size());
+    if (pass_through) {
+      for (CorrectBatch& cb : parts.parts) {
+        cb.status.assign(cb.size(), static_cast<uint8_t>(CorrectStatus::clean));
+        cb.changed.assign(cb.size(), 0);
+      }
+    } else if (!engines.empty()) {
+      correct_on_gpus(engines, spectrum, copt, parts, sum);
+    } else {
+      correct_reads_cpu(spectrum, copt, parts.parts[0]);
+    }
+    // Corrected sequences back into the reads (in parallel, in place).
+    split_threads(batch.size(), threads, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        const CorrectBatch& cb = parts.of(i);
+        const size_t j = parts.index(i);
+        if (cb.status[j] != static_cast<uint8_t>(CorrectStatus::corrected)) continue;
+        std::string& seq = batch.reads[i].seq;
+        for (int32_t b = 0; b < cb.len[j]; ++b) seq[b] = "ACGTN"[cb.codes[cb.offset[j] + b]];
+      }
+    });
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const io::Read& r = batch.reads[i];
+      const auto st = static_cast<CorrectStatus>(parts.of(i).status[parts.index(i)]);
+      if (st == CorrectStatus::corrected) {
+        ++sum.reads_changed;
+        sum.bases_changed += parts.of(i).changed[parts.index(i)];
+      }
+      sum.uncorrectable += st == CorrectStatus::uncorrectable;
+      sum.too_long += st == CorrectStatus::too_long;
+      if (r.qual.size() != r.seq.size()) {  // FASTA input: nothing to write qualities from
+        throw FormatError("gatemap correct writes FASTQ and needs FASTQ input: read '" + r.name +
+                          "' has no qualities");
+      }
+    }
+    // Written on another thread while the next batch is corrected (the batch's reads
+    // trade places with the last written ones, whose memory the reader reuses).
+    done += static_cast<int64_t>(batch.size());
+    const auto t_write = std::chrono::steady_clock::now();
+    if (written.valid()) written.get();
+    sum.write_wait_s += log::seconds_since(t_write);
+    std::swap(writing.reads, batch.reads);
+    writing.paired = batch.paired;
+    written = std::async(std::launch::async, [&] {
+      for (size_t i = 0; i < writing.size(); ++i) {
+        io::FastqWriter& w = (writing.paired && i % 2 == 1) ? *out2 : out1;
+        w.write(writing.reads[i]);  // the header as it was: name, /1 or /2, comment
+      }
+    });
+    log::info("correct", "corrected " + std::to_string(done) + " reads");
+  });
+  const auto t_write = std::chrono::steady_clock::now();
+  if (written.valid()) written.get();
+  sum.write_wait_s += log::seconds_since(t_write);
   sum.read_passes = input.passes();
+  sum.correct_read_wait_s = input.read_wait_s() - sum.count_read_wait_s;
   out1.close();
   if (out2) out2->close();
   sum.correct_s = log::seconds_since(t0);

@@ -20,7 +20,7 @@ struct CorrectRunOptions {
   double bloom_fpr = 1e-4;
   int max_corrections = 6;
   std::string backend = "auto";  // gpu | cpu | auto
-  std::string device = "0";      // --device: 0, 0,1,... or all (batches spread over them)
+  std::string device = "0";      // --device: 0, 0,1,... or all (each batch split between them)
   int threads = 0;
   // A few batches are in flight (parsed, corrected, written); 0: 4096 reads per thread, at
   // least 8192 and at most 131072 (memory in step with the cores that use it).
@@ -41,9 +41,8 @@ struct CorrectSummary {
   int read_passes = 0;  // readings of the input (kept reads replayed count too)
   std::string backend, count_backend;
   double count_s = 0, correct_s = 0, count_kernel_ms = 0, correct_kernel_ms = 0;
-  // Where the time goes: waiting for the FASTQ parser (count pass; correction pass: its
-  // lanes, summed), the solid spectrum after counting, the correction pass's reader
-  // waiting for a free slot (the lanes or the writer behind).
+  // Where the time goes: waiting for the FASTQ parser (count pass, correction pass), the
+  // solid spectrum after counting, waiting for the writer.
   double count_read_wait_s = 0, correct_read_wait_s = 0, spectrum_s = 0, write_wait_s = 0;
 };
 

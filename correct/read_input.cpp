@@ -5,10 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-#include <thread>
+#include <future>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -48,91 +45,35 @@ class Spill {
   std::vector<std::unique_ptr<io::FastqWriter>> writers_;
 };
 
-// Batches of a FASTQ source parsed on a thread of its own, up to `depth` ahead of the
-// caller (deep while CUDA starts: the parser gets ahead of the counting that waits for
-// it). Batches handed back are reused, their reads' memory with them.
+// Batches of a FASTQ source, the next one parsed on another thread while the caller
+// works on the current one (parsing starts when it is made).
 class ReadAhead {
  public:
-  ReadAhead(std::unique_ptr<io::FastqSource> src, size_t batch_reads, size_t depth)
-      : src_(std::move(src)), batch_reads_(batch_reads), depth_(std::max<size_t>(depth, 1)), thread_([this] { run(); }) {}
+  ReadAhead(const std::string& in1, const std::string& in2, size_t batch_reads)
+      : src_(in1, in2), batch_reads_(batch_reads), pending_(parse()) {}
   ~ReadAhead() {
-    {
-      const std::lock_guard<std::mutex> lock(m_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  void set_depth(size_t depth) {
-    {
-      const std::lock_guard<std::mutex> lock(m_);
-      depth_ = std::max<size_t>(depth, 1);
-    }
-    cv_.notify_all();
+    if (pending_.valid()) pending_.wait();
   }
   // The next batch (the caller may change it until the next call), or null at the end;
-  // a parse error is thrown once the batches before it are taken. wait_s grows by the
-  // time spent waiting for the parser.
+  // wait_s grows by the time spent waiting for the parser.
   io::ReadBatch* next(double& wait_s) {
-    std::unique_lock<std::mutex> lock(m_);
-    spare_.push_back(std::move(current_));
-    const double t0 = log::wall_seconds();
-    cv_.wait(lock, [&] { return !ready_.empty() || done_; });
-    wait_s += log::wall_seconds() - t0;
-    if (ready_.empty()) {
-      if (error_) std::rethrow_exception(error_);
-      return nullptr;
-    }
-    current_ = std::move(ready_.front());
-    ready_.pop_front();
-    cv_.notify_all();
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool more = pending_.get();
+    wait_s += log::seconds_since(t0);
+    if (!more) return nullptr;
+    std::swap(current_, next_);
+    pending_ = parse();
     return &current_;
   }
 
  private:
-  void run() {
-    try {
-      for (;;) {
-        io::ReadBatch batch;
-        {
-          std::unique_lock<std::mutex> lock(m_);
-          cv_.wait(lock, [&] { return stop_ || ready_.size() < depth_; });
-          if (stop_) return;
-          if (!spare_.empty()) {
-            batch = std::move(spare_.back());
-            spare_.pop_back();
-          }
-        }
-        const bool more = src_->next_batch(batch, batch_reads_, batch_reads_ * 300);
-        {
-          const std::lock_guard<std::mutex> lock(m_);
-          if (more) ready_.push_back(std::move(batch));
-          done_ = !more;
-        }
-        cv_.notify_all();
-        if (!more) return;
-      }
-    } catch (...) {
-      {
-        const std::lock_guard<std::mutex> lock(m_);
-        error_ = std::current_exception();
-        done_ = true;
-      }
-      cv_.notify_all();
-    }
+  std::future<bool> parse() {
+    return std::async(std::launch::async, [this] { return src_.next_batch(next_, batch_reads_, batch_reads_ * 300); });
   }
-
-  std::unique_ptr<io::FastqSource> src_;
+  io::FastqSource src_;
   size_t batch_reads_;
-  std::mutex m_;
-  std::condition_variable cv_;
-  size_t depth_;
-  std::deque<io::ReadBatch> ready_;
-  std::vector<io::ReadBatch> spare_;
-  io::ReadBatch current_;
-  bool done_ = false, stop_ = false;
-  std::exception_ptr error_;
-  std::thread thread_;  // last: it starts once the members it uses exist
+  io::ReadBatch current_, next_;
+  std::future<bool> pending_;
 };
 
 namespace {
@@ -176,14 +117,7 @@ ReadInput::ReadInput(const std::string& in1, const std::string& in2, size_t batc
 ReadInput::~ReadInput() = default;
 
 void ReadInput::start() {
-  if (passes_ == 0 && !first_reader_) {
-    first_reader_ = std::make_unique<ReadAhead>(std::make_unique<io::FastqSource>(in1_, in2_), batch_reads_, read_ahead_);
-  }
-}
-
-void ReadInput::set_read_ahead(size_t batches) {
-  read_ahead_ = batches;
-  if (first_reader_) first_reader_->set_depth(batches);
+  if (passes_ == 0 && !first_reader_) first_reader_ = std::make_unique<ReadAhead>(in1_, in2_, batch_reads_);
 }
 
 void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) {
@@ -232,7 +166,12 @@ void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) 
   if (failed) std::rethrow_exception(failed);
 }
 
-std::unique_ptr<io::FastqSource> ReadInput::open_again() const {
+void ReadInput::replay(const std::function<void(io::ReadBatch&)>& fn) {
+  ++passes_;
+  if (all_kept_) {
+    for (io::ReadBatch& b : kept_) fn(b);
+    return;
+  }
   if (!spill_) {  // the input files themselves, read again: they must be the ones read first
     for (const auto& [path, seen] : {std::pair{in1_, identity1_}, {in2_, identity2_}}) {
       if (!path.empty() && file_identity(path) != seen) {
@@ -240,50 +179,16 @@ std::unique_ptr<io::FastqSource> ReadInput::open_again() const {
       }
     }
   }
-  return std::make_unique<io::FastqSource>(spill_ ? spill_->path(0) : in1_, spill_ ? spill_->path(1) : in2_);
-}
-
-void ReadInput::check_replayed(int64_t replayed) const {
-  if (replayed != reads_) {
-    throw FormatError("'" + in1_ + "' gave " + std::to_string(replayed) + " reads the second time, " +
-                      std::to_string(reads_) + " the first (changed while correct ran?)");
-  }
-}
-
-void ReadInput::replay(const std::function<void(io::ReadBatch&)>& fn) {
-  ++passes_;
-  if (all_kept_) {
-    for (io::ReadBatch& b : kept_) fn(b);
-    return;
-  }
-  ReadAhead reader(open_again(), batch_reads_, read_ahead_);
+  ReadAhead reader(spill_ ? spill_->path(0) : in1_, spill_ ? spill_->path(1) : in2_, batch_reads_);
   int64_t replayed = 0;
   while (io::ReadBatch* batch = reader.next(read_wait_s_)) {
     replayed += static_cast<int64_t>(batch->size());
     fn(*batch);
   }
-  check_replayed(replayed);
-}
-
-void ReadInput::begin_last_pass() {
-  ++passes_;
-  if (!all_kept_) last_source_ = open_again();
-}
-
-bool ReadInput::next_of_last_pass(io::ReadBatch& batch) {
-  if (all_kept_) {
-    if (last_kept_ == kept_.size()) return false;
-    batch = std::move(kept_[last_kept_++]);
-    return true;
+  if (replayed != reads_) {
+    throw FormatError("'" + in1_ + "' gave " + std::to_string(replayed) + " reads the second time, " +
+                      std::to_string(reads_) + " the first (changed while correct ran?)");
   }
-  if (!last_source_) return false;
-  if (!last_source_->next_batch(batch, batch_reads_, batch_reads_ * 300)) {
-    last_source_.reset();
-    check_replayed(last_replayed_);
-    return false;
-  }
-  last_replayed_ += static_cast<int64_t>(batch.size());
-  return true;
 }
 
 }  // namespace gatemap::correct

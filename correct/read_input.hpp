@@ -21,22 +21,14 @@ class ReadInput {
   // keep_gb < 0: files are read again, other input kept up to 4 GB.
   ReadInput(const std::string& in1, const std::string& in2, size_t batch_reads, double keep_gb, int threads);
   ~ReadInput();
-  // Starts parsing on another thread (first_pass does, if not yet), up to `batches`
-  // batches ahead of the reading (settable later; 1 keeps memory least).
+  // Starts parsing the first batch on another thread (first_pass does, if not yet).
   void start();
-  void set_read_ahead(size_t batches);
   // The first reading; fn sees every batch in input order. When fn throws a CudaError,
   // the reading still ends (so that replays work) and the error is thrown then. Called
   // again: a replay.
   void first_pass(const std::function<void(const io::ReadBatch&)>& fn);
   // Every batch again, in input order (after first_pass); fn may change the batch.
   void replay(const std::function<void(io::ReadBatch&)>& fn);
-  // The last reading, pulled a batch at a time by one thread (a pipeline's reader):
-  // begun on the thread whose thread count it is to use, then each next_of_last_pass()
-  // fills `batch` with the next batch in input order, false at the end. Kept batches are
-  // handed over, not copied; the input is checked as replay() checks it.
-  void begin_last_pass();
-  bool next_of_last_pass(io::ReadBatch& batch);
   bool all_kept() const { return all_kept_; }
   // About how many bases the input files hold, from their sizes (FASTQ takes about 2.3
   // bytes a base; gzip, by its first two bytes, about a quarter of that); -1 when a file
@@ -51,7 +43,6 @@ class ReadInput {
   size_t batch_reads_;
   double keep_bytes_;
   int threads_;
-  size_t read_ahead_ = 1;
   std::vector<io::ReadBatch> kept_;
   bool all_kept_ = true;
   std::unique_ptr<Spill> spill_;
@@ -62,12 +53,6 @@ class ReadInput {
   // checks they are unchanged.
   static std::string file_identity(const std::string& path);
   std::string identity1_, identity2_;
-  // A replay's source: the spilled copy, or the input files, checked to be unchanged.
-  std::unique_ptr<io::FastqSource> open_again() const;
-  void check_replayed(int64_t replayed) const;  // as many reads as the first reading
-  std::unique_ptr<io::FastqSource> last_source_;
-  size_t last_kept_ = 0;
-  int64_t last_replayed_ = 0;
   double read_wait_s_ = 0;
 };
 

@@ -49,7 +49,7 @@ const auto kReadBase = [] {
 
 }  // namespace
 
-// A record's lines (offsets from the line reader's held lines) and where they were, for messages.
+// A record's lines (offsets into FastqReader::text_) and where they were, for messages.
 struct FastqReader::RawRecord {
   int64_t record = 0, header_line = 0, seq_line = 0, qual_line = 0;
   size_t header = 0, header_len = 0, seq = 0, seq_len = 0, qual = 0, qual_len = 0;
@@ -95,7 +95,8 @@ bool FastqReader::read_raw(RawRecord& raw, Read& fasta) {
   }
   if (line[0] != '@' && line[0] != '>') throw FormatError(at("") + ": expected '@' or '>' at the start of a record");
   const auto keep = [&](std::string_view l, size_t& offset, size_t& len) {
-    offset = in_->offset(l), len = l.size();
+    offset = text_.size(), len = l.size();
+    text_.append(l);
   };
   raw.fasta = line[0] == '>';
   if (raw.fasta) {  // sequence lines up to the next record ('>' or '@': never a base)
@@ -114,7 +115,7 @@ bool FastqReader::read_raw(RawRecord& raw, Read& fasta) {
   // The name for messages about the record's structure (content is checked in convert).
   const auto named = [&] {
     std::string name, comment, suffix;
-    split_header(std::string_view(in_->held() + raw.header, raw.header_len), name, comment, suffix);
+    split_header(std::string_view(text_).substr(raw.header, raw.header_len), name, comment, suffix);
     return at(name);
   };
   if (!in_->next(line)) throw FormatError(named() + ": truncated record (no sequence line)");
@@ -129,7 +130,7 @@ bool FastqReader::read_raw(RawRecord& raw, Read& fasta) {
 }
 
 void FastqReader::convert(const RawRecord& raw, Read& read) const {
-  const std::string_view text(in_->held(), raw.qual + raw.qual_len);
+  const std::string_view text(text_);
   const auto at = [&](const std::string& name, int64_t line) { return where(in_->path(), raw.record, name, line); };
   split_header(text.substr(raw.header, raw.header_len), read.name, read.comment, read.mate_suffix);
   if (read.name.empty()) throw FormatError(at("", raw.header_line) + ": record has no name");
@@ -155,7 +156,7 @@ void FastqReader::convert(const RawRecord& raw, Read& read) const {
 
 bool FastqReader::next(Read& read) {
   if (raw_.empty()) raw_.resize(1);
-  in_->hold();
+  text_.clear();
   if (!read_raw(raw_[0], read)) return false;
   if (!raw_[0].fasta) convert(raw_[0], read);
   return true;
@@ -164,7 +165,7 @@ bool FastqReader::next(Read& read) {
 size_t FastqReader::next_many(std::vector<Read>& out, size_t want, int threads) {
   if (out.size() < want) out.resize(want);
   if (raw_.size() < want) raw_.resize(want);
-  in_->hold();  // the batch's lines stay where they were read: converted from there
+  text_.clear();
   // Lines split here; a malformed record ends the batch, but records before it are
   // checked first, so the error reported is the first in the file.
   size_t n = 0;

@@ -69,13 +69,14 @@ class FastqReader : public ReadRecords {
 
  private:
   struct RawRecord;
-  // The next record's lines found (they stay held in the line reader; a FASTA record is
-  // converted into `fasta` at once); false at end of file.
+  // The next record's lines copied into text_ (a FASTA record is converted into
+  // `fasta` at once); false at end of file.
   bool read_raw(RawRecord& raw, Read& fasta);
   void convert(const RawRecord& raw, Read& read) const;
 
   std::unique_ptr<LineReader> in_;
   int64_t records_ = 0;
+  std::string text_;  // lines of the records being parsed
   std::vector<RawRecord> raw_;
 };
 

@@ -21,14 +21,10 @@ constexpr size_t kBlock = size_t(1) << 20;
 }
 
 void LineReader::fill() {
-  // Nothing before the held lines (or pos_) is in use: the rest moves to the front when
-  // that frees at least as much as it copies, else the buffer grows (held lines of a
-  // large batch are not moved again for every block read).
-  if (anchor_ > 0 && anchor_ >= end_ - anchor_) {
-    std::memmove(buf_.data(), buf_.data() + anchor_, end_ - anchor_);
-    end_ -= anchor_;
-    pos_ -= anchor_;
-    anchor_ = 0;
+  if (pos_ > 0) {  // nothing before pos_ is in use: move the rest to the front
+    std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+    end_ -= pos_;
+    pos_ = 0;
   }
   if (buf_.size() < end_ + kBlock) buf_.resize(std::max(buf_.size() * 2, end_ + kBlock));
   size_t n = 0;
@@ -70,7 +66,6 @@ bool LineReader::next(std::string_view& line) {
   }
   if (!ok) return false;
   pos_ = after;
-  if (!holding_) anchor_ = pos_;
   ++line_no_;
   line = std::string_view(buf_.data() + begin, len);
   return true;

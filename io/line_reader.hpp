@@ -27,13 +27,6 @@ class LineReader {
   const std::string& path() const;
   int64_t line_number() const { return line_no_; }  // 1-based number of the last line returned
 
-  // Lines returned from now on stay in the buffer until the next hold(): a batch's lines
-  // are kept where they were read instead of being copied. A line's offset() from
-  // held() stays valid while the buffer grows and moves (the views themselves do not).
-  void hold() { anchor_ = pos_, holding_ = true; }
-  const char* held() const { return buf_.data() + anchor_; }
-  size_t offset(std::string_view line) const { return static_cast<size_t>(line.data() - held()); }
-
  private:
   // The next line as [begin, begin + len) in buf_, consumed up to `after`; false at
   // the end. Reads more input (moving what is left to the front) as needed; a read or
@@ -44,8 +37,6 @@ class LineReader {
   std::unique_ptr<class InputStream> in_;
   std::string buf_;  // input read in large blocks: lines are found with memchr
   size_t pos_ = 0, end_ = 0;
-  size_t anchor_ = 0;  // where the held lines begin (<= pos_); pos_ when not holding
-  bool holding_ = false;
   bool eof_ = false;
   bool have_peeked_ = false, peeked_ok_ = false;
   size_t peek_begin_ = 0, peek_len_ = 0, peek_after_ = 0;

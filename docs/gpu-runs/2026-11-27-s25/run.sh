@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GPU calls for the corrector's speed (#44) and FASTQ parsing (#38/#39). Bundle: gatemap (the
 # build under test), gatemap-old (the session-start build, where present), lighter,
-# test_correct_gpu, test_correct; data/: E. coli MG1655. From the repository root, results in $OUT:
-#   bash docs/gpu-runs/2026-11-27-s25/run.sh fastq phases ecoli
+# test_correct_gpu, test_correct, test_io; data/: E. coli MG1655. From the repository root, results in $OUT:
+#   bash docs/gpu-runs/2026-11-27-s25/run.sh tests fastq phases ecoli map big
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -27,6 +27,30 @@ case $stage in
     ecoli
     for b in $(builds); do
       for t in $T 8 4; do echo "== $b -t $t" >> "$OUT/fastq.txt"; $b bench fastq -t $t $W/ec_1.fq $W/ec_2.fq >> "$OUT/fastq.txt" 2>&1; done
+    done
+    ;;
+  split)  # experiment: the split parser vs record-by-record splitting (NO_SPLIT=1), stage times on stderr
+    ecoli
+    for v in split nosplit; do
+      e=""; [ $v = nosplit ] && e="NO_SPLIT=1"
+      echo "== $v" >> "$OUT/split.txt"
+      env $e gatemap bench fastq -t $T $W/ec_1.fq >> "$OUT/split.txt" 2>&1
+      env $e gatemap bench fastq -t $T $W/ec_1.fq $W/ec_2.fq 2>&1 | grep -v one_record >> "$OUT/split.txt"
+      s=$(date +%s%N); env $e gatemap correct -t $T -v 1 --summary $W/sum.txt -o $W/p_1.fq -p $W/p_2.fq $W/ec_1.fq $W/ec_2.fq 2>&1 | grep -c EXP > /dev/null
+      echo "correct $v $(ms $s) ms" >> "$OUT/split.txt"; grep _s $W/sum.txt | tr '\n' ' ' >> "$OUT/split.txt"; echo >> "$OUT/split.txt"
+    done
+    ;;
+  knobs)  # experiment: read-ahead depth and engines per GPU, 1 M and 10 M pairs, 3 rounds alternating with the old build
+    ecoli
+    [ -s $W/ec10m_1.fq ] || (cd $W && gatemap sim reads ec.fa -n 10000000 -l 150 --seed 32 -t $T -o ec10m 2>/dev/null)
+    for set in ec ec10m; do
+      for r in 1 2 3; do
+        for v in old "EXP_DEPTH=1 EXP_ONE_ENGINE=1" "EXP_DEPTH=1" "EXP_DEPTH=16 EXP_ONE_ENGINE=1" "EXP_DEPTH=16"; do
+          b=gatemap; e="$v"; [ "$v" = old ] && { b=gatemap-old; e=""; }
+          s=$(date +%s%N); env $e $b correct -t $T -v 1 --summary $W/k.sum -o $W/k_1.fq -p $W/k_2.fq $W/${set}_1.fq $W/${set}_2.fq
+          echo "$set r$r [$v] $(ms $s) ms $(grep -E '^(count_s|correct_s|count_read_wait_s|correct_read_wait_s)' $W/k.sum | tr '\n' ' ')" >> "$OUT/knobs.txt"
+        done
+      done
     done
     ;;
   phases)  # where a GPU run's time goes: log lines stamped (-v 4)
@@ -60,9 +84,35 @@ case $stage in
     cmp cpu.1.fq o_gatemap/c_1.fq && cmp cpu.2.fq o_gatemap/c_2.fq && echo "CPU twin = GPU output" >> "$OUT/ecoli.txt"
     cd - > /dev/null
     ;;
+  map)  # the parser under map: 1 M E. coli pairs, plain and gzip -1, to SAM; the builds alternating; records compared
+    ecoli
+    cd $W
+    [ -s ec.idx ] || gatemap index -t $T -o ec.idx ec.fa 2>/dev/null
+    [ -s ec_1.fq.gz ] || { gzip -1 -c ec_1.fq > ec_1.fq.gz; gzip -1 -c ec_2.fq > ec_2.fq.gz; }
+    for r in 1 2; do
+      for b in $(cd $OLDPWD && builds); do
+        for ext in fq fq.gz; do
+          s=$(date +%s%N); $b map -t $T -v 1 -o m_$b.sam ec.idx ec_1.$ext ec_2.$ext; echo "$b map $ext round $r $(ms $s) ms" >> "$OUT/map.txt"
+        done
+      done
+    done
+    for b in $(cd $OLDPWD && builds); do grep -v '^@PG' m_$b.sam | md5sum | sed "s/-/$b records/" >> "$OUT/map.txt"; done
+    cd - > /dev/null
+    ;;
+  big)  # 10 M E. coli pairs: gatemap vs Lighter -t T, once each
+    [ -s $W/ec10m_1.fq ] || { ecoli; (cd $W && gatemap sim reads ec.fa -n 10000000 -l 150 --seed 32 -t $T -o ec10m 2>/dev/null); }
+    cd $W
+    glen=$(grep -v '^>' ec.fa | tr -d '\n' | wc -c)
+    for b in $(cd $OLDPWD && builds); do
+      s=$(date +%s%N); $b correct -t $T -v 1 --summary big.sum -o g_1.fq -p g_2.fq ec10m_1.fq ec10m_2.fq; echo "$b 10M $(ms $s) ms" >> "$OUT/big.txt"
+      grep _s big.sum | tr '\n' ' ' >> "$OUT/big.txt"; echo >> "$OUT/big.txt"; md5sum g_1.fq g_2.fq >> "$OUT/big.txt"; rm -f g_1.fq g_2.fq
+    done
+    rm -rf lo; mkdir lo; s=$(date +%s%N); lighter -r ec10m_1.fq -r ec10m_2.fq -K 21 $glen -t $T -od lo 2>/dev/null; echo "lighter 10M $(ms $s) ms" >> "$OUT/big.txt"; rm -rf lo
+    cd - > /dev/null
+    ;;
   tests)
-    for t in test_correct_gpu test_correct; do [ -e .gpu-bundle/bin/$t ] || continue
-      timeout 300 $R $t > "$W/$t.log" 2>&1
+    for t in test_correct_gpu test_correct test_io; do [ -e .gpu-bundle/bin/$t ] || continue
+      timeout 300 $R $t $([ $t = test_io ] && echo --gtest_filter='Fastq*') > "$W/$t.log" 2>&1
       echo "$t exit $? $(grep -E '\[  PASSED|FAILED|SKIPPED' "$W/$t.log" | head -4 | tr '\n' ' ')" >> "$OUT/tests.txt"
     done
     ;;
