@@ -104,6 +104,7 @@ class Index {
   friend std::unique_ptr<Index> build_index(const std::string&, const IndexOptions&);
   friend std::unique_ptr<Index> load_index(const std::string&, Checksums);
   friend void save_index(const Index&, const std::string&);
+  friend struct IndexBuilder;  // build_index's steps (index_build.cpp)
 
   int k_ = 15, stride_ = 1, bucket_bits_ = 0;
   uint32_t max_occ_ = 500;
