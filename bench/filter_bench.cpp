@@ -208,6 +208,35 @@ Accuracy measure_accuracy(const Reference& ref, const PairSet& ps, int e, const 
   return a;
 }
 
+// Accuracy rows: zero false rejects required; false accept rate = accepted / beyond e.
+void accuracy_rows(const FilterBenchOptions& opt, const Reference& ref, mapper::filter::GateKeeperGpu* engine,
+                   std::FILE* out) {
+  std::fprintf(out, "section\tset\tread_len\te\tpairs\tunfiltered_N\twithin_e\tbeyond_e\tfalse_rejects\tfalse_accepts\tfalse_accept_rate\tgpu_cpu_identical\n");
+  for (int len : opt.lengths) {
+    for (int set = 0; set < 2; ++set) {
+      for (int e = 0; e <= opt.max_accuracy_edits; ++e) {
+        const PairSet ps = set == 0 ? candidate_pairs(ref, len, e, opt.accuracy_pairs, opt.seed + len + e)
+                                    : near_miss_pairs(ref, len, e, opt.accuracy_pairs, opt.seed + 7 * len + e);
+        std::vector<uint8_t> cpu, gpu_codes;
+        mapper::filter::gatekeeper_cpu(ref.fref, ps.packed, ps.cand, e, cpu);
+        std::string identical = "n/a";
+        if (engine) {
+          engine->filter(ps.packed, ps.cand, e, gpu_codes);
+          identical = gpu_codes == cpu ? "yes" : "NO";
+        }
+        const Accuracy a = measure_accuracy(ref, ps, e, cpu);
+        std::fprintf(out, "accuracy\t%s\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%.4f\t%s\n",
+                     set == 0 ? "cand" : "near", len, e, static_cast<long long>(a.pairs),
+                     static_cast<long long>(a.unfiltered), static_cast<long long>(a.within),
+                     static_cast<long long>(a.beyond), static_cast<long long>(a.false_rejects),
+                     static_cast<long long>(a.false_accepts),
+                     a.beyond ? static_cast<double>(a.false_accepts) / a.beyond : 0.0, identical.c_str());
+        std::fflush(out);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void run_filter_bench(const FilterBenchOptions& opt) {
@@ -227,33 +256,7 @@ void run_filter_bench(const FilterBenchOptions& opt) {
   std::unique_ptr<mapper::filter::GateKeeperGpu> engine;
   if (have_gpu) engine = std::make_unique<mapper::filter::GateKeeperGpu>(ref.fref);
 
-  // Accuracy: zero false rejects required; false accept rate = accepted / beyond e.
-  if (opt.accuracy_pairs > 0) {
-    std::fprintf(out, "section\tset\tread_len\te\tpairs\tunfiltered_N\twithin_e\tbeyond_e\tfalse_rejects\tfalse_accepts\tfalse_accept_rate\tgpu_cpu_identical\n");
-    for (int len : opt.lengths) {
-      for (int set = 0; set < 2; ++set) {
-        for (int e = 0; e <= opt.max_accuracy_edits; ++e) {
-          const PairSet ps = set == 0 ? candidate_pairs(ref, len, e, opt.accuracy_pairs, opt.seed + len + e)
-                                      : near_miss_pairs(ref, len, e, opt.accuracy_pairs, opt.seed + 7 * len + e);
-          std::vector<uint8_t> cpu, gpu_codes;
-          mapper::filter::gatekeeper_cpu(ref.fref, ps.packed, ps.cand, e, cpu);
-          std::string identical = "n/a";
-          if (engine) {
-            engine->filter(ps.packed, ps.cand, e, gpu_codes);
-            identical = gpu_codes == cpu ? "yes" : "NO";
-          }
-          const Accuracy a = measure_accuracy(ref, ps, e, cpu);
-          std::fprintf(out, "accuracy\t%s\t%d\t%d\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%.4f\t%s\n",
-                       set == 0 ? "cand" : "near", len, e, static_cast<long long>(a.pairs),
-                       static_cast<long long>(a.unfiltered), static_cast<long long>(a.within),
-                       static_cast<long long>(a.beyond), static_cast<long long>(a.false_rejects),
-                       static_cast<long long>(a.false_accepts),
-                       a.beyond ? static_cast<double>(a.false_accepts) / a.beyond : 0.0, identical.c_str());
-          std::fflush(out);
-        }
-      }
-    }
-  }
+  if (opt.accuracy_pairs > 0) accuracy_rows(opt, ref, engine.get(), out);
 
   // Throughput: median over reps after warm-up.
   std::fprintf(out, "section\tbackend\tread_len\te\tpairs\tkernel_ms\tfilter_ms\tkernel_pairs_per_s\tfilter_pairs_per_s\thost_fill_ms\n");

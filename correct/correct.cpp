@@ -165,10 +165,8 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
   return spectrum;
 }
 
-}  // namespace
-
-CorrectSummary run_correct(const CorrectRunOptions& opt) {
-  use_threads(opt.threads, 2);  // the reader's team and the corrector's
+// The options and files checked before any reading: a clear error, nothing written.
+void check_options(const CorrectRunOptions& opt) {
   if (opt.k < 8 || opt.k > kMaxK)
     throw UsageError("-k must be between 8 and " + std::to_string(kMaxK));
   if (opt.threshold > KmerCounter::kMaxCount)
@@ -191,6 +189,13 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
     }
     if (opt.out1 == "-" && opt.out2 == "-") throw UsageError("-o and -p cannot both be standard output");
   }
+}
+
+}  // namespace
+
+CorrectSummary run_correct(const CorrectRunOptions& opt) {
+  use_threads(opt.threads, 2);  // the reader's team and the corrector's
+  check_options(opt);
   // The first batch is parsed while CUDA starts (looking for a device starts it: a few
   // tenths of a second).
   ReadInput input(opt.in1, opt.in2, batch_reads(opt), opt.keep_reads_gb, opt.threads);

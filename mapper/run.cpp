@@ -351,6 +351,33 @@ class MapLanes {
   std::vector<std::shared_ptr<io::BlockCompressor>> compressors_;  // --bgzf-gpu, several lanes
 };
 
+// The index (its checksums checked later, on another thread), said on stderr.
+std::unique_ptr<index::Index> load_index_saying(const std::string& path) {
+  const double t_load = log::wall_seconds();
+  auto idx = index::load_index(path, index::Checksums::later);
+  log::info("map", "loaded index '" + path + "' (" + std::to_string(idx->contigs().size()) + " contigs, " +
+                       std::to_string(idx->length()) + " bp, k=" + std::to_string(idx->k()) + ") in " +
+                       std::to_string(log::wall_seconds() - t_load) + " s");
+  return idx;
+}
+
+void say_where_it_runs(const RunOptions& opt, bool on_gpu, int lanes, int lane_threads) {
+  log::info("map", std::string("seeding on the ") + (on_gpu && opt.hw.seed_on_gpu ? "GPU" : "CPU") +
+                       ", GateKeeper filter " + (!opt.map.filter ? "off" : on_gpu ? "on the GPU" : "on the CPU") +
+                       (lanes > 1 ? "; " + std::to_string(lanes) + " lanes of " + std::to_string(lane_threads) +
+                                        " threads" + (on_gpu ? ", one per GPU" : "")
+                                  : ""));
+}
+
+// --markdup's counts, once the output is closed.
+void add_duplicates(const RecordOutput& out, MapStats& st) {
+  if (const io::DuplicateCounts* d = out.duplicates()) {
+    st.duplicate_reads = d->duplicate_reads;
+    st.duplicate_pairs = d->duplicate_pairs;
+    st.duplicate_unpaired = d->duplicate_fragments;
+  }
+}
+
 }  // namespace
 
 MapStats run_mapping(RunOptions opt) {
@@ -380,11 +407,7 @@ MapStats run_mapping(RunOptions opt) {
     read_s += log::wall_seconds() - t;
     return more;
   });
-  const double t_load = log::wall_seconds();
-  auto idx = index::load_index(opt.index_path, index::Checksums::later);
-  log::info("map", "loaded index '" + opt.index_path + "' (" + std::to_string(idx->contigs().size()) + " contigs, " +
-                       std::to_string(idx->length()) + " bp, k=" + std::to_string(idx->k()) + ") in " +
-                       std::to_string(log::wall_seconds() - t_load) + " s");
+  auto idx = load_index_saying(opt.index_path);
   // Its checksums are checked while CUDA starts and the index goes to the device; the
   // first batch waits for them.
   std::shared_future<void> checksums =
@@ -412,11 +435,7 @@ MapStats run_mapping(RunOptions opt) {
   // back to the filter stage has its reads packed on the device there too (the worker's
   // host time bounds the run).
   if (on_gpu && opt.hw.seed_on_gpu) opt.hw.encode_on_device = true;
-  log::info("map", std::string("seeding on the ") + (on_gpu && opt.hw.seed_on_gpu ? "GPU" : "CPU") +
-                       ", GateKeeper filter " + (!opt.map.filter ? "off" : on_gpu ? "on the GPU" : "on the CPU") +
-                       (lanes > 1 ? "; " + std::to_string(lanes) + " lanes of " + std::to_string(lane_threads) +
-                                        " threads" + (on_gpu ? ", one per GPU" : "")
-                                  : ""));
+  say_where_it_runs(opt, on_gpu, lanes, lane_threads);
   reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + kSlotsMore);
   // --bgzf-gpu: BAM's deflate on the (first) GPU, on the writing thread.
   if (opt.bgzf_gpu) out.compress_on(on_gpu && !devices.empty() ? devices[0] : -1, threads);
@@ -448,11 +467,7 @@ MapStats run_mapping(RunOptions opt) {
   st.read_s = read_s;
   st.input_wait_s = reads.lane_wait_s();
   st.output_wait_s = reads.reader_wait_s();
-  if (const io::DuplicateCounts* d = out.duplicates()) {
-    st.duplicate_reads = d->duplicate_reads;
-    st.duplicate_pairs = d->duplicate_pairs;
-    st.duplicate_unpaired = d->duplicate_fragments;
-  }
+  add_duplicates(out, st);
   const double wall = log::wall_seconds();
   report(st, opt.stats_path);
   log::info("main", "Real time: " + std::to_string(wall) + " sec; CPU: " + std::to_string(log::cpu_seconds()) +

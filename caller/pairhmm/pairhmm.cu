@@ -459,15 +459,10 @@ void plan_chunk(const PairHmmBatch& b, size_t g0, size_t g1, size_t first_pair, 
 constexpr uint8_t kNoShape = 0xff;  // a shape table's empty slot
 static_assert(kConfigs.size() < kNoShape, "a shape index must not look like an empty slot");
 
-// Writes the chunk's input image (tasks sorted by kernel configuration, then by
-// haplotype and read length so that the groups of a warp take equal steps).
-void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& env, ChunkPlan& plan, unsigned char* h) {
-  auto lap = [t = std::chrono::steady_clock::now()]() mutable {
-    const auto now = std::chrono::steady_clock::now();
-    const double ms = std::chrono::duration<double, std::milli>(now - t).count();
-    t = now;
-    return ms;
-  };
+// The chunk's per-base qualities and codes (spread over the cores), and its haplotypes'
+// codes, each after kHapPad padding codes, padding after the last. Returns per read
+// whether its gap penalties are all one value (pick_config).
+std::vector<uint8_t> fill_bases(const PairHmmBatch& b, const ChunkPlan& plan, unsigned char* h) {
   const int64_t rbase = plan.n_pairs ? b.read_begin[plan.read0] : 0;
   const int64_t hbase = plan.n_pairs ? b.hap_begin[plan.hap0] : 0;
   auto* rbegin = reinterpret_cast<uint32_t*>(h + plan.off_rbegin);
@@ -477,8 +472,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
   auto* rq = reinterpret_cast<uchar4*>(h + plan.off_rq);
   auto* rcode = h + plan.off_rcode;
   auto* hcode = h + plan.off_hcode;
-  // Per-base qualities and codes: spread over the cores.
-  std::vector<uint8_t> uniform_gap(static_cast<size_t>(plan.read1 - plan.read0));  // per read (pick_config)
+  std::vector<uint8_t> uniform_gap(static_cast<size_t>(plan.read1 - plan.read0));
 #pragma omp parallel for schedule(dynamic, 64)
   for (int32_t r = plan.read0; r < plan.read1; ++r) {
     const int64_t at = b.read_begin[r];
@@ -493,7 +487,6 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
       rcode[local + i] = detail::base_code(b.read_bases[at + i]);
     }
   }
-  // Each haplotype's codes follow kHapPad padding codes, and padding follows the last.
 #pragma omp parallel for schedule(dynamic, 64)
   for (int32_t k = plan.hap0; k < plan.hap1; ++k) {
     const int64_t local = b.hap_begin[k] - hbase + static_cast<int64_t>(k - plan.hap0 + 1) * kHapPad;
@@ -504,46 +497,59 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
   }
   const size_t hap_end = plan.hap1 > plan.hap0 ? hbegin[plan.hap1 - 1 - plan.hap0] + b.hap_len[plan.hap1 - 1] : 0;
   std::memset(hcode + hap_end, kCodeOutside, kHapPad);
-  plan.bases_ms = lap();
-  // Tasks ordered by kernel shape, then longest haplotype first, so that the groups of
-  // a warp take equal steps and long ones can take their own launch: a counting sort
-  // in two passes over the pairs, on all threads.
-  plan.max_read.fill(0);
-  // key = (shape * 2 + direct_double) * n_keys + the rank of H among the chunk's
-  // haplotype lengths, longest first: lengths no haplotype has take no key (the prefix
-  // pass below walks every key for every thread).
-  std::vector<int32_t> hap_rank(1, -1);  // per length: 0 once seen, then its rank
-  for (size_t g = g0; g < g1; ++g) {
-    const auto& gr = b.groups[g];
-    for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps && gr.n_reads; ++k) {
-      const auto H = static_cast<size_t>(b.hap_len[k]);
-      if (H >= hap_rank.size()) hap_rank.resize(H + 1, -1);
-      hap_rank[H] = 0;
+  return uniform_gap;
+}
+
+// The order of a chunk's tasks: by kernel shape, then longest haplotype first, so that
+// the groups of a warp take equal steps and long ones can take their own launch. A
+// counting sort in two passes over the pairs, each thread over a slice of the groups
+// (contiguous, about equal pairs): each slice keeps its pairs' order, so the sort is the
+// sequential (stable) one.
+struct TaskOrder {
+  const PairHmmBatch& b;
+  size_t g0 = 0;
+  int max_hap = 0;
+  std::vector<int32_t> hap_rank{-1};  // per length: its rank among the chunk's haplotype lengths, longest first
+  size_t n_keys = 1, n_all = 0;
+  std::vector<size_t> pair_at;  // index of each group's first pair
+  std::vector<size_t> slice;    // thread t's groups: [slice[t], slice[t + 1])
+  int T = 1;
+
+  TaskOrder(const PairHmmBatch& batch, size_t first, size_t last, size_t n_pairs) : b(batch), g0(first) {
+    // Lengths no haplotype has take no key (the prefix pass walks every key for every thread).
+    for (size_t g = first; g < last; ++g) {
+      const auto& gr = b.groups[g];
+      for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps && gr.n_reads; ++k) {
+        const auto H = static_cast<size_t>(b.hap_len[k]);
+        if (H >= hap_rank.size()) hap_rank.resize(H + 1, -1);
+        hap_rank[H] = 0;
+      }
+    }
+    max_hap = static_cast<int>(hap_rank.size()) - 1;
+    int32_t n_lengths = 0;
+    for (int H = max_hap; H >= 0; --H) {
+      if (hap_rank[H] >= 0) hap_rank[H] = n_lengths++;
+    }
+    n_keys = static_cast<size_t>(std::max(n_lengths, 1));
+    n_all = 2 * kConfigs.size() * n_keys;
+    const size_t n_groups = last - first;
+    pair_at.assign(n_groups + 1, 0);
+    for (size_t g = 0; g < n_groups; ++g) {
+      pair_at[g + 1] = pair_at[g] + static_cast<size_t>(b.groups[first + g].n_reads) * b.groups[first + g].n_haps;
+    }
+    T = static_cast<int>(std::max<size_t>(1, std::min<size_t>(omp_get_max_threads(), n_groups)));
+    slice.assign(T + 1, n_groups);
+    for (int t = 0; t < T; ++t) {
+      slice[t] =
+          static_cast<size_t>(std::lower_bound(pair_at.begin(), pair_at.end() - 1, n_pairs * t / T) - pair_at.begin());
     }
   }
-  const int max_hap = static_cast<int>(hap_rank.size()) - 1;
-  int32_t n_lengths = 0;
-  for (int H = max_hap; H >= 0; --H) {
-    if (hap_rank[H] >= 0) hap_rank[H] = n_lengths++;
-  }
-  const size_t n_keys = static_cast<size_t>(std::max(n_lengths, 1)), n_all = 2 * kConfigs.size() * n_keys;
-  auto key = [&](int R, int H, int cfg) {
+  // key = (shape * 2 + direct_double) * n_keys + the rank of H
+  size_t key(int R, int H, int cfg) const {
     return (2 * cfg + (direct_double(R, H, cfg) ? 1 : 0)) * n_keys + static_cast<size_t>(hap_rank[H]);
-  };
-  // The groups in contiguous slices of about equal pairs, one per thread: each slice
-  // keeps its pairs' order, so the sort is the sequential (stable) one.
-  const size_t n_groups = g1 - g0;
-  std::vector<size_t> pair_at(n_groups + 1, 0);  // index of each group's first pair
-  for (size_t g = 0; g < n_groups; ++g) {
-    pair_at[g + 1] = pair_at[g] + static_cast<size_t>(b.groups[g0 + g].n_reads) * b.groups[g0 + g].n_haps;
   }
-  const int T = static_cast<int>(std::max<size_t>(1, std::min<size_t>(omp_get_max_threads(), n_groups)));
-  std::vector<size_t> slice(T + 1, n_groups);
-  for (int t = 0; t < T; ++t) {
-    slice[t] = static_cast<size_t>(std::lower_bound(pair_at.begin(), pair_at.end() - 1, plan.n_pairs * t / T) -
-                                   pair_at.begin());
-  }
-  auto for_slice_pairs = [&](int t, auto&& fn) {
+  template <class Fn>
+  void for_slice_pairs(int t, Fn&& fn) const {
     for (size_t g = slice[t]; g < slice[t + 1]; ++g) {
       const auto& gr = b.groups[g0 + g];
       size_t pi = pair_at[g];
@@ -551,17 +557,24 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
         for (int32_t k = gr.first_hap; k < gr.first_hap + gr.n_haps; ++k) fn(r, k, pi++);
       }
     }
-  };
+  }
+};
+
+// Each pair's kernel shape (pair_shape) and each thread's count of pairs per key
+// (at_key); plan.max_read per shape. A pair's shape depends only on (R, H, uniform gap):
+// picked once per distinct triple and thread.
+void pick_shapes(const PairHmmBatch& b, const TaskOrder& order, const std::vector<uint8_t>& uniform_gap,
+                 const LaunchEnv& env, ChunkPlan& plan, std::vector<uint8_t>& pair_shape,
+                 std::vector<std::vector<int64_t>>& at_key) {
+  const int T = order.T;
   const int64_t max_steps = busy_steps(plan.cells, env);
-  // A pair's shape depends only on (R, H, uniform gap): picked once per distinct triple
-  // and thread, kept per pair; then each thread counts its pairs per key.
-  std::vector<uint8_t> pair_shape(plan.n_pairs);
-  std::vector<std::vector<int64_t>> at_key(T, std::vector<int64_t>(n_all, 0));
+  pair_shape.assign(plan.n_pairs, 0);
+  at_key.assign(T, std::vector<int64_t>(order.n_all, 0));
   std::vector<std::array<int, kConfigs.size()>> max_read(T);
   // Reads shorter than kTableReads look their shape up in a table per thread indexed by
   // (R, H, u) (one load a pair), while it stays under 4 MiB; other pairs in the memo.
   constexpr int kTableReads = 512;
-  const size_t h_dim = static_cast<size_t>(max_hap) + 1;
+  const size_t h_dim = static_cast<size_t>(order.max_hap) + 1;
   const size_t table_size = static_cast<size_t>(kTableReads) * h_dim * 2;
   const bool use_table = table_size <= (size_t{4} << 20);
 #pragma omp parallel num_threads(T)
@@ -570,7 +583,7 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
     std::unordered_map<uint64_t, uint8_t> memo;
     std::vector<uint8_t> table(use_table ? table_size : 0, kNoShape);
     max_read[t].fill(0);
-    for_slice_pairs(t, [&](int32_t r, int32_t k, size_t pi) {
+    order.for_slice_pairs(t, [&](int32_t r, int32_t k, size_t pi) {
       const int R = b.read_len[r], H = b.hap_len[k], u = uniform_gap[r - plan.read0];
       int cfg;
       if (use_table && R < kTableReads) {
@@ -586,15 +599,24 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
         cfg = it->second;
       }
       pair_shape[pi] = static_cast<uint8_t>(cfg);
-      ++at_key[t][key(R, H, cfg)];
+      ++at_key[t][order.key(R, H, cfg)];
       max_read[t][cfg] = std::max(max_read[t][cfg], R);
     });
   }
-  plan.shapes_ms = lap();
-  // Where each thread's pairs of each key go: keys in order, threads in order within a key.
-  std::vector<int64_t> key_end(n_all);
+  plan.max_read.fill(0);
+  for (int t = 0; t < T; ++t) {
+    for (size_t c = 0; c < kConfigs.size(); ++c) plan.max_read[c] = std::max(plan.max_read[c], max_read[t][c]);
+  }
+}
+
+// The tasks written in key order (keys in order, threads in order within a key), and
+// where each shape's segment (float, then direct double) begins and ends.
+void place_tasks(const PairHmmBatch& b, const TaskOrder& order, const std::vector<uint8_t>& pair_shape,
+                 std::vector<std::vector<int64_t>>& at_key, ChunkPlan& plan, unsigned char* h) {
+  const int T = order.T;
+  std::vector<int64_t> key_end(order.n_all);
   int64_t running = 0;
-  for (size_t kk = 0; kk < n_all; ++kk) {
+  for (size_t kk = 0; kk < order.n_all; ++kk) {
     for (int t = 0; t < T; ++t) {
       const int64_t n = at_key[t][kk];
       at_key[t][kk] = running;
@@ -602,22 +624,20 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
     }
     key_end[kk] = running;
   }
-  for (int t = 0; t < T; ++t) {
-    for (size_t c = 0; c < kConfigs.size(); ++c) plan.max_read[c] = std::max(plan.max_read[c], max_read[t][c]);
-  }
   auto* tasks = reinterpret_cast<int4*>(h + plan.off_tasks);
   plan.task_hap_len.resize(plan.n_pairs);
 #pragma omp parallel num_threads(T)
   {
     const int t = omp_get_thread_num();
-    for_slice_pairs(t, [&](int32_t r, int32_t k, size_t pi) {
+    order.for_slice_pairs(t, [&](int32_t r, int32_t k, size_t pi) {
       const int R = b.read_len[r], H = b.hap_len[k], cfg = pair_shape[pi];
-      const int64_t pos = at_key[t][key(R, H, cfg)]++;
+      const int64_t pos = at_key[t][order.key(R, H, cfg)]++;
       tasks[pos] = make_int4(r - plan.read0, k - plan.hap0, static_cast<int>(pi), 0);
       plan.task_hap_len[pos] = H;
     });
   }
   // A segment (shape, direct double) ends where its last key (the shortest H) does.
+  const size_t n_keys = order.n_keys;
   size_t at = 0;
   for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
     plan.config_begin[cfg] = static_cast<int>(at);
@@ -625,6 +645,24 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
     at = static_cast<size_t>(key_end[(2 * cfg + 1) * n_keys + n_keys - 1]);
   }
   plan.config_begin[kConfigs.size()] = static_cast<int>(at);
+}
+
+// Writes the chunk's input image: bases, then the tasks sorted (TaskOrder).
+void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& env, ChunkPlan& plan, unsigned char* h) {
+  auto lap = [t = std::chrono::steady_clock::now()]() mutable {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - t).count();
+    t = now;
+    return ms;
+  };
+  const std::vector<uint8_t> uniform_gap = fill_bases(b, plan, h);
+  plan.bases_ms = lap();
+  const TaskOrder order(b, g0, g1, plan.n_pairs);
+  std::vector<uint8_t> pair_shape;
+  std::vector<std::vector<int64_t>> at_key;
+  pick_shapes(b, order, uniform_gap, env, plan, pair_shape, at_key);
+  plan.shapes_ms = lap();
+  place_tasks(b, order, pair_shape, at_key, plan, h);
   plan.tasks_ms = lap();
 }
 
