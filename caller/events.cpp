@@ -38,6 +38,42 @@ Event normalise(Event e, const std::string& contig) {
   return e;
 }
 
+// The differences along an alignment path ('M', 'D': ref base only, 'I': hap base only)
+// as events, indels anchored on the base before them and normalised; sorted.
+std::vector<Event> events_of_path(const std::string& ops, const std::string& ref, int64_t region_begin,
+                                  const std::string& hap, const std::string& contig) {
+  std::vector<Event> events;
+  size_t ri = 0, hj = 0;
+  for (size_t k = 0; k < ops.size();) {
+    if (ops[k] == 'M') {
+      if (ref[ri] != hap[hj]) events.push_back({region_begin + static_cast<int64_t>(ri), ref.substr(ri, 1), hap.substr(hj, 1)});
+      ++ri, ++hj, ++k;
+      continue;
+    }
+    const char op = ops[k];
+    size_t len = 0;
+    while (k < ops.size() && ops[k] == op) ++len, ++k;
+    if (ri == 0) {  // an indel before the first base has no anchor: skip (cannot happen with a shared source k-mer)
+      (op == 'D' ? ri : hj) += len;
+      continue;
+    }
+    Event e;
+    e.pos = region_begin + static_cast<int64_t>(ri) - 1;
+    if (op == 'D') {
+      e.ref = ref.substr(ri - 1, len + 1);
+      e.alt = ref.substr(ri - 1, 1);
+      ri += len;
+    } else {
+      e.ref = ref.substr(ri - 1, 1);
+      e.alt = ref.substr(ri - 1, 1) + hap.substr(hj, len);
+      hj += len;
+    }
+    events.push_back(normalise(e, contig));
+  }
+  std::sort(events.begin(), events.end());
+  return events;
+}
+
 }  // namespace
 
 std::vector<Event> haplotype_events(const std::string& ref, int64_t region_begin, const std::string& hap,
@@ -113,36 +149,7 @@ std::vector<Event> haplotype_events(const std::string& ref, int64_t region_begin
     }
   }
   std::reverse(ops.begin(), ops.end());
-  std::vector<Event> events;
-  size_t ri = 0, hj = 0;
-  for (size_t k = 0; k < ops.size();) {
-    if (ops[k] == 'M') {
-      if (ref[ri] != hap[hj]) events.push_back({region_begin + static_cast<int64_t>(ri), ref.substr(ri, 1), hap.substr(hj, 1)});
-      ++ri, ++hj, ++k;
-      continue;
-    }
-    const char op = ops[k];
-    size_t len = 0;
-    while (k < ops.size() && ops[k] == op) ++len, ++k;
-    if (ri == 0) {  // an indel before the first base has no anchor: skip (cannot happen with a shared source k-mer)
-      (op == 'D' ? ri : hj) += len;
-      continue;
-    }
-    Event e;
-    e.pos = region_begin + static_cast<int64_t>(ri) - 1;
-    if (op == 'D') {
-      e.ref = ref.substr(ri - 1, len + 1);
-      e.alt = ref.substr(ri - 1, 1);
-      ri += len;
-    } else {
-      e.ref = ref.substr(ri - 1, 1);
-      e.alt = ref.substr(ri - 1, 1) + hap.substr(hj, len);
-      hj += len;
-    }
-    events.push_back(normalise(e, contig));
-  }
-  std::sort(events.begin(), events.end());
-  return events;
+  return events_of_path(ops, ref, region_begin, hap, contig);
 }
 
 }  // namespace gatemap::caller::detail

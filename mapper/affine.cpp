@@ -12,6 +12,36 @@ constexpr int kNeg = INT_MIN / 4;
 // Per cell: how H was reached, and whether E and F extended a gap.
 enum : uint8_t { kFromStart = 0, kFromDiag = 1, kFromDel = 2, kFromIns = 3, kDelExtends = 4, kInsExtends = 8 };
 
+// The path from the end cell (i, t) back to its start, whose cell it leaves in (i, t);
+// the ops come out last first. `state` is H, E (deletion) or F (insertion).
+std::vector<char> trace_back(const uint8_t* moves, int w, int& i, int& t) {
+  std::vector<char> ops;
+  char state = 'H';
+  while (i > 0 && t >= 0) {
+    const uint8_t mv = moves[static_cast<size_t>(i) * w + t];
+    if (state == 'H') {
+      const uint8_t from = mv & 3;
+      if (from == kFromStart) break;
+      if (from == kFromDiag) {
+        ops.push_back('M');
+        --i;
+      } else {
+        state = from == kFromDel ? 'E' : 'F';
+      }
+    } else if (state == 'E') {
+      ops.push_back('D');
+      state = (mv & kDelExtends) ? 'E' : 'H';
+      --t;
+    } else {
+      ops.push_back('I');
+      state = (mv & kInsExtends) ? 'F' : 'H';
+      --i;
+      ++t;
+    }
+  }
+  return ops;
+}
+
 }  // namespace
 
 void left_align_gaps(std::vector<char>& ops, const uint8_t* read, int start_row, const RefWindow& window,
@@ -140,32 +170,8 @@ Alignment affine_align(const uint8_t* read, int m, const RefWindow& window, int6
     std::swap(f_prev, f_cur);
   }
 
-  // Traceback from the best end; `state` is H, E (deletion) or F (insertion).
-  std::vector<char> ops;
   int i = best_i, t = best_t;
-  char state = 'H';
-  while (i > 0 && t >= 0) {
-    const uint8_t mv = moves[static_cast<size_t>(i) * w + t];
-    if (state == 'H') {
-      const uint8_t from = mv & 3;
-      if (from == kFromStart) break;
-      if (from == kFromDiag) {
-        ops.push_back('M');
-        --i;
-      } else {
-        state = from == kFromDel ? 'E' : 'F';
-      }
-    } else if (state == 'E') {
-      ops.push_back('D');
-      state = (mv & kDelExtends) ? 'E' : 'H';
-      --t;
-    } else {
-      ops.push_back('I');
-      state = (mv & kInsExtends) ? 'F' : 'H';
-      --i;
-      ++t;
-    }
-  }
+  std::vector<char> ops = trace_back(moves, w, i, t);
   std::reverse(ops.begin(), ops.end());
   const int64_t ref_begin = g_of(i, t);
   left_align_gaps(ops, read, i, window, ref_begin);

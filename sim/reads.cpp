@@ -154,6 +154,136 @@ struct Fragment {
   bool reverse;        // mate 1 on the reverse strand
 };
 
+// The sequencer: error probability rising along the read (mean = sub_rate), qualities
+// following it, lower on the bases made wrong. Errors are placed by thinning a Poisson
+// process at the highest per-base rate, so only event positions cost random draws.
+// Qualities come from a pool of noisy profiles (drawn once from the seed), lowered
+// where an error is placed.
+class ReadModel {
+ public:
+  static constexpr int kPool = 1024;
+  ReadModel(const ReadOptions& opt) : opt_(opt), L_(opt.read_len), p_sub_(L_), q_error_(L_) {
+    std::vector<int> q_ok(L_);
+    for (int i = 0; i < L_; ++i) {
+      p_sub_[i] = opt.sub_rate * (0.5 + static_cast<double>(i) / std::max(1, L_ - 1));
+      const double p = std::max(p_sub_[i], 1e-5);
+      q_ok[i] = static_cast<int>(std::lround(-10 * std::log10(p)));
+      q_error_[i] = static_cast<int>(std::lround(-10 * std::log10(std::min(0.75, 8 * p))));
+    }
+    max_rate_ = opt.indel_rate + opt.n_rate + *std::max_element(p_sub_.begin(), p_sub_.end());
+    log_keep_ = std::log1p(-std::min(max_rate_, 0.999));
+    quality_pool_.assign(kPool, std::string(static_cast<size_t>(L_), 'I'));
+    Rng qrng(substream(opt.seed, ~uint64_t{0}));
+    for (auto& q : quality_pool_) {
+      for (int i = 0; i < L_; ++i) q[i] = static_cast<char>(33 + std::clamp(q_ok[i] + static_cast<int>(qrng.below(5)) - 2, 2, 41));
+    }
+  }
+  int64_t slack() const { return L_ / 10 + 5; }  // room for deletion errors on either side
+
+  // One read of template `seq`: template base t sits at `origin + dir * t`; `reverse`
+  // complements it. Its bases, qualities and errors into r; the template pieces it
+  // copied (-1: a base the sequencer inserted) into `pieces`, in read order.
+  void read(Rng& rng, const std::string& seq, int64_t origin, int64_t dir, bool reverse, SimRead& r,
+            std::vector<Piece>& pieces) const {
+    r.seq.resize(static_cast<size_t>(L_));
+    r.true_seq.clear();
+    if (opt_.keep_true_seq) r.true_seq.reserve(static_cast<size_t>(L_));
+    r.qual = quality_pool_[static_cast<size_t>(rng.below(kPool))];
+    r.errors = 0;
+    pieces.clear();
+    const auto next_gap = [&]() -> int64_t {  // read bases until the next candidate event
+      if (max_rate_ <= 0) return int64_t{1} << 40;
+      return static_cast<int64_t>(std::floor(std::log1p(-rng.uniform()) / log_keep_));
+    };
+    const char* to_base = reverse ? kComplementUpper.data() : kUpper.data();
+    const auto copy_run = [&](int64_t i, int64_t t, int64_t n) {
+      const char* src = seq.data() + origin + dir * t;
+      char* dst = &r.seq[i];
+      for (int64_t k = 0; k < n; ++k) dst[k] = to_base[static_cast<unsigned char>(src[dir * k])];
+      if (opt_.keep_true_seq) r.true_seq.append(dst, static_cast<size_t>(n));
+      if (n > 0) {
+        if (!pieces.empty() && pieces.back().hap_begin >= 0 && pieces.back().len > 0 &&
+            pieces.back().hap_begin + pieces.back().len == t) {
+          pieces.back().len += n;  // pieces hold template offsets until converted by the caller
+        } else {
+          pieces.push_back({t, n});
+        }
+      }
+    };
+    const auto error_quality = [&](int64_t i) {
+      return static_cast<char>(33 + std::clamp(q_error_[i] + static_cast<int>(rng.below(5)) - 2, 2, 41));
+    };
+    int64_t i = 0, t = 0, gap = next_gap();
+    while (i < L_) {
+      const int64_t run = std::min<int64_t>(L_ - i, gap);
+      copy_run(i, t, run);
+      i += run;
+      t += run;
+      gap -= run;
+      if (i >= L_) break;
+      gap = next_gap();
+      const double u = rng.uniform() * max_rate_;
+      if (u < opt_.indel_rate / 2) {  // a base inserted by the sequencer
+        r.seq[i] = "ACGT"[rng.below(4)];
+        if (opt_.keep_true_seq) r.true_seq += '-';
+        r.qual[i] = error_quality(i);
+        pieces.push_back({-1, 1});
+        ++r.errors;
+        ++i;
+      } else if (u < opt_.indel_rate && t < L_ + slack() - 1) {  // a template base skipped
+        ++t;
+        ++r.errors;
+      } else {
+        copy_run(i, t, 1);
+        if (u < opt_.indel_rate + opt_.n_rate) {
+          r.seq[i] = 'N';
+          r.qual[i] = '#';
+        } else if (u < opt_.indel_rate + opt_.n_rate + p_sub_[i] && r.seq[i] != 'N') {
+          r.seq[i] = kCodeToAscii[(base_code(r.seq[i]) + 1 + rng.below(3)) & 3];
+          r.qual[i] = error_quality(i);
+          ++r.errors;
+        }
+        ++i;
+        ++t;
+      }
+    }
+  }
+
+ private:
+  const ReadOptions& opt_;
+  int L_;
+  std::vector<double> p_sub_;
+  std::vector<int> q_error_;
+  double max_rate_ = 0, log_keep_ = 0;
+  std::vector<std::string> quality_pool_;
+};
+
+// A fragment that fits its contig and whose reads are not mostly N (false after 10,000
+// tries).
+bool place_fragment(Rng& rng, const ReadOptions& opt, const std::vector<io::FastaRecord>* const haps[2],
+                    const std::vector<double>& cumulative, double total, int64_t slack, Fragment& f) {
+  const int L = opt.read_len;
+  const int n_contigs = static_cast<int>(haps[0]->size());
+  for (int attempt = 0; attempt <= 10000; ++attempt) {
+    f.h = static_cast<int>(rng.below(2));
+    f.contig = static_cast<int>(std::upper_bound(cumulative.begin(), cumulative.end(), rng.uniform() * total) -
+                                cumulative.begin());
+    f.contig = std::min<int>(f.contig, n_contigs - 1);
+    const std::string& seq = (*haps[f.h])[f.contig].seq;
+    const int64_t frag =
+        opt.paired ? std::max<int64_t>(L, std::llround(opt.insert_mean + opt.insert_sd * rng.normal())) : L;
+    if (frag + 2 * slack > static_cast<int64_t>(seq.size())) continue;
+    f.begin = slack + rng.below(static_cast<int64_t>(seq.size()) - frag - 2 * slack + 1);
+    f.end = f.begin + frag;
+    f.reverse = rng.below(2);
+    int64_t n = 0;
+    for (int64_t i = f.begin; i < f.begin + L; ++i) n += (seq[i] | 0x20) == 'n';
+    for (int64_t i = f.end - L; i < f.end; ++i) n += (seq[i] | 0x20) == 'n';
+    if (n * 10 < 2 * L) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor, const ReadOptions& opt,
@@ -161,39 +291,17 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
   if (count < 0) count = opt.n_fragments - first_fragment;
   if (opt.read_len < 1 || opt.read_len > 100000) throw UsageError("-l must be in 1..100000");
   if (opt.paired && opt.insert_mean < opt.read_len) throw UsageError("--insert must be at least the read length");
-  const std::vector<io::FastaRecord>* haps[2] = {donor ? &donor->hap[0] : &ref, donor ? &donor->hap[1] : &ref};
+  const std::vector<io::FastaRecord>* const haps[2] = {donor ? &donor->hap[0] : &ref, donor ? &donor->hap[1] : &ref};
   const std::vector<std::vector<Block>> blocks[2] = {hap_blocks(ref, donor, 0), hap_blocks(ref, donor, 1)};
   std::vector<double> cumulative;
   double total = 0;
   for (const auto& r : ref) cumulative.push_back(total += static_cast<double>(r.seq.size()));
   const int L = opt.read_len;
   const int mates = opt.paired ? 2 : 1;
-  // Error probability rises along the read (mean = sub_rate); qualities follow it, lower
-  // on the bases made wrong.
-  std::vector<double> p_sub(L);
-  std::vector<int> q_ok(L), q_error(L);
-  for (int i = 0; i < L; ++i) {
-    p_sub[i] = opt.sub_rate * (0.5 + static_cast<double>(i) / std::max(1, L - 1));
-    const double p = std::max(p_sub[i], 1e-5);
-    q_ok[i] = static_cast<int>(std::lround(-10 * std::log10(p)));
-    q_error[i] = static_cast<int>(std::lround(-10 * std::log10(std::min(0.75, 8 * p))));
-  }
-  // Errors are placed by thinning a Poisson process at the highest per-base rate, so
-  // only event positions cost random draws. Qualities come from a pool of noisy
-  // profiles (drawn once from the seed), lowered where an error is placed.
-  const double max_rate = opt.indel_rate + opt.n_rate + *std::max_element(p_sub.begin(), p_sub.end());
-  const double log_keep = std::log1p(-std::min(max_rate, 0.999));
-  constexpr int kPool = 1024;
-  std::vector<std::string> quality_pool(kPool, std::string(static_cast<size_t>(L), 'I'));
-  {
-    Rng qrng(substream(opt.seed, ~uint64_t{0}));
-    for (auto& q : quality_pool) {
-      for (int i = 0; i < L; ++i) q[i] = static_cast<char>(33 + std::clamp(q_ok[i] + static_cast<int>(qrng.below(5)) - 2, 2, 41));
-    }
-  }
+  const ReadModel model(opt);
   // Reads of fragment id depend on (seed, id) alone, so chunks of any size give the same
   // reads; `out` is resized, not rebuilt, so its strings' storage is reused across chunks.
-  const int64_t slack = L / 10 + 5;  // room for deletion errors on either side
+  const int64_t slack = model.slack();
   const int64_t shortest_fragment = L + 2 * slack;
   if (std::none_of(haps[0]->begin(), haps[0]->end(), [&](const io::FastaRecord& r) {
         return static_cast<int64_t>(r.seq.size()) >= shortest_fragment;
@@ -210,102 +318,22 @@ void simulate_reads(const std::vector<io::FastaRecord>& ref, const Donor* donor,
     errors.run([&] {
       const int64_t id = first_fragment + k;
       Rng rng(substream(opt.seed, static_cast<uint64_t>(id)));
-      // Draw a fragment that fits its contig and whose reads are not mostly N.
       Fragment f{};
-      bool placed = false;
-      for (int attempt = 0; attempt <= 10000 && !placed; ++attempt) {
-        f.h = static_cast<int>(rng.below(2));
-        f.contig = static_cast<int>(std::upper_bound(cumulative.begin(), cumulative.end(), rng.uniform() * total) -
-                                    cumulative.begin());
-        f.contig = std::min<int>(f.contig, static_cast<int>(ref.size()) - 1);
-        const std::string& seq = (*haps[f.h])[f.contig].seq;
-        const int64_t frag =
-            opt.paired ? std::max<int64_t>(L, std::llround(opt.insert_mean + opt.insert_sd * rng.normal())) : L;
-        if (frag + 2 * slack > static_cast<int64_t>(seq.size())) continue;
-        f.begin = slack + rng.below(static_cast<int64_t>(seq.size()) - frag - 2 * slack + 1);
-        f.end = f.begin + frag;
-        f.reverse = rng.below(2);
-        int64_t n = 0;
-        for (int64_t i = f.begin; i < f.begin + L; ++i) n += (seq[i] | 0x20) == 'n';
-        for (int64_t i = f.end - L; i < f.end; ++i) n += (seq[i] | 0x20) == 'n';
-        placed = n * 10 < 2 * L;
-      }
-      if (!placed) {  // no exception may leave an OpenMP loop: report after it
+      if (!place_fragment(rng, opt, haps, cumulative, total, slack, f)) {  // no exception may leave an OpenMP loop
 #pragma omp atomic write
         placement_failed = true;
         return;
       }
       const std::string& seq = (*haps[f.h])[f.contig].seq;
       ReadTruth truths[2];
+      thread_local std::vector<Piece> pieces;  // reused: no allocation per read
       for (int m = 0; m < mates; ++m) {
         // Mate 1 reads the fragment from its start on the forward strand unless reversed;
         // mate 2 reads the other end on the other strand.
         const bool reverse = (m == 0) ? f.reverse : !f.reverse;
         const bool from_start = (m == 0) != f.reverse;
-        SimRead& r = out[static_cast<size_t>(k * mates + m)];
-        // Template base t sits at haplotype position `origin + dir * t`.
         const int64_t origin = from_start ? f.begin : f.end - 1;
-        const int64_t dir = from_start ? 1 : -1;
-        r.seq.resize(static_cast<size_t>(L));
-        r.true_seq.clear();
-        if (opt.keep_true_seq) r.true_seq.reserve(static_cast<size_t>(L));
-        r.qual = quality_pool[static_cast<size_t>(rng.below(kPool))];
-        r.errors = 0;
-        thread_local std::vector<Piece> pieces;  // reused: no allocation per read
-        pieces.clear();
-        const auto next_gap = [&]() -> int64_t {  // read bases until the next candidate event
-          if (max_rate <= 0) return int64_t{1} << 40;
-          return static_cast<int64_t>(std::floor(std::log1p(-rng.uniform()) / log_keep));
-        };
-        const char* to_base = reverse ? kComplementUpper.data() : kUpper.data();
-        const auto copy_run = [&](int64_t i, int64_t t, int64_t n) {
-          const char* src = seq.data() + origin + dir * t;
-          char* dst = &r.seq[i];
-          for (int64_t k = 0; k < n; ++k) dst[k] = to_base[static_cast<unsigned char>(src[dir * k])];
-          if (opt.keep_true_seq) r.true_seq.append(dst, static_cast<size_t>(n));
-          if (n > 0) {
-            if (!pieces.empty() && pieces.back().hap_begin >= 0 && pieces.back().len > 0 &&
-                pieces.back().hap_begin + pieces.back().len == t) {
-              pieces.back().len += n;  // pieces hold template offsets until converted below
-            } else {
-              pieces.push_back({t, n});
-            }
-          }
-        };
-        int64_t i = 0, t = 0, gap = next_gap();
-        while (i < L) {
-          const int64_t run = std::min<int64_t>(L - i, gap);
-          copy_run(i, t, run);
-          i += run;
-          t += run;
-          gap -= run;
-          if (i >= L) break;
-          gap = next_gap();
-          const double u = rng.uniform() * max_rate;
-          if (u < opt.indel_rate / 2) {  // a base inserted by the sequencer
-            r.seq[i] = "ACGT"[rng.below(4)];
-            if (opt.keep_true_seq) r.true_seq += '-';
-            r.qual[i] = static_cast<char>(33 + std::clamp(q_error[i] + static_cast<int>(rng.below(5)) - 2, 2, 41));
-            pieces.push_back({-1, 1});
-            ++r.errors;
-            ++i;
-          } else if (u < opt.indel_rate && t < L + slack - 1) {  // a template base skipped
-            ++t;
-            ++r.errors;
-          } else {
-            copy_run(i, t, 1);
-            if (u < opt.indel_rate + opt.n_rate) {
-              r.seq[i] = 'N';
-              r.qual[i] = '#';
-            } else if (u < opt.indel_rate + opt.n_rate + p_sub[i] && r.seq[i] != 'N') {
-              r.seq[i] = kCodeToAscii[(base_code(r.seq[i]) + 1 + rng.below(3)) & 3];
-              r.qual[i] = static_cast<char>(33 + std::clamp(q_error[i] + static_cast<int>(rng.below(5)) - 2, 2, 41));
-              ++r.errors;
-            }
-            ++i;
-            ++t;
-          }
-        }
+        model.read(rng, seq, origin, from_start ? 1 : -1, reverse, out[static_cast<size_t>(k * mates + m)], pieces);
         // Template offsets -> haplotype intervals in forward orientation.
         for (Piece& p : pieces) {
           if (p.hap_begin < 0) continue;

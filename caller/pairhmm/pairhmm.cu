@@ -335,26 +335,30 @@ size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
 
 // ---- the engine -------------------------------------------------------------------
 
+namespace {
+// One of the two chunks in flight: its streams, events and buffers.
+struct ChunkSlot {
+  gpu::Stream stream;
+  gpu::Event start, stop, done, inputs_ready;
+  // One stream per kernel shape, so that the shapes of a chunk run side by side
+  // (small batches would otherwise wait for each shape's slowest warp in turn), each
+  // with its own scratch for global band boundaries.
+  std::array<gpu::Stream, kConfigs.size()> shape_stream;
+  std::array<gpu::Event, kConfigs.size()> shape_mid, shape_done;
+  std::array<gpu::DeviceBuffer<unsigned char>, kConfigs.size()> shape_scratch;
+  std::array<bool, kConfigs.size()> shape_used{};
+  gpu::PinnedBuffer<unsigned char> in_h;
+  gpu::DeviceBuffer<unsigned char> in_d;
+  gpu::PinnedBuffer<double> out_h;
+  gpu::DeviceBuffer<double> out_d;
+  gpu::DeviceBuffer<int> redo_d;  // one count per shape, then task ids (each shape's at its task range)
+  bool busy = false;
+  size_t first_pair = 0, n_pairs = 0;  // where this chunk's results go
+};
+}  // namespace
+
 struct PairHmmGpu::Impl {
-  struct Slot {
-    gpu::Stream stream;
-    gpu::Event start, stop, done, inputs_ready;
-    // One stream per kernel shape, so that the shapes of a chunk run side by side
-    // (small batches would otherwise wait for each shape's slowest warp in turn), each
-    // with its own scratch for global band boundaries.
-    std::array<gpu::Stream, kConfigs.size()> shape_stream;
-    std::array<gpu::Event, kConfigs.size()> shape_mid, shape_done;
-    std::array<gpu::DeviceBuffer<unsigned char>, kConfigs.size()> shape_scratch;
-    std::array<bool, kConfigs.size()> shape_used{};
-    gpu::PinnedBuffer<unsigned char> in_h;
-    gpu::DeviceBuffer<unsigned char> in_d;
-    gpu::PinnedBuffer<double> out_h;
-    gpu::DeviceBuffer<double> out_d;
-    gpu::DeviceBuffer<int> redo_d;  // one count per shape, then task ids (each shape's at its task range)
-    bool busy = false;
-    size_t first_pair = 0, n_pairs = 0;  // where this chunk's results go
-  };
-  std::array<Slot, 2> slots;
+  std::array<ChunkSlot, 2> slots;
   LaunchEnv env;
   int device = 0;
 };
@@ -373,7 +377,7 @@ PairHmmGpu::PairHmmGpu(int device) : impl_(nullptr) {
   // (larger ones grow them): pinning host memory takes tens of milliseconds, which a
   // caller can hide by making the engine while it reads its input.
   const size_t device_bytes = std::min(kStartDeviceBytes, gpu::mem_info().first / 16);
-  for (Impl::Slot& s : impl_->slots) {
+  for (ChunkSlot& s : impl_->slots) {
     for (auto& scratch : s.shape_scratch) scratch.resize(kScratchBytes / kConfigs.size());
     s.in_h.resize(kStartInputBytes);
     s.in_d.resize(device_bytes);
@@ -666,6 +670,123 @@ void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& en
   plan.tasks_ms = lap();
 }
 
+// The batch in chunks, bounded in pairs and cells so that two fit on the card and
+// copies overlap kernels: groups taken until a chunk is full, at least one each. Every
+// chunk is planned first, so that both slots' buffers are sized once for the largest:
+// growing pinned memory chunk after chunk pinned pages again each time, and freeing
+// device memory waits for the other slot's kernels.
+struct ChunkPlans {
+  std::vector<std::pair<size_t, size_t>> spans;  // [g, g1) of each chunk
+  std::vector<ChunkPlan> plans;
+  size_t in_h_bytes = 0, in_d_bytes = 0, most_pairs = 0;
+};
+
+ChunkPlans plan_chunks(const PairHmmBatch& batch, size_t max_pairs, int64_t max_cells) {
+  ChunkPlans out;
+  for (size_t g = 0, first_pair = 0; g < batch.groups.size();) {
+    size_t g1 = g, pairs = 0;
+    int64_t cells = 0;
+    while (g1 < batch.groups.size()) {
+      const auto& gr = batch.groups[g1];
+      const size_t p = static_cast<size_t>(gr.n_reads) * gr.n_haps;
+      int64_t rl = 0, hl = 0;
+      for (int32_t r = 0; r < gr.n_reads; ++r) rl += batch.read_len[gr.first_read + r];
+      for (int32_t k = 0; k < gr.n_haps; ++k) hl += batch.hap_len[gr.first_hap + k];
+      if (g1 > g && (pairs + p > max_pairs || cells + rl * hl > max_cells)) break;
+      pairs += p, cells += rl * hl, ++g1;
+    }
+    out.plans.emplace_back();
+    ChunkPlan& plan = out.plans.back();
+    plan_chunk(batch, g, g1, first_pair, plan);
+    plan.cells = cells;  // a group's cells: its reads' bases x its haplotypes' bases
+    out.in_h_bytes = std::max(out.in_h_bytes, plan.off_rowf);  // the row parameters after it are made on the device
+    out.in_d_bytes = std::max(out.in_d_bytes, plan.bytes);
+    out.most_pairs = std::max(out.most_pairs, plan.n_pairs);
+    out.spans.emplace_back(g, g1);
+    first_pair += plan.n_pairs;
+    g = g1;
+  }
+  return out;
+}
+
+// A filled chunk onto the device and through the kernels on its slot's streams, its
+// results copied back behind them (s.done). Returns the pairs sent to double directly.
+int64_t launch_chunk(ChunkSlot& s, const ChunkPlan& plan, const PairHmmOptions& opt, const LaunchEnv& env) {
+  int64_t direct = 0;
+  const cudaStream_t st = s.stream.get();
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.in_d.data(), s.in_h.data(), plan.off_rowf, cudaMemcpyHostToDevice, st));
+  if (plan.read_bases) {
+    const int threads = 256;
+    const int blocks = static_cast<int>(std::min<size_t>((plan.read_bases + threads - 1) / threads, 65535));
+    expand_rows_kernel<<<blocks, threads, 0, st>>>(reinterpret_cast<const uchar4*>(s.in_d.data() + plan.off_rq),
+                                                   s.in_d.data() + plan.off_rcode, plan.read_bases, opt.tristate,
+                                                   reinterpret_cast<float4*>(s.in_d.data() + plan.off_rowf));
+    GATEMAP_CUDA_CHECK(cudaGetLastError());
+  }
+  GATEMAP_CUDA_CHECK(cudaMemsetAsync(s.redo_d.data(), 0, kConfigs.size() * sizeof(int), st));
+  unsigned char* d = s.in_d.data();
+  DeviceChunk c{reinterpret_cast<const int4*>(d + plan.off_tasks), reinterpret_cast<const uint32_t*>(d + plan.off_rbegin),
+                reinterpret_cast<const int32_t*>(d + plan.off_rlen), reinterpret_cast<const uint32_t*>(d + plan.off_hbegin),
+                reinterpret_cast<const int32_t*>(d + plan.off_hlen), reinterpret_cast<const uchar4*>(d + plan.off_rq),
+                d + plan.off_rcode, reinterpret_cast<const float4*>(d + plan.off_rowf), d + plan.off_hcode};
+  s.start.record(st);
+  s.inputs_ready.record(st);
+  constexpr int kCounts = static_cast<int>(kConfigs.size());
+  // Every shape's float pass is submitted before any double pass: a small batch's time
+  // is the slowest shape's pair latency, and its kernel should not wait for the host
+  // to enqueue the other shapes' double passes first.
+  for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
+    const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
+    s.shape_used[cfg] = begin != end;
+    if (begin == end) continue;
+    const cudaStream_t ss = s.shape_stream[cfg].get();
+    GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(ss, s.inputs_ready.get(), 0));
+    const KernelOut ko{s.out_d.data(), s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg};
+    // Tasks whose boundary rows do not fit shared memory (the longest haplotypes,
+    // first in the order) take a launch of their own with global boundaries. Tasks
+    // from float_end on go to double directly (direct_double).
+    const int float_end = plan.float_end[cfg];
+    int split = begin;
+    while (split < float_end &&
+           !boundary_in_shared(kConfigs[cfg], plan.task_hap_len[split], sizeof(float), env.shared_limit)) {
+      ++split;
+    }
+    if (split > begin) {
+      kFloatLaunchers[cfg](c, TaskList{begin, split - begin}, plan.task_hap_len[begin], plan.max_read[cfg],
+                           opt.tristate, ko, s.shape_scratch[cfg], env, ss);
+    }
+    if (float_end > split) {
+      kFloatLaunchers[cfg](c, TaskList{split, float_end - split}, plan.task_hap_len[split], plan.max_read[cfg],
+                           opt.tristate, ko, s.shape_scratch[cfg], env, ss);
+    }
+    s.shape_mid[cfg].record(ss);
+  }
+  for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
+    const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
+    if (begin == end) continue;
+    const cudaStream_t ss = s.shape_stream[cfg].get();
+    // In double: the tasks sent there directly, then those the float pass queued (their
+    // count is on the device; no more than the float pass had).
+    const int float_end = plan.float_end[cfg];
+    const KernelOut kd{s.out_d.data(), nullptr, nullptr};
+    const int max_hap = std::max(plan.task_hap_len[begin], end > float_end ? plan.task_hap_len[float_end] : 0);
+    kDoubleLaunchers[cfg](c, TaskList{float_end, end - float_end}, max_hap, plan.max_read[cfg], opt.tristate, kd,
+                          s.shape_scratch[cfg], env, ss);
+    kDoubleLaunchers[cfg](c, TaskList{0, float_end - begin, s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg},
+                          max_hap, plan.max_read[cfg], opt.tristate, kd, s.shape_scratch[cfg], env, ss);
+    direct += end - float_end;
+    s.shape_done[cfg].record(ss);
+    GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(st, s.shape_done[cfg].get(), 0));
+  }
+  s.stop.record(st);
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data(), s.out_d.data(), plan.n_pairs * sizeof(double),
+                                     cudaMemcpyDeviceToHost, st));
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data() + plan.n_pairs, s.redo_d.data(), kConfigs.size() * sizeof(int),
+                                     cudaMemcpyDeviceToHost, st));
+  s.done.record(st);
+  return direct;
+}
+
 }  // namespace
 
 void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
@@ -678,7 +799,6 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   const auto [free_b, total_b] = gpu::mem_info();
   (void)total_b;
   const size_t max_pairs = std::min<size_t>(size_t(1) << 22, free_b / 8 / 64);
-  const int64_t max_cells = kMaxChunkCells;
   double kernel_ms = 0, double_ms = 0, pack_ms = 0, wait_ms = 0, bases_ms = 0, shapes_ms = 0, tasks_ms = 0;
   int64_t n_double = 0, direct_double = 0;
   int next_slot = 0;
@@ -686,7 +806,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
 
-  auto finish = [&](Impl::Slot& s) {
+  auto finish = [&](ChunkSlot& s) {
     if (!s.busy) return;
     const auto t_wait = std::chrono::steady_clock::now();
     s.done.sync();
@@ -702,129 +822,32 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     s.busy = false;
   };
 
-  // Every chunk planned first (groups taken until a chunk is full, at least one each),
-  // so that both slots' buffers are sized once for the largest: growing pinned memory
-  // chunk after chunk pinned pages again each time, and freeing device memory waits
-  // for the other slot's kernels.
-  std::vector<std::pair<size_t, size_t>> spans;  // [g, g1) of each chunk
-  std::vector<ChunkPlan> plans;
-  size_t in_h_bytes = 0, in_d_bytes = 0, most_pairs = 0;
-  for (size_t g = 0, first_pair = 0; g < batch.groups.size();) {
-    size_t g1 = g, pairs = 0;
-    int64_t cells = 0;
-    while (g1 < batch.groups.size()) {
-      const auto& gr = batch.groups[g1];
-      const size_t p = static_cast<size_t>(gr.n_reads) * gr.n_haps;
-      int64_t rl = 0, hl = 0;
-      for (int32_t r = 0; r < gr.n_reads; ++r) rl += batch.read_len[gr.first_read + r];
-      for (int32_t k = 0; k < gr.n_haps; ++k) hl += batch.hap_len[gr.first_hap + k];
-      if (g1 > g && (pairs + p > max_pairs || cells + rl * hl > max_cells)) break;
-      pairs += p, cells += rl * hl, ++g1;
-    }
-    plans.emplace_back();
-    plan_chunk(batch, g, g1, first_pair, plans.back());
-    plans.back().cells = cells;  // a group's cells: its reads' bases x its haplotypes' bases
-    in_h_bytes = std::max(in_h_bytes, plans.back().off_rowf);  // the row parameters after it are made on the device
-    in_d_bytes = std::max(in_d_bytes, plans.back().bytes);
-    most_pairs = std::max(most_pairs, plans.back().n_pairs);
-    spans.emplace_back(g, g1);
-    first_pair += plans.back().n_pairs;
-    g = g1;
-  }
+  ChunkPlans chunks = plan_chunks(batch, max_pairs, kMaxChunkCells);
+  std::vector<ChunkPlan>& plans = chunks.plans;
   const double plan_ms = ms_since(t0);
   const auto t_size = std::chrono::steady_clock::now();
-  for (Impl::Slot& s : im.slots) {
+  for (ChunkSlot& s : im.slots) {
     if (s.busy) s.done.sync(), s.busy = false;  // a chunk of a call that failed: its results are dropped
     for (auto& scratch : s.shape_scratch) scratch.resize(kScratchBytes / kConfigs.size());
-    s.in_h.resize(in_h_bytes);
-    s.in_d.resize(in_d_bytes);
-    s.out_h.resize(most_pairs + kConfigs.size());  // results, then the shapes' double counts (as ints)
-    s.out_d.resize(most_pairs + 1);
-    s.redo_d.resize(most_pairs + kConfigs.size());
+    s.in_h.resize(chunks.in_h_bytes);
+    s.in_d.resize(chunks.in_d_bytes);
+    s.out_h.resize(chunks.most_pairs + kConfigs.size());  // results, then the shapes' double counts (as ints)
+    s.out_d.resize(chunks.most_pairs + 1);
+    s.redo_d.resize(chunks.most_pairs + kConfigs.size());
   }
   const double size_ms = ms_since(t_size);
   for (size_t chunk = 0; chunk < plans.size(); ++chunk) {
-    const auto [g, g1] = spans[chunk];
+    const auto [g, g1] = chunks.spans[chunk];
     ChunkPlan& plan = plans[chunk];
     const size_t first_pair = plan.first_pair;
-    Impl::Slot& s = im.slots[next_slot];
+    ChunkSlot& s = im.slots[next_slot];
     next_slot ^= 1;
     finish(s);  // its pinned buffers are about to be reused
     const auto t_pack = std::chrono::steady_clock::now();
     fill_chunk(batch, g, g1, im.env, plan, s.in_h.data());
     pack_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_pack).count();
     bases_ms += plan.bases_ms, shapes_ms += plan.shapes_ms, tasks_ms += plan.tasks_ms;
-    const cudaStream_t st = s.stream.get();
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.in_d.data(), s.in_h.data(), plan.off_rowf, cudaMemcpyHostToDevice, st));
-    if (plan.read_bases) {
-      const int threads = 256;
-      const int blocks = static_cast<int>(std::min<size_t>((plan.read_bases + threads - 1) / threads, 65535));
-      expand_rows_kernel<<<blocks, threads, 0, st>>>(reinterpret_cast<const uchar4*>(s.in_d.data() + plan.off_rq),
-                                                     s.in_d.data() + plan.off_rcode, plan.read_bases, opt.tristate,
-                                                     reinterpret_cast<float4*>(s.in_d.data() + plan.off_rowf));
-      GATEMAP_CUDA_CHECK(cudaGetLastError());
-    }
-    GATEMAP_CUDA_CHECK(cudaMemsetAsync(s.redo_d.data(), 0, kConfigs.size() * sizeof(int), st));
-    unsigned char* d = s.in_d.data();
-    DeviceChunk c{reinterpret_cast<const int4*>(d + plan.off_tasks), reinterpret_cast<const uint32_t*>(d + plan.off_rbegin),
-                  reinterpret_cast<const int32_t*>(d + plan.off_rlen), reinterpret_cast<const uint32_t*>(d + plan.off_hbegin),
-                  reinterpret_cast<const int32_t*>(d + plan.off_hlen), reinterpret_cast<const uchar4*>(d + plan.off_rq),
-                  d + plan.off_rcode, reinterpret_cast<const float4*>(d + plan.off_rowf), d + plan.off_hcode};
-    s.start.record(st);
-    s.inputs_ready.record(st);
-    constexpr int kCounts = static_cast<int>(kConfigs.size());
-    // Every shape's float pass is submitted before any double pass: a small batch's time
-    // is the slowest shape's pair latency, and its kernel should not wait for the host
-    // to enqueue the other shapes' double passes first.
-    for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
-      const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
-      s.shape_used[cfg] = begin != end;
-      if (begin == end) continue;
-      const cudaStream_t ss = s.shape_stream[cfg].get();
-      GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(ss, s.inputs_ready.get(), 0));
-      const KernelOut ko{s.out_d.data(), s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg};
-      // Tasks whose boundary rows do not fit shared memory (the longest haplotypes,
-      // first in the order) take a launch of their own with global boundaries. Tasks
-      // from float_end on go to double directly (direct_double).
-      const int float_end = plan.float_end[cfg];
-      int split = begin;
-      while (split < float_end &&
-             !boundary_in_shared(kConfigs[cfg], plan.task_hap_len[split], sizeof(float), im.env.shared_limit)) {
-        ++split;
-      }
-      if (split > begin) {
-        kFloatLaunchers[cfg](c, TaskList{begin, split - begin}, plan.task_hap_len[begin], plan.max_read[cfg],
-                             opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
-      }
-      if (float_end > split) {
-        kFloatLaunchers[cfg](c, TaskList{split, float_end - split}, plan.task_hap_len[split], plan.max_read[cfg],
-                             opt.tristate, ko, s.shape_scratch[cfg], im.env, ss);
-      }
-      s.shape_mid[cfg].record(ss);
-    }
-    for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
-      const int begin = plan.config_begin[cfg], end = plan.config_begin[cfg + 1];
-      if (begin == end) continue;
-      const cudaStream_t ss = s.shape_stream[cfg].get();
-      // In double: the tasks sent there directly, then those the float pass queued (their
-      // count is on the device; no more than the float pass had).
-      const int float_end = plan.float_end[cfg];
-      const KernelOut kd{s.out_d.data(), nullptr, nullptr};
-      const int max_hap = std::max(plan.task_hap_len[begin], end > float_end ? plan.task_hap_len[float_end] : 0);
-      kDoubleLaunchers[cfg](c, TaskList{float_end, end - float_end}, max_hap, plan.max_read[cfg], opt.tristate, kd,
-                            s.shape_scratch[cfg], im.env, ss);
-      kDoubleLaunchers[cfg](c, TaskList{0, float_end - begin, s.redo_d.data() + kCounts + begin, s.redo_d.data() + cfg},
-                            max_hap, plan.max_read[cfg], opt.tristate, kd, s.shape_scratch[cfg], im.env, ss);
-      direct_double += end - float_end;
-      s.shape_done[cfg].record(ss);
-      GATEMAP_CUDA_CHECK(cudaStreamWaitEvent(st, s.shape_done[cfg].get(), 0));
-    }
-    s.stop.record(st);
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data(), s.out_d.data(), plan.n_pairs * sizeof(double),
-                                       cudaMemcpyDeviceToHost, st));
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(s.out_h.data() + plan.n_pairs, s.redo_d.data(), kConfigs.size() * sizeof(int),
-                                       cudaMemcpyDeviceToHost, st));
-    s.done.record(st);
+    direct_double += launch_chunk(s, plan, opt, im.env);
     s.busy = true;
     s.first_pair = first_pair;
     s.n_pairs = plan.n_pairs;
