@@ -782,3 +782,27 @@ TEST_F(Hostile, BenchTableToAFullDiskIsAnError) {
   EXPECT_EQ(gm("eval map " + f("aln.bam") + " --wrong /dev/full", &out), 1) << out;
   EXPECT_EQ(gm("eval map " + f("aln.bam") + " --wrong " + f("aln.bam"), &out), 2) << out;
 }
+
+// bench fastq reads every record each way (6,000 pairs: record by record per file, then
+// in batches of pairs), and a file that is not there is an error naming it.
+TEST_F(Hostile, BenchFastqCountsEveryRecordEachWay) {
+  std::string out;
+  ASSERT_EQ(gm("bench fastq -t 2 " + f("r_1.fq") + " " + f("r_2.fq"), &out), 0) << out;
+  int rows = 0;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string mode, threads, records;
+    fields >> mode >> threads >> records;
+    if (mode == "lines_only" || mode == "one_record_at_a_time" || mode == "batches") {
+      EXPECT_EQ(records, "6000") << line;
+      ++rows;
+    } else if (mode == "batches_of_pairs") {
+      EXPECT_EQ(records, "12000") << line;
+      ++rows;
+    }
+  }
+  EXPECT_EQ(rows, 5) << out;
+  EXPECT_EQ(gm("bench fastq " + f("absent.fq"), &out), 1) << out;
+  EXPECT_NE(out.find("absent.fq"), std::string::npos) << out;
+}

@@ -7,7 +7,7 @@ set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
 mkdir -p /tmp/bin
-for b in gatemap gatemap-old lighter; do [ -e .gpu-bundle/bin/$b ] || continue; printf '#!/bin/sh\nexec %s %s "$@"\n' "$R" "$b" > /tmp/bin/$b; chmod +x /tmp/bin/$b; done
+for b in gatemap gatemap-old lighter samtools; do [ -e .gpu-bundle/bin/$b ] || continue; printf '#!/bin/sh\nexec %s %s "$@"\n' "$R" "$b" > /tmp/bin/$b; chmod +x /tmp/bin/$b; done
 export PATH=/tmp/bin:$PATH
 T=$(nproc)
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader > "$OUT/gpu.txt"
@@ -110,8 +110,48 @@ case $stage in
     rm -rf lo; mkdir lo; s=$(date +%s%N); lighter -r ec10m_1.fq -r ec10m_2.fq -K 21 $glen -t $T -od lo 2>/dev/null; echo "lighter 10M $(ms $s) ms" >> "$OUT/big.txt"; rm -rf lo
     cd - > /dev/null
     ;;
+  call)  # the caller: 10 Mbp synthetic at 30x and all of chr20 at 30x, the builds alternating on the same BAMs; VCFs compared
+    GENOME_LEN=10000000 SKIP_OTHERS=1 BACKENDS=gpu GATEMAP=gatemap bash scripts/bench_call.sh /tmp/bc > "$OUT/call10m.tsv" 2> /dev/null
+    cd /tmp/bc
+    for r in 1 2 3; do for b in $(cd $OLDPWD && builds); do
+      s=$(date +%s%N); $b call -t $T -v 1 -r ref.fa -o $b.vcf pe.bam; echo "10 Mbp $b round $r $(ms $s) ms" >> "$OUT/call.txt"
+    done; done
+    for b in $(cd $OLDPWD && builds); do echo "== $b"; gatemap eval vcf donor.truth.vcf.gz $b.vcf -r ref.fa 2>/dev/null; grep -v '^##' $b.vcf | md5sum; done >> "$OUT/call.txt"
+    cd - > /dev/null
+    [ -s .gpu-bundle/data/20.part1-of-6.fa.gz ] || continue
+    mkdir -p /tmp/w && cd /tmp/w
+    zcat $OLDPWD/.gpu-bundle/data/20.part*-of-6.fa.gz > chr20.fa
+    gatemap sim variants chr20.fa --seed 3 -o donor 2> /dev/null
+    gatemap sim reads chr20.fa --vcf donor.truth.vcf.gz -n 6300000 -l 150 -t $T -o pe 2> /dev/null
+    gatemap index -t $T -o chr20.gmi chr20.fa 2> /dev/null
+    for b in $(cd $OLDPWD && builds); do
+      s=$(date +%s%N); $b map -t $T -v 1 --sort -R '@RG\tID:d\tSM:d' -o $b.bam chr20.gmi pe_1.fq pe_2.fq; echo "chr20 30x map --sort $b $(ms $s) ms" >> "$OUT/call.txt"
+    done
+    for b in $(cd $OLDPWD && builds); do echo "chr20 BAM records $b $(samtools view $b.bam | md5sum)" >> "$OUT/call.txt"; done
+    for b in $(cd $OLDPWD && builds); do
+      s=$(date +%s%N); $b call -t $T -v 1 -r chr20.fa -o $b.vcf gatemap.bam; echo "chr20 30x call $b $(ms $s) ms" >> "$OUT/call.txt"
+    done
+    for b in $(cd $OLDPWD && builds); do echo "== chr20 $b"; gatemap eval vcf donor.truth.vcf.gz $b.vcf -r chr20.fa 2>/dev/null; grep -v '^##' $b.vcf | md5sum; done >> "$OUT/call.txt"
+    cd - > /dev/null
+    ;;
+  mapq)  # all of chr20 at 30x: calls with reads down to MAPQ 20, 10, 5, 1; the mapper's MAPQ against truth
+    mkdir -p /tmp/w && cd /tmp/w
+    if [ ! -s gatemap.bam ]; then
+      zcat $OLDPWD/.gpu-bundle/data/20.part*-of-6.fa.gz > chr20.fa
+      gatemap sim variants chr20.fa --seed 3 -o donor 2> /dev/null
+      gatemap sim reads chr20.fa --vcf donor.truth.vcf.gz -n 6300000 -l 150 -t $T -o pe 2> /dev/null
+      gatemap index -t $T -o chr20.gmi chr20.fa 2> /dev/null
+      gatemap map -t $T -v 1 --sort -R '@RG\tID:d\tSM:d' -o gatemap.bam chr20.gmi pe_1.fq pe_2.fq
+    fi
+    gatemap eval map gatemap.bam > "$OUT/mapq_eval.txt" 2>&1
+    for q in 20 10 5 1; do
+      s=$(date +%s%N); gatemap call -t $T -v 1 --min-mapq $q -r chr20.fa -o q$q.vcf gatemap.bam; echo "== --min-mapq $q $(ms $s) ms" >> "$OUT/mapq.txt"
+      gatemap eval vcf donor.truth.vcf.gz q$q.vcf -r chr20.fa 2>/dev/null >> "$OUT/mapq.txt"
+    done
+    cd - > /dev/null
+    ;;
   tests)
-    for t in test_correct_gpu test_correct test_io; do [ -e .gpu-bundle/bin/$t ] || continue
+    for t in test_correct_gpu test_correct test_io test_pairhmm_gpu test_pairhmm test_mapper_gpu; do [ -e .gpu-bundle/bin/$t ] || continue
       timeout 300 $R $t $([ $t = test_io ] && echo --gtest_filter='Fastq*') > "$W/$t.log" 2>&1
       echo "$t exit $? $(grep -E '\[  PASSED|FAILED|SKIPPED' "$W/$t.log" | head -4 | tr '\n' ' ')" >> "$OUT/tests.txt"
     done
