@@ -134,6 +134,15 @@ case $stage in
     for b in $(cd $OLDPWD && builds); do echo "== chr20 $b"; gatemap eval vcf donor.truth.vcf.gz $b.vcf -r chr20.fa 2>/dev/null; grep -v '^##' $b.vcf | md5sum; done >> "$OUT/call.txt"
     cd - > /dev/null
     ;;
+  callspeed)  # the caller against the baseline build (bin/gatemap-c96 = c96761c), 10 Mbp at 30x, 4 rounds alternating
+    [ -s /tmp/bc/pe.bam ] || GENOME_LEN=10000000 SKIP_OTHERS=1 BACKENDS=gpu GATEMAP=gatemap bash scripts/bench_call.sh /tmp/bc > /dev/null 2>&1
+    cd /tmp/bc
+    for r in 1 2 3 4; do for b in gatemap gatemap-c96; do
+      s=$(date +%s%N); $R $b call -t $T -v 1 -r ref.fa -o $b.vcf pe.bam; echo "10 Mbp $b round $r $(ms $s) ms" >> "$OUT/callspeed.txt"
+    done; done
+    for b in gatemap gatemap-c96; do echo "== $b"; gatemap eval vcf donor.truth.vcf.gz $b.vcf -r ref.fa 2>/dev/null; done >> "$OUT/callspeed.txt"
+    cd - > /dev/null
+    ;;
   mapq)  # all of chr20 at 30x: calls with reads down to MAPQ 20, 10, 5, 1; the mapper's MAPQ against truth
     mkdir -p /tmp/w && cd /tmp/w
     if [ ! -s gatemap.bam ]; then
