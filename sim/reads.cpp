@@ -162,7 +162,7 @@ struct Fragment {
 class ReadModel {
  public:
   static constexpr int kPool = 1024;
-  ReadModel(const ReadOptions& opt) : opt_(opt), L_(opt.read_len), p_sub_(L_), q_error_(L_) {
+  explicit ReadModel(const ReadOptions& opt) : opt_(opt), L_(opt.read_len), p_sub_(L_), q_error_(L_) {
     std::vector<int> q_ok(L_);
     for (int i = 0; i < L_; ++i) {
       p_sub_[i] = opt.sub_rate * (0.5 + static_cast<double>(i) / std::max(1, L_ - 1));
