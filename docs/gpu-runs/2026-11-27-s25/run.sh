@@ -134,6 +134,21 @@ case $stage in
     for b in $(cd $OLDPWD && builds); do echo "== chr20 $b"; gatemap eval vcf donor.truth.vcf.gz $b.vcf -r chr20.fa 2>/dev/null; grep -v '^##' $b.vcf | md5sum; done >> "$OUT/call.txt"
     cd - > /dev/null
     ;;
+  malloc)  # glibc malloc settings (no code change): parse, map and correct on 1 M E. coli pairs, 3 rounds alternating
+    ecoli
+    cd $W
+    [ -s ec.idx ] || gatemap index -t $T -o ec.idx ec.fa 2>/dev/null
+    for r in 1 2 3; do
+      for v in default "GLIBC_TUNABLES=glibc.malloc.hugetlb=1" "MALLOC_ARENA_MAX=4" "GLIBC_TUNABLES=glibc.malloc.hugetlb=1 MALLOC_ARENA_MAX=4"; do
+        e=""; [ "$v" = default ] || e="$v"
+        p=$(env $e gatemap bench fastq -t $T ec_1.fq ec_2.fq 2>&1 | awk '$1 == "batches_of_pairs" { print $4 }')
+        s=$(date +%s%N); env $e gatemap map -t $T -v 1 -o m.sam ec.idx ec_1.fq ec_2.fq; m=$(ms $s)
+        s=$(date +%s%N); env $e gatemap correct -t $T -v 1 -o c_1.fq -p c_2.fq ec_1.fq ec_2.fq; c=$(ms $s)
+        echo "r$r [$v] parse_pairs ${p} s map ${m} ms correct ${c} ms" >> "$OUT/malloc.txt"
+      done
+    done
+    cd - > /dev/null
+    ;;
   callspeed)  # the caller against the baseline build (bin/gatemap-c96 = c96761c), 10 Mbp at 30x, 4 rounds alternating
     [ -s /tmp/bc/pe.bam ] || GENOME_LEN=10000000 SKIP_OTHERS=1 BACKENDS=gpu GATEMAP=gatemap bash scripts/bench_call.sh /tmp/bc > /dev/null 2>&1
     cd /tmp/bc
