@@ -15,6 +15,7 @@
 #include "common/log.hpp"
 #include "common/split_threads.hpp"
 #include "correct/count_pass.hpp"
+#include "correct/kept_text.hpp"
 #include "correct/kmer_count.hpp"
 #include "correct/kmer_count_gpu.hpp"
 #include "correct/read_input.hpp"
@@ -28,22 +29,24 @@
 namespace gatemap::correct {
 
 namespace {
-// Reads [0, n) as 2-bit codes for the corrector, encoded on all cores (split_threads: no
-// OpenMP team left spinning beside the parser's threads).
-void encode_batch(const io::Read* reads, size_t n, CorrectBatch& cb) {
+// Reads [first, first + n) as 2-bit codes for the corrector, encoded on all cores
+// (split_threads: no OpenMP team left spinning beside the parser's threads). `bases(i)`
+// is read i's bases.
+template <class Bases>
+void encode_batch(const Bases& bases, size_t first, size_t n, CorrectBatch& cb) {
   cb.offset.resize(n);
   cb.len.resize(n);
   int64_t total = 0;
   for (size_t i = 0; i < n; ++i) {
     cb.offset[i] = total;
-    cb.len[i] = static_cast<int32_t>(reads[i].seq.size());
+    cb.len[i] = static_cast<int32_t>(bases(first + i).size());
     total += cb.len[i];
   }
   cb.codes.resize(static_cast<size_t>(total));
   split_threads(n, omp_get_max_threads(), [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       uint8_t* out = cb.codes.data() + cb.offset[i];
-      for (char c : reads[i].seq) *out++ = base_code(c);  // N and IUPAC: 4
+      for (char c : bases(first + i)) *out++ = base_code(c);  // N and IUPAC: 4
     }
   });
 }
@@ -53,15 +56,19 @@ void encode_batch(const io::Read* reads, size_t n, CorrectBatch& cb) {
 struct BatchParts {
   std::vector<CorrectBatch> parts;
   size_t per = 0;
-  BatchParts(const std::vector<io::Read>& reads, size_t n_parts) : parts(std::max<size_t>(1, n_parts)) {
-    per = std::max<size_t>(1, (reads.size() + parts.size() - 1) / parts.size());
+  template <class Bases>
+  BatchParts(const Bases& bases, size_t n, size_t n_parts) : parts(std::max<size_t>(1, n_parts)) {
+    per = std::max<size_t>(1, (n + parts.size() - 1) / parts.size());
     for (size_t p = 0; p < parts.size(); ++p) {
-      const size_t b = std::min(reads.size(), p * per), e = std::min(reads.size(), b + per);
-      encode_batch(reads.data() + b, e - b, parts[p]);
+      const size_t b = std::min(n, p * per), e = std::min(n, b + per);
+      encode_batch(bases, b, e - b, parts[p]);
     }
   }
   CorrectBatch& of(size_t read) { return parts[read / per]; }
   size_t index(size_t read) const { return read % per; }
+  CorrectStatus status(size_t read) const {
+    return static_cast<CorrectStatus>(parts[read / per].status[read % per]);
+  }
 };
 
 // Every part on its own GPU at once; any GPU failure sends the whole batch to the CPU twin.
@@ -103,10 +110,14 @@ uint64_t seen_twice_counters(const ReadInput& input, size_t budget) {
   return static_cast<uint64_t>(std::min(bases, budget / 4 * 4.0));  // 4 counters a byte
 }
 
+size_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : size_t(16) << 30;
+}
+
 size_t default_count_budget(gpu::Backend backend) {
   if (backend == gpu::Backend::gpu) return 0;  // the GPU table takes half the free device memory
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2 : size_t(8) << 30;
+  return physical_memory() / 2;
 }
 
 // Pass 1: count (on the GPU when there is one; any GPU failure counts again on the
@@ -191,6 +202,113 @@ void check_options(const CorrectRunOptions& opt) {
   }
 }
 
+// The correction of one batch (its reads' bases encoded in `parts`): on the GPU engines,
+// else the CPU twin; the corrected bases put back through bases_of(i) (read i's bases,
+// writable) and the statuses tallied in `sum`.
+struct BatchCorrector {
+  const KmerSpectrum& spectrum;
+  const std::vector<std::unique_ptr<KmerCorrectGpu>>& engines;
+  CorrectOptions options;
+  bool pass_through = false;  // no threshold: reads written unchanged
+  int threads = 1;
+
+  template <class BasesOf>
+  void run(BatchParts& parts, size_t n, const BasesOf& bases_of, CorrectSummary& sum) const {
+    if (pass_through) {
+      for (CorrectBatch& cb : parts.parts) {
+        cb.status.assign(cb.size(), static_cast<uint8_t>(CorrectStatus::clean));
+        cb.changed.assign(cb.size(), 0);
+      }
+    } else if (!engines.empty()) {
+      correct_on_gpus(engines, spectrum, options, parts, sum);
+    } else {
+      correct_reads_cpu(spectrum, options, parts.parts[0]);
+    }
+    split_threads(n, threads, [&](size_t begin, size_t end) {  // in parallel, in place
+      for (size_t i = begin; i < end; ++i) {
+        if (parts.status(i) != CorrectStatus::corrected) continue;
+        const CorrectBatch& cb = parts.of(i);
+        const size_t j = parts.index(i);
+        char* bases = bases_of(i);
+        for (int32_t b = 0; b < cb.len[j]; ++b) bases[b] = "ACGTN"[cb.codes[cb.offset[j] + b]];
+      }
+    });
+    for (size_t i = 0; i < n; ++i) {
+      const CorrectStatus st = parts.status(i);
+      if (st == CorrectStatus::corrected) {
+        ++sum.reads_changed;
+        sum.bases_changed += parts.of(i).changed[parts.index(i)];
+      }
+      sum.uncorrectable += st == CorrectStatus::uncorrectable;
+      sum.too_long += st == CorrectStatus::too_long;
+    }
+  }
+};
+
+// The correction pass over the reads read again (or replayed from memory); each batch
+// written on another thread while the next is corrected.
+void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io::FastqWriter& out1,
+                           io::FastqWriter* out2, CorrectSummary& sum) {
+  int64_t done = 0;
+  io::ReadBatch writing;
+  std::future<void> written;
+  input.replay([&](io::ReadBatch& batch) {
+    BatchParts parts([&](size_t i) { return std::string_view(batch.reads[i].seq); }, batch.size(),
+                     corrector.engines.size());
+    corrector.run(parts, batch.size(), [&](size_t i) { return batch.reads[i].seq.data(); }, sum);
+    for (const io::Read& r : batch.reads) {
+      if (r.qual.size() != r.seq.size()) {  // FASTA input: nothing to write qualities from
+        throw FormatError("gatemap correct writes FASTQ and needs FASTQ input: read '" + r.name +
+                          "' has no qualities");
+      }
+    }
+    // The batch's reads trade places with the last written ones, whose memory the reader reuses.
+    done += static_cast<int64_t>(batch.size());
+    const auto t_write = std::chrono::steady_clock::now();
+    if (written.valid()) written.get();
+    sum.write_wait_s += log::seconds_since(t_write);
+    std::swap(writing.reads, batch.reads);
+    writing.paired = batch.paired;
+    written = std::async(std::launch::async, [&] {
+      for (size_t i = 0; i < writing.size(); ++i) {
+        io::FastqWriter& w = (writing.paired && i % 2 == 1) ? *out2 : out1;
+        w.write(writing.reads[i]);  // the header as it was: name, /1 or /2, comment
+      }
+    });
+    log::info("correct", "corrected " + std::to_string(done) + " reads");
+  });
+  const auto t_write = std::chrono::steady_clock::now();
+  if (written.valid()) written.get();
+  sum.write_wait_s += log::seconds_since(t_write);
+}
+
+// The correction pass over the text kept from the first reading: no parsing, no
+// formatting; each batch's text written on another thread while the next is corrected.
+void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText>& texts, io::FastqWriter& out1,
+                           io::FastqWriter* out2, CorrectSummary& sum) {
+  int64_t done = 0;
+  std::future<void> written;
+  for (size_t k = 0; k < texts.size(); ++k) {
+    KeptText& kt = texts[k];
+    BatchParts parts([&](size_t i) { return std::string_view(kt.bases(i), static_cast<size_t>(kt.len[i])); },
+                     kt.size(), corrector.engines.size());
+    corrector.run(parts, kt.size(), [&](size_t i) { return kt.bases(i); }, sum);
+    done += static_cast<int64_t>(kt.size());
+    const auto t_write = std::chrono::steady_clock::now();
+    if (written.valid()) written.get();
+    sum.write_wait_s += log::seconds_since(t_write);
+    if (k > 0) texts[k - 1] = KeptText();  // written: its memory goes
+    written = std::async(std::launch::async, [&, k] {
+      out1.write_text(texts[k].text[0]);
+      if (out2) out2->write_text(texts[k].text[1]);
+    });
+    log::info("correct", "corrected " + std::to_string(done) + " reads");
+  }
+  const auto t_write = std::chrono::steady_clock::now();
+  if (written.valid()) written.get();
+  sum.write_wait_s += log::seconds_since(t_write);
+}
+
 }  // namespace
 
 CorrectSummary run_correct(const CorrectRunOptions& opt) {
@@ -206,6 +324,13 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   sum.backend = gpu::backend_name(backend);
   log::debug("correct", "backend " + sum.backend + " chosen");
 
+  // With the GPU the reads are also kept as the text the correction pass writes (it is
+  // otherwise bound by parsing them again): up to a quarter of the RAM.
+  if (opt.keep_text_gb >= 0) {
+    input.keep_text(static_cast<size_t>(opt.keep_text_gb * 1073741824.0));
+  } else if (backend == gpu::Backend::gpu) {
+    input.keep_text(physical_memory() / 4);
+  }
   // Pass 1: count, then the solid spectrum (the counts are freed when it returns).
   const KmerSpectrum spectrum = count_pass(opt, backend, devices.empty() ? 0 : devices[0], input, sum);
   const bool pass_through = sum.threshold == 0;
@@ -228,64 +353,13 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   io::FastqWriter out1(opt.out1, threads);
   std::unique_ptr<io::FastqWriter> out2;
   if (!opt.out2.empty()) out2 = std::make_unique<io::FastqWriter>(opt.out2, threads);
-  int64_t done = 0;
-  io::ReadBatch writing;
-  std::future<void> written;
-  input.replay([&](io::ReadBatch& batch) {
-    BatchParts parts(batch.reads, engines.size());
-    if (pass_through) {
-      for (CorrectBatch& cb : parts.parts) {
-        cb.status.assign(cb.size(), static_cast<uint8_t>(CorrectStatus::clean));
-        cb.changed.assign(cb.size(), 0);
-      }
-    } else if (!engines.empty()) {
-      correct_on_gpus(engines, spectrum, copt, parts, sum);
-    } else {
-      correct_reads_cpu(spectrum, copt, parts.parts[0]);
-    }
-    // Corrected sequences back into the reads (in parallel, in place).
-    split_threads(batch.size(), threads, [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) {
-        const CorrectBatch& cb = parts.of(i);
-        const size_t j = parts.index(i);
-        if (cb.status[j] != static_cast<uint8_t>(CorrectStatus::corrected)) continue;
-        std::string& seq = batch.reads[i].seq;
-        for (int32_t b = 0; b < cb.len[j]; ++b) seq[b] = "ACGTN"[cb.codes[cb.offset[j] + b]];
-      }
-    });
-    for (size_t i = 0; i < batch.size(); ++i) {
-      const io::Read& r = batch.reads[i];
-      const auto st = static_cast<CorrectStatus>(parts.of(i).status[parts.index(i)]);
-      if (st == CorrectStatus::corrected) {
-        ++sum.reads_changed;
-        sum.bases_changed += parts.of(i).changed[parts.index(i)];
-      }
-      sum.uncorrectable += st == CorrectStatus::uncorrectable;
-      sum.too_long += st == CorrectStatus::too_long;
-      if (r.qual.size() != r.seq.size()) {  // FASTA input: nothing to write qualities from
-        throw FormatError("gatemap correct writes FASTQ and needs FASTQ input: read '" + r.name +
-                          "' has no qualities");
-      }
-    }
-    // Written on another thread while the next batch is corrected (the batch's reads
-    // trade places with the last written ones, whose memory the reader reuses).
-    done += static_cast<int64_t>(batch.size());
-    const auto t_write = std::chrono::steady_clock::now();
-    if (written.valid()) written.get();
-    sum.write_wait_s += log::seconds_since(t_write);
-    std::swap(writing.reads, batch.reads);
-    writing.paired = batch.paired;
-    written = std::async(std::launch::async, [&] {
-      for (size_t i = 0; i < writing.size(); ++i) {
-        io::FastqWriter& w = (writing.paired && i % 2 == 1) ? *out2 : out1;
-        w.write(writing.reads[i]);  // the header as it was: name, /1 or /2, comment
-      }
-    });
-    log::info("correct", "corrected " + std::to_string(done) + " reads");
-  });
-  const auto t_write = std::chrono::steady_clock::now();
-  if (written.valid()) written.get();
-  sum.write_wait_s += log::seconds_since(t_write);
+  const BatchCorrector corrector{spectrum, engines, copt, pass_through, threads};
+  std::vector<KeptText> texts = input.take_text();
+  if (!texts.empty()) {
+    write_corrected_texts(corrector, texts, out1, out2.get(), sum);
+  } else {
+    write_corrected_reads(corrector, input, out1, out2.get(), sum);
+  }
   sum.read_passes = input.passes();
   sum.correct_read_wait_s = input.read_wait_s() - sum.count_read_wait_s;
   out1.close();

@@ -29,6 +29,10 @@ struct CorrectRunOptions {
   // (parsing reuses its memory: faster than keeping), other input kept up to 4 GB.
   double keep_reads_gb = -1;
   size_t count_mem = 0;  // bytes for the k-mer counts (0: half the GPU's free memory or half the RAM)
+  // The first reading keeps the reads as the text the correction pass writes, up to this
+  // size (correct/kept_text.hpp); < 0: a quarter of the RAM with the GPU, none on the CPU
+  // (whose correction pass is bound by correcting, not by reading again).
+  double keep_text_gb = -1;
 };
 
 struct CorrectSummary {

@@ -1,5 +1,6 @@
 #include "correct/read_input.hpp"
 
+#include <omp.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -144,6 +145,7 @@ void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) 
       }
     }
     reads_ += static_cast<int64_t>(batch.size());
+    if (text_allowance_ > 0) keep_text_of(batch);
     if (all_kept_) {
       for (const io::Read& r : batch.reads) kept_bytes += 96.0 + r.name.size() + 2.0 * r.seq.size();
       if (kept_bytes <= keep_bytes_) {
@@ -164,6 +166,24 @@ void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) 
   if (spill_) spill_->close();
   passes_ = 1;
   if (failed) std::rethrow_exception(failed);
+}
+
+void ReadInput::keep_text_of(const io::ReadBatch& batch) {
+  KeptText text;
+  if (text.keep(batch, threads_ > 0 ? threads_ : omp_get_max_threads()) &&
+      text_bytes_ + text.bytes() <= text_allowance_) {
+    text_bytes_ += text.bytes();
+    texts_.push_back(std::move(text));
+    return;
+  }
+  text_allowance_ = 0;  // one batch not kept: none is
+  texts_ = std::vector<KeptText>();
+}
+
+std::vector<KeptText> ReadInput::take_text() {
+  std::vector<KeptText> out;
+  if (text_allowance_ > 0 && passes_ > 0) out.swap(texts_);
+  return out;
 }
 
 void ReadInput::replay(const std::function<void(io::ReadBatch&)>& fn) {

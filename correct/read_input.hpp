@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "correct/kept_text.hpp"
 #include "io/fastq.hpp"
 
 namespace gatemap::correct {
@@ -29,6 +30,11 @@ class ReadInput {
   void first_pass(const std::function<void(const io::ReadBatch&)>& fn);
   // Every batch again, in input order (after first_pass); fn may change the batch.
   void replay(const std::function<void(io::ReadBatch&)>& fn);
+  // The first reading also keeps every batch as the text the corrector writes
+  // (KeptText), up to `bytes` in all (past them, or for FASTA, none is kept). Before it.
+  void keep_text(size_t bytes) { text_allowance_ = bytes; }
+  // The kept text of every batch when all of it was kept, else nothing; handed over.
+  std::vector<KeptText> take_text();
   bool all_kept() const { return all_kept_; }
   // About how many bases the input files hold, from their sizes (FASTQ takes about 2.3
   // bytes a base; gzip, by its first two bytes, about a quarter of that); -1 when a file
@@ -43,8 +49,11 @@ class ReadInput {
   size_t batch_reads_;
   double keep_bytes_;
   int threads_;
+  void keep_text_of(const io::ReadBatch& batch);
   std::vector<io::ReadBatch> kept_;
   bool all_kept_ = true;
+  size_t text_allowance_ = 0, text_bytes_ = 0;
+  std::vector<KeptText> texts_;
   std::unique_ptr<Spill> spill_;
   std::unique_ptr<ReadAhead> first_reader_;
   int64_t reads_ = 0;

@@ -2,6 +2,8 @@
 
 #include <htslib/bgzf.h>
 
+#include <algorithm>
+
 #include "common/error.hpp"
 #include "io/hts_threads.hpp"
 
@@ -30,7 +32,41 @@ void FastqWriter::write(std::string_view name, std::string_view seq, std::string
 }
 
 void FastqWriter::write(const Read& read) {
-  write_record(read.name, read.mate_suffix, read.comment, read.seq, read.qual);
+  const size_t at = buf_.size();
+  buf_.resize(at + fastq_record_size(read));
+  format_fastq_record(read, buf_.data() + at);
+  if (buf_.size() > (1 << 20)) flush_buffer();
+}
+
+size_t fastq_record_size(const Read& read) {
+  return 1 + read.name.size() + read.mate_suffix.size() + (read.comment.empty() ? 0 : 1 + read.comment.size()) + 1 +
+         read.seq.size() + 3 + read.qual.size() + 1;
+}
+
+size_t format_fastq_record(const Read& read, char* out) {
+  char* at = out;
+  const auto put = [&](std::string_view s) { at = std::copy(s.begin(), s.end(), at); };
+  put("@");
+  put(read.name);
+  put(read.mate_suffix);
+  if (!read.comment.empty()) {
+    put(" ");
+    put(read.comment);
+  }
+  put("\n");
+  const size_t seq_at = static_cast<size_t>(at - out);
+  put(read.seq);
+  put("\n+\n");
+  put(read.qual);
+  put("\n");
+  return seq_at;
+}
+
+void FastqWriter::write_text(std::string_view records) {
+  flush_buffer();
+  if (!records.empty() && bgzf_write(fp_, records.data(), records.size()) != static_cast<ssize_t>(records.size())) {
+    throw IoError("write to '" + path_ + "' failed (disk full?)");
+  }
 }
 
 void FastqWriter::write_record(std::string_view name, std::string_view suffix, std::string_view comment,

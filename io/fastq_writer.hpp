@@ -11,6 +11,11 @@ struct BGZF;
 
 namespace gatemap::io {
 
+// A read as FastqWriter::write(read) writes it: its size in bytes, and the record put at
+// `out` (that many bytes; returns where its bases begin, from `out`).
+size_t fastq_record_size(const Read& read);
+size_t format_fastq_record(const Read& read, char* out);
+
 class FastqWriter {
  public:
   explicit FastqWriter(const std::string& path, int threads = 1);
@@ -20,6 +25,8 @@ class FastqWriter {
   void write(std::string_view name, std::string_view seq, std::string_view qual);
   // The read with its header as it was read: name, "/1" or "/2", comment.
   void write(const Read& read);
+  // Records already formatted (format_fastq_record), written as they are.
+  void write_text(std::string_view records);
   void close();
 
  private:

@@ -1,5 +1,6 @@
 // k-mer counting, spectra and the corrector's CPU twin against known truth.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -540,6 +541,80 @@ TEST(CorrectInput, AFileChangedBetweenPassesIsAnError) {
     FAIL() << "no error";
   } catch (const FormatError& e) {
     EXPECT_NE(std::string(e.what()).find("in.fq' changed after correct read it"), std::string::npos) << e.what();
+  }
+}
+
+// A file's bytes, gzip or BGZF inflated (zlib reads plain files as they are).
+std::string inflated(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) return "";
+  std::string out;
+  char buf[1 << 16];
+  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  gzclose(f);
+  return out;
+}
+
+// The reads kept from the first reading as the text the correction pass writes give the
+// same bytes as reading the files again: pairs with /1 /2 and comments, lowercase and
+// IUPAC bases, plain and bgzip output, and single reads; one reading fewer. FASTA input
+// keeps nothing and is the same error either way.
+TEST(Correct, KeptTextWritesTheSameBytesAsReadingAgain) {
+  test::TempDir dir;
+  const auto set = test::make_correction_set(30000, 100, 30, 0.5, 1, 17);
+  std::string fq1, fq2;
+  for (size_t i = 0; i + 1 < set.reads.size(); i += 2) {
+    std::string s1 = set.reads[i].seq, s2 = set.reads[i + 1].seq;
+    if (i % 10 == 0) s1[5] = 'a', s2[7] = 'R';  // written back uppercase, R as N
+    const std::string comment = i % 4 == 0 ? " BX:Z:A-" + std::to_string(i) : "";
+    fq1 += "@" + set.reads[i].name + "/1" + comment + "\n" + s1 + "\n+\n" + set.reads[i].qual + "\n";
+    fq2 += "@" + set.reads[i].name + "/2" + comment + "\n" + s2 + "\n+\n" + set.reads[i + 1].qual + "\n";
+  }
+  test::write_file(dir.file("a_1.fq"), fq1);
+  test::write_file(dir.file("a_2.fq"), fq2);
+  for (const std::string ext : {".fq", ".fq.gz"}) {
+    correct::CorrectRunOptions again;
+    again.in1 = dir.file("a_1.fq"), again.in2 = dir.file("a_2.fq");
+    again.out1 = dir.file("again_1" + ext), again.out2 = dir.file("again_2" + ext);
+    again.backend = "cpu";
+    again.keep_text_gb = 0;
+    const auto read_again = correct::run_correct(again);
+    correct::CorrectRunOptions kept = again;
+    kept.keep_text_gb = 1;
+    kept.out1 = dir.file("kept_1" + ext), kept.out2 = dir.file("kept_2" + ext);
+    const auto from_text = correct::run_correct(kept);
+    EXPECT_GT(from_text.reads_changed, 0);
+    EXPECT_EQ(from_text.reads_changed, read_again.reads_changed);
+    EXPECT_EQ(from_text.bases_changed, read_again.bases_changed);
+    EXPECT_EQ(from_text.read_passes + 1, read_again.read_passes);
+    for (int m : {1, 2}) {
+      EXPECT_EQ(inflated(dir.file("kept_" + std::to_string(m) + ext)),
+                inflated(dir.file("again_" + std::to_string(m) + ext)))
+          << ext << " mate " << m;
+    }
+  }
+  correct::CorrectRunOptions single;
+  single.in1 = dir.file("a_1.fq");
+  single.out1 = dir.file("single_again.fq");
+  single.backend = "cpu";
+  single.keep_text_gb = 0;
+  correct::run_correct(single);
+  single.keep_text_gb = 1;
+  single.out1 = dir.file("single_kept.fq");
+  correct::run_correct(single);
+  EXPECT_EQ(test::read_file(dir.file("single_kept.fq")), test::read_file(dir.file("single_again.fq")));
+  // FASTA: no text kept; the correction pass's error, as without keeping.
+  std::string fa;
+  for (size_t i = 0; i < 2000; ++i) fa += ">r" + std::to_string(i) + "\n" + set.reads[i].seq + "\n";
+  test::write_file(dir.file("in.fa"), fa);
+  single.in1 = dir.file("in.fa");
+  single.out1 = dir.file("fa.fq");
+  single.threshold = 2;
+  try {
+    correct::run_correct(single);
+    FAIL() << "FASTA input corrected";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs FASTQ input"), std::string::npos) << e.what();
   }
 }
 
