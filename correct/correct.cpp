@@ -299,8 +299,8 @@ void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText
     sum.write_wait_s += log::seconds_since(t_write);
     if (k > 0) texts[k - 1] = KeptText();  // written: its memory goes
     written = std::async(std::launch::async, [&, k] {
-      out1.write_text(texts[k].text[0]);
-      if (out2) out2->write_text(texts[k].text[1]);
+      out1.write_text(texts[k].text[0].view());
+      if (out2) out2->write_text(texts[k].text[1].view());
     });
     log::info("correct", "corrected " + std::to_string(done) + " reads");
   }
