@@ -325,11 +325,15 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   log::debug("correct", "backend " + sum.backend + " chosen");
 
   // With the GPU the reads are also kept as the text the correction pass writes (it is
-  // otherwise bound by parsing them again): up to a quarter of the RAM.
+  // otherwise bound by parsing them again) when the input's files say they fit a quarter
+  // of the RAM (FASTQ text: about 2.3 bytes a base).
   if (opt.keep_text_gb >= 0) {
     input.keep_text(static_cast<size_t>(opt.keep_text_gb * 1073741824.0));
   } else if (backend == gpu::Backend::gpu) {
-    input.keep_text(physical_memory() / 4);
+    const double text_bytes = input.estimated_bases() * 2.3;
+    if (text_bytes >= 0 && text_bytes < static_cast<double>(physical_memory() / 4)) {
+      input.keep_text(physical_memory() / 4);
+    }
   }
   // Pass 1: count, then the solid spectrum (the counts are freed when it returns).
   const KmerSpectrum spectrum = count_pass(opt, backend, devices.empty() ? 0 : devices[0], input, sum);

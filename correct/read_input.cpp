@@ -170,7 +170,9 @@ void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) 
 
 void ReadInput::keep_text_of(const io::ReadBatch& batch) {
   KeptText text;
-  if (text.keep(batch, threads_ > 0 ? threads_ : omp_get_max_threads()) &&
+  // On a quarter of the threads: it runs beside the parser's threads, which bound the reading.
+  const int threads = std::max(1, (threads_ > 0 ? threads_ : omp_get_max_threads()) / 4);
+  if (text.keep(batch, threads) &&
       text_bytes_ + text.bytes() <= text_allowance_) {
     text_bytes_ += text.bytes();
     texts_.push_back(std::move(text));
