@@ -149,6 +149,21 @@ case $stage in
     done
     cd - > /dev/null
     ;;
+  rounds)  # the kept text: 1 M and 10 M pairs, this build and the old one alternating, 3 rounds; Lighter once each
+    ecoli
+    [ -s $W/ec10m_1.fq ] || (cd $W && gatemap sim reads ec.fa -n 10000000 -l 150 --seed 32 -t $T -o ec10m 2>/dev/null)
+    cd $W
+    glen=$(grep -v '^>' ec.fa | tr -d '\n' | wc -c)
+    for set in ec ec10m; do
+      for r in 1 2 3; do for b in gatemap gatemap-old; do
+        s=$(date +%s%N); $b correct -t $T -v 1 -o r_1.fq -p r_2.fq ${set}_1.fq ${set}_2.fq; echo "$set $b round $r $(ms $s) ms" >> "$OUT/rounds.txt"
+        md5sum r_1.fq r_2.fq | awk '{ printf "%s ", $1 }' >> "$OUT/rounds_md5.txt"; echo "$set $b" >> "$OUT/rounds_md5.txt"
+      done; done
+      rm -rf lo; mkdir lo; s=$(date +%s%N); lighter -r ${set}_1.fq -r ${set}_2.fq -K 21 $glen -t $T -od lo 2>/dev/null; echo "$set lighter $(ms $s) ms" >> "$OUT/rounds.txt"; rm -rf lo
+    done
+    sort -u "$OUT/rounds_md5.txt" >> "$OUT/rounds.txt"
+    cd - > /dev/null
+    ;;
   callspeed)  # the caller against the baseline build (bin/gatemap-c96 = c96761c), 10 Mbp at 30x, 4 rounds alternating
     [ -s /tmp/bc/pe.bam ] || GENOME_LEN=10000000 SKIP_OTHERS=1 BACKENDS=gpu GATEMAP=gatemap bash scripts/bench_call.sh /tmp/bc > /dev/null 2>&1
     cd /tmp/bc
