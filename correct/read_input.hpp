@@ -30,8 +30,8 @@ class ReadInput {
   void first_pass(const std::function<void(const io::ReadBatch&)>& fn);
   // Every batch again, in input order (after first_pass); fn may change the batch.
   void replay(const std::function<void(io::ReadBatch&)>& fn);
-  // The first reading also keeps every batch as the text the corrector writes
-  // (KeptText), up to `bytes` in all (past them, or for FASTA, none is kept). Before it.
+  // The first reading (called before it) also keeps every batch as the text the corrector
+  // writes (KeptText), up to `bytes` in all (past them, or for FASTA, none is kept).
   void keep_text(size_t bytes) { text_allowance_ = bytes; }
   // The kept text of every batch when all of it was kept, else nothing; handed over.
   std::vector<KeptText> take_text();
@@ -45,11 +45,11 @@ class ReadInput {
   double read_wait_s() const { return read_wait_s_; }  // waiting for the parser, all passes
 
  private:
+  void keep_text_of(const io::ReadBatch& batch);  // first_pass's: the batch's text, while it fits
   std::string in1_, in2_;
   size_t batch_reads_;
   double keep_bytes_;
   int threads_;
-  void keep_text_of(const io::ReadBatch& batch);
   std::vector<io::ReadBatch> kept_;
   bool all_kept_ = true;
   size_t text_allowance_ = 0, text_bytes_ = 0;

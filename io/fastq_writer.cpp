@@ -28,7 +28,7 @@ void FastqWriter::flush_buffer() {
 }
 
 void FastqWriter::write(std::string_view name, std::string_view seq, std::string_view qual) {
-  write_record(name, "", "", seq, qual);
+  write_record(name, seq, qual);
 }
 
 void FastqWriter::write(const Read& read) {
@@ -69,15 +69,9 @@ void FastqWriter::write_text(std::string_view records) {
   }
 }
 
-void FastqWriter::write_record(std::string_view name, std::string_view suffix, std::string_view comment,
-                               std::string_view seq, std::string_view qual) {
+void FastqWriter::write_record(std::string_view name, std::string_view seq, std::string_view qual) {
   buf_ += '@';
   buf_ += name;
-  buf_ += suffix;
-  if (!comment.empty()) {
-    buf_ += ' ';
-    buf_ += comment;
-  }
   buf_ += '\n';
   buf_ += seq;
   buf_ += "\n+\n";

@@ -30,8 +30,7 @@ class FastqWriter {
   void close();
 
  private:
-  void write_record(std::string_view name, std::string_view suffix, std::string_view comment, std::string_view seq,
-                    std::string_view qual);
+  void write_record(std::string_view name, std::string_view seq, std::string_view qual);
   void flush_buffer();
   std::string path_;
   OutputFile out_;  // a temporary name until close() succeeds
