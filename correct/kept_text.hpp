@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "correct/kmer_correct.hpp"
 #include "io/fastq.hpp"
 
 namespace gatemap::correct {
@@ -42,7 +41,7 @@ struct KeptText {
   bool paired = false;
 
   // The batch's reads formatted on `threads` threads; false (nothing kept) when a read has
-  // no qualities (FASTA: the correction pass says so).
+  // no qualities (FASTA: the correction pass says so) or no memory is left for the text.
   bool keep(const io::ReadBatch& batch, int threads);
   size_t size() const { return len.size(); }
   size_t bytes() const { return text[0].size() + text[1].size() + len.size() * 12; }
