@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <memory>
 
@@ -245,13 +246,31 @@ struct BatchCorrector {
   }
 };
 
+// One batch written on another thread while the next is corrected; the time spent
+// waiting for the write before it goes to sum.write_wait_s.
+class BatchWriter {
+ public:
+  explicit BatchWriter(CorrectSummary& sum) : sum_(sum) {}
+  // Waits for the batch being written, if any.
+  void wait() {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (written_.valid()) written_.get();
+    sum_.write_wait_s += log::seconds_since(t0);
+  }
+  void start(std::function<void()> write) { written_ = std::async(std::launch::async, std::move(write)); }
+
+ private:
+  CorrectSummary& sum_;
+  std::future<void> written_;
+};
+
 // The correction pass over the reads read again (or replayed from memory); each batch
 // written on another thread while the next is corrected.
 void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io::FastqWriter& out1,
                            io::FastqWriter* out2, CorrectSummary& sum) {
   int64_t done = 0;
   io::ReadBatch writing;
-  std::future<void> written;
+  BatchWriter writer(sum);
   input.replay([&](io::ReadBatch& batch) {
     BatchParts parts([&](size_t i) { return std::string_view(batch.reads[i].seq); }, batch.size(),
                      corrector.engines.size());
@@ -264,12 +283,10 @@ void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io
     }
     // The batch's reads trade places with the last written ones, whose memory the reader reuses.
     done += static_cast<int64_t>(batch.size());
-    const auto t_write = std::chrono::steady_clock::now();
-    if (written.valid()) written.get();
-    sum.write_wait_s += log::seconds_since(t_write);
+    writer.wait();
     std::swap(writing.reads, batch.reads);
     writing.paired = batch.paired;
-    written = std::async(std::launch::async, [&] {
+    writer.start([&] {
       for (size_t i = 0; i < writing.size(); ++i) {
         io::FastqWriter& w = (writing.paired && i % 2 == 1) ? *out2 : out1;
         w.write(writing.reads[i]);  // the header as it was: name, /1 or /2, comment
@@ -277,9 +294,7 @@ void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io
     });
     log::info("correct", "corrected " + std::to_string(done) + " reads");
   });
-  const auto t_write = std::chrono::steady_clock::now();
-  if (written.valid()) written.get();
-  sum.write_wait_s += log::seconds_since(t_write);
+  writer.wait();
 }
 
 // The correction pass over the text kept from the first reading: no parsing, no
@@ -287,26 +302,22 @@ void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io
 void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText>& texts, io::FastqWriter& out1,
                            io::FastqWriter* out2, CorrectSummary& sum) {
   int64_t done = 0;
-  std::future<void> written;
+  BatchWriter writer(sum);
   for (size_t k = 0; k < texts.size(); ++k) {
     KeptText& kt = texts[k];
     BatchParts parts([&](size_t i) { return std::string_view(kt.bases(i), static_cast<size_t>(kt.len[i])); },
                      kt.size(), corrector.engines.size());
     corrector.run(parts, kt.size(), [&](size_t i) { return kt.bases(i); }, sum);
     done += static_cast<int64_t>(kt.size());
-    const auto t_write = std::chrono::steady_clock::now();
-    if (written.valid()) written.get();
-    sum.write_wait_s += log::seconds_since(t_write);
+    writer.wait();
     if (k > 0) texts[k - 1] = KeptText();  // written: its memory goes
-    written = std::async(std::launch::async, [&, k] {
+    writer.start([&, k] {
       out1.write_text(texts[k].text[0].view());
       if (out2) out2->write_text(texts[k].text[1].view());
     });
     log::info("correct", "corrected " + std::to_string(done) + " reads");
   }
-  const auto t_write = std::chrono::steady_clock::now();
-  if (written.valid()) written.get();
-  sum.write_wait_s += log::seconds_since(t_write);
+  writer.wait();
 }
 
 }  // namespace
