@@ -4,6 +4,8 @@
 // with its share of the cores), one thread writes them in the order they were read.
 // At most `slots` items are alive at once (read, being worked on, or waiting for the
 // items before them to be written): memory is bounded however unequal the lanes.
+// Reading may come in two steps: the reader cuts items in order and `fillers` threads
+// finish them (parse several batches at once); they reach the lanes in read order.
 //
 // A lane takes items with next() and hands each back with done(); it may hold several
 // at once (to start one while it finishes another). The first exception of any thread
@@ -28,13 +30,20 @@ template <class Item>
 class OrderedLanes {
  public:
   // read(item): fills the next item; false when the input is done (the item unused).
-  OrderedLanes(size_t slots, std::function<bool(Item&)> read) {
+  // fill(item), when given, then finishes it on one of `fillers` threads; an item whose
+  // fill throws stops the run once the items before it have reached the lanes, so the
+  // error rethrown is the input's first.
+  OrderedLanes(size_t slots, std::function<bool(Item&)> read, std::function<void(Item&)> fill = {}, int fillers = 1)
+      : fill_(std::move(fill)) {
     set_slots(std::max<size_t>(slots, 1));
+    for (int i = 0; fill_ && i < std::max(1, fillers); ++i) {
+      fillers_.emplace_back([this] { guarded([&] { fill_all(); }); });
+    }
     reader_ = std::thread([this, read = std::move(read)] { guarded([&] { read_all(read); }); });
   }
   ~OrderedLanes() {
     stop(nullptr);
-    if (reader_.joinable()) reader_.join();
+    join_readers();
   }
   OrderedLanes(const OrderedLanes&) = delete;
   OrderedLanes& operator=(const OrderedLanes&) = delete;
@@ -57,7 +66,7 @@ class OrderedLanes {
     }
     cv_.notify_all();
     writer.join();
-    reader_.join();
+    join_readers();
     if (error_) std::rethrow_exception(error_);
   }
 
@@ -69,7 +78,8 @@ class OrderedLanes {
     std::unique_lock<std::mutex> lock(m_);
     const double t0 = log::wall_seconds();
     cv_.wait(lock, [&] {
-      return !ready_.empty() || read_done_ || error_ || (holding && free_.empty() && reader_waiting_);
+      return !ready_.empty() || input_done() || error_ ||
+             (holding && free_.empty() && reader_waiting_ && to_fill_.empty() && filling_ == 0);
     });
     lane_wait_s_ += log::wall_seconds() - t0;
     if (ready_.empty() || error_) return nullptr;
@@ -114,6 +124,14 @@ class OrderedLanes {
       stop(std::current_exception());
     }
   }
+  void join_readers() {
+    if (reader_.joinable()) reader_.join();
+    for (std::thread& t : fillers_) {
+      if (t.joinable()) t.join();
+    }
+  }
+  bool input_done() const { return read_done_ && published_ == items_read_; }
+
   void stop(std::exception_ptr e) {
     {
       const std::lock_guard<std::mutex> lock(m_);
@@ -140,8 +158,11 @@ class OrderedLanes {
       const bool more = read(*item);  // outside the lock: the lanes go on meanwhile
       {
         const std::lock_guard<std::mutex> lock(m_);
-        if (more) {
+        if (more && fill_) {
+          to_fill_.emplace_back(number, item);
+        } else if (more) {
           ready_.emplace_back(number, item);
+          ++published_;
         } else {
           free_.push_back(item);
           read_done_ = true;
@@ -150,6 +171,41 @@ class OrderedLanes {
       }
       cv_.notify_all();
       if (!more) return;
+    }
+  }
+
+  // A filler's work: items filled as they are read, handed to the lanes in read order.
+  void fill_all() {
+    for (;;) {
+      std::pair<int64_t, Item*> job;
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        cv_.wait(lock, [&] { return !to_fill_.empty() || read_done_ || error_; });
+        if (error_ || to_fill_.empty()) return;
+        job = to_fill_.front();
+        to_fill_.pop_front();
+        ++filling_;
+      }
+      std::exception_ptr e;
+      try {
+        fill_(*job.second);
+      } catch (...) {
+        e = std::current_exception();
+      }
+      {
+        const std::lock_guard<std::mutex> lock(m_);
+        --filling_;
+        filled_[job.first] = {job.second, e};
+        for (auto it = filled_.begin(); it != filled_.end() && it->first == published_; it = filled_.erase(it)) {
+          if (it->second.second) {
+            if (!error_) error_ = it->second.second;
+          } else {
+            ready_.push_back({it->first, it->second.first});
+          }
+          ++published_;
+        }
+      }
+      cv_.notify_all();
     }
   }
 
@@ -184,6 +240,11 @@ class OrderedLanes {
   std::mutex m_;
   std::condition_variable cv_;
   std::vector<Item*> free_;
+  std::function<void(Item&)> fill_;
+  std::deque<std::pair<int64_t, Item*>> to_fill_;                       // read, waiting for a filler
+  std::map<int64_t, std::pair<Item*, std::exception_ptr>> filled_;  // filled out of order
+  int filling_ = 0;
+  int64_t published_ = 0;  // items handed to ready_ (or failed), in read order
   std::deque<std::pair<int64_t, Item*>> ready_;  // read, in order, not yet taken
   std::map<Item*, int64_t> number_;               // taken by a lane: their read order
   std::map<int64_t, Item*> worked_;               // done, waiting for the ones before them
@@ -191,6 +252,7 @@ class OrderedLanes {
   int64_t items_read_ = 0;
   std::exception_ptr error_;
   double lane_wait_s_ = 0, reader_wait_s_ = 0;
+  std::vector<std::thread> fillers_;
   std::thread reader_;  // last: it starts once the members it uses exist
 };
 

@@ -3,7 +3,10 @@
 #include <malloc.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <atomic>
 #include <deque>
+#include <functional>
 #include <future>
 #include <memory>
 #include <utility>
@@ -53,7 +56,7 @@ void report(const MapStats& st, const std::string& stats_path) {
                        std::to_string(st.verified_on_gpu) + " on the GPU in " + std::to_string(st.verify_device_s) +
                        " s), fallback " + std::to_string(st.fallback_s) + " s, finish " + std::to_string(st.pair_s) +
                        " s, output " + std::to_string(st.output_s) + " s, input " + std::to_string(st.read_s) +
-                       " s; mapping waiting for input " +
+                       " s (parsing " + std::to_string(st.parse_s) + " s); mapping waiting for input " +
                        std::to_string(st.input_wait_s) + " s, for seeding " + std::to_string(st.begin_wait_s) +
                        " s; reading waiting for a free slot " + std::to_string(st.output_wait_s) + " s");
   if (!stats_path.empty()) io::write_side_output(stats_path, st.to_json());
@@ -174,6 +177,7 @@ void check_options(const RunOptions& opt) {
 
 // A batch of reads on its way through the run: read, mapped by a lane, written.
 struct MapItem {
+  io::RawBatch raw;  // FASTQ: the batch as cut, parsed into `reads` before mapping
   io::ReadBatch reads;
   io::SinglesAmongPairs singles;  // -p: the single reads among the pairs, mapped apart
   std::vector<bam1_t*> records;  // once mapped; given to the record pool once written
@@ -398,15 +402,27 @@ MapStats run_mapping(RunOptions opt) {
     throw UsageError("-C copies FASTQ comments; '" + opt.reads1 + "' is SAM/BAM/CRAM, whose read groups -R replaces");
   }
   // Batches are read from now on (the first while the index loads), in a few slots
-  // until the lanes are known.
+  // until the lanes are known. FASTQ batches are cut on the reader's thread and parsed
+  // on threads of their own, several at once (one parser bounds several GPUs).
+  const int parsers = source.cuts() ? std::clamp(threads / 4, 1, 4) : 0;
   double read_s = 0;  // the reader's busy time
-  OrderedLanes<MapItem> reads(kSlotsPerLane + kSlotsMore, [&](MapItem& item) {
-    omp_set_num_threads(threads);
-    const double t = log::wall_seconds();
-    const bool more = source.next_batch(item.reads, opt.batch_reads, batch_bases, &item.singles);
-    read_s += log::wall_seconds() - t;
-    return more;
-  });
+  std::atomic<int64_t> parse_us{0};
+  OrderedLanes<MapItem> reads(
+      kSlotsPerLane + kSlotsMore + static_cast<size_t>(parsers),
+      [&](MapItem& item) {
+        omp_set_num_threads(threads);
+        const double t = log::wall_seconds();
+        const bool more = source.cuts() ? source.cut_batch(item.raw, opt.batch_reads, batch_bases)
+                                        : source.next_batch(item.reads, opt.batch_reads, batch_bases, &item.singles);
+        read_s += log::wall_seconds() - t;
+        return more;
+      },
+      parsers == 0 ? std::function<void(MapItem&)>() : [&](MapItem& item) {
+        const double t = log::wall_seconds();
+        io::FastqSource::parse_batch(item.raw, item.reads, 1);
+        parse_us += static_cast<int64_t>((log::wall_seconds() - t) * 1e6);
+      },
+      parsers);
   auto idx = load_index_saying(opt.index_path);
   // Its checksums are checked while CUDA starts and the index goes to the device; the
   // first batch waits for them.
@@ -436,7 +452,7 @@ MapStats run_mapping(RunOptions opt) {
   // host time bounds the run).
   if (on_gpu && opt.hw.seed_on_gpu) opt.hw.encode_on_device = true;
   say_where_it_runs(opt, on_gpu, lanes, lane_threads);
-  reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + kSlotsMore);
+  reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + kSlotsMore + static_cast<size_t>(parsers));
   // --bgzf-gpu: BAM's deflate on the (first) GPU, on the writing thread.
   if (opt.bgzf_gpu) out.compress_on(on_gpu && !devices.empty() ? devices[0] : -1, threads);
   MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums);
@@ -465,6 +481,7 @@ MapStats run_mapping(RunOptions opt) {
   log::debug("map", "output closed at " + std::to_string(log::wall_seconds()) + " s");
   st.output_s = output_s;
   st.read_s = read_s;
+  st.parse_s = static_cast<double>(parse_us) / 1e6;
   st.input_wait_s = reads.lane_wait_s();
   st.output_wait_s = reads.reader_wait_s();
   add_duplicates(out, st);

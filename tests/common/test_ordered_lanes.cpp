@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <functional>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -142,4 +145,85 @@ TEST(OrderedLanes, ALaneThatKeepsAnItemIsAnError) {
     }
   };
   EXPECT_THROW(pipeline.run(1, lane, [](Item&) {}), std::logic_error);
+}
+
+// Items cut by the reader and filled on several threads, each taking a random while:
+// every item reaches the lanes filled and in read order, within the slots.
+TEST(OrderedLanes, FilledItemsReachTheLanesInReadOrder) {
+  for (const int fillers : {1, 3}) {
+    const int n = 300;
+    int next_value = 0;
+    std::atomic<int> alive{0}, alive_max{0};
+    const size_t slots = 5;
+    OrderedLanes<Item> pipeline(
+        slots,
+        [&](Item& item) {
+          if (next_value == n) return false;
+          item.value = next_value++;
+          item.squared = -1;
+          alive_max = std::max(alive_max.load(), ++alive);
+          return true;
+        },
+        [&](Item& item) {
+          thread_local std::mt19937 rng(std::hash<std::thread::id>()(std::this_thread::get_id()));
+          std::this_thread::sleep_for(std::chrono::microseconds(rng() % 400));
+          item.squared = item.value * item.value;
+        },
+        fillers);
+    std::vector<int> taken, written;
+    std::mutex m;
+    const auto lane = [&](int) {
+      while (Item* item = pipeline.next(false)) {
+        EXPECT_EQ(item->squared, item->value * item->value);  // filled before any lane sees it
+        {
+          const std::lock_guard<std::mutex> lock(m);
+          taken.push_back(item->value);
+        }
+        pipeline.done(item);
+      }
+    };
+    pipeline.run(1, lane, [&](Item& item) {
+      written.push_back(item.value);
+      --alive;
+    });
+    ASSERT_EQ(written.size(), static_cast<size_t>(n)) << fillers << " fillers";
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(written[i], i);
+      EXPECT_EQ(taken[i], i);  // one lane: it takes them in read order too
+    }
+    EXPECT_LE(alive_max.load(), static_cast<int>(slots));
+  }
+}
+
+// Two items fail to fill, the later one first: the earlier one's error is rethrown,
+// after every item before it was written.
+TEST(OrderedLanes, TheFirstFillErrorInReadOrderIsRethrown) {
+  int next_value = 0;
+  OrderedLanes<Item> pipeline(
+      8,
+      [&](Item& item) {
+        if (next_value == 40) return false;
+        item.value = next_value++;
+        return true;
+      },
+      [&](Item& item) {
+        if (item.value == 21) throw std::runtime_error("item 21");
+        if (item.value == 20) {  // fails last, although it comes first
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          throw std::runtime_error("item 20");
+        }
+      },
+      4);
+  std::vector<int> written;
+  const auto lane = [&](int) {
+    while (Item* item = pipeline.next(false)) pipeline.done(item);
+  };
+  try {
+    pipeline.run(2, lane, [&](Item& item) { written.push_back(item.value); });
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "item 20");
+  }
+  EXPECT_LE(written.size(), 20u);
+  for (size_t i = 0; i < written.size(); ++i) EXPECT_EQ(written[i], static_cast<int>(i));
 }
