@@ -6,10 +6,10 @@
 # rounds, alternating. Wall, CPU (user+sys) and peak RSS per run as TSV on stdout; records
 # compared across input and output forms (and with OLD) at the end. LEVELS (e.g. "1") adds
 # the BAM rows at those compression levels (map -l; "gpu": map --bgzf-gpu). WHOLE=N adds N pairs (6300000: chr20
-# at 30x) from gzip to a sorted, duplicate-marked BAM, at the default level and LEVELS; TABLE=0 runs
-# only that.
+# at 30x) from gzip to a sorted, duplicate-marked BAM, at the default level and LEVELS (OLD too;
+# MAP_FLAGS added to those runs, e.g. -v 4 for the sort's laps); TABLE=0 runs only that.
 # Usage: scripts/bench_io.sh OUTDIR REF.fa
-#   (env: GATEMAP OLD MINIMAP2 STROBEALIGN SAMTOOLS TIME PAIRS ROUNDS THREADS LEVELS WHOLE)
+#   (env: GATEMAP OLD MINIMAP2 STROBEALIGN SAMTOOLS TIME PAIRS ROUNDS THREADS LEVELS WHOLE MAP_FLAGS)
 set -euo pipefail
 abs() { [ -z "$1" ] || realpath "$(command -v "$1")"; }  # tools found before the cd below
 G=$(abs "${GATEMAP:-build/apps/gatemap}")
@@ -104,9 +104,13 @@ if [ -n "${WHOLE:-}" ]; then
   r=whole
   for l in default ${LEVELS:-}; do
     flag=$([ "$l" = default ] || level_flag "$l")
-    run "gatemap $WHOLE pairs fq.gz->sorted markdup bam $flag" whole.md.bam $G map -t "$T" $flag --sort --markdup \
-      -o whole.md.bam ref.gmi whole_1.fq.gz whole_2.fq.gz
-    grep -E "sorted .* records|time:" last.log | sed 's/^/# /'
-    echo "# BAM size $(stat -c %s whole.md.bam) bytes"
+    for b in "$G" $OLD; do
+      tag=$([ "$b" = "$G" ] && echo gatemap || echo old)
+      run "$tag $WHOLE pairs fq.gz->sorted markdup bam $flag" whole.md.bam $b map -t "$T" $flag ${MAP_FLAGS:-} \
+        --sort --markdup -o whole.md.bam ref.gmi whole_1.fq.gz whole_2.fq.gz
+      grep -E "sorted .* records|time:|(decided|sorted|written|closed) in" last.log | sed 's/^/# /'
+      echo "# BAM size $(stat -c %s whole.md.bam) bytes"
+      [ -z "$OLD" ] || $S view whole.md.bam | md5sum | sed "s/^/# records of $tag: /"
+    done
   done
 fi
