@@ -78,7 +78,7 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_flag("--markdup", o->markdup,
                 "With --sort: flag duplicates (0x400) as Picard MarkDuplicates: by library and the unclipped 5' "
                 "ends of both mates (or of unpaired reads), the best sum of base qualities kept; the ends take an "
-                "eighth of -m and spill to --tmp-dir beyond it");
+                "quarter of -m and spill to --tmp-dir beyond it");
   sub->add_option("--tmp-dir", o->tmp_dir, "With --sort: folder for sorted runs [the output's folder]");
   sub->add_option("-l", o->bam_level,
                   "Compression level of BAM and .sam.gz output, 0-9 (as samtools sort -l; 1 is several times "

@@ -3,7 +3,7 @@
 // (unplaced records last), position, forward before reverse; ties keep their input
 // order. Records are buffered up to a memory budget; each full buffer is sorted and
 // spilled as a temporary BAM run (fast compression) into a private folder in tmp_dir
-// (with --markdup, an eighth of the budget holds the read ends, io/duplicates.hpp);
+// (with --markdup, a quarter of the budget holds the read ends, io/duplicates.hpp);
 // close() merges the runs into the output BAM (multi-threaded BGZF, @HD SO:coordinate),
 // renames it into place and indexes it (.bai, or .csi when a contig is longer than BAI
 // allows). Runs are removed on success, on failure and on SIGINT/SIGTERM/SIGHUP.

@@ -404,7 +404,7 @@ MapStats run_mapping(RunOptions opt) {
   // Batches are read from now on (the first while the index loads), in a few slots
   // until the lanes are known. FASTQ batches are cut on the reader's thread and parsed
   // on threads of their own, several at once (one parser bounds several GPUs).
-  const int parsers = source.cuts() ? std::clamp(threads / 4, 1, 4) : 0;
+  const int parsers = source.cuts() ? std::clamp(threads / 8, 1, 4) : 0;
   double read_s = 0;  // the reader's busy time
   std::atomic<int64_t> parse_us{0};
   OrderedLanes<MapItem> reads(

@@ -3,6 +3,7 @@
 # test_io, test_common, test_mapper_gpu, samtools, bgzip, time, strobealign; data/: the
 # chr20 parts). From the repository root, results in $OUT:
 #   bash docs/gpu-runs/2026-11-28-parse/run.sh tests io whole fastq devices
+# (devices and fastq: the same 4 M pairs, simulated by whichever runs first)
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -37,8 +38,17 @@ for stage in "$@"; do
       TABLE=0 LEVELS="1 gpu" WHOLE=6300000 MAP_FLAGS="-v 4" bash scripts/bench_io.sh $W $W/20.fa \
         > "$OUT/whole.tsv" 2> "$OUT/whole.err"
       ;;
-    fastq)  # the reader alone on the 1 M pairs
-      gatemap bench fastq -t $T $W/pe_1.fq $W/pe_2.fq > "$OUT/fastq.txt" 2>&1
+    fastq)  # the reader alone on 4 M pairs, plain and gzip -1 (and gzip -dc's own speed)
+      cd $W
+      [ -s d_2.fq ] || gatemap sim reads 20.fa -n 4000000 -l 150 -t $T --seed 12 -o d 2> /dev/null
+      for m in 1 2; do [ -s d_$m.fq.gz ] || gzip -1 -c d_$m.fq > d_$m.fq.gz & done
+      wait
+      gatemap bench fastq -t $T d_1.fq d_2.fq > "$OUT/fastq.txt" 2>&1
+      gatemap bench fastq -t $T d_1.fq.gz d_2.fq.gz >> "$OUT/fastq.txt" 2>&1
+      s=$(date +%s%N)
+      gzip -dc d_1.fq.gz | wc -c >> "$OUT/fastq.txt"
+      echo "gzip -dc d_1.fq.gz: $(( ($(date +%s%N) - s) / 1000000 )) ms" >> "$OUT/fastq.txt"
+      cd - > /dev/null
       ;;
     devices)  # several GPUs: 4 M pairs plain FASTQ -> BAM, --device 0 vs all, new vs old
       cd $W
