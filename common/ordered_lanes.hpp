@@ -6,6 +6,8 @@
 // items before them to be written): memory is bounded however unequal the lanes.
 // Reading may come in two steps: the reader cuts items in order and `fillers` threads
 // finish them (parse several batches at once); they reach the lanes in read order.
+// Writing too (finish_with): items a lane is done with are finished on threads of their
+// own (made ready to write while the lane goes on), then written in read order.
 //
 // A lane takes items with next() and hands each back with done(); it may hold several
 // at once (to start one while it finishes another). The first exception of any thread
@@ -52,8 +54,9 @@ class OrderedLanes {
   // write(item) on another, in read order, until the input is done and every item written.
   void run(int lanes, const std::function<void(int)>& lane, const std::function<void(Item&)>& write) {
     std::thread writer([&] { guarded([&] { write_all(write); }); });
-    std::vector<std::thread> others;
+    std::vector<std::thread> others, finishers;
     try {
+      for (int i = 0; finish_ && i < finishers_; ++i) finishers.emplace_back([&, i] { guarded([&] { finish_all(i); }); });
       for (int i = 1; i < lanes; ++i) others.emplace_back([&, i] { guarded([&] { lane(i); }); });
     } catch (...) {  // a thread that cannot start (a tight ulimit): the run stops
       stop(std::current_exception());
@@ -63,6 +66,12 @@ class OrderedLanes {
     {
       const std::lock_guard<std::mutex> lock(m_);
       lanes_done_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : finishers) t.join();
+    {
+      const std::lock_guard<std::mutex> lock(m_);
+      finished_ = true;
     }
     cv_.notify_all();
     writer.join();
@@ -88,15 +97,26 @@ class OrderedLanes {
     ready_.pop_front();
     return item;
   }
-  // For a lane: the item is worked on; it is written once the ones before it are.
+  // For a lane: the item is worked on; it is finished (finish_with) and written once
+  // the ones before it are.
   void done(Item* item) {
     {
       const std::lock_guard<std::mutex> lock(m_);
       const auto it = number_.find(item);
-      worked_[it->second] = item;
+      if (finish_) {
+        to_finish_.emplace_back(it->second, item);
+      } else {
+        worked_[it->second] = item;
+      }
       number_.erase(it);
     }
     cv_.notify_all();
+  }
+  // Before run(): finish(item, i) on `threads` threads of their own (i: which one) for
+  // each item a lane is done with, before it is written.
+  void finish_with(std::function<void(Item&, int)> finish, int threads) {
+    finish_ = std::move(finish);
+    finishers_ = std::max(1, threads);
   }
 
   // Stops every thread; run() rethrows e (unless an error came first).
@@ -209,13 +229,33 @@ class OrderedLanes {
     }
   }
 
+  // Finisher i's work: items the lanes are done with, finished in any order.
+  void finish_all(int i) {
+    for (;;) {
+      std::pair<int64_t, Item*> job;
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        cv_.wait(lock, [&] { return !to_finish_.empty() || lanes_done_ || error_; });
+        if (error_ || to_finish_.empty()) return;
+        job = to_finish_.front();
+        to_finish_.pop_front();
+      }
+      finish_(*job.second, i);
+      {
+        const std::lock_guard<std::mutex> lock(m_);
+        worked_[job.first] = job.second;
+      }
+      cv_.notify_all();
+    }
+  }
+
   void write_all(const std::function<void(Item&)>& write) {
     for (int64_t number = 0;; ++number) {
       Item* item;
       {
         std::unique_lock<std::mutex> lock(m_);
         cv_.wait(lock, [&] {
-          return worked_.count(number) || error_ || (read_done_ && number >= items_read_) || lanes_done_;
+          return worked_.count(number) || error_ || (read_done_ && number >= items_read_) || finished_;
         });
         if (!worked_.count(number)) {
           // All read and written, or stopped; else the lanes ended without handing one back.
@@ -247,8 +287,12 @@ class OrderedLanes {
   int64_t published_ = 0;  // items handed to ready_ (or failed), in read order
   std::deque<std::pair<int64_t, Item*>> ready_;  // read, in order, not yet taken
   std::map<Item*, int64_t> number_;               // taken by a lane: their read order
+  std::function<void(Item&, int)> finish_;
+  int finishers_ = 0;
+  std::deque<std::pair<int64_t, Item*>> to_finish_;  // done by a lane, waiting for a finisher
   std::map<int64_t, Item*> worked_;               // done, waiting for the ones before them
   bool read_done_ = false, reader_waiting_ = false, lanes_done_ = false;
+  bool finished_ = false;  // the lanes and the finishers are done
   int64_t items_read_ = 0;
   std::exception_ptr error_;
   double lane_wait_s_ = 0, reader_wait_s_ = 0;

@@ -226,9 +226,10 @@ struct MapPart {
 
 // The mapping lanes of a run: a Mapper each (its own GPU, a share of the threads) taking
 // batches from the reader, begun (seeded, and on the GPU filtered and verified, on the
-// mapper's worker) while the one before is finished (placed, records built) on the lane,
-// and made ready to write where the output allows. The lanes share the insert-size
-// model in input order, so any number of them writes one lane's records.
+// mapper's worker) while the one before is finished (placed, records built) on the lane.
+// Where the output allows, a preparer per lane then makes the records ready to write
+// while the lane maps on. The lanes share the insert-size model in input order, so any
+// number of them writes one lane's records.
 class MapLanes {
  public:
   MapLanes(const RunOptions& opt, const index::Index& idx, std::vector<int> devices, int lanes, int threads,
@@ -262,11 +263,6 @@ class MapLanes {
       mapper = std::make_unique<Mapper>(idx_, opt_.map, hw);  // a GPU engine gets ready while batch 1 is seeded
       mapper->set_record_pool(&pool_);
       mapper->share_insert_model(inserts_);
-      // --bgzf-gpu with several lanes: each compresses its batches on its own GPU (one
-      // lane leaves it to the writer, which overlaps it with mapping).
-      if (opt_.bgzf_gpu && compressors_.size() > 1 && out_.prepares() && out_.is_bam()) {
-        compressors_[lane] = make_block_compressor(hw.devices.empty() ? -1 : hw.devices[0], threads_);
-      }
       checksums_.get();
       // An item's parts (its reads; with -p its single reads too) are begun one ahead
       // of the part being finished: the next is seeded while the GPU filters this one.
@@ -293,7 +289,7 @@ class MapLanes {
         if (!waiting.empty()) begin_one();
         const MapPart part = begun.front();
         begun.pop_front();
-        if (finish(*mapper, part, lane)) reads.done(part.item);
+        if (finish(*mapper, part)) reads.done(part.item);
       }
     } catch (...) {
       reads.fail(std::current_exception());  // this error first, then the lanes waiting for this one's batches
@@ -306,8 +302,8 @@ class MapLanes {
   }
 
   // Finishes a part of an item; true when that was its last: its records are then in
-  // input order (-p: merged) and, where the output allows, made ready to write.
-  bool finish(Mapper& mapper, const MapPart& part, size_t lane) {
+  // input order (-p: merged).
+  bool finish(Mapper& mapper, const MapPart& part) {
     MapItem& item = *part.item;
     if (!item.mixed()) {
       mapper.finish_batch(item.reads, item.records);
@@ -320,13 +316,22 @@ class MapLanes {
       mapper.finish_batch(item.singles.reads, item.single_records, &item.single_per_read);
       item.merge_in_input_order();
     }
-    if (out_.prepares()) {
-      const double t = log::wall_seconds();
-      out_.prepare(item.records, item.prepared, compressors_[lane].get());
-      pool_.give(item.records);
-      prepare_s_[lane] += log::wall_seconds() - t;
-    }
     return true;
+  }
+
+  // Preparer i's work (where the output prepares): an item's records made ready to write.
+  void prepare(MapItem& item, int i) {
+    const auto p = static_cast<size_t>(i);
+    omp_set_num_threads(threads_);
+    const double t = log::wall_seconds();
+    // --bgzf-gpu with several lanes: each preparer compresses on its lane's GPU (one
+    // lane leaves it to the writer, which overlaps it with mapping).
+    if (opt_.bgzf_gpu && compressors_.size() > 1 && out_.is_bam() && !compressors_[p]) {
+      compressors_[p] = make_block_compressor(devices_.empty() ? -1 : devices_[p % devices_.size()], threads_);
+    }
+    out_.prepare(item.records, item.prepared, compressors_[p].get());
+    pool_.give(item.records);
+    prepare_s_[p] += log::wall_seconds() - t;
   }
 
   MapStats stats() const {
@@ -334,7 +339,7 @@ class MapLanes {
     for (const MapStats& s : stats_) sum += s;
     return sum;
   }
-  double prepare_s() const {  // the lanes' part of writing
+  double prepare_s() const {  // the preparers' part of writing
     double sum = 0;
     for (const double s : prepare_s_) sum += s;
     return sum;
@@ -352,7 +357,7 @@ class MapLanes {
   std::vector<std::unique_ptr<Mapper>> mappers_;
   std::vector<MapStats> stats_;
   std::vector<double> prepare_s_;
-  std::vector<std::shared_ptr<io::BlockCompressor>> compressors_;  // --bgzf-gpu, several lanes
+  std::vector<std::shared_ptr<io::BlockCompressor>> compressors_;  // per preparer: --bgzf-gpu, several lanes
 };
 
 // The index (its checksums checked later, on another thread), said on stderr.
@@ -452,10 +457,13 @@ MapStats run_mapping(RunOptions opt) {
   // host time bounds the run).
   if (on_gpu && opt.hw.seed_on_gpu) opt.hw.encode_on_device = true;
   say_where_it_runs(opt, on_gpu, lanes, lane_threads);
-  reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + kSlotsMore + static_cast<size_t>(parsers));
+  // Slots: two per lane, one per preparer, two more (being read, being written), one per parser.
+  reads.set_slots((kSlotsPerLane + (out.prepares() ? 1 : 0)) * static_cast<size_t>(lanes) + kSlotsMore +
+                  static_cast<size_t>(parsers));
   // --bgzf-gpu: BAM's deflate on the (first) GPU, on the writing thread.
   if (opt.bgzf_gpu) out.compress_on(on_gpu && !devices.empty() ? devices[0] : -1, threads);
   MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums);
+  if (out.prepares()) reads.finish_with([&](MapItem& item, int i) { mapping.prepare(item, i); }, lanes);
   // Records are written on a thread of their own, in input order: bytes the lanes made
   // (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP
   // team of -t threads.

@@ -227,3 +227,37 @@ TEST(OrderedLanes, TheFirstFillErrorInReadOrderIsRethrown) {
   EXPECT_LE(written.size(), 20u);
   for (size_t i = 0; i < written.size(); ++i) EXPECT_EQ(written[i], static_cast<int>(i));
 }
+
+// Items finished on threads of their own after the lanes (finish_with), each taking a
+// random while: every item is finished once, before it is written, in read order.
+TEST(OrderedLanes, FinishedItemsAreWrittenInReadOrder) {
+  const int n = 200;
+  int next_value = 0;
+  OrderedLanes<Item> pipeline(6, [&](Item& item) {
+    if (next_value == n) return false;
+    item.value = next_value++;
+    item.squared = -1;
+    return true;
+  });
+  std::atomic<int> finished{0};
+  pipeline.finish_with(
+      [&](Item& item, int i) {
+        thread_local std::mt19937 rng(static_cast<unsigned>(i));
+        std::this_thread::sleep_for(std::chrono::microseconds(rng() % 400));
+        EXPECT_EQ(item.squared, -1);  // once
+        item.squared = item.value * item.value;
+        ++finished;
+      },
+      3);
+  std::vector<int> written;
+  const auto lane = [&](int) {
+    while (Item* item = pipeline.next(false)) pipeline.done(item);
+  };
+  pipeline.run(2, lane, [&](Item& item) {
+    EXPECT_EQ(item.squared, item.value * item.value);
+    written.push_back(item.value);
+  });
+  EXPECT_EQ(finished.load(), n);
+  ASSERT_EQ(written.size(), static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) EXPECT_EQ(written[i], i);
+}
