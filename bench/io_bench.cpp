@@ -1,14 +1,12 @@
 // gatemap bench fastq: FASTQ parsing speed (records/s and MB/s of uncompressed text)
 // through the readers `gatemap map` and `correct` use: record by record on one thread,
-// in batches (one file, or two files of pairs) on all threads, and as map reads them
-// (batches cut on one thread, parsed on a few others).
+// and in batches (one file, or two files of pairs) on all threads.
 #include <omp.h>
 
 #include <chrono>
 #include <cstdio>
 
 #include "bench/bench.hpp"
-#include "common/ordered_lanes.hpp"
 #include "io/fastq.hpp"
 #include "io/line_reader.hpp"
 
@@ -36,29 +34,6 @@ void time_batches(const char* mode, const std::string& path1, const std::string&
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
-// As map reads: batches of 100,000 reads cut on one thread and parsed on `parsers`.
-void time_cut_then_parsed(const std::string& path1, const std::string& path2, int parsers) {
-  struct Item {
-    io::RawBatch raw;
-    io::ReadBatch reads;
-  };
-  const auto t0 = std::chrono::steady_clock::now();
-  io::FastqSource source(path1, path2, false, omp_get_max_threads());
-  OrderedLanes<Item> items(
-      4 + static_cast<size_t>(parsers), [&](Item& item) { return source.cut_batch(item.raw, 100000, 100000000); },
-      [](Item& item) { io::FastqSource::parse_batch(item.raw, item.reads, 1); }, parsers);
-  int64_t records = 0, bytes = 0;
-  const auto take_all = [&](int) {
-    while (Item* item = items.next(false)) items.done(item);
-  };
-  items.run(1, take_all, [&](Item& item) {
-    records += static_cast<int64_t>(item.reads.size());
-    for (const io::Read& read : item.reads.reads) bytes += text_bytes(read);
-  });
-  print_row("cut_then_parsed", parsers, records, bytes,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-}
-
 }  // namespace
 
 void run_fastq_bench(const std::string& path1, const std::string& path2) {
@@ -83,7 +58,6 @@ void run_fastq_bench(const std::string& path1, const std::string& path2) {
   }
   if (!path2.empty()) time_batches("batches", path1, "");  // the first file alone
   time_batches(path2.empty() ? "batches" : "batches_of_pairs", path1, path2);
-  for (const int parsers : {1, 2, 4}) time_cut_then_parsed(path1, path2, parsers);
 }
 
 }  // namespace gatemap::bench

@@ -4,10 +4,6 @@
 // with its share of the cores), one thread writes them in the order they were read.
 // At most `slots` items are alive at once (read, being worked on, or waiting for the
 // items before them to be written): memory is bounded however unequal the lanes.
-// Reading may come in two steps: the reader cuts items in order and `fillers` threads
-// finish them (parse several batches at once); they reach the lanes in read order.
-// Writing too (finish_with): items a lane is done with are finished on threads of their
-// own (made ready to write while the lane goes on), then written in read order.
 //
 // A lane takes items with next() and hands each back with done(); it may hold several
 // at once (to start one while it finishes another). The first exception of any thread
@@ -32,20 +28,13 @@ template <class Item>
 class OrderedLanes {
  public:
   // read(item): fills the next item; false when the input is done (the item unused).
-  // fill(item), when given, then finishes it on one of `fillers` threads; an item whose
-  // fill throws stops the run once the items before it have reached the lanes, so the
-  // error rethrown is the input's first.
-  OrderedLanes(size_t slots, std::function<bool(Item&)> read, std::function<void(Item&)> fill = {}, int fillers = 1)
-      : fill_(std::move(fill)) {
+  OrderedLanes(size_t slots, std::function<bool(Item&)> read) {
     set_slots(std::max<size_t>(slots, 1));
-    for (int i = 0; fill_ && i < std::max(1, fillers); ++i) {
-      fillers_.emplace_back([this] { guarded([&] { fill_all(); }); });
-    }
     reader_ = std::thread([this, read = std::move(read)] { guarded([&] { read_all(read); }); });
   }
   ~OrderedLanes() {
     stop(nullptr);
-    join_readers();
+    if (reader_.joinable()) reader_.join();
   }
   OrderedLanes(const OrderedLanes&) = delete;
   OrderedLanes& operator=(const OrderedLanes&) = delete;
@@ -54,9 +43,8 @@ class OrderedLanes {
   // write(item) on another, in read order, until the input is done and every item written.
   void run(int lanes, const std::function<void(int)>& lane, const std::function<void(Item&)>& write) {
     std::thread writer([&] { guarded([&] { write_all(write); }); });
-    std::vector<std::thread> others, finishers;
+    std::vector<std::thread> others;
     try {
-      for (int i = 0; finish_ && i < finishers_; ++i) finishers.emplace_back([&, i] { guarded([&] { finish_all(i); }); });
       for (int i = 1; i < lanes; ++i) others.emplace_back([&, i] { guarded([&] { lane(i); }); });
     } catch (...) {  // a thread that cannot start (a tight ulimit): the run stops
       stop(std::current_exception());
@@ -68,14 +56,8 @@ class OrderedLanes {
       lanes_done_ = true;
     }
     cv_.notify_all();
-    for (std::thread& t : finishers) t.join();
-    {
-      const std::lock_guard<std::mutex> lock(m_);
-      finished_ = true;
-    }
-    cv_.notify_all();
     writer.join();
-    join_readers();
+    reader_.join();
     if (error_) std::rethrow_exception(error_);
   }
 
@@ -87,8 +69,7 @@ class OrderedLanes {
     std::unique_lock<std::mutex> lock(m_);
     const double t0 = log::wall_seconds();
     cv_.wait(lock, [&] {
-      return !ready_.empty() || input_done() || error_ ||
-             (holding && free_.empty() && reader_waiting_ && to_fill_.empty() && filling_ == 0);
+      return !ready_.empty() || read_done_ || error_ || (holding && free_.empty() && reader_waiting_);
     });
     lane_wait_s_ += log::wall_seconds() - t0;
     if (ready_.empty() || error_) return nullptr;
@@ -97,26 +78,15 @@ class OrderedLanes {
     ready_.pop_front();
     return item;
   }
-  // For a lane: the item is worked on; it is finished (finish_with) and written once
-  // the ones before it are.
+  // For a lane: the item is worked on; it is written once the ones before it are.
   void done(Item* item) {
     {
       const std::lock_guard<std::mutex> lock(m_);
       const auto it = number_.find(item);
-      if (finish_) {
-        to_finish_.emplace_back(it->second, item);
-      } else {
-        worked_[it->second] = item;
-      }
+      worked_[it->second] = item;
       number_.erase(it);
     }
     cv_.notify_all();
-  }
-  // Before run(): finish(item, i) on `threads` threads of their own (i: which one) for
-  // each item a lane is done with, before it is written.
-  void finish_with(std::function<void(Item&, int)> finish, int threads) {
-    finish_ = std::move(finish);
-    finishers_ = std::max(1, threads);
   }
 
   // Stops every thread; run() rethrows e (unless an error came first).
@@ -144,14 +114,6 @@ class OrderedLanes {
       stop(std::current_exception());
     }
   }
-  void join_readers() {
-    if (reader_.joinable()) reader_.join();
-    for (std::thread& t : fillers_) {
-      if (t.joinable()) t.join();
-    }
-  }
-  bool input_done() const { return read_done_ && published_ == items_read_; }
-
   void stop(std::exception_ptr e) {
     {
       const std::lock_guard<std::mutex> lock(m_);
@@ -178,11 +140,8 @@ class OrderedLanes {
       const bool more = read(*item);  // outside the lock: the lanes go on meanwhile
       {
         const std::lock_guard<std::mutex> lock(m_);
-        if (more && fill_) {
-          to_fill_.emplace_back(number, item);
-        } else if (more) {
+        if (more) {
           ready_.emplace_back(number, item);
-          ++published_;
         } else {
           free_.push_back(item);
           read_done_ = true;
@@ -194,68 +153,13 @@ class OrderedLanes {
     }
   }
 
-  // A filler's work: items filled as they are read, handed to the lanes in read order.
-  void fill_all() {
-    for (;;) {
-      std::pair<int64_t, Item*> job;
-      {
-        std::unique_lock<std::mutex> lock(m_);
-        cv_.wait(lock, [&] { return !to_fill_.empty() || read_done_ || error_; });
-        if (error_ || to_fill_.empty()) return;
-        job = to_fill_.front();
-        to_fill_.pop_front();
-        ++filling_;
-      }
-      std::exception_ptr e;
-      try {
-        fill_(*job.second);
-      } catch (...) {
-        e = std::current_exception();
-      }
-      {
-        const std::lock_guard<std::mutex> lock(m_);
-        --filling_;
-        filled_[job.first] = {job.second, e};
-        for (auto it = filled_.begin(); it != filled_.end() && it->first == published_; it = filled_.erase(it)) {
-          if (it->second.second) {
-            if (!error_) error_ = it->second.second;
-          } else {
-            ready_.push_back({it->first, it->second.first});
-          }
-          ++published_;
-        }
-      }
-      cv_.notify_all();
-    }
-  }
-
-  // Finisher i's work: items the lanes are done with, finished in any order.
-  void finish_all(int i) {
-    for (;;) {
-      std::pair<int64_t, Item*> job;
-      {
-        std::unique_lock<std::mutex> lock(m_);
-        cv_.wait(lock, [&] { return !to_finish_.empty() || lanes_done_ || error_; });
-        if (error_ || to_finish_.empty()) return;
-        job = to_finish_.front();
-        to_finish_.pop_front();
-      }
-      finish_(*job.second, i);
-      {
-        const std::lock_guard<std::mutex> lock(m_);
-        worked_[job.first] = job.second;
-      }
-      cv_.notify_all();
-    }
-  }
-
   void write_all(const std::function<void(Item&)>& write) {
     for (int64_t number = 0;; ++number) {
       Item* item;
       {
         std::unique_lock<std::mutex> lock(m_);
         cv_.wait(lock, [&] {
-          return worked_.count(number) || error_ || (read_done_ && number >= items_read_) || finished_;
+          return worked_.count(number) || error_ || (read_done_ && number >= items_read_) || lanes_done_;
         });
         if (!worked_.count(number)) {
           // All read and written, or stopped; else the lanes ended without handing one back.
@@ -280,23 +184,13 @@ class OrderedLanes {
   std::mutex m_;
   std::condition_variable cv_;
   std::vector<Item*> free_;
-  std::function<void(Item&)> fill_;
-  std::deque<std::pair<int64_t, Item*>> to_fill_;                       // read, waiting for a filler
-  std::map<int64_t, std::pair<Item*, std::exception_ptr>> filled_;  // filled out of order
-  int filling_ = 0;
-  int64_t published_ = 0;  // items handed to ready_ (or failed), in read order
   std::deque<std::pair<int64_t, Item*>> ready_;  // read, in order, not yet taken
   std::map<Item*, int64_t> number_;               // taken by a lane: their read order
-  std::function<void(Item&, int)> finish_;
-  int finishers_ = 0;
-  std::deque<std::pair<int64_t, Item*>> to_finish_;  // done by a lane, waiting for a finisher
   std::map<int64_t, Item*> worked_;               // done, waiting for the ones before them
   bool read_done_ = false, reader_waiting_ = false, lanes_done_ = false;
-  bool finished_ = false;  // the lanes and the finishers are done
   int64_t items_read_ = 0;
   std::exception_ptr error_;
   double lane_wait_s_ = 0, reader_wait_s_ = 0;
-  std::vector<std::thread> fillers_;
   std::thread reader_;  // last: it starts once the members it uses exist
 };
 

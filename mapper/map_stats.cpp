@@ -49,7 +49,6 @@ constexpr Field<double> kSeconds[] = {
     {"finish", &MapStats::pair_s},
     {"output", &MapStats::output_s},
     {"input", &MapStats::read_s},
-    {"parse", &MapStats::parse_s},
     {"input_wait", &MapStats::input_wait_s},
     {"begin_wait", &MapStats::begin_wait_s},
     {"output_wait", &MapStats::output_wait_s},

@@ -21,8 +21,7 @@ struct MapStats {
   // the host's time inside the engine's submit and collect (the rest of the GPU's work
   // overlaps the next batch's seeding).
   double filter_prepare_s = 0, filter_engine_s = 0;
-  double read_s = 0;        // reading the input (its own thread; FASTQ: cutting the records' lines)
-  double parse_s = 0;       // FASTQ: checking and converting records, on the parsing threads (summed)
+  double read_s = 0;        // reading and parsing the input (its own thread)
   double input_wait_s = 0;  // mapping waiting for reads (input slower than mapping), summed over lanes
   double begin_wait_s = 0;  // finishing waiting for the batch's seeding (and GPU stages) on the worker
   double output_wait_s = 0;  // reading waiting for a free batch slot (mapping or writing slower than input)

@@ -3,10 +3,7 @@
 #include <malloc.h>
 #include <omp.h>
 
-#include <algorithm>
-#include <atomic>
 #include <deque>
-#include <functional>
 #include <future>
 #include <memory>
 #include <utility>
@@ -56,7 +53,7 @@ void report(const MapStats& st, const std::string& stats_path) {
                        std::to_string(st.verified_on_gpu) + " on the GPU in " + std::to_string(st.verify_device_s) +
                        " s), fallback " + std::to_string(st.fallback_s) + " s, finish " + std::to_string(st.pair_s) +
                        " s, output " + std::to_string(st.output_s) + " s, input " + std::to_string(st.read_s) +
-                       " s (parsing " + std::to_string(st.parse_s) + " s); mapping waiting for input " +
+                       " s; mapping waiting for input " +
                        std::to_string(st.input_wait_s) + " s, for seeding " + std::to_string(st.begin_wait_s) +
                        " s; reading waiting for a free slot " + std::to_string(st.output_wait_s) + " s");
   if (!stats_path.empty()) io::write_side_output(stats_path, st.to_json());
@@ -177,7 +174,6 @@ void check_options(const RunOptions& opt) {
 
 // A batch of reads on its way through the run: read, mapped by a lane, written.
 struct MapItem {
-  io::RawBatch raw;  // FASTQ: the batch as cut, parsed into `reads` before mapping
   io::ReadBatch reads;
   io::SinglesAmongPairs singles;  // -p: the single reads among the pairs, mapped apart
   std::vector<bam1_t*> records;  // once mapped; given to the record pool once written
@@ -226,10 +222,9 @@ struct MapPart {
 
 // The mapping lanes of a run: a Mapper each (its own GPU, a share of the threads) taking
 // batches from the reader, begun (seeded, and on the GPU filtered and verified, on the
-// mapper's worker) while the one before is finished (placed, records built) on the lane.
-// Where the output allows, a preparer per lane then makes the records ready to write
-// while the lane maps on. The lanes share the insert-size model in input order, so any
-// number of them writes one lane's records.
+// mapper's worker) while the one before is finished (placed, records built) on the lane,
+// and made ready to write where the output allows. The lanes share the insert-size
+// model in input order, so any number of them writes one lane's records.
 class MapLanes {
  public:
   MapLanes(const RunOptions& opt, const index::Index& idx, std::vector<int> devices, int lanes, int threads,
@@ -263,6 +258,11 @@ class MapLanes {
       mapper = std::make_unique<Mapper>(idx_, opt_.map, hw);  // a GPU engine gets ready while batch 1 is seeded
       mapper->set_record_pool(&pool_);
       mapper->share_insert_model(inserts_);
+      // --bgzf-gpu with several lanes: each compresses its batches on its own GPU (one
+      // lane leaves it to the writer, which overlaps it with mapping).
+      if (opt_.bgzf_gpu && compressors_.size() > 1 && out_.prepares() && out_.is_bam()) {
+        compressors_[lane] = make_block_compressor(hw.devices.empty() ? -1 : hw.devices[0], threads_);
+      }
       checksums_.get();
       // An item's parts (its reads; with -p its single reads too) are begun one ahead
       // of the part being finished: the next is seeded while the GPU filters this one.
@@ -289,7 +289,7 @@ class MapLanes {
         if (!waiting.empty()) begin_one();
         const MapPart part = begun.front();
         begun.pop_front();
-        if (finish(*mapper, part)) reads.done(part.item);
+        if (finish(*mapper, part, lane)) reads.done(part.item);
       }
     } catch (...) {
       reads.fail(std::current_exception());  // this error first, then the lanes waiting for this one's batches
@@ -302,8 +302,8 @@ class MapLanes {
   }
 
   // Finishes a part of an item; true when that was its last: its records are then in
-  // input order (-p: merged).
-  bool finish(Mapper& mapper, const MapPart& part) {
+  // input order (-p: merged) and, where the output allows, made ready to write.
+  bool finish(Mapper& mapper, const MapPart& part, size_t lane) {
     MapItem& item = *part.item;
     if (!item.mixed()) {
       mapper.finish_batch(item.reads, item.records);
@@ -316,22 +316,13 @@ class MapLanes {
       mapper.finish_batch(item.singles.reads, item.single_records, &item.single_per_read);
       item.merge_in_input_order();
     }
-    return true;
-  }
-
-  // Preparer i's work (where the output prepares): an item's records made ready to write.
-  void prepare(MapItem& item, int i) {
-    const auto p = static_cast<size_t>(i);
-    omp_set_num_threads(threads_);
-    const double t = log::wall_seconds();
-    // --bgzf-gpu with several lanes: each preparer compresses on its lane's GPU (one
-    // lane leaves it to the writer, which overlaps it with mapping).
-    if (opt_.bgzf_gpu && compressors_.size() > 1 && out_.is_bam() && !compressors_[p]) {
-      compressors_[p] = make_block_compressor(devices_.empty() ? -1 : devices_[p % devices_.size()], threads_);
+    if (out_.prepares()) {
+      const double t = log::wall_seconds();
+      out_.prepare(item.records, item.prepared, compressors_[lane].get());
+      pool_.give(item.records);
+      prepare_s_[lane] += log::wall_seconds() - t;
     }
-    out_.prepare(item.records, item.prepared, compressors_[p].get());
-    pool_.give(item.records);
-    prepare_s_[p] += log::wall_seconds() - t;
+    return true;
   }
 
   MapStats stats() const {
@@ -339,7 +330,7 @@ class MapLanes {
     for (const MapStats& s : stats_) sum += s;
     return sum;
   }
-  double prepare_s() const {  // the preparers' part of writing
+  double prepare_s() const {  // the lanes' part of writing
     double sum = 0;
     for (const double s : prepare_s_) sum += s;
     return sum;
@@ -357,7 +348,7 @@ class MapLanes {
   std::vector<std::unique_ptr<Mapper>> mappers_;
   std::vector<MapStats> stats_;
   std::vector<double> prepare_s_;
-  std::vector<std::shared_ptr<io::BlockCompressor>> compressors_;  // per preparer: --bgzf-gpu, several lanes
+  std::vector<std::shared_ptr<io::BlockCompressor>> compressors_;  // --bgzf-gpu, several lanes
 };
 
 // The index (its checksums checked later, on another thread), said on stderr.
@@ -407,27 +398,15 @@ MapStats run_mapping(RunOptions opt) {
     throw UsageError("-C copies FASTQ comments; '" + opt.reads1 + "' is SAM/BAM/CRAM, whose read groups -R replaces");
   }
   // Batches are read from now on (the first while the index loads), in a few slots
-  // until the lanes are known. FASTQ batches are cut on the reader's thread and parsed
-  // on threads of their own, several at once (one parser bounds several GPUs).
-  const int parsers = source.cuts() ? std::clamp(threads / 8, 1, 4) : 0;
+  // until the lanes are known.
   double read_s = 0;  // the reader's busy time
-  std::atomic<int64_t> parse_us{0};
-  OrderedLanes<MapItem> reads(
-      kSlotsPerLane + kSlotsMore + static_cast<size_t>(parsers),
-      [&](MapItem& item) {
-        omp_set_num_threads(threads);
-        const double t = log::wall_seconds();
-        const bool more = source.cuts() ? source.cut_batch(item.raw, opt.batch_reads, batch_bases)
-                                        : source.next_batch(item.reads, opt.batch_reads, batch_bases, &item.singles);
-        read_s += log::wall_seconds() - t;
-        return more;
-      },
-      parsers == 0 ? std::function<void(MapItem&)>() : [&](MapItem& item) {
-        const double t = log::wall_seconds();
-        io::FastqSource::parse_batch(item.raw, item.reads, 1);
-        parse_us += static_cast<int64_t>((log::wall_seconds() - t) * 1e6);
-      },
-      parsers);
+  OrderedLanes<MapItem> reads(kSlotsPerLane + kSlotsMore, [&](MapItem& item) {
+    omp_set_num_threads(threads);
+    const double t = log::wall_seconds();
+    const bool more = source.next_batch(item.reads, opt.batch_reads, batch_bases, &item.singles);
+    read_s += log::wall_seconds() - t;
+    return more;
+  });
   auto idx = load_index_saying(opt.index_path);
   // Its checksums are checked while CUDA starts and the index goes to the device; the
   // first batch waits for them.
@@ -457,13 +436,10 @@ MapStats run_mapping(RunOptions opt) {
   // host time bounds the run).
   if (on_gpu && opt.hw.seed_on_gpu) opt.hw.encode_on_device = true;
   say_where_it_runs(opt, on_gpu, lanes, lane_threads);
-  // Slots: two per lane, one per preparer, two more (being read, being written), one per parser.
-  reads.set_slots((kSlotsPerLane + (out.prepares() ? 1 : 0)) * static_cast<size_t>(lanes) + kSlotsMore +
-                  static_cast<size_t>(parsers));
+  reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + kSlotsMore);
   // --bgzf-gpu: BAM's deflate on the (first) GPU, on the writing thread.
   if (opt.bgzf_gpu) out.compress_on(on_gpu && !devices.empty() ? devices[0] : -1, threads);
   MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums);
-  if (out.prepares()) reads.finish_with([&](MapItem& item, int i) { mapping.prepare(item, i); }, lanes);
   // Records are written on a thread of their own, in input order: bytes the lanes made
   // (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP
   // team of -t threads.
@@ -489,7 +465,6 @@ MapStats run_mapping(RunOptions opt) {
   log::debug("map", "output closed at " + std::to_string(log::wall_seconds()) + " s");
   st.output_s = output_s;
   st.read_s = read_s;
-  st.parse_s = static_cast<double>(parse_us) / 1e6;
   st.input_wait_s = reads.lane_wait_s();
   st.output_wait_s = reads.reader_wait_s();
   add_duplicates(out, st);

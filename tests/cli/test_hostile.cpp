@@ -784,7 +784,7 @@ TEST_F(Hostile, BenchTableToAFullDiskIsAnError) {
 }
 
 // bench fastq reads every record each way (6,000 pairs: record by record per file, then
-// in batches of pairs, then cut and parsed on 1, 2 and 4 parsers), and a file that is not there is an error naming it.
+// in batches of pairs), and a file that is not there is an error naming it.
 TEST_F(Hostile, BenchFastqCountsEveryRecordEachWay) {
   std::string out;
   ASSERT_EQ(gm("bench fastq -t 2 " + f("r_1.fq") + " " + f("r_2.fq"), &out), 0) << out;
@@ -797,12 +797,12 @@ TEST_F(Hostile, BenchFastqCountsEveryRecordEachWay) {
     if (mode == "lines_only" || mode == "one_record_at_a_time" || mode == "batches") {
       EXPECT_EQ(records, "6000") << line;
       ++rows;
-    } else if (mode == "batches_of_pairs" || mode == "cut_then_parsed") {
+    } else if (mode == "batches_of_pairs") {
       EXPECT_EQ(records, "12000") << line;
       ++rows;
     }
   }
-  EXPECT_EQ(rows, 8) << out;
+  EXPECT_EQ(rows, 5) << out;
   EXPECT_EQ(gm("bench fastq " + f("absent.fq"), &out), 1) << out;
   EXPECT_NE(out.find("absent.fq"), std::string::npos) << out;
 }

@@ -34,6 +34,11 @@ for stage in "$@"; do
         bash scripts/bench_io.sh $W $W/20.fa > "$OUT/io.tsv" 2> "$OUT/io.err"
       grep -E "^==|time:" $W/runs.log | cut -c1-420 > "$OUT/io_runs.log"
       ;;
+    io_new)  # the same, this build alone (the closing call: its only change to the build before is --markdup's budget)
+      OLD= STROBEALIGN=/tmp/bin/strobealign PAIRS=1000000 ROUNDS=2 LEVELS="1 gpu" \
+        bash scripts/bench_io.sh $W $W/20.fa > "$OUT/io.tsv" 2> "$OUT/io.err"
+      grep -E "^==|time:" $W/runs.log | cut -c1-420 > "$OUT/io_runs.log"
+      ;;
     whole)  # all of chr20 at 30x, gzip -> sorted markdup BAM, this build and the one before
       TABLE=0 LEVELS="1 gpu" WHOLE=6300000 MAP_FLAGS="-v 4" bash scripts/bench_io.sh $W $W/20.fa \
         > "$OUT/whole.tsv" 2> "$OUT/whole.err"
