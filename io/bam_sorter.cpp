@@ -137,9 +137,11 @@ void BamSorter::add(const std::vector<bam1_t*>& recs) {
   if (buffered_bytes_ > opt_.memory_bytes) spill();
 }
 
-// On all threads (libstdc++'s parallel mode); the input order completes the key, so
-// ties stay in input order.
-void BamSorter::sort_buffer() { __gnu_parallel::sort(buffer_.begin(), buffer_.end()); }
+// On all threads (libstdc++'s parallel mode), in place; the input order completes the
+// key, so no two entries are equal and ties stay in input order.
+void BamSorter::sort_buffer() {
+  __gnu_parallel::sort(buffer_.begin(), buffer_.end(), std::less<Entry>(), __gnu_parallel::balanced_quicksort_tag());
+}
 
 // Calls f on each buffered record in sorted order (a view into the arena), then empties
 // the buffer.

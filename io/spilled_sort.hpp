@@ -3,6 +3,9 @@
 // to a byte budget, then sorted and written raw to a temporary file (a run); at the end
 // for_each_sorted merges the runs and what is left in memory, in order. For keys that grow
 // with the input (duplicate marking): memory stays near the budget for any input size.
+// Less must order the records strictly (no two equal, as keys ending in the record's
+// input number do): the one order is then found in place, by a parallel quicksort, with
+// no copy of the buffer (4x faster than a stable merge sort on 6 M pairs' read ends).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -68,11 +71,10 @@ class SpilledSort {
   }
   size_t runs() const { return spilled_; }  // runs written from memory
 
-  // Calls f on every record in order (records equal under Less: in the order pushed
-  // within a run, earlier runs first). Once: the records are gone afterwards.
+  // Calls f on every record in order. Once: the records are gone afterwards.
   template <class F>
   void for_each_sorted(F&& f) {
-    __gnu_parallel::stable_sort(buf_.begin(), buf_.end(), less_);  // on all threads
+    sort_buffer();
     if (runs_.empty()) {
       for (const T& x : buf_) f(x);
       buf_ = {};
@@ -86,8 +88,11 @@ class SpilledSort {
   }
 
  private:
+  void sort_buffer() {  // on all threads
+    __gnu_parallel::sort(buf_.begin(), buf_.end(), less_, __gnu_parallel::balanced_quicksort_tag());
+  }
   void spill() {
-    __gnu_parallel::stable_sort(buf_.begin(), buf_.end(), less_);
+    sort_buffer();
     spill_sorted();
     buf_.clear();
   }
