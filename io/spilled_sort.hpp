@@ -5,7 +5,7 @@
 // with the input (duplicate marking): memory stays near the budget for any input size.
 // Less must order the records strictly (no two equal, as keys ending in the record's
 // input number do): the one order is then found in place, by a parallel quicksort, with
-// no copy of the buffer (4x faster than a stable merge sort on 6 M pairs' read ends).
+// no copy of the buffer (5x faster than a stable merge sort on 2 M pairs' read ends).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "io/mapped_buffer.hpp"
 
 namespace gatemap::io {
 
@@ -63,10 +64,7 @@ class SpilledSort {
   SpilledSort& operator=(const SpilledSort&) = delete;
 
   void push(const T& x) {
-    if (buf_.size() == buf_.capacity()) {  // grow, but never past the budget
-      buf_.reserve(std::min(cap_, std::max<size_t>(1024, buf_.capacity() * 2)));
-    }
-    buf_.push_back(x);
+    buf_.push_back(x, cap_);  // grows, but never past the budget
     if (buf_.size() >= cap_) spill();
   }
   size_t runs() const { return spilled_; }  // runs written from memory
@@ -77,11 +75,11 @@ class SpilledSort {
     sort_buffer();
     if (runs_.empty()) {
       for (const T& x : buf_) f(x);
-      buf_ = {};
+      buf_.release();
       return;
     }
     if (!buf_.empty()) spill_sorted();
-    buf_ = {};
+    buf_.release();
     runs_ =
         merge_in_rounds(std::move(runs_), [&](const std::vector<std::string>& group) { return merge_into_run(group); });
     merge(runs_, f);
@@ -186,7 +184,7 @@ class SpilledSort {
   size_t cap_;  // records in memory before a run is written
   std::function<std::string()> temp_path_;
   Less less_;
-  std::vector<T> buf_;
+  MappedBuffer<T> buf_;
   std::vector<std::string> runs_;  // on disk now (merged ones replace theirs)
   size_t spilled_ = 0;
 };
