@@ -20,10 +20,10 @@ size_t RecordArena::bytes_of(const bam1_t* b) { return kHeader + round8(static_c
 uint8_t* RecordArena::allocate(size_t bytes) {
   if (used_ + bytes > capacity_) {
     capacity_ = std::max(kBlockBytes, bytes);
-    blocks_.emplace_back(new uint8_t[capacity_]);  // not zeroed: filled by store()
+    blocks_.emplace_back(capacity_);  // filled by store()
     used_ = 0;
   }
-  uint8_t* at = blocks_.back().get() + used_;
+  uint8_t* at = blocks_.back().data() + used_;
   used_ += bytes;
   return at;
 }

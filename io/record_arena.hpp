@@ -1,13 +1,15 @@
 #pragma once
 // BAM records packed one after another in large blocks: one allocation per block instead
 // of two per record. The sorter keeps millions of records until the end; freeing them
-// one by one (scattered over the heap) took longer than writing them.
+// one by one (scattered over the heap) took longer than writing them. The blocks are on
+// huge pages where the kernel grants them (io/huge_block.hpp: fewer page faults).
 #include <htslib/sam.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <vector>
+
+#include "io/huge_block.hpp"
 
 namespace gatemap::io {
 
@@ -26,7 +28,7 @@ class RecordArena {
 
  private:
   static constexpr size_t kBlockBytes = size_t{16} << 20;
-  std::vector<std::unique_ptr<uint8_t[]>> blocks_;
+  std::vector<HugeBlock> blocks_;
   size_t used_ = 0, capacity_ = 0;  // of the last block
 };
 
