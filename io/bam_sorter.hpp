@@ -17,6 +17,7 @@
 
 #include "common/signal_cleanup.hpp"
 #include "io/duplicates.hpp"
+#include "io/mapped_buffer.hpp"
 #include "io/record_arena.hpp"
 #include "io/sam_writer.hpp"
 
@@ -85,7 +86,7 @@ class BamSorter {
   int temp_files_ = 0;
   int spilled_ = 0;
   RecordArena arena_;
-  std::vector<Entry> buffer_;
+  MappedBuffer<Entry> buffer_;
   size_t buffered_bytes_ = 0;
   int64_t records_ = 0;
   int64_t longest_contig_ = 0;

@@ -1,10 +1,11 @@
 #pragma once
-// A growing array of trivially copyable records in anonymous memory of its own, grown
+// A growing array of plain records (moved as bytes) in anonymous memory of its own, grown
 // with mremap: the kernel moves a large block's pages instead of copying its bytes, and
 // no page is touched twice (a std::vector that doubles copies everything it holds each
 // time, which made collecting duplicate marking's read ends slow).
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <new>
 #include <type_traits>
@@ -13,7 +14,8 @@ namespace gatemap::io {
 
 template <class T>
 class MappedBuffer {
-  static_assert(std::is_trivially_copyable_v<T>, "records are moved as bytes");
+  static_assert(std::is_trivially_copy_constructible_v<T> && std::is_trivially_destructible_v<T>,
+                "records are moved as bytes");
 
  public:
   MappedBuffer() = default;
@@ -26,6 +28,8 @@ class MappedBuffer {
   const T* begin() const { return data_; }
   const T* end() const { return data_ + size_; }
   const T* data() const { return data_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
   bool empty() const { return size_ == 0; }
@@ -34,6 +38,11 @@ class MappedBuffer {
   void push_back(const T& x, size_t most) {
     if (size_ == capacity_) grow(std::min(most, std::max<size_t>(kFirst, capacity_ * 2)));
     data_[size_++] = x;
+  }
+  // n records, those past the old size left to be filled (the block doubles as needed).
+  void resize(size_t n) {
+    if (n > capacity_) grow(std::max({n, kFirst, capacity_ * 2}));
+    size_ = n;
   }
   void clear() { size_ = 0; }  // keeps the memory for the next records
   void release() {
