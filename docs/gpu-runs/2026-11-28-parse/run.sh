@@ -43,6 +43,20 @@ for stage in "$@"; do
       TABLE=0 LEVELS="1 gpu" WHOLE=6300000 MAP_FLAGS="-v 4" bash scripts/bench_io.sh $W $W/20.fa \
         > "$OUT/whole.tsv" 2> "$OUT/whole.err"
       ;;
+    thp)  # not run yet: glibc asked for huge pages on malloc's heap, vs not (1 M pairs, after io_new)
+      cd $W
+      for r in 1 2; do
+        for e in "" "glibc.malloc.hugetlb=1"; do
+          for out in t.sam t.md.bam; do
+            f=$([ $out = t.md.bam ] && echo "-l 1 --sort --markdup")
+            s=$(date +%s%N)
+            GLIBC_TUNABLES=$e gatemap map -t $T $f -o $out ref.gmi pe_1.fq.gz pe_2.fq.gz 2> t.log
+            echo "round $r [$e] $out: $(( ($(date +%s%N) - s) / 1000000 )) ms; $(grep -o 'Peak RSS.*' t.log)" >> "$OUT/thp.txt"
+          done
+        done
+      done
+      cd - > /dev/null
+      ;;
     fastq)  # the reader alone on 4 M pairs, plain and gzip -1 (and gzip -dc's own speed)
       cd $W
       [ -s d_2.fq ] || gatemap sim reads 20.fa -n 4000000 -l 150 -t $T --seed 12 -o d 2> /dev/null
