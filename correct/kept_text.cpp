@@ -1,34 +1,11 @@
 #include "correct/kept_text.hpp"
 
-#include <sys/mman.h>
-
 #include <new>
 
 #include "common/split_threads.hpp"
 #include "io/fastq_writer.hpp"
 
 namespace gatemap::correct {
-
-TextBuffer::TextBuffer(size_t n) : n_(n) {
-  if (n == 0) return;
-  void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  ::madvise(p, n, MADV_HUGEPAGE);  // a hint: without transparent huge pages, 4 KiB pages
-  p_ = static_cast<char*>(p);
-}
-
-TextBuffer::~TextBuffer() {
-  if (p_) ::munmap(p_, n_);
-}
-
-TextBuffer& TextBuffer::operator=(TextBuffer&& o) noexcept {
-  if (this != &o) {
-    if (p_) ::munmap(p_, n_);
-    p_ = o.p_, n_ = o.n_;
-    o.p_ = nullptr, o.n_ = 0;
-  }
-  return *this;
-}
 
 bool KeptText::keep(const io::ReadBatch& batch, int threads) {
   const size_t n = batch.size();
@@ -45,13 +22,13 @@ bool KeptText::keep(const io::ReadBatch& batch, int threads) {
     len[i] = static_cast<int32_t>(r.seq.size());
   }
   try {
-    for (int f = 0; f < 2; ++f) text[f] = TextBuffer(end[f]);
+    for (int f = 0; f < 2; ++f) text[f] = io::HugeBlock(end[f]);
   } catch (const std::bad_alloc&) {
     return false;  // no memory for it: the correction pass reads the files again
   }
   split_threads(n, threads, [&](size_t begin, size_t stop) {
     for (size_t i = begin; i < stop; ++i) {
-      seq_at[i] = at[i] + io::format_fastq_record(batch.reads[i], text[file_of(i)].data() + at[i]);
+      seq_at[i] = at[i] + io::format_fastq_record(batch.reads[i], text[file_of(i)].chars() + at[i]);
     }
   });
   return true;

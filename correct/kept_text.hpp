@@ -4,38 +4,18 @@
 // pass encodes the bases from there, puts the corrected ones back in place and writes the
 // text, instead of parsing and formatting every read a second time.
 #include <cstdint>
-#include <string>
-#include <string_view>
 #include <vector>
 
 #include "io/fastq.hpp"
+#include "io/huge_block.hpp"
 
 namespace gatemap::correct {
 
-// Bytes in memory mapped for them, asking for huge pages: the kept text of a large input
-// is gigabytes written once, and with 4 KiB pages the first reading spent its time
-// faulting them in (10 M pairs: 3.3 s more than without the text, H200).
-class TextBuffer {
- public:
-  TextBuffer() = default;
-  explicit TextBuffer(size_t n);  // throws std::bad_alloc
-  ~TextBuffer();
-  TextBuffer(TextBuffer&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
-  TextBuffer& operator=(TextBuffer&& o) noexcept;
-  TextBuffer(const TextBuffer&) = delete;
-  TextBuffer& operator=(const TextBuffer&) = delete;
-  char* data() { return p_; }
-  const char* data() const { return p_; }
-  size_t size() const { return n_; }
-  std::string_view view() const { return {p_, n_}; }
-
- private:
-  char* p_ = nullptr;
-  size_t n_ = 0;
-};
-
+// The text is on huge pages (io::HugeBlock): a large input's is gigabytes written once,
+// and with 4 KiB pages the first reading spent its time faulting them in (10 M pairs:
+// 3.3 s more than without the text, H200).
 struct KeptText {
-  TextBuffer text[2];          // the records of mate 1's file (or the only one), of mate 2's
+  io::HugeBlock text[2];       // the records of mate 1's file (or the only one), of mate 2's
   std::vector<size_t> seq_at;  // per read, in batch order: its bases' offset in its file's text
   std::vector<int32_t> len;
   bool paired = false;
@@ -46,8 +26,7 @@ struct KeptText {
   size_t size() const { return len.size(); }
   size_t bytes() const { return text[0].size() + text[1].size() + len.size() * 12; }
   int file_of(size_t read) const { return paired ? static_cast<int>(read % 2) : 0; }
-  const char* bases(size_t read) const { return text[file_of(read)].data() + seq_at[read]; }
-  char* bases(size_t read) { return text[file_of(read)].data() + seq_at[read]; }
+  char* bases(size_t read) const { return text[file_of(read)].chars() + seq_at[read]; }
 };
 
 }  // namespace gatemap::correct
