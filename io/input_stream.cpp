@@ -25,6 +25,10 @@ namespace {
 
 constexpr size_t kChunk = size_t{1} << 20;  // decompressed bytes handed over at a time
 constexpr size_t kQueued = 6;               // chunks read ahead of the consumer
+// One thread inflates a gzip member in order and is then the slowest step of a run
+// (~340 MB/s); it reads far ahead so that it never idles while the consumer is held up
+// downstream (waits for output slots came to 2-3 s of a 20 s chromosome).
+constexpr size_t kQueuedInflate = 256;
 constexpr size_t kRawBlock = size_t{1} << 20;
 constexpr size_t kBgzfMaxData = 65536;  // a BGZF block's most uncompressed bytes
 
@@ -72,6 +76,7 @@ struct InputStream::Shared {
   bool finished = false;          // the thread has pushed its last chunk
   std::exception_ptr error;       // why it stopped early
   std::atomic<bool> stop{false};
+  size_t max_queued = kQueued;  // chunks read ahead before the thread waits
   std::thread thread;
   std::string current;  // the consumer's chunk
   size_t current_pos = 0;
@@ -91,10 +96,10 @@ struct InputStream::Shared {
     }
   }
 
-  // Hands a full chunk to the consumer (waits while kQueued are unread); false on stop.
+  // Hands a full chunk to the consumer (waits while max_queued are unread); false on stop.
   bool push(std::string& chunk) {
     std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [&] { return ready.size() < kQueued || stop; });
+    cv.wait(lock, [&] { return ready.size() < max_queued || stop; });
     if (stop) return false;
     ready.push_back(std::move(chunk));
     chunk.clear();
@@ -130,6 +135,10 @@ struct InputStream::Shared {
   // htslib requires.
   void inflate_members(std::vector<unsigned char>& raw, size_t have, bool bgzf_file) {
     const bool bgzf = bgzf_file;
+    {
+      std::lock_guard<std::mutex> lock(m);
+      max_queued = kQueuedInflate;
+    }
     unsigned char tail[28];  // the last bytes of the compressed input (the BGZF EOF check)
     size_t tail_len = 0;
     const auto remember_tail = [&](const unsigned char* p, size_t n) {

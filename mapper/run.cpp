@@ -214,6 +214,22 @@ struct MapItem {
 constexpr size_t kSlotsPerLane = 2;
 constexpr size_t kSlotsMore = 2;
 
+// Where a lane's time went (-v 4): the lanes of a many-GPU run side by side.
+struct LaneLaps {
+  int64_t parts = 0;
+  double waiting_for_reads = 0, begin = 0, finish = 0;
+  void say(int lane, const Hardware& hw, const MapStats& st, double prepare_s) const {
+    log::debug("map", "lane " + std::to_string(lane) +
+                          (hw.backend != gpu::Backend::gpu || hw.devices.empty() ? std::string() : " (device " + std::to_string(hw.devices[0]) + ")") +
+                          ": " + std::to_string(parts) + " batches; waiting for reads " +
+                          std::to_string(waiting_for_reads) + " s, beginning " + std::to_string(begin) +
+                          " s, finishing " + std::to_string(finish) + " s (waiting for its seeding " +
+                          std::to_string(st.begin_wait_s) + " s, placing " + std::to_string(st.pair_s) +
+                          " s, preparing output " + std::to_string(prepare_s) + " s); done at " +
+                          std::to_string(log::wall_seconds()) + " s");
+  }
+};
+
 // What a lane maps at a time: an item's reads, or (-p) its single reads.
 struct MapPart {
   MapItem* item;
@@ -267,8 +283,11 @@ class MapLanes {
       // An item's parts (its reads; with -p its single reads too) are begun one ahead
       // of the part being finished: the next is seeded while the GPU filters this one.
       std::deque<MapPart> waiting, begun;
+      LaneLaps laps;
       const auto take = [&](bool holding) {
+        const double t = log::wall_seconds();
         MapItem* item = reads.next(holding);
+        laps.waiting_for_reads += log::wall_seconds() - t;
         if (!item) return false;
         if (!item->reads.reads.empty()) waiting.push_back({item, false});
         if (item->mixed()) waiting.push_back({item, true});
@@ -277,7 +296,9 @@ class MapLanes {
       const auto begin_one = [&] {
         const MapPart part = waiting.front();
         waiting.pop_front();
+        const double t = log::wall_seconds();
         mapper->begin_batch(part.singles ? part.item->singles.reads : part.item->reads);
+        laps.begin += log::wall_seconds() - t;
         begun.push_back(part);
       };
       for (;;) {
@@ -289,8 +310,12 @@ class MapLanes {
         if (!waiting.empty()) begin_one();
         const MapPart part = begun.front();
         begun.pop_front();
+        const double t = log::wall_seconds();
         if (finish(*mapper, part, lane)) reads.done(part.item);
+        laps.finish += log::wall_seconds() - t;
+        ++laps.parts;
       }
+      laps.say(i, hw, mapper->stats(), prepare_s_[lane]);
     } catch (...) {
       reads.fail(std::current_exception());  // this error first, then the lanes waiting for this one's batches
       inserts_->abandon();
