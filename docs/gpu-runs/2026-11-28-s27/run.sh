@@ -57,6 +57,9 @@ for stage in "$@"; do
       done
       cd - > /dev/null
       ;;
+    sortbench)  # parallel sorts of the sorter's entries and markdup's read ends (/tmp/sortbench/main.cpp, kept in this folder)
+      for t in 16 $T; do OMP_NUM_THREADS=$t timeout 120 $R sortbench 12600000 >> "$OUT/sortbench.txt" 2>&1; done
+      ;;
     fastq)  # the reader alone on 4 M pairs, plain and gzip -1 (and gzip -dc's own speed)
       cd $W
       [ -s d_2.fq ] || gatemap sim reads 20.fa -n 4000000 -l 150 -t $T --seed 12 -o d 2> /dev/null
