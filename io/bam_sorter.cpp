@@ -7,13 +7,13 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <parallel/algorithm>
 #include <queue>
 #include <utility>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "io/hts_threads.hpp"
+#include "io/parallel_sort.hpp"
 #include "io/spilled_sort.hpp"
 
 namespace gatemap::io {
@@ -137,10 +137,10 @@ void BamSorter::add(const std::vector<bam1_t*>& recs) {
   if (buffered_bytes_ > opt_.memory_bytes) spill();
 }
 
-// On all threads (libstdc++'s parallel mode), in place; the input order completes the
-// key, so no two entries are equal and ties stay in input order.
+// On all threads; the input order completes the key, so no two entries are equal and
+// ties stay in input order.
 void BamSorter::sort_buffer() {
-  __gnu_parallel::sort(buffer_.begin(), buffer_.end(), std::less<Entry>(), __gnu_parallel::balanced_quicksort_tag());
+  sort_on_all_threads(buffer_, std::less<Entry>());
 }
 
 // Calls f on each buffered record in sorted order (a view into the arena), then empties

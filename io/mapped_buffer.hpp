@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <new>
 #include <type_traits>
+#include <utility>
 
 namespace gatemap::io {
 
@@ -45,6 +46,11 @@ class MappedBuffer {
     size_ = n;
   }
   void clear() { size_ = 0; }  // keeps the memory for the next records
+  void swap(MappedBuffer& other) {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(capacity_, other.capacity_);
+  }
   void release() {
     if (data_) munmap(data_, capacity_ * sizeof(T));
     data_ = nullptr;
