@@ -76,6 +76,18 @@ for stage in "$@"; do
       cd $W
       [ -s ref.gmi ] || gatemap index -t $T -o ref.gmi 20.fa 2> /dev/null
       [ -s d_2.fq ] || gatemap sim reads 20.fa -n 4000000 -l 150 -t $T --seed 12 -o d 2> /dev/null
+      # BIG=N: first, N pairs (e.g. 16000000) --device 0 vs all with this build alone, -v 4
+      if [ -n "${BIG:-}" ]; then
+        [ -s big_2.fq ] || gatemap sim reads 20.fa -n $BIG -l 150 -t $T --seed 13 -o big 2> /dev/null
+        for f in "--bgzf-gpu" ""; do
+          for dev in 0 all; do
+            s=$(date +%s%N)
+            /tmp/bin/time -f "%e s %U user %S sys" -o t.txt gatemap map -t $T -v 4 --device $dev $f -o big.bam ref.gmi big_1.fq big_2.fq 2> d.log
+            echo "$BIG pairs --device $dev $f: $(( ($(date +%s%N) - s) / 1000000 )) ms, $(cat t.txt)" >> "$OUT/devices.txt"
+            grep -E "time:|\[D::(map|main)\]" d.log | cut -c1-420 >> "$OUT/devices.txt"
+          done
+        done
+      fi
       echo "# $(nproc) cores, $(nvidia-smi -L | wc -l) x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" >> "$OUT/devices.txt"
       for r in 1 2; do
         for f in "--bgzf-gpu" ""; do
@@ -84,7 +96,7 @@ for stage in "$@"; do
               s=$(date +%s%N)
               /tmp/bin/time -f "%e s %U user %S sys" -o t.txt $b map -t $T ${MAP_FLAGS:-} --device $dev $f -o d$b$dev$f.bam ref.gmi d_1.fq d_2.fq 2> d.log
               echo "round $r $b --device $dev $f: $(( ($(date +%s%N) - s) / 1000000 )) ms, $(cat t.txt)" >> "$OUT/devices.txt"
-              grep -E "time:|lane " d.log | cut -c1-420 >> "$OUT/devices.txt"
+              grep -E "time:|\[D::(map|main)\]" d.log | cut -c1-420 >> "$OUT/devices.txt"
             done
           done
         done
