@@ -150,6 +150,7 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     hdr_ = nullptr;
     throw IoError("cannot use '" + info.reference + "' as the reference of '" + path_ + "'");
   }
+  writeback_ = std::make_unique<EarlyWriteback>(out_.write_path());
   plain_sam_ = mode[1] == '\0';
   if (mode[1] == 'b') {  // records compressed here, in parallel (write_bam)
     bam_ = std::make_unique<BamState>();
@@ -232,7 +233,7 @@ void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
   if (failed_at >= 0) {
     throw IoError("write to '" + path_ + "' failed (" + (cannot_format ? "cannot format" : "disk full?") +
                   ") at record " + std::to_string(written_ + 1 + (cannot_format ? failed_at % kFormatChunk : 0)));
-  }
+  }  writeback_->wrote();
 }
 
 PreparedRecords::PreparedRecords() = default;
@@ -300,7 +301,7 @@ void SamWriter::write_prepared(PreparedRecords& p) {
       throw IoError("write to '" + path_ + "' failed (disk full?) at record " + std::to_string(written_ + 1));
     }
     written_ += std::min<int64_t>(kFormatChunk, static_cast<int64_t>(p.records) - static_cast<int64_t>(c) * kFormatChunk);
-  }
+  }  writeback_->wrote();
 }
 
 // Chunks of records encoded and compressed on the threads, a window of them at a time;
@@ -379,7 +380,7 @@ void SamWriter::write_chunks(const std::vector<EncodedChunk>& chunks, size_t cou
       ++written_;
     }
     bam.address += chunk.bgzf.size();
-  }
+  }  writeback_->wrote();
 }
 
 void SamWriter::write_index(const std::string& index_path, int min_shift) {

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/early_writeback.hpp"
 #include "io/output_file.hpp"
 
 namespace gatemap::io {
@@ -99,6 +100,7 @@ class SamWriter {
   std::string path_;
   OutputFile out_;  // a temporary name until close() succeeds
   htsFile* fp_ = nullptr;
+  std::unique_ptr<EarlyWriteback> writeback_;  // the file's pages go to disk as they come
   sam_hdr_t* hdr_ = nullptr;
   std::string rg_id_;
   struct BamState;  // BAM output: where the next block goes, the index, records gathered

@@ -1,0 +1,31 @@
+#include "io/early_writeback.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace gatemap::io {
+
+EarlyWriteback::EarlyWriteback(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    fd_ = fd;
+  } else if (fd >= 0) {
+    ::close(fd);
+  }
+}
+
+EarlyWriteback::~EarlyWriteback() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void EarlyWriteback::wrote() {
+  struct stat st {};
+  if (fd_ < 0 || ::fstat(fd_, &st) != 0 || st.st_size - started_ < kStep) return;
+  // A hint: where the file system cannot do it, the close's fdatasync writes it all.
+  static_cast<void>(::sync_file_range(fd_, started_, st.st_size - started_, SYNC_FILE_RANGE_WRITE));
+  started_ = st.st_size;
+}
+
+}  // namespace gatemap::io
