@@ -12,6 +12,7 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "io/early_writeback.hpp"
 #include "io/hts_threads.hpp"
 #include "io/parallel_sort.hpp"
 #include "io/spilled_sort.hpp"
@@ -27,14 +28,23 @@ struct RunWriter {
   const sam_hdr_t* header;
   samFile* fp;
   bool ok;
+  EarlyWriteback writeback;  // htslib's close waits for the run to reach the disk
+  int64_t records = 0;
   RunWriter(std::string p, const sam_hdr_t* h, int threads)
-      : path(std::move(p)), header(h), fp(sam_open(path.c_str(), "wb1")), ok(fp && sam_hdr_write(fp, h) == 0) {
+      : path(std::move(p)),
+        header(h),
+        fp(sam_open(path.c_str(), "wb1")),
+        ok(fp && sam_hdr_write(fp, h) == 0),
+        writeback(path) {
     if (ok) set_hts_threads(fp, threads, path);
   }
   ~RunWriter() {
     if (fp) sam_close(fp);
   }
-  void write(const bam1_t* b) { ok = ok && sam_write1(fp, header, b) >= 0; }
+  void write(const bam1_t* b) {
+    ok = ok && sam_write1(fp, header, b) >= 0;
+    if (++records % 4096 == 0) writeback.wrote();
+  }
   void finish() {
     if (fp && sam_close(fp) != 0) ok = false;
     fp = nullptr;
