@@ -233,7 +233,8 @@ void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
   if (failed_at >= 0) {
     throw IoError("write to '" + path_ + "' failed (" + (cannot_format ? "cannot format" : "disk full?") +
                   ") at record " + std::to_string(written_ + 1 + (cannot_format ? failed_at % kFormatChunk : 0)));
-  }  writeback_->wrote();
+  }
+  writeback_->wrote();
 }
 
 PreparedRecords::PreparedRecords() = default;
@@ -301,7 +302,8 @@ void SamWriter::write_prepared(PreparedRecords& p) {
       throw IoError("write to '" + path_ + "' failed (disk full?) at record " + std::to_string(written_ + 1));
     }
     written_ += std::min<int64_t>(kFormatChunk, static_cast<int64_t>(p.records) - static_cast<int64_t>(c) * kFormatChunk);
-  }  writeback_->wrote();
+  }
+  writeback_->wrote();
 }
 
 // Chunks of records encoded and compressed on the threads, a window of them at a time;
@@ -380,7 +382,8 @@ void SamWriter::write_chunks(const std::vector<EncodedChunk>& chunks, size_t cou
       ++written_;
     }
     bam.address += chunk.bgzf.size();
-  }  writeback_->wrote();
+  }
+  writeback_->wrote();
 }
 
 void SamWriter::write_index(const std::string& index_path, int min_shift) {

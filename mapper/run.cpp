@@ -219,9 +219,10 @@ struct LaneLaps {
   int64_t parts = 0;
   double waiting_for_reads = 0, begin = 0, finish = 0;
   void say(int lane, const Hardware& hw, const MapStats& st, double prepare_s) const {
+    const bool on_gpu = hw.backend == gpu::Backend::gpu && !hw.devices.empty();
     log::debug("map", "lane " + std::to_string(lane) +
-                          (hw.backend != gpu::Backend::gpu || hw.devices.empty() ? std::string() : " (device " + std::to_string(hw.devices[0]) + ")") +
-                          ": " + std::to_string(parts) + " batches; waiting for reads " +
+                          (on_gpu ? " (device " + std::to_string(hw.devices[0]) + ")" : std::string()) + ": " +
+                          std::to_string(parts) + " batches; waiting for reads " +
                           std::to_string(waiting_for_reads) + " s, beginning " + std::to_string(begin) +
                           " s, finishing " + std::to_string(finish) + " s (waiting for its seeding " +
                           std::to_string(st.begin_wait_s) + " s, placing " + std::to_string(st.pair_s) +
