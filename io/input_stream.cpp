@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -25,10 +26,8 @@ namespace {
 
 constexpr size_t kChunk = size_t{1} << 20;  // decompressed bytes handed over at a time
 constexpr size_t kQueued = 6;               // chunks read ahead of the consumer
-// One thread inflates a gzip member in order and is then the slowest step of a run
-// (~340 MB/s); it reads far ahead so that it never idles while the consumer is held up
-// downstream (waits for output slots came to 2-3 s of a 20 s chromosome).
-constexpr size_t kQueuedInflate = 256;
+// Chunks a gzip member's one inflating thread may read ahead (set_gzip_read_ahead).
+std::atomic<size_t> g_queued_inflate{kQueued};
 constexpr size_t kRawBlock = size_t{1} << 20;
 constexpr size_t kBgzfMaxData = 65536;  // a BGZF block's most uncompressed bytes
 
@@ -76,7 +75,7 @@ struct InputStream::Shared {
   bool finished = false;          // the thread has pushed its last chunk
   std::exception_ptr error;       // why it stopped early
   std::atomic<bool> stop{false};
-  size_t max_queued = kQueued;  // chunks read ahead before the thread waits
+  bool inflating = false;  // one gzip member after another: g_queued_inflate applies
   std::thread thread;
   std::string current;  // the consumer's chunk
   size_t current_pos = 0;
@@ -96,10 +95,11 @@ struct InputStream::Shared {
     }
   }
 
-  // Hands a full chunk to the consumer (waits while max_queued are unread); false on stop.
+  // Hands a full chunk to the consumer (waits while the most it may read ahead are
+  // unread); false on stop.
   bool push(std::string& chunk) {
     std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [&] { return ready.size() < max_queued || stop; });
+    cv.wait(lock, [&] { return ready.size() < (inflating ? g_queued_inflate.load() : kQueued) || stop; });
     if (stop) return false;
     ready.push_back(std::move(chunk));
     chunk.clear();
@@ -137,7 +137,7 @@ struct InputStream::Shared {
     const bool bgzf = bgzf_file;
     {
       std::lock_guard<std::mutex> lock(m);
-      max_queued = kQueuedInflate;
+      inflating = true;
     }
     unsigned char tail[28];  // the last bytes of the compressed input (the BGZF EOF check)
     size_t tail_len = 0;
@@ -357,6 +357,8 @@ InputStream::~InputStream() {
 }
 
 const std::string& InputStream::path() const { return shared_->path; }
+
+void InputStream::set_gzip_read_ahead(size_t bytes) { g_queued_inflate = std::max(kQueued, bytes / kChunk); }
 
 size_t InputStream::read(char* out, size_t n) {
   Shared& s = *shared_;

@@ -27,6 +27,12 @@ class InputStream {
   size_t read(char* out, size_t n);
   const std::string& path() const;
 
+  // How far ahead of its consumer a gzip member's one inflating thread may read, for
+  // every stream of the process, open or not (at least 6 MB, the default). A consumer
+  // faster than the inflate but held up at times (map on the GPU, whose reader waits for
+  // output slots) leaves that thread idle unless it may read far ahead. Thread-safe.
+  static void set_gzip_read_ahead(size_t bytes);
+
  private:
   struct Shared;
   std::unique_ptr<Shared> shared_;

@@ -134,3 +134,25 @@ TEST(InputStream, StoppingEarlyEndsTheReadAhead) {
     EXPECT_EQ(in.read(buf, sizeof buf), sizeof buf);
   }
 }
+
+// Read far ahead (as map on the GPU sets it), gzip streams give the same bytes to small
+// and large reads, and a consumer that stops early still ends the thread.
+TEST(InputStream, FarReadAheadReadsTheSameBytes) {
+  test::TempDir dir;
+  const std::string text = fastq_text(24 << 20, 4);
+  const std::string plain = test::write_file(dir.file("r.fq"), text);
+  ASSERT_EQ(test::run_command("gzip -1 -c " + plain + " > " + dir.file("r.fq.gz")), 0);
+  ASSERT_EQ(test::run_command("cd " + dir.path() + " && split -n 4 r.fq part. && for p in part.*; do gzip -c $p; done" +
+                              " > many.fq.gz"),
+            0);
+  io::InputStream::set_gzip_read_ahead(size_t{16} << 20);  // less than the file: the queue fills
+  for (const char* name : {"r.fq.gz", "many.fq.gz"}) {
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(read_all(dir.file(name)) == text);
+    EXPECT_TRUE(read_all(dir.file(name), 4099) == text);
+    io::InputStream in(dir.file(name));
+    char buf[1000];
+    EXPECT_EQ(in.read(buf, sizeof buf), sizeof buf);
+  }
+  io::InputStream::set_gzip_read_ahead(0);  // back to the default for the other tests
+}
