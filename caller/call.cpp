@@ -54,10 +54,6 @@ struct PartCalls {
   CallStats stats;
 };
 
-double since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // The header of the run's VCF: the reference's contigs, the sample, the fields written.
 io::VcfHeaderInfo vcf_header(const CallOptions& opt, const Reference& ref, const std::string& sample) {
   io::VcfHeaderInfo info;
@@ -161,7 +157,7 @@ class Caller {
     }
     stats_.reads = input_.seen();
     stats_.reads_filtered = input_.filtered() + skipped_no_ref_;
-    stats_.total_s = since(t0);
+    stats_.total_s = log::seconds_since(t0);
     return stats_;
   }
 
@@ -257,9 +253,10 @@ class Caller {
     reads_.clear();
     for (;;) {
       int64_t we = std::min(len, ws_ + window);
-      auto t_reads = std::chrono::steady_clock::now();
-      pull_reads(tid, we + kReadReach);
-      stats_.reads_s += since(t_reads);
+      {
+        const log::StageTimer timing(stats_.reads_s);
+        pull_reads(tid, we + kReadReach);
+      }
       int64_t next = process_window(tid, we, false);
       if (next == ws_ && !lead_in_too_short_) {  // one cluster fills the window: widen it, then call it cut
         we = std::min(len, ws_ + std::max(window, opt_.window));
@@ -275,9 +272,8 @@ class Caller {
       ws_ = next;
       // Reads that end before the next window's first possible region are done.
       const int64_t keep_from = ws_ - opt_.region_padding - 1;
-      t_reads = std::chrono::steady_clock::now();
+      const log::StageTimer timing(stats_.reads_s);
       drop_reads_before(keep_from);
-      stats_.reads_s += since(t_reads);
     }
   }
 
@@ -313,7 +309,7 @@ class Caller {
       }
     }
     lead_in_ = false;
-    stats_.regions_s += since(t0);
+    stats_.regions_s += log::seconds_since(t0);
     start_window(tid, we >= len ? len : next - pad, regions);
     return next;
   }
@@ -338,23 +334,25 @@ class Caller {
     const std::string& seq = contig_seq(tid);
     auto w = std::make_unique<PendingWindow>();
     w->tid = tid;
-    auto t0 = std::chrono::steady_clock::now();
-    w->work = detail::assemble_regions(regions, reads_, seq, opt_);
-    stats_.assembly_s += since(t0);
+    {
+      const log::StageTimer timing(stats_.assembly_s);
+      w->work = detail::assemble_regions(regions, reads_, seq, opt_);
+    }
     for (const RegionWork& r : w->work) {
       ++stats_.regions;
       if (!r.assembled) ++stats_.regions_unassembled;
       if (r.haps.size() >= 2 && !r.slices.empty()) stats_.haplotypes += static_cast<int64_t>(r.haps.size());
     }
-    t0 = std::chrono::steady_clock::now();
-    w->batch = detail::pairhmm_batch(w->work);
-    if (blocks_) {
-      w->conf_begin = std::max(span_done_, emit_begin_), w->conf_end = std::min(until, emit_end_);
-      if (w->conf_begin < w->conf_end) {
-        reference_confidence(reads_, seq, w->conf_begin, w->conf_end, opt_.min_base_q, w->conf);
+    {
+      const log::StageTimer timing(stats_.batch_s);
+      w->batch = detail::pairhmm_batch(w->work);
+      if (blocks_) {
+        w->conf_begin = std::max(span_done_, emit_begin_), w->conf_end = std::min(until, emit_end_);
+        if (w->conf_begin < w->conf_end) {
+          reference_confidence(reads_, seq, w->conf_begin, w->conf_end, opt_.min_base_q, w->conf);
+        }
       }
     }
-    stats_.batch_s += since(t0);
     span_done_ = std::max(span_done_, until);
     finish_window();
     PendingWindow* p = w.get();
@@ -363,9 +361,8 @@ class Caller {
     if (backend_ == gpu::Backend::gpu) {
       p->scoring = std::async(std::launch::async, score);
     } else {
-      t0 = std::chrono::steady_clock::now();
+      const log::StageTimer timing(stats_.pairhmm_s);
       score();  // the CPU twin needs the threads the next assembly would take
-      stats_.pairhmm_s += since(t0);
     }
     scoring_ = std::move(w);
   }
@@ -374,15 +371,18 @@ class Caller {
   void finish_window() {
     if (!scoring_) return;
     PendingWindow& w = *scoring_;
-    auto t0 = std::chrono::steady_clock::now();
-    if (w.scoring.valid()) w.scoring.get();
-    stats_.pairhmm_s += since(t0);
+    {
+      const log::StageTimer timing(stats_.pairhmm_s);
+      if (w.scoring.valid()) w.scoring.get();
+    }
     stats_.pairs += w.ps.pairs;
     stats_.pairhmm_kernel_ms += w.ps.kernel_ms;
-    t0 = std::chrono::steady_clock::now();
-    std::vector<SiteRecord> records = detail::genotype_regions(w.work, w.batch, w.lik, contig_seq(w.tid), opt_);
-    stats_.genotype_s += since(t0);
-    t0 = std::chrono::steady_clock::now();
+    std::vector<SiteRecord> records;
+    {
+      const log::StageTimer timing(stats_.genotype_s);
+      records = detail::genotype_regions(w.work, w.batch, w.lik, contig_seq(w.tid), opt_);
+    }
+    const log::StageTimer timing(stats_.write_s);  // to the end: records written, the window released
     std::vector<detail::SiteCall> calls;
     for (SiteRecord& rec : records) {
       if (rec.pos <= last_written_) continue;                       // the same site from an overlapping region
@@ -392,14 +392,13 @@ class Caller {
     }
     emit(w, calls);
     release(std::move(scoring_));
-    stats_.write_s += since(t0);
   }
 
   pairhmm::PairHmmEngine& engine() {
     if (!engine_) {
       const auto t0 = std::chrono::steady_clock::now();
       engine_ = engine_future_.get();
-      stats_.engine_wait_s = since(t0);
+      stats_.engine_wait_s = log::seconds_since(t0);
     }
     return *engine_;
   }
@@ -625,10 +624,10 @@ CallStats run_call(const CallOptions& opt) {
                             return std::make_shared<pairhmm::PairHmmEngine>(b, device);
                           }).share());
       }
-      const double setup_s = since(t0);
+      const double setup_s = log::seconds_since(t0);
       stats = call_in_parts(opt, ref, backend, engines, input);
       stats.setup_s = setup_s;
-      stats.total_s = since(t0);
+      stats.total_s = log::seconds_since(t0);
       if (opt.leave_to_exit) {  // the engines' GPU memory
         auto kept = std::make_unique<std::vector<EngineFuture>>(std::move(engines));
         leave_to_exit(kept);
@@ -637,7 +636,7 @@ CallStats run_call(const CallOptions& opt) {
     }
   }
   auto caller = std::make_unique<Caller>(opt, ref, backend, first);
-  const double setup_s = since(t0);
+  const double setup_s = log::seconds_since(t0);
   stats = caller->run();  // the VCF is closed
   stats.setup_s = setup_s;
   if (opt.leave_to_exit) leave_to_exit(caller);  // its reference, reads and pair-HMM engine

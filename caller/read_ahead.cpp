@@ -1,9 +1,10 @@
 #include "caller/read_ahead.hpp"
 
-#include <chrono>
 #include <exception>
 #include <iterator>
 #include <new>
+
+#include "common/log.hpp"
 
 namespace gatemap::caller {
 
@@ -122,9 +123,8 @@ bool ReadAhead::next(int& tid, detail::AlignedRead& read) {
     Slot& s = slots_[to_hand_ % kSlots];
     std::unique_lock<std::mutex> lock(m_);
     if (s.state != State::ready) {
-      const auto t0 = std::chrono::steady_clock::now();
+      const log::StageTimer timing(waited_s_);
       cv_.wait(lock, [&] { return s.state == State::ready; });
-      waited_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     current_.swap(s.reads);
     at_ = 0;

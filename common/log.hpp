@@ -22,6 +22,19 @@ double cpu_seconds();
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+// Adds the seconds from its making to the end of its scope to `sum`, a stage's time:
+//   { log::StageTimer timing(stats.verify_s); verify(...); }
+class StageTimer {
+ public:
+  explicit StageTimer(double& sum) : sum_(sum), t0_(std::chrono::steady_clock::now()) {}
+  ~StageTimer() { sum_ += seconds_since(t0_); }
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+
+ private:
+  double& sum_;
+  std::chrono::steady_clock::time_point t0_;
+};
 // Peak resident set size of this process in bytes.
 long long peak_rss_bytes();
 

@@ -253,9 +253,8 @@ class BatchWriter {
   explicit BatchWriter(CorrectSummary& sum) : sum_(sum) {}
   // Waits for the batch being written, if any.
   void wait() {
-    const auto t0 = std::chrono::steady_clock::now();
+    const log::StageTimer timing(sum_.write_wait_s);
     if (written_.valid()) written_.get();
-    sum_.write_wait_s += log::seconds_since(t0);
   }
   void start(std::function<void()> write) { written_ = std::async(std::launch::async, std::move(write)); }
 

@@ -3,7 +3,6 @@
 #include <omp.h>
 #include <sys/stat.h>
 
-#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <future>
@@ -58,9 +57,11 @@ class ReadAhead {
   // The next batch (the caller may change it until the next call), or null at the end;
   // wait_s grows by the time spent waiting for the parser.
   io::ReadBatch* next(double& wait_s) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const bool more = pending_.get();
-    wait_s += log::seconds_since(t0);
+    bool more;
+    {
+      const log::StageTimer timing(wait_s);
+      more = pending_.get();
+    }
     if (!more) return nullptr;
     std::swap(current_, next_);
     pending_ = parse();

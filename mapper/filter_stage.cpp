@@ -57,10 +57,11 @@ void FilterStage::start(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStat
   }
   await_engine();
   if (hw_.backend == gpu::Backend::cpu) return filter_on_cpu(cb, codes, stats);
-  const auto t0 = std::chrono::steady_clock::now();
-  filter::pack_reads(cb.seqs, cb.reads, !hw_.encode_on_device);
-  stats.filter_prepare_s += log::seconds_since(t0);
-  const auto t_submit = std::chrono::steady_clock::now();
+  {
+    const log::StageTimer timing(stats.filter_prepare_s);
+    filter::pack_reads(cb.seqs, cb.reads, !hw_.encode_on_device);
+  }
+  const log::StageTimer timing(stats.filter_engine_s);
   gpu::run_or_fall_back(
       "map", "GPU filter failed, batch filtered",
       [&] {
@@ -68,7 +69,6 @@ void FilterStage::start(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStat
         cb.ticket = engines_[cb.engine]->submit(cb.reads, cb.cand, cb.max_edits, hw_.encode_on_device);
       },
       [&] { filter_on_cpu(cb, codes, stats); });
-  stats.filter_engine_s += log::seconds_since(t_submit);
 }
 
 void FilterStage::finish(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStats& stats) {

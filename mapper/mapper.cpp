@@ -239,9 +239,10 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out,
   if (im.finished >= im.begun) throw Error("internal: finish_batch without begin_batch");
   Impl::BatchState& bs = im.batches[im.finished % 2];
   ++im.finished;
-  auto t_wait = std::chrono::steady_clock::now();
-  bs.begun.get();  // seeded, candidates built, filter started (or their error)
-  stats_.begin_wait_s += log::seconds_since(t_wait);
+  {
+    const log::StageTimer timing(stats_.begin_wait_s);
+    bs.begun.get();  // seeded, candidates built, filter started (or their error)
+  }
   stats_ += bs.stats;
   bs.stats = {};
   const int64_t n = static_cast<int64_t>(batch.size());
@@ -251,14 +252,15 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out,
     const std::lock_guard<std::mutex> lock(im.filter_mutex);
     im.filter.finish(bs.cand, bs.codes, stats_);  // host time spent waiting counts as filter time
   }
-  auto t0 = std::chrono::steady_clock::now();
-  im.verify_batch(bs, stats_);
-  stats_.verify_s += log::seconds_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  im.fallback_batch(bs, batch.paired, stats_);
-  stats_.fallback_s += log::seconds_since(t0);
-
-  t0 = std::chrono::steady_clock::now();
+  {
+    const log::StageTimer timing(stats_.verify_s);
+    im.verify_batch(bs, stats_);
+  }
+  {
+    const log::StageTimer timing(stats_.fallback_s);
+    im.fallback_batch(bs, batch.paired, stats_);
+  }
+  const auto t0 = std::chrono::steady_clock::now();  // placing and records: pair_s
   std::vector<std::vector<bam1_t*>>& recs = bs.records;
   recs.resize(static_cast<size_t>(n));
   for (auto& read_recs : recs) read_recs.clear();  // keeps their memory: no allocation per read

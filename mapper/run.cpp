@@ -287,9 +287,11 @@ class MapLanes {
       std::deque<MapPart> waiting, begun;
       LaneLaps laps;
       const auto take = [&](bool holding) {
-        const double t = log::wall_seconds();
-        MapItem* item = reads.next(holding);
-        laps.waiting_for_reads += log::wall_seconds() - t;
+        MapItem* item;
+        {
+          const log::StageTimer timing(laps.waiting_for_reads);
+          item = reads.next(holding);
+        }
         if (!item) return false;
         if (!item->reads.reads.empty()) waiting.push_back({item, false});
         if (item->mixed()) waiting.push_back({item, true});
@@ -298,9 +300,10 @@ class MapLanes {
       const auto begin_one = [&] {
         const MapPart part = waiting.front();
         waiting.pop_front();
-        const double t = log::wall_seconds();
-        mapper->begin_batch(part.singles ? part.item->singles.reads : part.item->reads);
-        laps.begin += log::wall_seconds() - t;
+        {
+          const log::StageTimer timing(laps.begin);
+          mapper->begin_batch(part.singles ? part.item->singles.reads : part.item->reads);
+        }
         begun.push_back(part);
       };
       for (;;) {
@@ -312,9 +315,10 @@ class MapLanes {
         if (!waiting.empty()) begin_one();
         const MapPart part = begun.front();
         begun.pop_front();
-        const double t = log::wall_seconds();
-        if (finish(*mapper, part, lane)) reads.done(part.item);
-        laps.finish += log::wall_seconds() - t;
+        {
+          const log::StageTimer timing(laps.finish);
+          if (finish(*mapper, part, lane)) reads.done(part.item);
+        }
         ++laps.parts;
       }
       laps.say(i, hw, mapper->stats(), prepare_s_[lane]);
@@ -344,10 +348,9 @@ class MapLanes {
       item.merge_in_input_order();
     }
     if (out_.prepares()) {
-      const double t = log::wall_seconds();
+      const log::StageTimer timing(prepare_s_[lane]);
       out_.prepare(item.records, item.prepared, compressors_[lane].get());
       pool_.give(item.records);
-      prepare_s_[lane] += log::wall_seconds() - t;
     }
     return true;
   }
@@ -429,10 +432,8 @@ MapStats run_mapping(RunOptions opt) {
   double read_s = 0;  // the reader's busy time
   OrderedLanes<MapItem> reads(kSlotsPerLane + kSlotsMore, [&](MapItem& item) {
     omp_set_num_threads(threads);
-    const double t = log::wall_seconds();
-    const bool more = source.next_batch(item.reads, opt.batch_reads, batch_bases, &item.singles);
-    read_s += log::wall_seconds() - t;
-    return more;
+    const log::StageTimer timing(read_s);
+    return source.next_batch(item.reads, opt.batch_reads, batch_bases, &item.singles);
   });
   auto idx = load_index_saying(opt.index_path);
   // Its checksums are checked while CUDA starts and the index goes to the device; the
@@ -478,13 +479,14 @@ MapStats run_mapping(RunOptions opt) {
   int64_t batch_no = 0;
   const auto write = [&](MapItem& item) {
     omp_set_num_threads(threads);
-    const double t = log::wall_seconds();
-    if (out.prepares()) {
-      out.write_prepared(item.prepared);
-    } else {
-      out.take(item.records, *spare_records);
+    {
+      const log::StageTimer timing(output_s);
+      if (out.prepares()) {
+        out.write_prepared(item.prepared);
+      } else {
+        out.take(item.records, *spare_records);
+      }
     }
-    output_s += log::wall_seconds() - t;
     log::info("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.size()) +
                          " reads mapped");
   };
