@@ -7,6 +7,7 @@
 namespace gatemap::io {
 
 EarlyWriteback::EarlyWriteback(const std::string& path) {
+  if (path.empty() || path == "-") return;  // standard output
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st {};
   if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
