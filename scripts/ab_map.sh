@@ -10,7 +10,7 @@ cd "$3"
 ROUNDS=${4:-3}
 T=${THREADS:-$(nproc)}
 FILTERS=${FILTERS:-cpu off}
-SETS=${SETS:-"sim.gmi:pe_1.fq:pe_2.fq sim.gmi:se.fq:"}
+SETS=${SETS:-"ref.gmi:pe_1.fq:pe_2.fq ref.gmi:se.fq:"}
 printf "set\tfilter\tbuild\tround\twall_s\n" > ab.tsv
 for round in $(seq 1 "$ROUNDS"); do
   for set in $SETS; do

@@ -12,17 +12,11 @@ SCALE=${2:-0.03}
 PAIRS=${3:-200000}
 T=$(nproc)
 FILTER=${FILTER:-auto}
-mkdir -p "$OUT"
+source scripts/sim_data.sh
+sim_donor_set "$OUT" "$SCALE" "$PAIRS"
 cd "$OUT"
-if [ ! -s ref.gmi ]; then
-  $G sim genome --like grch37 --scale "$SCALE" -t "$T" -o ref.fa 2>/dev/null
-  $G sim variants ref.fa -o donor 2>/dev/null
-  $G sim reads ref.fa --vcf donor.truth.vcf.gz -n "$PAIRS" -l 150 -t "$T" -o pe 2>/dev/null
-  $G sim reads ref.fa --vcf donor.truth.vcf.gz -n "$PAIRS" -l 100 --single --seed 9 -t "$T" -o se 2>/dev/null
-  $G index -t "$T" -o ref.gmi ref.fa 2>/dev/null
-  bwa index ref.fa 2>/dev/null
-  minimap2 -x sr -d ref.mmi ref.fa 2>/dev/null
-fi
+[ -s ref.fa.bwt ] || bwa index ref.fa 2>/dev/null
+[ -s ref.mmi ] || minimap2 -x sr -d ref.mmi ref.fa 2>/dev/null
 run() {  # name, output, command...: wall seconds to stdout
   local name=$1 out=$2; shift 2
   local s e

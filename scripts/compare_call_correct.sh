@@ -11,7 +11,7 @@ NEW=$(realpath "$2")
 cd "$3"
 T=${THREADS:-$(nproc)}
 BACKENDS=${BACKENDS:-cpu}
-[ -s sorted.bam ] || $NEW map -t "$T" --sort -o sorted.bam sim.gmi pe_1.fq pe_2.fq 2> /dev/null
+[ -s sorted.bam ] || $NEW map -t "$T" --sort -o sorted.bam ref.gmi pe_1.fq pe_2.fq 2> /dev/null
 fail=0
 body() {  # a VCF without its command lines, or a FASTQ's bases and qualities
   case $1 in
@@ -30,7 +30,7 @@ same() {  # label file1 file2
 for b in $BACKENDS; do
   for bin in OLD NEW; do
     "${!bin}" correct -t "$T" --backend "$b" -o "c_$bin.1.fq" -p "c_$bin.2.fq" pe_1.fq pe_2.fq 2> /dev/null
-    "${!bin}" call -t "$T" --backend "$b" -r sim.fa -o "call_$bin.vcf" sorted.bam 2> /dev/null
+    "${!bin}" call -t "$T" --backend "$b" -r ref.fa -o "call_$bin.vcf" sorted.bam 2> /dev/null
   done
   same "correct --backend $b (mate 1)" c_OLD.1.fq c_NEW.1.fq
   same "correct --backend $b (mate 2)" c_OLD.2.fq c_NEW.2.fq

@@ -16,16 +16,11 @@ PAIRS=${5:-40000}
 T=${THREADS:-$(nproc)}
 FILTERS=${FILTERS:-cpu off}
 REAL_DIR=${REAL_DIR:+$(realpath "$REAL_DIR")}
-mkdir -p "$OUT"
+G=$NEW
+source scripts/sim_data.sh
+sim_donor_set "$OUT" "$SCALE" "$PAIRS"
 cd "$OUT"
-if [ ! -s sim.gmi ]; then
-  $NEW sim genome --like grch37 --scale "$SCALE" -t "$T" -o sim.fa 2>/dev/null
-  $NEW sim variants sim.fa -o donor 2>/dev/null
-  $NEW sim reads sim.fa --vcf donor.truth.vcf.gz -n "$PAIRS" -l 150 -t "$T" -o pe 2>/dev/null
-  $NEW sim reads sim.fa --vcf donor.truth.vcf.gz -n "$PAIRS" -l 100 --single --seed 9 -t "$T" -o se 2>/dev/null
-  $NEW index -t "$T" -o sim.gmi sim.fa 2>/dev/null
-fi
-SETS="sim.gmi:pe_1.fq:pe_2.fq sim.gmi:se.fq:"
+SETS="ref.gmi:pe_1.fq:pe_2.fq ref.gmi:se.fq:"
 # Real reads: from ../shared (needs samtools), or as FASTQ from REAL_DIR (the GPU bundle's
 # data/real: 20.part*-of-6.fa.gz, NA12878.r1.fq.gz, ...; see scripts/gpu-test.sh).
 if [ -n "${REAL_DIR:-}" ]; then

@@ -407,14 +407,8 @@ for stage in "$@"; do
       A=/tmp/gm_ab
       mkdir -p $A
       G=.gpu-bundle/bin/gatemap
-      if [ ! -s $A/sim.gmi ]; then
-        $G sim genome --like grch37 --scale "${AB_SCALE:-0.03}" -t "$T" -o $A/sim.fa 2> /dev/null
-        $G sim variants $A/sim.fa -o $A/donor 2> /dev/null
-        $G sim reads $A/sim.fa --vcf $A/donor.truth.vcf.gz -n "${AB_PAIRS:-500000}" -l 150 -t "$T" -o $A/pe 2> /dev/null
-        $G sim reads $A/sim.fa --vcf $A/donor.truth.vcf.gz -n "${AB_PAIRS:-500000}" -l 100 --single --seed 9 -t "$T" \
-          -o $A/se 2> /dev/null
-        $G index -t "$T" -o $A/sim.gmi $A/sim.fa 2> /dev/null
-      fi
+      source scripts/sim_data.sh
+      sim_donor_set $A "${AB_SCALE:-0.03}" "${AB_PAIRS:-500000}"
       FILTERS="gpu cpu off" bash scripts/ab_map.sh .gpu-bundle/bin/gatemap-old $G $A "${AB_ROUNDS:-3}" > "$OUT/ab.txt" 2>&1
       cp $A/ab.tsv "$OUT/ab.tsv"
       ;;
