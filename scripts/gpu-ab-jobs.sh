@@ -2,7 +2,6 @@
 # Side-by-side timing of builds on the GPU machine: the named bundled binaries (e.g.
 # gatemap and gatemap-old, copied into .gpu-bundle/bin) take turns round by round on one
 # job, so that each round compares them on the same machine state; outputs are compared.
-# (scripts/gpu-ab.sh does the same for the pair-HMM kernels' `bench pairhmm` table.)
 # Usage (on the GPU machine, from the repository root):
 #   bash scripts/gpu-ab-jobs.sh JOB ROUNDS BUILD...
 #   JOB pairhmm60: `pairhmm --backend gpu -v 4` on the PairHMM project's 1m.in x 60
