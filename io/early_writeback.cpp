@@ -7,9 +7,10 @@
 namespace gatemap::io {
 
 EarlyWriteback::EarlyWriteback(const std::string& path) {
-  if (path.empty() || path == "-") return;  // standard output
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Only a regular file is opened (a FIFO or a device is never opened a second time).
   struct stat st {};
+  if (path.empty() || path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
     fd_ = fd;
   } else if (fd >= 0) {
