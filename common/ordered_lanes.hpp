@@ -67,11 +67,9 @@ class OrderedLanes {
   // may be waiting for it).
   Item* next(bool holding) {
     std::unique_lock<std::mutex> lock(m_);
-    const double t0 = log::wall_seconds();
     cv_.wait(lock, [&] {
       return !ready_.empty() || read_done_ || error_ || (holding && free_.empty() && reader_waiting_);
     });
-    lane_wait_s_ += log::wall_seconds() - t0;
     if (ready_.empty() || error_) return nullptr;
     Item* item = ready_.front().second;
     number_[item] = ready_.front().first;
@@ -100,9 +98,8 @@ class OrderedLanes {
     cv_.notify_all();
   }
 
-  // Seconds the lanes waited for items (input behind), summed over lanes; and the
-  // reader waited for a free slot (the lanes or the writer behind).
-  double lane_wait_s() const { return lane_wait_s_; }
+  // Seconds the reader waited for a free slot (the lanes or the writer behind). (A lane
+  // times its own waits for items around next().)
   double reader_wait_s() const { return reader_wait_s_; }
 
  private:
@@ -190,7 +187,7 @@ class OrderedLanes {
   bool read_done_ = false, reader_waiting_ = false, lanes_done_ = false;
   int64_t items_read_ = 0;
   std::exception_ptr error_;
-  double lane_wait_s_ = 0, reader_wait_s_ = 0;
+  double reader_wait_s_ = 0;
   std::thread reader_;  // last: it starts once the members it uses exist
 };
 

@@ -215,11 +215,12 @@ struct MapItem {
 constexpr size_t kSlotsPerLane = 2;
 constexpr size_t kSlotsMore = 2;
 
-// Where a lane's time went (-v 4): the lanes of a many-GPU run side by side.
+// Where a lane's time went: the run's waits for input and its lanes' part of writing, and
+// (-v 4) the lanes of a many-GPU run side by side.
 struct LaneLaps {
   int64_t parts = 0;
-  double waiting_for_reads = 0, begin = 0, finish = 0;
-  void say(int lane, const Hardware& hw, const MapStats& st, double prepare_s) const {
+  double waiting_for_reads = 0, begin = 0, finish = 0, preparing = 0;
+  void say(int lane, const Hardware& hw, const MapStats& st) const {
     const bool on_gpu = hw.backend == gpu::Backend::gpu && !hw.devices.empty();
     log::debug("map", "lane " + std::to_string(lane) +
                           (on_gpu ? " (device " + std::to_string(hw.devices[0]) + ")" : std::string()) + ": " +
@@ -227,7 +228,7 @@ struct LaneLaps {
                           std::to_string(waiting_for_reads) + " s, beginning " + std::to_string(begin) +
                           " s, finishing " + std::to_string(finish) + " s (waiting for its seeding " +
                           std::to_string(st.begin_wait_s) + " s, placing " + std::to_string(st.pair_s) +
-                          " s, preparing output " + std::to_string(prepare_s) + " s); done at " +
+                          " s, preparing output " + std::to_string(preparing) + " s); done at " +
                           std::to_string(log::wall_seconds()) + " s");
   }
 };
@@ -257,7 +258,7 @@ class MapLanes {
         inserts_(std::make_shared<detail::InsertModelInOrder>(opt.map.pair, lanes > 1)),
         mappers_(static_cast<size_t>(lanes)),
         stats_(static_cast<size_t>(lanes)),
-        prepare_s_(static_cast<size_t>(lanes), 0.0),
+        laps_(static_cast<size_t>(lanes)),
         compressors_(static_cast<size_t>(lanes)) {}
   ~MapLanes() {
     if (opt_.leave_to_exit) {  // the GPU engines' memory, to the exit
@@ -285,7 +286,7 @@ class MapLanes {
       // An item's parts (its reads; with -p its single reads too) are begun one ahead
       // of the part being finished: the next is seeded while the GPU filters this one.
       std::deque<MapPart> waiting, begun;
-      LaneLaps laps;
+      LaneLaps& laps = laps_[lane];
       const auto take = [&](bool holding) {
         MapItem* item;
         {
@@ -321,7 +322,7 @@ class MapLanes {
         }
         ++laps.parts;
       }
-      laps.say(i, hw, mapper->stats(), prepare_s_[lane]);
+      laps.say(i, hw, mapper->stats());
     } catch (...) {
       reads.fail(std::current_exception());  // this error first, then the lanes waiting for this one's batches
       inserts_->abandon();
@@ -348,7 +349,7 @@ class MapLanes {
       item.merge_in_input_order();
     }
     if (out_.prepares()) {
-      const log::StageTimer timing(prepare_s_[lane]);
+      const log::StageTimer timing(laps_[lane].preparing);
       out_.prepare(item.records, item.prepared, compressors_[lane].get());
       pool_.give(item.records);
     }
@@ -358,11 +359,12 @@ class MapLanes {
   MapStats stats() const {
     MapStats sum;
     for (const MapStats& s : stats_) sum += s;
+    for (const LaneLaps& l : laps_) sum.input_wait_s += l.waiting_for_reads;
     return sum;
   }
   double prepare_s() const {  // the lanes' part of writing
     double sum = 0;
-    for (const double s : prepare_s_) sum += s;
+    for (const LaneLaps& l : laps_) sum += l.preparing;
     return sum;
   }
 
@@ -377,7 +379,7 @@ class MapLanes {
   std::shared_ptr<detail::InsertModelInOrder> inserts_;
   std::vector<std::unique_ptr<Mapper>> mappers_;
   std::vector<MapStats> stats_;
-  std::vector<double> prepare_s_;
+  std::vector<LaneLaps> laps_;
   std::vector<std::shared_ptr<io::BlockCompressor>> compressors_;  // --bgzf-gpu, several lanes
 };
 
@@ -498,7 +500,6 @@ MapStats run_mapping(RunOptions opt) {
   log::debug("map", "output closed at " + std::to_string(log::wall_seconds()) + " s");
   st.output_s = output_s;
   st.read_s = read_s;
-  st.input_wait_s = reads.lane_wait_s();
   st.output_wait_s = reads.reader_wait_s();
   add_duplicates(out, st);
   const double wall = log::wall_seconds();
