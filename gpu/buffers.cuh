@@ -4,6 +4,7 @@
 // cudaMemGetInfo first: asking for more than the card has free can hang the GPU.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 
@@ -119,6 +120,14 @@ class PinnedBuffer {
 template <typename Buffer>
 void grow(Buffer& buf, size_t n) {
   if (n > buf.size()) buf.resize(n + n / 2);
+}
+
+// A host array copied to a device buffer sized for it (at least one element, so that
+// data() is never null), synchronously: for uploads made once.
+template <typename T>
+void upload(DeviceBuffer<T>& dst, const T* src, size_t n) {
+  dst.resize(std::max<size_t>(n, 1));
+  if (n) GATEMAP_CUDA_CHECK(cudaMemcpy(dst.data(), src, n * sizeof(T), cudaMemcpyHostToDevice));
 }
 
 class Stream {

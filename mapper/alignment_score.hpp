@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "mapper/affine.hpp"
-#include "mapper/banded_dp.hpp"
+#include "mapper/align/affine.hpp"
+#include "mapper/align/banded_dp.hpp"
 
 namespace gatemap::mapper {
 

@@ -8,7 +8,7 @@
 
 #include "io/fastq.hpp"
 #include "mapper/filter/gatekeeper.hpp"
-#include "mapper/types.hpp"
+#include "mapper/base/types.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -10,9 +10,9 @@
 
 #include "mapper/candidates.hpp"
 #include "mapper/filter/gatekeeper.hpp"
-#include "mapper/map_stats.hpp"
-#include "mapper/options.hpp"
-#include "mapper/reference.hpp"
+#include "mapper/base/map_stats.hpp"
+#include "mapper/base/options.hpp"
+#include "mapper/base/reference.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "mapper/types.hpp"
+#include "mapper/base/types.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -7,8 +7,8 @@
 #include <mutex>
 #include <vector>
 
-#include "mapper/options.hpp"
-#include "mapper/types.hpp"
+#include "mapper/base/options.hpp"
+#include "mapper/base/types.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -1,6 +1,6 @@
 // The mapper's batch pipeline, one call per stage: seed -> candidates -> filter ->
-// verify (+ clipped fallback) -> placement -> records. begin_batch runs the first three
-// (the GPU filter only started; on the GPU verification too: device_stage.cpp),
+// verify (+ fallback) -> placement -> records. begin_batch runs the first three (the GPU
+// filter only started; where the GPU seeded, the verify stage's device part instead),
 // finish_batch the rest.
 #include "mapper/mapper.hpp"
 
@@ -18,119 +18,10 @@
 #include "mapper/mapper_impl.hpp"
 #include "mapper/records.hpp"
 #include "mapper/sam_record.hpp"
-#include "mapper/seed.hpp"
+#include "mapper/seeding/seed.hpp"
 
 namespace gatemap::mapper {
 using namespace detail;
-
-// Candidates that passed the filter, aligned within their read's threshold.
-void Mapper::Impl::verify_batch(BatchState& bs, MapStats& stats) {
-  const int64_t n = static_cast<int64_t>(bs.seeded.size());
-  bs.hits.resize(static_cast<size_t>(n));
-  if (bs.on_device) return verify_verdicts(bs);
-  int64_t rejected = 0, unfiltered = 0, verified = 0, on_gpu = 0;
-  ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : rejected, unfiltered, verified, on_gpu)
-  for (int64_t r = 0; r < n; ++r) {
-    errors.run([&] {
-      const SeededRead& w = bs.seeded[r];
-      ReadHits& hits = bs.hits[r];
-      hits.clear();
-      Workspace& ws = workspace();
-      for (int64_t i = bs.cand.first[r]; i < bs.cand.first[r + 1]; ++i) {
-        const auto at = static_cast<size_t>(i);
-        const uint8_t code = bs.codes[at];
-        unfiltered += (code & filter::kFilterUnfiltered) != 0;
-        if (!filter::filter_accepts(code, bs.cand.max_edits)) {
-          ++rejected;
-          continue;
-        }
-        ++verified;
-        const Candidate& c = w.cand[i - bs.cand.first[r]];
-        const bool gpu_verified = !bs.device_result.empty() && bs.device_result[at].edits != seeding::kNotVerified;
-        on_gpu += gpu_verified;
-        const Hit h = gpu_verified ? Verifier::make_hit(c, c.diag, bs.device_result[at], false)
-                                   : verifier.verify_one(w, c, w.max_edits, c.diag, ws);
-        if (h.edits >= 0) hits.push_back(h);
-      }
-    });
-  }
-  errors.rethrow();
-  stats.filter_rejected += rejected;
-  stats.filter_unfiltered += unfiltered;
-  stats.verified += verified;
-  stats.verified_on_gpu += on_gpu;
-}
-
-// The GPU's verdicts -> hits; candidates it left to the CPU verified here.
-void Mapper::Impl::verify_verdicts(BatchState& bs) {
-  const int64_t n = static_cast<int64_t>(bs.seeded.size());
-  const DeviceVerdicts& v = bs.verdicts;
-  ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 256)
-  for (int64_t r = 0; r < n; ++r) {
-    errors.run([&] {
-      const SeededRead& w = bs.seeded[r];
-      ReadHits& hits = bs.hits[r];
-      hits.clear();
-      for (int64_t i = v.first[r]; i < v.first[r + 1]; ++i) {
-        const DeviceVerdict& d = v.verdicts[static_cast<size_t>(i)];
-        const Hit h = d.result.edits == seeding::kNotVerified
-                          ? verifier.verify_one(w, d.cand, w.max_edits, d.cand.diag, workspace())
-                          : Verifier::make_hit(d.cand, d.cand.diag, d.result, false);
-        if (h.edits >= 0) hits.push_back(h);
-      }
-    });
-  }
-  errors.rethrow();
-}
-
-// Repetitive reads with poor hits or none: the deep search (not for a mate whose
-// partner is placed well and uniquely: pairing and rescue look next to the partner);
-// then reads with no hit within their threshold: the clipped fallback. Both see every
-// candidate whatever the filter said (the same work with the filter and without).
-void Mapper::Impl::fallback_batch(BatchState& bs, bool paired, MapStats& stats) {
-  const int64_t n = static_cast<int64_t>(bs.seeded.size());
-  // A read placed well and uniquely: its best hits (not yet merged: neighbouring
-  // candidates of one locus each give one) all end within its threshold of each other.
-  const auto anchored = [&](int64_t r) {
-    const ReadHits& hits = bs.hits[r];
-    const int e = bs.seeded[r].max_edits;
-    const Hit* first = nullptr;
-    for (const Hit& h : hits) {
-      if (!first || h.edits < first->edits) first = &h;
-    }
-    if (!first || first->clipped || 2 * first->edits > e) return false;
-    return std::all_of(hits.begin(), hits.end(), [&](const Hit& h) {
-      return h.edits > first->edits ||
-             (h.strand == first->strand && h.contig == first->contig && std::llabs(h.ref_end - first->ref_end) <= e);
-    });
-  };
-  std::vector<uint8_t>& deep = bs.deep;
-  deep.resize(static_cast<size_t>(n));
-  int64_t searched = 0;
-#pragma omp parallel for schedule(static, 1024) reduction(+ : searched)
-  for (int64_t r = 0; r < n; ++r) {
-    deep[r] = Verifier::needs_deep_search(bs.seeded[r], bs.hits[r], opt.seed) && !(paired && anchored(r ^ 1));
-    searched += deep[r];
-  }
-  ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 64)
-  for (int64_t r = 0; r < n; ++r) {
-    errors.run([&] {
-      ReadHits& hits = bs.hits[r];
-      const SeededRead& w = bs.seeded[r];
-      if (deep[r]) verifier.deep_search(w, opt.seed, hits, workspace());
-      if (hits.empty()) {
-        const bool known = !bs.clip_first.empty() && bs.clip_first[r] < bs.clip_first[r + 1];
-        verifier.clip_fallback(w, hits, workspace(), known ? &bs.clip_results[bs.clip_first[r]] : nullptr);
-      }
-      dedupe_hits(hits, w.max_edits);
-    });
-  }
-  errors.rethrow();
-  stats.deep_searches += searched;
-}
 
 void Mapper::Impl::place_singles(const io::ReadBatch& batch, BatchState& bs, std::vector<std::vector<bam1_t*>>& recs) {
   const int64_t n = static_cast<int64_t>(batch.size());
@@ -202,16 +93,11 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   auto begin = [&im, &batch, &bs, number = im.begun] {
     omp_set_num_threads(static_cast<int>(im.workspaces.size()));  // a thread's own setting: -t
     auto t0 = std::chrono::steady_clock::now();
-    bs.clip_first.clear();
-    const bool seeded_on_gpu = im.seeder.run(batch, bs.seeded, bs.on_device, bs.stats);
+    const seeding::SeedsOn seeds_on = im.seeder.run(batch, bs.seeded, bs.stats);
     const double seed_s = log::seconds_since(t0);
     bs.stats.seed_s += seed_s;
     t0 = std::chrono::steady_clock::now();
-    if (!seeded_on_gpu || !im.filter_and_verify_on_gpu(batch, bs)) {
-      bs.device_result.clear();
-      bs.clip_first.clear();
-      if (bs.on_device) im.seeder.all_candidates(bs.seeded);
-      bs.on_device = false;
+    if (!im.verifying.begin(batch, seeds_on, im.seeder, bs.seeded, bs.cand, bs.codes, bs.verification, bs.stats)) {
       build_candidates(batch, bs.seeded, im.filter.on(), bs.cand);
       const std::lock_guard<std::mutex> lock(im.filter_mutex);
       im.filter.start(bs.cand, bs.codes, bs.stats);  // on the GPU only started: finish_batch collects it
@@ -254,11 +140,11 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out,
   }
   {
     const log::StageTimer timing(stats_.verify_s);
-    im.verify_batch(bs, stats_);
+    im.verifying.hits(bs.seeded, bs.cand, bs.codes, bs.verification, bs.hits, stats_);
   }
   {
     const log::StageTimer timing(stats_.fallback_s);
-    im.fallback_batch(bs, batch.paired, stats_);
+    im.verifying.fallback(bs.seeded, batch.paired, bs.verification, bs.hits, stats_);
   }
   const auto t0 = std::chrono::steady_clock::now();  // placing and records: pair_s
   std::vector<std::vector<bam1_t*>>& recs = bs.records;

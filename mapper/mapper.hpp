@@ -11,8 +11,8 @@
 #include "index/index.hpp"
 #include "io/fastq.hpp"
 #include "io/record_pool.hpp"
-#include "mapper/map_stats.hpp"
-#include "mapper/options.hpp"
+#include "mapper/base/map_stats.hpp"
+#include "mapper/base/options.hpp"
 
 struct bam1_t;  // htslib's record: made by the records stage (mapper/records.hpp)
 

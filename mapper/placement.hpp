@@ -7,14 +7,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "mapper/banded_dp.hpp"
+#include "mapper/align/banded_dp.hpp"
 #include "mapper/hits.hpp"
 #include "mapper/insert_model.hpp"
-#include "mapper/options.hpp"
-#include "mapper/reference.hpp"
-#include "mapper/types.hpp"
-#include "mapper/verify.hpp"
-#include "mapper/workspace.hpp"
+#include "mapper/base/options.hpp"
+#include "mapper/base/reference.hpp"
+#include "mapper/base/types.hpp"
+#include "mapper/verify/verifier.hpp"
+#include "mapper/base/workspace.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "io/fastq.hpp"
-#include "mapper/options.hpp"
+#include "mapper/base/options.hpp"
 #include "mapper/placement.hpp"
-#include "mapper/reference.hpp"
+#include "mapper/base/reference.hpp"
 
 namespace gatemap::mapper::detail {
 

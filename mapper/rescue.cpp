@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "mapper/placement.hpp"
-#include "mapper/seed.hpp"
+#include "mapper/seeding/seed.hpp"
 
 namespace gatemap::mapper::detail {
 

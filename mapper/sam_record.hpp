@@ -7,7 +7,7 @@
 
 #include "io/fastq.hpp"
 #include "io/record_pool.hpp"
-#include "mapper/banded_dp.hpp"
+#include "mapper/align/banded_dp.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -10,7 +10,7 @@
 #include "common/log.hpp"
 #include "common/parallel.hpp"
 #include "gpu/fallback.hpp"
-#include "mapper/seed.hpp"
+#include "mapper/seeding/seed.hpp"
 
 namespace gatemap::mapper::detail {
 
@@ -122,8 +122,8 @@ void SeedStage::all_candidates(std::vector<SeededRead>& seeded) {
   errors.rethrow();
 }
 
-bool SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, bool& on_device, MapStats& stats) {
-  on_device = false;
+seeding::SeedsOn SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, MapStats& stats) {
+  bool on_device = false;
   const int64_t n = static_cast<int64_t>(batch.size());
   seeded.resize(static_cast<size_t>(n));
   ParallelErrors errors;
@@ -160,7 +160,8 @@ bool SeedStage::run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded,
   stats.capped_reads += capped;
   stats.candidate_cap_hits += cap_hits;
   stats.candidates += on_device ? clusters_.n_clusters : ncand;
-  return on_gpu;
+  if (!on_gpu) return seeding::SeedsOn::kHost;
+  return on_device ? seeding::SeedsOn::kDeviceCandidates : seeding::SeedsOn::kDeviceReads;
 }
 
 }  // namespace gatemap::mapper::detail

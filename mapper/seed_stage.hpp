@@ -1,7 +1,7 @@
 #pragma once
 // Seeding a batch (mapper stage 1): every read's codes and threshold on the CPU threads,
 // then its candidates on the GPU seeder (seeding/seed_gpu.hpp) with --backend gpu, or on
-// the CPU (seed.cpp). Both give the same candidates. A GPU that cannot hold the index,
+// the CPU (seeding/seed.cpp). Both give the same candidates. A GPU that cannot hold the index,
 // or fails a batch, leaves the work to the CPU with a warning.
 #include <future>
 #include <memory>
@@ -9,35 +9,34 @@
 
 #include "index/index.hpp"
 #include "io/fastq.hpp"
-#include "mapper/map_stats.hpp"
-#include "mapper/options.hpp"
+#include "mapper/base/map_stats.hpp"
+#include "mapper/base/options.hpp"
+#include "mapper/seeding/device_seeds.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
-#include "mapper/types.hpp"
-#include "mapper/workspace.hpp"
+#include "mapper/base/types.hpp"
+#include "mapper/base/workspace.hpp"
 
 namespace gatemap::mapper::detail {
 
-class SeedStage {
+class SeedStage final : public seeding::DeviceSeeds {
  public:
   SeedStage(const index::Index& idx, const MapOptions& opt, const Hardware& hw);
   ~SeedStage();
   SeedStage(const SeedStage&) = delete;
   SeedStage& operator=(const SeedStage&) = delete;
 
-  // Seeds the batch into `seeded` (one per read); true when the GPU did (its reads are
-  // then on the device: gpu()->device_reads()). One batch at a time (it runs on a thread
+  // Seeds the batch into `seeded` (one per read) and says where (seeding::SeedsOn): with
+  // kDeviceCandidates each read's flags are set but its `cand` is empty until
+  // fetch_candidates or all_candidates fills it. One batch at a time (it runs on a thread
   // beside the stages that finish the previous batch: it has its own scratch).
-  // on_device: the GPU seeded every read, and their candidates, the seeder's kept
-  // clusters, stay there (gpu()->device_clusters()): each read's flags are set but its
-  // `cand` is empty until fetch_candidates or all_candidates fills it.
-  bool run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, bool& on_device, MapStats& stats);
-  // With the candidates on the device: the listed reads' candidates, or every read's
-  // (on the CPU when the device cannot give them back), before the next run().
-  void fetch_candidates(std::vector<SeededRead>& seeded, const std::vector<uint32_t>& reads);
-  void all_candidates(std::vector<SeededRead>& seeded);
-  const seeding::SeedGpu* gpu() const { return gpu_.get(); }
-  const seeding::SeedClusters& clusters() const { return clusters_; }  // of the batch last seeded on the GPU
-  int device() const { return device_; }
+  seeding::SeedsOn run(const io::ReadBatch& batch, std::vector<SeededRead>& seeded, MapStats& stats);
+  // seeding::DeviceSeeds, for the verify stage.
+  void fetch_candidates(std::vector<SeededRead>& seeded, const std::vector<uint32_t>& reads) override;
+  void all_candidates(std::vector<SeededRead>& seeded) override;
+  seeding::DeviceReads device_reads() const override { return gpu_->device_reads(); }
+  seeding::DeviceClusters device_clusters() const override { return gpu_->device_clusters(); }
+  const seeding::SeedClusters& clusters() const override { return clusters_; }
+  int device() const override { return device_; }
   // Whether a GPU seeder was asked for (set once: the caller's thread may ask while the
   // engine is being made; batches go to the CPU when it could not be).
   bool on_gpu() const { return wants_gpu_; }

@@ -5,7 +5,7 @@
 #include <htslib/sam.h>
 
 #include "mapper/placement.hpp"
-#include "mapper/seed.hpp"
+#include "mapper/seeding/seed.hpp"
 
 namespace gatemap::mapper::detail {
 

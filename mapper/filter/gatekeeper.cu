@@ -9,35 +9,23 @@
 #include "gpu/buffers.cuh"
 #include "mapper/filter/gatekeeper.hpp"
 #include "mapper/filter/gatekeeper_core.hpp"
+#include "mapper/filter/gatekeeper_kernel.cuh"
 #include "gpu/unified_alloc.hpp"
 
 namespace gatemap::mapper::filter {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kMaxWindowWords = (kMaxReadLen + 2 * kMaxEdits + 31) / 32;
 
-// One thread per pair; WW is fixed per launch from the longest read of the batch.
-template <int WW>
-__global__ void gatekeeper_kernel(FilterReference ref, const uint32_t* __restrict__ read_hi,
-                                  const uint32_t* __restrict__ read_lo, const int32_t* __restrict__ len,
-                                  const uint8_t* __restrict__ has_n, int stride,
-                                  const uint32_t* __restrict__ cand_read_strand,
-                                  const uint32_t* __restrict__ cand_diagonal, int64_t n, int e,
-                                  uint8_t* __restrict__ out) {
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const uint32_t diagonal = cand_diagonal[i];
-    int m = 0;
-    int32_t contig = 0;
-    size_t off = 0;
-    uint8_t code = kFilterUnfiltered;
-    if (detail::candidate_pair(ref, len, has_n, stride, cand_read_strand[i], diagonal, e, m, contig, off)) {
-      code = detail::gatekeeper_pair<WW>(ref, read_hi + off, read_lo + off, m, diagonal, contig, e);
-    }
-    out[i] = code;
+// The filter stage's candidates: two arrays, as FilterCandidates holds them.
+struct CandidateArrays {
+  const uint32_t* read_strand;
+  const uint32_t* diagonal;
+  __device__ void operator()(int64_t i, uint32_t& rs, uint32_t& d) const {
+    rs = read_strand[i];
+    d = diagonal[i];
   }
-}
+};
 
 // One thread per read: 2-bit encoding of both strands on the device.
 __global__ void pack_reads_kernel(const char* __restrict__ ascii, const int64_t* __restrict__ offset,
@@ -50,24 +38,6 @@ __global__ void pack_reads_kernel(const char* __restrict__ ascii, const int64_t*
   uint32_t* fl = lo + 2 * r * stride;
   detail::pack_read(ascii + offset[r], m, fh, fl, fh + stride, fl + stride, stride, &has_n[r]);
   if (len[r] > kMaxReadLen) has_n[r] = 0;
-}
-
-using KernelFn = void (*)(FilterReference, const uint32_t*, const uint32_t*, const int32_t*, const uint8_t*, int,
-                          const uint32_t*, const uint32_t*, int64_t, int, uint8_t*);
-
-template <int WW>
-KernelFn kernel_for(int ww) {
-  if constexpr (WW >= kMaxWindowWords) {
-    return &gatekeeper_kernel<WW>;
-  } else {
-    return ww <= WW ? &gatekeeper_kernel<WW> : kernel_for<WW + 1>(ww);
-  }
-}
-
-template <typename T>
-void upload(gpu::DeviceBuffer<T>& dst, const T* src, size_t n) {
-  dst.resize(std::max<size_t>(n, 1));
-  if (n) GATEMAP_CUDA_CHECK(cudaMemcpy(dst.data(), src, n * sizeof(T), cudaMemcpyHostToDevice));
 }
 
 // Host copy in parallel chunks, in or out of managed memory.
@@ -155,12 +125,12 @@ GateKeeperGpu::GateKeeperGpu(const FilterReference& ref, int device) : impl_(new
     int managed = 0;
     GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrConcurrentManagedAccess, device));
     impl_->managed_hints = managed != 0;
-    upload(impl_->hi, ref.hi, ref.words);
-    upload(impl_->lo, ref.lo, ref.words);
-    upload(impl_->contig_begin, ref.contig_begin, ref.n_contigs);
-    upload(impl_->contig_end, ref.contig_end, ref.n_contigs);
-    upload(impl_->n_begin, ref.n_begin, ref.n_runs);
-    upload(impl_->n_end, ref.n_end, ref.n_runs);
+    gpu::upload(impl_->hi, ref.hi, ref.words);
+    gpu::upload(impl_->lo, ref.lo, ref.words);
+    gpu::upload(impl_->contig_begin, ref.contig_begin, ref.n_contigs);
+    gpu::upload(impl_->contig_end, ref.contig_end, ref.n_contigs);
+    gpu::upload(impl_->n_begin, ref.n_begin, ref.n_runs);
+    gpu::upload(impl_->n_end, ref.n_end, ref.n_runs);
     impl_->dref = ref;
     impl_->dref.hi = impl_->hi.data();
     impl_->dref.lo = impl_->lo.data();
@@ -255,11 +225,10 @@ int GateKeeperGpu::submit(const FilterReads& reads, const FilterCandidates& cand
   if (s.n) {
     int max_len = 1;
     for (int32_t l : reads.len) max_len = std::max(max_len, std::min<int>(l, kMaxReadLen));
-    const KernelFn kernel = kernel_for<1>(detail::window_words(max_len, e));
-    const int64_t blocks = std::min<int64_t>((s.n + kThreads - 1) / kThreads, 1 << 20);
-    kernel<<<static_cast<unsigned>(blocks), kThreads, 0, st>>>(
+    const auto kernel = gatekeeper_kernel_for<CandidateArrays>(detail::window_words(max_len, e));
+    kernel<<<gatekeeper_blocks(static_cast<int64_t>(s.n), kThreads), kThreads, 0, st>>>(
         impl_->dref, s.read_hi.data(), s.read_lo.data(), s.len.data(), s.has_n.data(), stride,
-        s.k_read_strand, s.k_diagonal, static_cast<int64_t>(s.n), e, s.out.data());
+        CandidateArrays{s.k_read_strand, s.k_diagonal}, static_cast<int64_t>(s.n), e, s.out.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
   }
   s.kernel_stop.record(st);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/dna.hpp"
-#include "mapper/banded_dp.hpp"
+#include "mapper/align/banded_dp.hpp"
 
 namespace gatemap::test {
 

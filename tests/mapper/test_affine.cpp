@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <random>
 
-#include "mapper/affine.hpp"
+#include "mapper/align/affine.hpp"
 #include "alignment_check.hpp"
 #include "../test_util.hpp"
 

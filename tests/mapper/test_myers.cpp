@@ -7,8 +7,8 @@
 #include "../test_util.hpp"
 #include "common/dna.hpp"
 #include "common/packed_seq.hpp"
-#include "mapper/banded_dp.hpp"
-#include "mapper/myers.hpp"
+#include "mapper/align/banded_dp.hpp"
+#include "mapper/align/myers.hpp"
 #include "tests/mapper/filter/gatekeeper_oracles.hpp"
 
 using namespace gatemap;

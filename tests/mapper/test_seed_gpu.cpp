@@ -13,14 +13,14 @@
 #include "common/dna.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
-#include "mapper/device_verdicts.hpp"
+#include "mapper/verify/device_verdicts.hpp"
 #include "mapper/filter/gatekeeper.hpp"
-#include "mapper/myers.hpp"
-#include "mapper/reference.hpp"
-#include "mapper/seed.hpp"
+#include "mapper/align/myers.hpp"
+#include "mapper/base/reference.hpp"
+#include "mapper/seeding/seed.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
-#include "mapper/seeding/verify_gpu.hpp"
-#include "mapper/verify.hpp"
+#include "mapper/verify/verify_gpu.hpp"
+#include "mapper/verify/verifier.hpp"
 
 using namespace gatemap;
 using namespace gatemap::mapper;
@@ -227,7 +227,7 @@ TEST(VerifyGpu, DistancesEqualTheCpuBitVector) {
   const RepeatGenome& g = genome();
   seeding::SeedGpu seeder(*g.idx, 0);
   const Reference ref(*g.idx);
-  seeding::VerifyGpu verifier(0, ref.filter_view());
+  verifying::VerifyGpu verifier(0, ref.filter_view());
   std::mt19937_64 rng(9);
   std::vector<std::string> reads;
   std::vector<int64_t> origin;
@@ -243,7 +243,7 @@ TEST(VerifyGpu, DistancesEqualTheCpuBitVector) {
   }
   seeding::SeedClusters c;
   const std::vector<SeededRead> w = seed_on(seeder, reads, 6, 32, c);
-  std::vector<seeding::VerifyJob> jobs;
+  std::vector<verifying::VerifyJob> jobs;
   for (size_t r = 0; r < reads.size(); ++r) {
     for (int k = 0; k < 4; ++k) {
       const uint8_t band = static_cast<uint8_t>(rng() % 32), edits = static_cast<uint8_t>(rng() % 40);
@@ -260,10 +260,10 @@ TEST(VerifyGpu, DistancesEqualTheCpuBitVector) {
   const Verifier cpu_verifier(ref);
   int64_t found = 0, not_verified = 0;
   for (size_t k = 0; k < jobs.size(); ++k) {
-    const seeding::VerifyJob& j = jobs[k];
+    const verifying::VerifyJob& j = jobs[k];
     const SeededRead& read = w[j.read];
     if (!bit_vector_applies(g, cpu_verifier, j.diag, read.length(), j.band)) {
-      ASSERT_EQ(out[k].edits, seeding::kNotVerified) << "job " << k;
+      ASSERT_EQ(out[k].edits, verifying::kNotVerified) << "job " << k;
       ++not_verified;
       continue;
     }
@@ -289,13 +289,13 @@ TEST(VerifyGpu, FilterCodesEqualTheCpuTwinAndGateVerification) {
   const RepeatGenome& g = genome();
   seeding::SeedGpu seeder(*g.idx, 0);
   const Reference ref(*g.idx);
-  seeding::VerifyGpu verifier(0, ref.filter_view());
+  verifying::VerifyGpu verifier(0, ref.filter_view());
   const std::vector<std::string> reads = reads_of(g, 2000, 17);
   seeding::SeedClusters c;
   const std::vector<SeededRead> w = seed_on(seeder, reads, 5, 32, c);
   std::mt19937_64 rng(21);
   const int64_t length = g.idx->length();
-  std::vector<seeding::VerifyJob> jobs;
+  std::vector<verifying::VerifyJob> jobs;
   for (size_t r = 0; r < reads.size(); ++r) {
     for (int k = 0; k < 6; ++k) {
       int64_t diag = static_cast<int64_t>(rng() % static_cast<uint64_t>(length));
@@ -304,7 +304,7 @@ TEST(VerifyGpu, FilterCodesEqualTheCpuTwinAndGateVerification) {
       const uint8_t strand = static_cast<uint8_t>(rng() % 2);
       // Bit-vector bands inside the reference only, as the mapper sends them.
       const bool inside = diag - 5 >= 0 && diag + static_cast<int64_t>(reads[r].size()) + 5 <= length;
-      const auto band = static_cast<uint8_t>(k % 3 && inside ? 5 : seeding::kSkipJob);
+      const auto band = static_cast<uint8_t>(k % 3 && inside ? 5 : verifying::kSkipJob);
       jobs.push_back({diag, static_cast<uint32_t>(r), strand, band, 5});
     }
   }
@@ -326,16 +326,16 @@ TEST(VerifyGpu, FilterCodesEqualTheCpuTwinAndGateVerification) {
     int64_t rejected = 0, unfiltered = 0;
     for (size_t i = 0; i < jobs.size(); ++i) {
       ASSERT_EQ(codes[i], want[i]) << "e " << e << " job " << i;
-      const seeding::VerifyJob& j = jobs[i];
+      const verifying::VerifyJob& j = jobs[i];
       const bool accepted = filter::filter_accepts(codes[i], e);
       rejected += !accepted;
       unfiltered += (codes[i] & filter::kFilterUnfiltered) != 0;
-      if (j.band == seeding::kSkipJob || !accepted) {
+      if (j.band == verifying::kSkipJob || !accepted) {
         ASSERT_EQ(out[i].edits, -1) << "e " << e << " job " << i;
         continue;
       }
       if (!bit_vector_applies(g, cpu_verifier, j.diag, w[j.read].length(), j.band)) {
-        ASSERT_EQ(out[i].edits, seeding::kNotVerified) << "e " << e << " job " << i;
+        ASSERT_EQ(out[i].edits, verifying::kNotVerified) << "e " << e << " job " << i;
         continue;
       }
       const BandResult cpu = myers_banded_distance(w[j.read].codes[j.strand].data(), w[j.read].length(), planes, j.diag,
@@ -358,7 +358,7 @@ TEST(VerifyGpu, ClustersOnTheDeviceComeBackAsTheirJobsVerifiedOneByOne) {
   const RepeatGenome& g = genome();
   seeding::SeedGpu seeder(*g.idx, 0);
   const Reference ref(*g.idx);
-  seeding::VerifyGpu verifier(0, ref.filter_view());
+  verifying::VerifyGpu verifier(0, ref.filter_view());
   const std::vector<std::string> reads = reads_of(g, 4000, 23);
   std::vector<SeededRead> w(reads.size());
   int max_len = 1;
@@ -377,7 +377,7 @@ TEST(VerifyGpu, ClustersOnTheDeviceComeBackAsTheirJobsVerifiedOneByOne) {
   const seeding::DeviceClusters on_device = seeder.device_clusters();
   seeding::SeedClusters host = c;
   seeder.copy_clusters(host);
-  std::vector<seeding::VerifyJob> jobs;
+  std::vector<verifying::VerifyJob> jobs;
   for (size_t r = 0; r < reads.size(); ++r) {
     for (int64_t k = host.first[2 * r]; k < host.first[2 * r + 2]; ++k) {
       const auto strand = static_cast<uint8_t>(k >= host.first[2 * r + 1]);
@@ -388,24 +388,24 @@ TEST(VerifyGpu, ClustersOnTheDeviceComeBackAsTheirJobsVerifiedOneByOne) {
   ASSERT_EQ(static_cast<int64_t>(jobs.size()), host.n_clusters);
   for (const bool on : {true, false}) {
     SCOPED_TRACE(on ? "filter on" : "filter off");
-    const seeding::JobFilter filter{on, 5, max_len};
+    const verifying::JobFilter filter{on, 5, max_len};
     std::vector<uint8_t> codes;
     std::vector<BandResult> want;
     verifier.verify(seeder.device_reads(), jobs, filter, codes, want);
-    std::vector<seeding::VerifiedCluster> kept;
-    seeding::VerifyCounts counts;
+    std::vector<verifying::VerifiedCluster> kept;
+    verifying::VerifyCounts counts;
     verifier.verify_clusters(seeder.device_reads(), on_device, filter, kept, counts);
-    seeding::VerifyCounts expected;
+    verifying::VerifyCounts expected;
     size_t at = 0;
     for (size_t k = 0; k < jobs.size(); ++k) {
       const bool accepted = filter::filter_accepts(codes[k], 5);
       expected.rejected += !accepted;
       expected.unfiltered += (codes[k] & filter::kFilterUnfiltered) != 0;
       expected.accepted += accepted;
-      expected.on_gpu += accepted && want[k].edits != seeding::kNotVerified;
-      if (!accepted || (want[k].edits < 0 && want[k].edits != seeding::kNotVerified)) continue;
+      expected.on_gpu += accepted && want[k].edits != verifying::kNotVerified;
+      if (!accepted || (want[k].edits < 0 && want[k].edits != verifying::kNotVerified)) continue;
       ASSERT_LT(at, kept.size());
-      const seeding::VerifiedCluster& v = kept[at++];
+      const verifying::VerifiedCluster& v = kept[at++];
       ASSERT_EQ(v.index, k);
       ASSERT_EQ(v.cluster.diag, host.clusters[k].diag);
       ASSERT_EQ(v.result.edits, want[k].edits) << "cluster " << k;
@@ -459,13 +459,13 @@ TEST(VerifyGpu, ClustersOnTheDeviceComeBackAsTheirJobsVerifiedOneByOne) {
 // The fallback's clipped verification on the device: the cost and end banded_distance
 // with clipping gives on the window Reference::window fetches, for reads with mismatches
 // and indels (a clipped end among them), both strands, every band up to
-// seeding::kMaxClipBand, candidates at contig ends and over N runs, and random places.
+// verifying::kMaxClipBand, candidates at contig ends and over N runs, and random places.
 TEST(VerifyGpu, ClipDistancesEqualTheCpuClippedDp) {
   GATEMAP_REQUIRE_GPU();
   const RepeatGenome& g = genome();
   seeding::SeedGpu seeder(*g.idx, 0);
   const Reference ref(*g.idx);
-  seeding::VerifyGpu verifier(0, ref.filter_view());
+  verifying::VerifyGpu verifier(0, ref.filter_view());
   std::mt19937_64 rng(31);
   std::vector<std::string> reads;
   std::vector<int64_t> origin;
@@ -483,25 +483,25 @@ TEST(VerifyGpu, ClipDistancesEqualTheCpuClippedDp) {
   }
   seeding::SeedClusters c;
   const std::vector<SeededRead> w = seed_on(seeder, reads, 6, 32, c);
-  std::vector<seeding::ClipJob> jobs;
+  std::vector<verifying::ClipJob> jobs;
   for (size_t r = 0; r < reads.size(); ++r) {
     for (int k = 0; k < 3; ++k) {
       int64_t diag = origin[r] + static_cast<int64_t>(rng() % 9) - 4;
       if (k == 1) diag = rng() % 2 ? c0 - static_cast<int64_t>(rng() % 300) : static_cast<int64_t>(rng() % 40);
       if (k == 2) diag = static_cast<int64_t>(rng() % static_cast<uint64_t>(c0));
-      const auto band = static_cast<uint8_t>(1 + rng() % seeding::kMaxClipBand);
+      const auto band = static_cast<uint8_t>(1 + rng() % verifying::kMaxClipBand);
       const int max_cost = 5 + static_cast<int>(rng() % 60);
       jobs.push_back({diag, 0, c0, max_cost, static_cast<uint32_t>(r), static_cast<uint8_t>((r % 2) ^ (k == 2)), band});
     }
   }
-  std::vector<seeding::ClipResult> out;
+  std::vector<verifying::ClipResult> out;
   verifier.clip_distances(seeder.device_reads(), jobs, out);
   ASSERT_EQ(out.size(), jobs.size());
   DpScratch scratch;
   RefWindow win;
   int64_t found = 0, clipped = 0;
   for (size_t k = 0; k < jobs.size(); ++k) {
-    const seeding::ClipJob& j = jobs[k];
+    const verifying::ClipJob& j = jobs[k];
     const SeededRead& read = w[j.read];
     const int m = read.length();
     ref.window(0, j.diag - j.band, j.diag + m + j.band, win);

@@ -15,12 +15,12 @@
 #include "mapper/candidates.hpp"
 #include "mapper/hits.hpp"
 #include "mapper/insert_model.hpp"
-#include "mapper/myers.hpp"
+#include "mapper/align/myers.hpp"
 #include "mapper/placement.hpp"
-#include "mapper/reference.hpp"
-#include "mapper/seed.hpp"
-#include "mapper/verify.hpp"
-#include "mapper/workspace.hpp"
+#include "mapper/base/reference.hpp"
+#include "mapper/seeding/seed.hpp"
+#include "mapper/verify/verifier.hpp"
+#include "mapper/base/workspace.hpp"
 
 using namespace gatemap;
 using namespace gatemap::mapper;

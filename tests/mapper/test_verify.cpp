@@ -6,7 +6,7 @@
 
 #include "../test_util.hpp"
 #include "alignment_check.hpp"
-#include "mapper/banded_dp.hpp"
+#include "mapper/align/banded_dp.hpp"
 #include "tests/mapper/filter/gatekeeper_oracles.hpp"
 
 using namespace gatemap;

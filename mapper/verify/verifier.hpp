@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "mapper/banded_dp.hpp"
-#include "mapper/options.hpp"
-#include "mapper/seeding/verify_gpu.hpp"
-#include "mapper/reference.hpp"
-#include "mapper/types.hpp"
-#include "mapper/workspace.hpp"
+#include "mapper/align/banded_dp.hpp"
+#include "mapper/base/options.hpp"
+#include "mapper/verify/verify_gpu.hpp"
+#include "mapper/base/reference.hpp"
+#include "mapper/base/types.hpp"
+#include "mapper/base/workspace.hpp"
 
 namespace gatemap::mapper::detail {
 
@@ -37,7 +37,7 @@ class Verifier {
   // known: the clipped verification of the candidates clip_candidates lists, in order,
   // done already (on the GPU), or null.
   void clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws,
-                     const seeding::ClipResult* known = nullptr) const;
+                     const verifying::ClipResult* known = nullptr) const;
   // The candidates the clipped fallback tries: the best supported kClipCandidates, ties
   // in candidate order.
   static void clip_candidates(const SeededRead& w, std::vector<const Candidate*>& order);

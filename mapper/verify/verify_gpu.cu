@@ -10,16 +10,16 @@
 #include "common/error.hpp"
 #include "gpu/buffers.cuh"
 #include "mapper/filter/gatekeeper_core.hpp"
-#include "mapper/myers_core.hpp"
-#include "mapper/seeding/verify_gpu.hpp"
+#include "mapper/filter/gatekeeper_kernel.cuh"
+#include "mapper/align/myers_core.hpp"
+#include "mapper/verify/verify_gpu.hpp"
 
-namespace gatemap::mapper::seeding {
+namespace gatemap::mapper::verifying {
 namespace {
 
 constexpr int kThreads = 128;
 
 unsigned blocks_for(int64_t items) { return static_cast<unsigned>((items + kThreads - 1) / kThreads); }
-constexpr int kMaxWindowWords = (filter::kMaxReadLen + 2 * filter::kMaxEdits + 31) / 32;
 
 // One thread per read: both strands 2-bit packed from the seeder's codes, as the filter
 // packs a read's bases (filter::detail::pack_read: the first kMaxReadLen bases; N read
@@ -39,40 +39,17 @@ __global__ void pack_codes_kernel(const uint8_t* __restrict__ codes, const int64
   if (full > filter::kMaxReadLen) has_n[r] = 0;
 }
 
-// One thread per job: the GateKeeper code of its read strand at its diagonal, as the
-// filter's kernel computes it for the candidate arrays the filter stage builds.
-template <int WW>
-__global__ void filter_kernel(filter::FilterReference ref, const uint32_t* __restrict__ read_hi,
-                              const uint32_t* __restrict__ read_lo, const int32_t* __restrict__ len,
-                              const uint8_t* __restrict__ has_n, int stride, const VerifyJob* __restrict__ jobs,
-                              int64_t n, int e, uint8_t* __restrict__ out) {
-  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  const VerifyJob j = jobs[i];
-  const bool outside = j.diag < 0 || j.diag > int64_t{0xffffffff};  // FilterCandidates::set
-  const uint32_t read_strand = (j.read << 1) | j.strand | (outside ? filter::FilterCandidates::kOutside : 0u);
-  const uint32_t diagonal = outside ? 0u : static_cast<uint32_t>(j.diag);
-  int m = 0;
-  int32_t contig = 0;
-  size_t off = 0;
-  uint8_t code = filter::kFilterUnfiltered;
-  if (filter::detail::candidate_pair(ref, len, has_n, stride, read_strand, diagonal, e, m, contig, off)) {
-    code = filter::detail::gatekeeper_pair<WW>(ref, read_hi + off, read_lo + off, m, diagonal, contig, e);
+// The verifier's jobs as the GateKeeper kernel reads candidates (FilterCandidates::set's
+// encoding): the filter's codes for them are the filter stage's.
+struct JobCands {
+  const VerifyJob* jobs;
+  __device__ void operator()(int64_t i, uint32_t& read_strand, uint32_t& diagonal) const {
+    const VerifyJob j = jobs[i];
+    const bool outside = j.diag < 0 || j.diag > int64_t{0xffffffff};
+    read_strand = (j.read << 1) | j.strand | (outside ? filter::FilterCandidates::kOutside : 0u);
+    diagonal = outside ? 0u : static_cast<uint32_t>(j.diag);
   }
-  out[i] = code;
-}
-
-using FilterKernel = void (*)(filter::FilterReference, const uint32_t*, const uint32_t*, const int32_t*, const uint8_t*,
-                              int, const VerifyJob*, int64_t, int, uint8_t*);
-
-template <int WW>
-FilterKernel filter_kernel_for(int ww) {
-  if constexpr (WW >= kMaxWindowWords) {
-    return &filter_kernel<WW>;
-  } else {
-    return ww <= WW ? &filter_kernel<WW> : filter_kernel_for<WW + 1>(ww);
-  }
-}
+};
 
 // Verifier::myers_applies on the device: the band's window inside one contig (the one
 // holding the read's middle base, the only one it can lie in), free of N.
@@ -156,7 +133,7 @@ __global__ void scatter_kept_kernel(const detail::SeedCluster* clusters, const B
   out[at[g]] = {clusters[g], results[g], static_cast<uint32_t>(g)};
 }
 
-// banded_distance with clipping (mapper/banded_dp.cpp), one thread per job: the same
+// banded_distance with clipping (mapper/align/banded_dp.cpp), one thread per job: the same
 // DP over keys (cost, start row), two rows at a time, and the same best end (its scan
 // goes down the rows: here, going up, a later row wins a full tie).
 constexpr int kClipMaxWidth = 2 * kMaxClipBand + 1;
@@ -243,11 +220,6 @@ __global__ void clip_kernel(filter::FilterReference fref, PlaneRef ref, const ui
   out[k] = r;
 }
 
-template <typename T>
-void upload(gpu::DeviceBuffer<T>& dst, const T* src, size_t n) {
-  dst.resize(std::max<size_t>(n, 1));
-  if (n) GATEMAP_CUDA_CHECK(cudaMemcpy(dst.data(), src, n * sizeof(T), cudaMemcpyHostToDevice));
-}
 
 }  // namespace
 
@@ -294,10 +266,10 @@ VerifyGpu::VerifyGpu(int device, const filter::FilterReference& ref, int64_t max
   Impl& im = *impl_;
   im.device = device;
   im.max_jobs = max_jobs;
-  upload(im.contig_begin, ref.contig_begin, static_cast<size_t>(ref.n_contigs));
-  upload(im.contig_end, ref.contig_end, static_cast<size_t>(ref.n_contigs));
-  upload(im.n_begin, ref.n_begin, static_cast<size_t>(ref.n_runs));
-  upload(im.n_end, ref.n_end, static_cast<size_t>(ref.n_runs));
+  gpu::upload(im.contig_begin, ref.contig_begin, static_cast<size_t>(ref.n_contigs));
+  gpu::upload(im.contig_end, ref.contig_end, static_cast<size_t>(ref.n_contigs));
+  gpu::upload(im.n_begin, ref.n_begin, static_cast<size_t>(ref.n_runs));
+  gpu::upload(im.n_end, ref.n_end, static_cast<size_t>(ref.n_runs));
   im.fref = ref;
   im.fref.contig_begin = im.contig_begin.data();
   im.fref.contig_end = im.contig_end.data();
@@ -472,9 +444,10 @@ bool VerifyGpu::run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_
                                                            im.d_lo.data(), im.d_len.data(), im.d_has_n.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
 
-    const FilterKernel kernel = filter_kernel_for<1>((max_len + 2 * filter.e + 31) / 32);
-    kernel<<<blocks_for(count), kThreads, 0, s>>>(fref, im.d_hi.data(), im.d_lo.data(), im.d_len.data(), im.d_has_n.data(),
-                                              stride, im.d_jobs.data(), count, filter.e, im.d_codes.data());
+    const auto kernel = filter::gatekeeper_kernel_for<JobCands>((max_len + 2 * filter.e + 31) / 32);
+    kernel<<<filter::gatekeeper_blocks(count, kThreads), kThreads, 0, s>>>(
+        fref, im.d_hi.data(), im.d_lo.data(), im.d_len.data(), im.d_has_n.data(), stride, JobCands{im.d_jobs.data()},
+        count, filter.e, im.d_codes.data());
     GATEMAP_CUDA_CHECK_LAUNCH();
     filter_codes = im.d_codes.data();
   }
@@ -485,4 +458,4 @@ bool VerifyGpu::run_jobs(const DeviceReads& reads, int64_t count, int64_t reads_
   return filter.on;
 }
 
-}  // namespace gatemap::mapper::seeding
+}  // namespace gatemap::mapper::verifying

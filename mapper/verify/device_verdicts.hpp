@@ -1,19 +1,19 @@
 #pragma once
 // The GPU verifier's answer for a batch whose candidates stayed on the device (only the
-// clusters the host needs came back: seeding::VerifyGpu::verify_clusters) -> per read,
+// clusters the host needs came back: verifying::VerifyGpu::verify_clusters) -> per read,
 // in the order of the read's candidates, as the CPU path would verify them.
 #include <cstdint>
 #include <vector>
 
 #include "index/index.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
-#include "mapper/seeding/verify_gpu.hpp"
-#include "mapper/types.hpp"
+#include "mapper/verify/verify_gpu.hpp"
+#include "mapper/base/types.hpp"
 
 namespace gatemap::mapper::detail {
 
 // A candidate the filter accepted: a hit the GPU found, or (result.edits
-// seeding::kNotVerified) one the CPU verifies.
+// verifying::kNotVerified) one the CPU verifies.
 struct DeviceVerdict {
   Candidate cand;
   BandResult result;
@@ -31,7 +31,7 @@ struct DeviceVerdicts {
 // A read's verdicts: strand 0's, then strand 1's; a strand cut at --max-cand in support
 // order (add_kept_candidates' order), contigs named as push_candidates names them.
 void order_verdicts(const index::Index& idx, const seeding::SeedClusters& clusters,
-                    std::vector<seeding::VerifiedCluster>& kept, const std::vector<SeededRead>& seeded,
+                    std::vector<verifying::VerifiedCluster>& kept, const std::vector<SeededRead>& seeded,
                     DeviceVerdicts& out);
 
 }  // namespace gatemap::mapper::detail

@@ -1,8 +1,8 @@
 // CPU-only build: no GPU verifier; the mapper verifies on the CPU.
 #include "common/error.hpp"
-#include "mapper/seeding/verify_gpu.hpp"
+#include "mapper/verify/verify_gpu.hpp"
 
-namespace gatemap::mapper::seeding {
+namespace gatemap::mapper::verifying {
 
 struct VerifyGpu::Impl {};
 
@@ -16,4 +16,4 @@ void VerifyGpu::verify_clusters(const DeviceReads&, const DeviceClusters&, const
                                 std::vector<VerifiedCluster>&, VerifyCounts&, VerifyTiming*) {}
 void VerifyGpu::clip_distances(const DeviceReads&, const std::vector<ClipJob>&, std::vector<ClipResult>&) {}
 
-}  // namespace gatemap::mapper::seeding
+}  // namespace gatemap::mapper::verifying

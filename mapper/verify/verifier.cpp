@@ -1,12 +1,12 @@
-#include "mapper/verify.hpp"
+#include "mapper/verify/verifier.hpp"
 
 #include <htslib/sam.h>
 
 #include <algorithm>
 #include <cstdint>
 
-#include "mapper/affine.hpp"
-#include "mapper/myers.hpp"
+#include "mapper/align/affine.hpp"
+#include "mapper/align/myers.hpp"
 
 namespace gatemap::mapper::detail {
 
@@ -61,7 +61,7 @@ void Verifier::clip_candidates(const SeededRead& w, std::vector<const Candidate*
 }
 
 void Verifier::clip_fallback(const SeededRead& w, ReadHits& hits, Workspace& ws,
-                             const seeding::ClipResult* known) const {
+                             const verifying::ClipResult* known) const {
   std::vector<const Candidate*>& order = ws.clip_order;
   clip_candidates(w, order);
   const int m = w.length();

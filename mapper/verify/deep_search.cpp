@@ -8,8 +8,8 @@
 // records).
 #include <algorithm>
 
-#include "mapper/seed.hpp"
-#include "mapper/verify.hpp"
+#include "mapper/seeding/seed.hpp"
+#include "mapper/verify/verifier.hpp"
 
 namespace gatemap::mapper::detail {
 

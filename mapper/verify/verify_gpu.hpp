@@ -1,19 +1,22 @@
 #pragma once
 // Filtering and verification on the GPU, on the reads and the reference the GPU seeder
 // already holds, one thread per candidate: the GateKeeper code of every candidate (the
-// kernel rules of mapper/filter/gatekeeper_core.hpp: the codes the filter stage's
-// engines give), then the banded Myers distance (myers_core.hpp, the CPU's
+// filter stage's own kernel, mapper/filter/gatekeeper_kernel.cuh: the codes its engines
+// give), then the banded Myers distance (align/myers_core.hpp, the CPU's
 // myers_banded_distance) of those the filter accepts and the bit-vector verifier takes
 // (band inside one contig, no N: decided on the device); the rest are verified on the CPU.
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "mapper/banded_dp.hpp"
+#include "mapper/align/banded_dp.hpp"
 #include "mapper/filter/gatekeeper.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
 
-namespace gatemap::mapper::seeding {
+namespace gatemap::mapper::verifying {
+
+using seeding::DeviceClusters;
+using seeding::DeviceReads;
 
 constexpr uint8_t kSkipJob = 0xff;  // a job's band: not verified (its result stays "none")
 constexpr int kNotVerified = -2;    // a result's edits: the bit-vector verifier does not take the job
@@ -117,4 +120,4 @@ class VerifyGpu {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace gatemap::mapper::seeding
+}  // namespace gatemap::mapper::verifying

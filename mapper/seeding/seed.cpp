@@ -2,7 +2,7 @@
 // (seeding::for_each_query says which); hits vote for diagonals (reference position -
 // read offset), which are clustered within e into candidates (seeding::cluster_hits).
 // The GPU seeder (seeding/seed_gpu.cu) follows the same rules.
-#include "mapper/seed.hpp"
+#include "mapper/seeding/seed.hpp"
 
 #include <algorithm>
 #include <cmath>

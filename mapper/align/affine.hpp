@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mapper/banded_dp.hpp"
+#include "mapper/align/banded_dp.hpp"
 
 namespace gatemap::mapper {
 

@@ -1,4 +1,4 @@
-#include "mapper/map_stats.hpp"
+#include "mapper/base/map_stats.hpp"
 
 #include <sstream>
 

@@ -1,10 +1,10 @@
-#include "mapper/myers.hpp"
+#include "mapper/align/myers.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <vector>
 
-#include "mapper/myers_core.hpp"
+#include "mapper/align/myers_core.hpp"
 
 // The cut-off and the traceback count bits. Portable builds (no -march) would call a
 // software popcount; on x86-64 GCC also compiles a copy with the POPCNT instruction and

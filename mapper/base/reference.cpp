@@ -1,4 +1,4 @@
-#include "mapper/reference.hpp"
+#include "mapper/base/reference.hpp"
 
 #include <algorithm>
 

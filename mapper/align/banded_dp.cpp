@@ -1,4 +1,4 @@
-#include "mapper/banded_dp.hpp"
+#include "mapper/align/banded_dp.hpp"
 
 #include <htslib/sam.h>
 

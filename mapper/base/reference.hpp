@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "index/index.hpp"
-#include "mapper/banded_dp.hpp"
+#include "mapper/align/banded_dp.hpp"
 #include "mapper/filter/gatekeeper.hpp"
-#include "mapper/myers.hpp"
+#include "mapper/align/myers.hpp"
 
 namespace gatemap::mapper {
 

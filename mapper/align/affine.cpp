@@ -1,4 +1,4 @@
-#include "mapper/affine.hpp"
+#include "mapper/align/affine.hpp"
 
 #include <algorithm>
 #include <climits>

@@ -1,4 +1,4 @@
-#include "mapper/device_verdicts.hpp"
+#include "mapper/verify/device_verdicts.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -6,7 +6,7 @@
 namespace gatemap::mapper::detail {
 
 void order_verdicts(const index::Index& idx, const seeding::SeedClusters& clusters,
-                    std::vector<seeding::VerifiedCluster>& kept, const std::vector<SeededRead>& seeded,
+                    std::vector<verifying::VerifiedCluster>& kept, const std::vector<SeededRead>& seeded,
                     DeviceVerdicts& out) {
   const int64_t n = static_cast<int64_t>(seeded.size());
   const std::vector<int64_t>& cf = clusters.first;
@@ -19,7 +19,7 @@ void order_verdicts(const index::Index& idx, const seeding::SeedClusters& cluste
   }
   out.verdicts.resize(kept.size());
   std::vector<uint8_t> need(static_cast<size_t>(n));
-  const auto by_support = [](const seeding::VerifiedCluster& a, const seeding::VerifiedCluster& b) {
+  const auto by_support = [](const verifying::VerifiedCluster& a, const verifying::VerifiedCluster& b) {
     return a.cluster.support != b.cluster.support ? a.cluster.support > b.cluster.support : a.index < b.index;
   };
 #pragma omp parallel for schedule(dynamic, 256)
@@ -44,7 +44,7 @@ void order_verdicts(const index::Index& idx, const seeding::SeedClusters& cluste
       const auto strand = static_cast<uint8_t>(v < reverse ? 0 : 1);
       out.verdicts[static_cast<size_t>(v - kept.begin())] = {
           {strand, static_cast<uint32_t>(contig), v->cluster.diag, v->cluster.support}, v->result};
-      if (v->result.edits == seeding::kNotVerified) {
+      if (v->result.edits == verifying::kNotVerified) {
         left_to_cpu = true;
       } else {
         best = std::min(best, v->result.edits);

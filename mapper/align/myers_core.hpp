@@ -1,12 +1,12 @@
 #pragma once
 // The banded Myers bit-vector recurrence (layout in myers.hpp), shared by the CPU
-// verifier (myers.cpp) and the GPU one (seeding/verify_gpu.cu) so that both give the
+// verifier (myers.cpp) and the GPU one (verify/verify_gpu.cu) so that both give the
 // same edits and ends.
 #include <cstdint>
 
 #include "gpu/host_device.hpp"
-#include "mapper/banded_dp.hpp"
-#include "mapper/myers.hpp"
+#include "mapper/align/banded_dp.hpp"
+#include "mapper/align/myers.hpp"
 
 namespace gatemap::mapper::myers {
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "index/index.hpp"
-#include "mapper/banded_dp.hpp"
-#include "mapper/options.hpp"
-#include "mapper/types.hpp"
-#include "mapper/workspace.hpp"
+#include "mapper/align/banded_dp.hpp"
+#include "mapper/base/options.hpp"
+#include "mapper/base/types.hpp"
+#include "mapper/base/workspace.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -2,7 +2,7 @@
 // aligns, so that it runs a narrow band instead of a band as wide as the insert spread.
 #include <algorithm>
 
-#include "mapper/seed.hpp"
+#include "mapper/seeding/seed.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "io/record_pool.hpp"
-#include "mapper/affine.hpp"
-#include "mapper/banded_dp.hpp"
-#include "mapper/myers.hpp"
-#include "mapper/types.hpp"
+#include "mapper/align/affine.hpp"
+#include "mapper/align/banded_dp.hpp"
+#include "mapper/align/myers.hpp"
+#include "mapper/base/types.hpp"
 
 namespace gatemap::mapper::detail {
 
