@@ -15,10 +15,10 @@
 #include "gpu/device.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
-#include "mapper/banded_dp.hpp"
+#include "mapper/align/banded_dp.hpp"
 #include "mapper/filter/gatekeeper.hpp"
-#include "mapper/reference.hpp"
-#include "mapper/seed.hpp"
+#include "mapper/base/reference.hpp"
+#include "mapper/seeding/seed.hpp"
 #include "sim/rng.hpp"
 #include "sim/sim.hpp"
 
