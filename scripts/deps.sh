@@ -16,7 +16,7 @@ if [[ "${1:-}" == "--test" || "${1:-}" == "--bench" ]]; then
 fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(minimap2 time bc lighter freebayes)  # tools compared side by side in benchmarks
-  packages+=(art-nextgen-simulation-tools seqan-apps)  # ART and mason reads (scripts/bench_correct_profiles.sh)
+  packages+=(art-nextgen-simulation-tools seqan-apps)  # ART and mason reads (scripts/bench_correct.sh profiles)
   packages+=(python3-matplotlib)  # scripts/plot_mapbench.py
 fi
 
