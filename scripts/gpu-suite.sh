@@ -129,20 +129,20 @@ for stage in "$@"; do
       case $JOB in
         pairhmm60)
           [ -s $D/x60.in ] || for i in $(seq 60); do cat .gpu-bundle/data/pairhmm-carneiro/1m.in; done > $D/x60.in
-          run() { if [ "$1" = gpuPairHMM ]; then gpuPairHMM --inputfile $D/x60.in --outputfile $D/$1.out
-                  else $1 pairhmm -t "$T" --backend gpu -v 4 -o $D/$1.out $D/x60.in; fi; } ;;
+          ext=txt; run() { if [ "$1" = gpuPairHMM ]; then gpuPairHMM --inputfile $D/x60.in --outputfile $D/$1.txt
+                  else $1 pairhmm -t "$T" --backend gpu -v 4 -o $D/$1.txt $D/x60.in; fi; } ;;
         call10)
           BACKENDS=gpu SKIP_OTHERS=1 GENOME_LEN=10000000 bash scripts/bench_call.sh $D > /dev/null 2>&1
-          run() { $1 call -t "$T" --backend gpu -v 4 -r $D/ref.fa -o $D/$1.out $D/pe.bam; } ;;
+          ext=vcf; run() { $1 call -t "$T" --backend gpu -v 4 -r $D/ref.fa -o $D/$1.vcf $D/pe.bam; } ;;
       esac
-      tsv=$OUT/ab_$JOB.tsv && printf "round\tbuild\twall_s\n" > "$tsv"
+      tsv=$OUT/ab_$JOB.tsv; rm -f $D/*.$ext; printf "round\tbuild\twall_s\n" > "$tsv"
       for r in $(seq "${ROUNDS:-3}"); do
         for b in $BUILDS; do st=$(date +%s%N); run $b >> "$OUT/ab_${JOB}_$b.log" 2>&1; printf "%s\t%s\t%s\n" $r $b "$(ms $st)" >> "$tsv"; done
-      done
-      first=${BUILDS%% *}
-      for b in $BUILDS; do  # VCF headers carry the command line
-        [ $b = gpuPairHMM ] || cmp -s <(grep -v '^##' $D/$first.out) <(grep -v '^##' $D/$b.out) \
-          && echo "# $b: output as $first's" >> "$tsv" || echo "# $b: output DIFFERS from $first's" >> "$tsv"
+      done; first=${BUILDS%% *}
+      for b in ${BUILDS#"$first"}; do  # the others' outputs against the first's (VCF headers carry the command line)
+        [ $b = gpuPairHMM ] && continue
+        { [ -s $D/$first.$ext ] && [ -s $D/$b.$ext ] && cmp -s <(grep -v '^##' $D/$first.$ext) <(grep -v '^##' $D/$b.$ext); } \
+          && echo "# $b: output as $first's" >> "$tsv" || echo "# $b: output DIFFERS from $first's (or missing)" >> "$tsv"
       done ;;
     mapbench)
       D=/tmp/gm_mb L=$OUT/mapbench.log && mkdir -p $D
