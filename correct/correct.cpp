@@ -14,6 +14,7 @@
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "common/ordered_lanes.hpp"
 #include "common/split_threads.hpp"
 #include "correct/count_pass.hpp"
 #include "correct/kept_text.hpp"
@@ -246,77 +247,99 @@ struct BatchCorrector {
   }
 };
 
-// One batch written on another thread while the next is corrected; the time spent
-// waiting for the write before it goes to sum.write_wait_s.
-class BatchWriter {
- public:
-  explicit BatchWriter(CorrectSummary& sum) : sum_(sum) {}
-  // Waits for the batch being written, if any.
-  void wait() {
-    const log::StageTimer timing(sum_.write_wait_s);
-    if (written_.valid()) written_.get();
-  }
-  void start(std::function<void()> write) { written_ = std::async(std::launch::async, std::move(write)); }
+// The correction pass as a pipeline (common/ordered_lanes.hpp): one thread reads batches,
+// one corrects them (on the GPUs, or the CPU twin), one writes them in input order;
+// kSlots batches alive at once. The correcting thread's wait for batches goes to
+// sum.correct_read_wait_s, the reader's wait for a free slot (correcting or writing
+// behind) to sum.write_wait_s.
+constexpr size_t kSlots = 3;
 
- private:
-  CorrectSummary& sum_;
-  std::future<void> written_;
-};
-
-// The correction pass over the reads read again (or replayed from memory); each batch
-// written on another thread while the next is corrected.
-void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io::FastqWriter& out1,
-                           io::FastqWriter* out2, CorrectSummary& sum) {
-  int64_t done = 0;
-  io::ReadBatch writing;
-  BatchWriter writer(sum);
-  input.replay([&](io::ReadBatch& batch) {
-    BatchParts parts([&](size_t i) { return std::string_view(batch.reads[i].seq); }, batch.size(),
-                     corrector.engines.size());
-    corrector.run(parts, batch.size(), [&](size_t i) { return batch.reads[i].seq.data(); }, sum);
-    for (const io::Read& r : batch.reads) {
-      if (r.qual.size() != r.seq.size()) {  // FASTA input: nothing to write qualities from
-        throw FormatError("gatemap correct writes FASTQ and needs FASTQ input: read '" + r.name +
-                          "' has no qualities");
-      }
-    }
-    // The batch's reads trade places with the last written ones, whose memory the reader reuses.
-    done += static_cast<int64_t>(batch.size());
-    writer.wait();
-    std::swap(writing.reads, batch.reads);
-    writing.paired = batch.paired;
-    writer.start([&] {
-      for (size_t i = 0; i < writing.size(); ++i) {
-        io::FastqWriter& w = (writing.paired && i % 2 == 1) ? *out2 : out1;
-        w.write(writing.reads[i]);  // the header as it was: name, /1 or /2, comment
-      }
-    });
-    log::info("correct", "corrected " + std::to_string(done) + " reads");
-  });
-  writer.wait();
+template <class Item>
+void correction_pipeline(OrderedLanes<Item>& items, CorrectSummary& sum, const std::function<void(Item&)>& correct,
+                         const std::function<void(Item&)>& write) {
+  items.run(
+      1,
+      [&](int) {
+        for (;;) {
+          Item* item;
+          {
+            const log::StageTimer timing(sum.correct_read_wait_s);
+            item = items.next(false);
+          }
+          if (!item) return;
+          correct(*item);
+          items.done(item);
+        }
+      },
+      write);
+  sum.write_wait_s += items.reader_wait_s();
 }
 
-// The correction pass over the text kept from the first reading: no parsing, no
-// formatting; each batch's text written on another thread while the next is corrected.
+// The reads read again (or replayed from memory): a kept batch is corrected in place,
+// one read from the files in its item's own batch.
+struct ReplayedBatch {
+  io::ReadBatch space;
+  io::ReadBatch* batch = nullptr;
+};
+
+void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io::FastqWriter& out1,
+                           io::FastqWriter* out2, CorrectSummary& sum) {
+  ReplayPass pass(input);
+  OrderedLanes<ReplayedBatch> items(kSlots, [&](ReplayedBatch& item) {
+    item.batch = pass.next(item.space);
+    return item.batch != nullptr;
+  });
+  int64_t done = 0;
+  correction_pipeline<ReplayedBatch>(
+      items, sum,
+      [&](ReplayedBatch& item) {
+        io::ReadBatch& batch = *item.batch;
+        for (const io::Read& r : batch.reads) {
+          if (r.qual.size() != r.seq.size()) {  // FASTA input: nothing to write qualities from
+            throw FormatError("gatemap correct writes FASTQ and needs FASTQ input: read '" + r.name +
+                              "' has no qualities");
+          }
+        }
+        BatchParts parts([&](size_t i) { return std::string_view(batch.reads[i].seq); }, batch.size(),
+                         corrector.engines.size());
+        corrector.run(parts, batch.size(), [&](size_t i) { return batch.reads[i].seq.data(); }, sum);
+      },
+      [&](ReplayedBatch& item) {
+        const io::ReadBatch& batch = *item.batch;
+        for (size_t i = 0; i < batch.size(); ++i) {
+          io::FastqWriter& w = (batch.paired && i % 2 == 1) ? *out2 : out1;
+          w.write(batch.reads[i]);  // the header as it was: name, /1 or /2, comment
+        }
+        done += static_cast<int64_t>(batch.size());
+        log::info("correct", "corrected " + std::to_string(done) + " reads");
+      });
+}
+
+// The text kept from the first reading: no parsing, no formatting; a batch's text freed
+// once written.
 void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText>& texts, io::FastqWriter& out1,
                            io::FastqWriter* out2, CorrectSummary& sum) {
+  size_t next = 0;
+  OrderedLanes<size_t> items(kSlots, [&](size_t& k) {
+    k = next++;
+    return k < texts.size();
+  });
   int64_t done = 0;
-  BatchWriter writer(sum);
-  for (size_t k = 0; k < texts.size(); ++k) {
-    KeptText& kt = texts[k];
-    BatchParts parts([&](size_t i) { return std::string_view(kt.bases(i), static_cast<size_t>(kt.len[i])); },
-                     kt.size(), corrector.engines.size());
-    corrector.run(parts, kt.size(), [&](size_t i) { return kt.bases(i); }, sum);
-    done += static_cast<int64_t>(kt.size());
-    writer.wait();
-    if (k > 0) texts[k - 1] = KeptText();  // written: its memory goes
-    writer.start([&, k] {
-      out1.write_text(texts[k].text[0].view());
-      if (out2) out2->write_text(texts[k].text[1].view());
-    });
-    log::info("correct", "corrected " + std::to_string(done) + " reads");
-  }
-  writer.wait();
+  correction_pipeline<size_t>(
+      items, sum,
+      [&](size_t& k) {
+        KeptText& kt = texts[k];
+        BatchParts parts([&](size_t i) { return std::string_view(kt.bases(i), static_cast<size_t>(kt.len[i])); },
+                         kt.size(), corrector.engines.size());
+        corrector.run(parts, kt.size(), [&](size_t i) { return kt.bases(i); }, sum);
+      },
+      [&](size_t& k) {
+        out1.write_text(texts[k].text[0].view());
+        if (out2) out2->write_text(texts[k].text[1].view());
+        done += static_cast<int64_t>(texts[k].size());
+        texts[k] = KeptText();  // written: its memory goes
+        log::info("correct", "corrected " + std::to_string(done) + " reads");
+      });
 }
 
 }  // namespace
@@ -375,7 +398,6 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
     write_corrected_reads(corrector, input, out1, out2.get(), sum);
   }
   sum.read_passes = input.passes();
-  sum.correct_read_wait_s = input.read_wait_s() - sum.count_read_wait_s;
   out1.close();
   if (out2) out2->close();
   sum.correct_s = log::seconds_since(t0);

@@ -45,8 +45,9 @@ struct CorrectSummary {
   int read_passes = 0;  // readings of the input (kept reads replayed count too)
   std::string backend, count_backend;
   double count_s = 0, correct_s = 0, count_kernel_ms = 0, correct_kernel_ms = 0;
-  // Where the time goes: waiting for the FASTQ parser (count pass, correction pass), the
-  // solid spectrum after counting, waiting for the writer.
+  // Where the time goes: waiting for the FASTQ parser (count pass; correction pass: the
+  // correcting thread's wait for batches), the solid spectrum after counting, the
+  // correction pass's reading held back by correcting or writing (no free batch slot).
   double count_read_wait_s = 0, correct_read_wait_s = 0, spectrum_s = 0, write_wait_s = 0;
 };
 

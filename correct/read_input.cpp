@@ -189,29 +189,57 @@ std::vector<KeptText> ReadInput::take_text() {
   return out;
 }
 
+void ReadInput::check_unchanged() const {
+  if (spill_) return;  // our own copy
+  for (const auto& [path, seen] : {std::pair{in1_, identity1_}, {in2_, identity2_}}) {
+    if (!path.empty() && file_identity(path) != seen) {
+      throw FormatError("'" + path + "' changed after correct read it (the corrector reads its input twice)");
+    }
+  }
+}
+
+void ReadInput::check_replayed(int64_t replayed) const {
+  if (replayed != reads_) {
+    throw FormatError("'" + in1_ + "' gave " + std::to_string(replayed) + " reads the second time, " +
+                      std::to_string(reads_) + " the first (changed while correct ran?)");
+  }
+}
+
 void ReadInput::replay(const std::function<void(io::ReadBatch&)>& fn) {
   ++passes_;
   if (all_kept_) {
     for (io::ReadBatch& b : kept_) fn(b);
     return;
   }
-  if (!spill_) {  // the input files themselves, read again: they must be the ones read first
-    for (const auto& [path, seen] : {std::pair{in1_, identity1_}, {in2_, identity2_}}) {
-      if (!path.empty() && file_identity(path) != seen) {
-        throw FormatError("'" + path + "' changed after correct read it (the corrector reads its input twice)");
-      }
-    }
-  }
+  check_unchanged();
   ReadAhead reader(spill_ ? spill_->path(0) : in1_, spill_ ? spill_->path(1) : in2_, batch_reads_);
   int64_t replayed = 0;
   while (io::ReadBatch* batch = reader.next(read_wait_s_)) {
     replayed += static_cast<int64_t>(batch->size());
     fn(*batch);
   }
-  if (replayed != reads_) {
-    throw FormatError("'" + in1_ + "' gave " + std::to_string(replayed) + " reads the second time, " +
-                      std::to_string(reads_) + " the first (changed while correct ran?)");
+  check_replayed(replayed);
+}
+
+ReplayPass::ReplayPass(ReadInput& input) : input_(input) {
+  ++input_.passes_;
+  if (input_.all_kept_) return;
+  input_.check_unchanged();
+  const Spill* spill = input_.spill_.get();
+  source_ = std::make_unique<io::FastqSource>(spill ? spill->path(0) : input_.in1_,
+                                              spill ? spill->path(1) : input_.in2_);
+}
+
+ReplayPass::~ReplayPass() = default;
+
+io::ReadBatch* ReplayPass::next(io::ReadBatch& space) {
+  if (input_.all_kept_) return kept_ < input_.kept_.size() ? &input_.kept_[kept_++] : nullptr;
+  if (!source_->next_batch(space, input_.batch_reads_, input_.batch_reads_ * 300)) {
+    input_.check_replayed(replayed_);
+    return nullptr;
   }
+  replayed_ += static_cast<int64_t>(space.size());
+  return &space;
 }
 
 }  // namespace gatemap::correct

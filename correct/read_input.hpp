@@ -16,6 +16,7 @@ namespace gatemap::correct {
 
 class Spill;
 class ReadAhead;
+class ReplayPass;
 
 class ReadInput {
  public:
@@ -45,7 +46,11 @@ class ReadInput {
   double read_wait_s() const { return read_wait_s_; }  // waiting for the parser, all passes
 
  private:
+  friend class ReplayPass;
   void keep_text_of(const io::ReadBatch& batch);  // first_pass's: the batch's text, while it fits
+  // A replay from the files: they must be the ones read first. After one: as many reads.
+  void check_unchanged() const;
+  void check_replayed(int64_t replayed) const;
   std::string in1_, in2_;
   size_t batch_reads_;
   double keep_bytes_;
@@ -63,6 +68,23 @@ class ReadInput {
   static std::string file_identity(const std::string& path);
   std::string identity1_, identity2_;
   double read_wait_s_ = 0;
+};
+
+// One more pass over the reads (after first_pass), a batch at a time: replay's pull form,
+// for the reading thread of a pipeline (common/ordered_lanes.hpp).
+class ReplayPass {
+ public:
+  explicit ReplayPass(ReadInput& input);
+  ~ReplayPass();
+  // The next batch in input order: a kept one, or `space` filled from the files (or their
+  // spilled copy); null at the end, once the files gave the first reading's reads.
+  io::ReadBatch* next(io::ReadBatch& space);
+
+ private:
+  ReadInput& input_;
+  size_t kept_ = 0;
+  std::unique_ptr<io::FastqSource> source_;
+  int64_t replayed_ = 0;
 };
 
 }  // namespace gatemap::correct
