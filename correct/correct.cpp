@@ -250,8 +250,7 @@ struct BatchCorrector {
 // The correction pass as a pipeline (common/ordered_lanes.hpp): one thread reads batches,
 // one corrects them (on the GPUs, or the CPU twin), one writes them in input order;
 // kSlots batches alive at once. The correcting thread's wait for batches goes to
-// sum.correct_read_wait_s, the reader's wait for a free slot (correcting or writing
-// behind) to sum.write_wait_s.
+// sum.correct_read_wait_s, the writing thread's time to sum.write_s.
 constexpr size_t kSlots = 3;
 
 template <class Item>
@@ -271,8 +270,10 @@ void correction_pipeline(OrderedLanes<Item>& items, CorrectSummary& sum, const s
           items.done(item);
         }
       },
-      write);
-  sum.write_wait_s += items.reader_wait_s();
+      [&](Item& item) {
+        const log::StageTimer timing(sum.write_s);
+        write(item);
+      });
 }
 
 // The reads read again (or replayed from memory): a kept batch is corrected in place,
@@ -413,13 +414,13 @@ std::string format_summary(const CorrectSummary& s) {
       "reads_too_long\t%lld\nkmers\t%llu\ndistinct_kmers\t%llu\nsolid_threshold\t%u\nsolid_kmers\t%llu\n"
       "spectrum_bytes\t%zu\ncount_table_bytes\t%zu\ncount_backend\t%s\ncount_parts\t%d\nread_passes\t%d\nbackend\t%s\n"
       "count_s\t%.3f\ncorrect_s\t%.3f\ncount_kernel_ms\t%.3f\ncorrect_kernel_ms\t%.3f\n"
-      "count_read_wait_s\t%.3f\nspectrum_s\t%.3f\ncorrect_read_wait_s\t%.3f\nwrite_wait_s\t%.3f\n",
+      "count_read_wait_s\t%.3f\nspectrum_s\t%.3f\ncorrect_read_wait_s\t%.3f\nwrite_s\t%.3f\n",
       static_cast<long long>(s.reads), static_cast<long long>(s.reads_changed), static_cast<long long>(s.bases_changed),
       static_cast<long long>(s.uncorrectable), static_cast<long long>(s.too_long),
       static_cast<unsigned long long>(s.kmers), static_cast<unsigned long long>(s.distinct_kmers), s.threshold,
       static_cast<unsigned long long>(s.solid_kmers), s.spectrum_bytes, s.count_table_bytes, s.count_backend.c_str(),
       s.count_parts, s.read_passes, s.backend.c_str(), s.count_s, s.correct_s, s.count_kernel_ms, s.correct_kernel_ms,
-      s.count_read_wait_s, s.spectrum_s, s.correct_read_wait_s, s.write_wait_s);
+      s.count_read_wait_s, s.spectrum_s, s.correct_read_wait_s, s.write_s);
   return buf;
 }
 

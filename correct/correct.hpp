@@ -46,9 +46,9 @@ struct CorrectSummary {
   std::string backend, count_backend;
   double count_s = 0, correct_s = 0, count_kernel_ms = 0, correct_kernel_ms = 0;
   // Where the time goes: waiting for the FASTQ parser (count pass; correction pass: the
-  // correcting thread's wait for batches), the solid spectrum after counting, the
-  // correction pass's reading held back by correcting or writing (no free batch slot).
-  double count_read_wait_s = 0, correct_read_wait_s = 0, spectrum_s = 0, write_wait_s = 0;
+  // correcting thread's wait for batches), the solid spectrum after counting, writing
+  // the corrected reads (on a thread of its own, beside the correcting).
+  double count_read_wait_s = 0, correct_read_wait_s = 0, spectrum_s = 0, write_s = 0;
 };
 
 CorrectSummary run_correct(const CorrectRunOptions& opt);

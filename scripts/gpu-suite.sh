@@ -154,8 +154,7 @@ for stage in "$@"; do
         minimap2 -x sr -d $D/20.mmi $D/20.fa >> "$L" 2>&1
         [ "${MB_BWA:-1}" = 0 ] || bwa index $D/20.fa >> "$L" 2>&1
       fi
-      tools=${MB_TOOLS:-gm_gpu gm_gpu_off gm_cpuseed gm_cpu minimap2}
-      [ "${MB_BWA:-1}" = 0 ] || tools="$tools bwa"
+      tools=${MB_TOOLS:-gm_gpu gm_gpu_off gm_cpuseed gm_cpu minimap2}; [ "${MB_BWA:-1}" = 0 ] || tools="$tools bwa"
       map_tools $D/20 "$tools" "${MB_ROUNDS:-3}" mapbench ;;
     mapbench37)
       D=/tmp/gm_mb37 L=$OUT/mapbench37.log && mkdir -p $D
@@ -177,11 +176,12 @@ for stage in "$@"; do
       BACKENDS="gpu cpu" MAP_READS=0 SETS="${CORRECT_SETS:-150:30 100:60}" \
         bash scripts/bench_correct.sh /tmp/gm_correct > "$OUT/correct.tsv" 2> "$OUT/correct.log" ;;
     ecoli)
-      ref=$R/MG1655-K12.fasta.gz
+      ref=$R/MG1655-K12.fasta.gz d=/tmp/gm_ecoli/${EC_GENOME:-ecoli}_${EC_PAIRS:-1000000}
+      for o in /tmp/gm_ecoli/*; do [ "$o" = "$d" ] || rm -rf "$o"; done  # the disk holds one large set at a time
       [ "${EC_GENOME:-ecoli}" = chr20 ] && { chr20 /tmp/gm_chr20.fa; ref=/tmp/gm_chr20.fa; }
       OLD=$BIN/gatemap-old REF=$ref PAIRS=${EC_PAIRS:-1000000} PROFILES=gatemap TOOLS="${EC_TOOLS:-gm_gpu gm_cpu lighter}" \
         ROUNDS=${EC_ROUNDS:-2} EXTRA="${EC_EXTRA:-}" EVAL=${EC_EVAL:-1} THREADS=$T \
-        bash scripts/bench_correct.sh profiles /tmp/gm_ecoli_${EC_GENOME:-ecoli} > "$OUT/ecoli.tsv" 2> "$OUT/ecoli.log" ;;
+        bash scripts/bench_correct.sh profiles $d > "$OUT/ecoli.tsv" 2> "$OUT/ecoli.log" ;;
     devices)
       chr20 /tmp/gm_devices.fa
       bash scripts/bench_devices.sh /tmp/gm_devices /tmp/gm_devices.fa > "$OUT/devices.tsv" 2> "$OUT/devices.log"
