@@ -9,15 +9,15 @@
 #include <memory>
 
 #include "bench/bench.hpp"
-#include "io/text_output.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
+#include "io/text_output.hpp"
 #include "mapper/align/banded_dp.hpp"
-#include "mapper/filter/gatekeeper.hpp"
 #include "mapper/base/reference.hpp"
+#include "mapper/filter/gatekeeper.hpp"
 #include "mapper/seeding/seed.hpp"
 #include "sim/rng.hpp"
 #include "sim/sim.hpp"

@@ -10,12 +10,12 @@
 #include <future>
 #include <memory>
 
-#include "common/thread_budget.hpp"
 #include "common/dna.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/ordered_lanes.hpp"
 #include "common/split_threads.hpp"
+#include "common/thread_budget.hpp"
 #include "correct/count_pass.hpp"
 #include "correct/kept_text.hpp"
 #include "correct/kmer_count.hpp"

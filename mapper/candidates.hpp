@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "io/fastq.hpp"
-#include "mapper/filter/gatekeeper.hpp"
 #include "mapper/base/types.hpp"
+#include "mapper/filter/gatekeeper.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -8,11 +8,11 @@
 #include <memory>
 #include <vector>
 
-#include "mapper/candidates.hpp"
-#include "mapper/filter/gatekeeper.hpp"
 #include "mapper/base/map_stats.hpp"
 #include "mapper/base/options.hpp"
 #include "mapper/base/reference.hpp"
+#include "mapper/candidates.hpp"
+#include "mapper/filter/gatekeeper.hpp"
 
 namespace gatemap::mapper::detail {
 

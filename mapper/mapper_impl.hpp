@@ -9,16 +9,16 @@
 #include <vector>
 
 #include "common/serial_worker.hpp"
+#include "mapper/base/reference.hpp"
+#include "mapper/base/workspace.hpp"
 #include "mapper/candidates.hpp"
 #include "mapper/filter_stage.hpp"
 #include "mapper/insert_model.hpp"
 #include "mapper/mapper.hpp"
 #include "mapper/placement.hpp"
-#include "mapper/base/reference.hpp"
 #include "mapper/seed_stage.hpp"
 #include "mapper/verify/verifier.hpp"
 #include "mapper/verify_stage.hpp"
-#include "mapper/base/workspace.hpp"
 
 namespace gatemap::mapper {
 

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "mapper/align/banded_dp.hpp"
-#include "mapper/hits.hpp"
-#include "mapper/insert_model.hpp"
 #include "mapper/base/options.hpp"
 #include "mapper/base/reference.hpp"
 #include "mapper/base/types.hpp"
-#include "mapper/verify/verifier.hpp"
 #include "mapper/base/workspace.hpp"
+#include "mapper/hits.hpp"
+#include "mapper/insert_model.hpp"
+#include "mapper/verify/verifier.hpp"
 
 namespace gatemap::mapper::detail {
 

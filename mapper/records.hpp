@@ -8,8 +8,8 @@
 
 #include "io/fastq.hpp"
 #include "mapper/base/options.hpp"
-#include "mapper/placement.hpp"
 #include "mapper/base/reference.hpp"
+#include "mapper/placement.hpp"
 
 namespace gatemap::mapper::detail {
 

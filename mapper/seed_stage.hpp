@@ -11,10 +11,10 @@
 #include "io/fastq.hpp"
 #include "mapper/base/map_stats.hpp"
 #include "mapper/base/options.hpp"
-#include "mapper/seeding/device_seeds.hpp"
-#include "mapper/seeding/seed_gpu.hpp"
 #include "mapper/base/types.hpp"
 #include "mapper/base/workspace.hpp"
+#include "mapper/seeding/device_seeds.hpp"
+#include "mapper/seeding/seed_gpu.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -9,8 +9,8 @@
 
 #include "index/index.hpp"
 #include "mapper/align/banded_dp.hpp"
-#include "mapper/filter/gatekeeper.hpp"
 #include "mapper/align/myers.hpp"
+#include "mapper/filter/gatekeeper.hpp"
 
 namespace gatemap::mapper {
 

@@ -7,10 +7,10 @@
 #include <memory>
 
 #include "gpu/buffers.cuh"
+#include "gpu/unified_alloc.hpp"
 #include "mapper/filter/gatekeeper.hpp"
 #include "mapper/filter/gatekeeper_core.hpp"
 #include "mapper/filter/gatekeeper_kernel.cuh"
-#include "gpu/unified_alloc.hpp"
 
 namespace gatemap::mapper::filter {
 namespace {

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "index/index.hpp"
+#include "mapper/base/types.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
 #include "mapper/verify/verify_gpu.hpp"
-#include "mapper/base/types.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -9,10 +9,10 @@
 
 #include "mapper/align/banded_dp.hpp"
 #include "mapper/base/options.hpp"
-#include "mapper/verify/verify_gpu.hpp"
 #include "mapper/base/reference.hpp"
 #include "mapper/base/types.hpp"
 #include "mapper/base/workspace.hpp"
+#include "mapper/verify/verify_gpu.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -9,9 +9,9 @@
 
 #include "common/error.hpp"
 #include "gpu/buffers.cuh"
+#include "mapper/align/myers_core.hpp"
 #include "mapper/filter/gatekeeper_core.hpp"
 #include "mapper/filter/gatekeeper_kernel.cuh"
-#include "mapper/align/myers_core.hpp"
 #include "mapper/verify/verify_gpu.hpp"
 
 namespace gatemap::mapper::verifying {

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <random>
 
-#include "mapper/align/affine.hpp"
-#include "alignment_check.hpp"
 #include "../test_util.hpp"
+#include "alignment_check.hpp"
+#include "mapper/align/affine.hpp"
 
 using namespace gatemap;
 using test::check_alignment;

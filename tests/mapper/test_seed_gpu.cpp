@@ -13,14 +13,14 @@
 #include "common/dna.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
-#include "mapper/verify/device_verdicts.hpp"
-#include "mapper/filter/gatekeeper.hpp"
 #include "mapper/align/myers.hpp"
 #include "mapper/base/reference.hpp"
+#include "mapper/filter/gatekeeper.hpp"
 #include "mapper/seeding/seed.hpp"
 #include "mapper/seeding/seed_gpu.hpp"
-#include "mapper/verify/verify_gpu.hpp"
+#include "mapper/verify/device_verdicts.hpp"
 #include "mapper/verify/verifier.hpp"
+#include "mapper/verify/verify_gpu.hpp"
 
 using namespace gatemap;
 using namespace gatemap::mapper;

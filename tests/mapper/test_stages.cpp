@@ -12,15 +12,15 @@
 #include "common/error.hpp"
 #include "index/index.hpp"
 #include "io/fasta.hpp"
+#include "mapper/align/myers.hpp"
+#include "mapper/base/reference.hpp"
+#include "mapper/base/workspace.hpp"
 #include "mapper/candidates.hpp"
 #include "mapper/hits.hpp"
 #include "mapper/insert_model.hpp"
-#include "mapper/align/myers.hpp"
 #include "mapper/placement.hpp"
-#include "mapper/base/reference.hpp"
 #include "mapper/seeding/seed.hpp"
 #include "mapper/verify/verifier.hpp"
-#include "mapper/base/workspace.hpp"
 
 using namespace gatemap;
 using namespace gatemap::mapper;
