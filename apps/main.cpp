@@ -1,6 +1,9 @@
 // The `gatemap` binary: parses the command line with CLI11 and runs one subcommand.
 // Library errors end here: "[E::<command>] <message>", exit 1 (2 for usage errors).
 #include <dlfcn.h>
+#include <omp.h>
+#include <sched.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,6 +12,7 @@
 #include <new>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "apps/commands.hpp"
 #include "common/build_info.hpp"
@@ -18,17 +22,47 @@
 
 namespace {
 
-// OpenMP threads spin for a while after each parallel region by default. The GPU paths
-// run two teams at once (the host's stages and the GPU feeder's packing) beside the
-// reading and decoding threads, so spinning threads take the cores those need (libgomp
-// was 29% of the caller's CPU samples on the GPU machine; `call` 10 Mbp 1.62 -> 1.40 s,
-// `correct` 2.71 -> 1.94 s, map and pairhmm no slower, the 2-core machine the same). libgomp reads the policy only
-// when it loads, so the process restarts itself once with OMP_WAIT_POLICY=passive; a
-// policy the user sets is kept.
-void restart_with_passive_openmp(char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
-  if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
-  execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
+// libgomp reads its settings only when it loads, so the process restarts itself once
+// with the ones gatemap needs:
+// - OpenMP threads spin for a while after each parallel region by default. The GPU paths
+//   run two teams at once (the host's stages and the GPU feeder's packing) beside the
+//   reading and decoding threads, so spinning threads take the cores those need (libgomp
+//   was 29% of the caller's CPU samples on the GPU machine; `call` 10 Mbp 1.62 -> 1.40 s,
+//   `correct` 2.71 -> 1.94 s, map and pairhmm no slower, the 2-core machine the same):
+//   OMP_WAIT_POLICY=passive, unless the user sets a policy.
+// - Thread binding (OMP_PROC_BIND other than false, OMP_PLACES, GOMP_CPU_AFFINITY; often
+//   set on clusters) binds the first thread to one core, and every thread gatemap starts
+//   beside OpenMP's teams (reader, writer, lanes, workers) inherits that core: a map run
+//   took 15x as long on one core (2 H200 + 32 cores, 4 M pairs: 88 s vs 5.7 s). Removed,
+//   with a warning.
+bool binds_threads() {
+  const char* bind = std::getenv("OMP_PROC_BIND");
+  return (bind != nullptr && strcasecmp(bind, "false") != 0) || std::getenv("OMP_PLACES") != nullptr ||
+         std::getenv("GOMP_CPU_AFFINITY") != nullptr;
+}
+
+void restart_with_our_openmp_settings(char** argv) {
+  bool restart = false;
+  if (std::getenv("OMP_WAIT_POLICY") == nullptr) restart = setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
+  if (binds_threads()) {
+    gatemap::log::warn("main", "OMP_PROC_BIND, OMP_PLACES and GOMP_CPU_AFFINITY are ignored: binding OpenMP's "
+                               "threads ties all of gatemap's threads to a few cores");
+    for (const char* name : {"OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY"}) unsetenv(name);
+    // libgomp has bound this thread already, and exec keeps the binding: the CPUs of all
+    // its places (the ones the process was allowed, e.g. by taskset) are given back first.
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    for (int place = 0; place < omp_get_num_places(); ++place) {
+      std::vector<int> ids(static_cast<size_t>(omp_get_place_num_procs(place)));
+      omp_get_place_proc_ids(place, ids.data());
+      for (const int id : ids) {
+        if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &cpus);
+      }
+    }
+    if (CPU_COUNT(&cpus) > 0) sched_setaffinity(0, sizeof cpus, &cpus);
+    restart = true;
+  }
+  if (restart) execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
 }
 
 // libgomp ends the process itself when a team's thread cannot start ("libgomp: Thread
@@ -52,7 +86,7 @@ void explain_an_exit_during_the_run() {
 
 int main(int argc, char** argv) {
   using namespace gatemap;
-  restart_with_passive_openmp(argv);
+  restart_with_our_openmp_settings(argv);
   // glibc loads libgcc_s when a thread first exits by unwinding (as OpenMP's threads of a
   // worker thread do); loaded now, that cannot fail, and abort, later under a memory limit.
   dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_NODELETE);
@@ -106,6 +140,10 @@ int main(int argc, char** argv) {
   }
   try {
     log::set_verbosity(ctx.verbosity - 1);
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+      log::debug("main", std::to_string(CPU_COUNT(&allowed)) + " CPUs allowed");  // taskset, cgroups
+    }
     explain_exits_with(explain_an_exit_during_the_run);
     const int status = [&] {
       const RunUnderWay running(ctx.command.c_str());  // over, however the run ends here

@@ -169,6 +169,38 @@ TEST_F(Hostile, FailedMapLeavesNoOutput) {
   EXPECT_EQ(n, 1);
 }
 
+// OpenMP's thread binding (OMP_PROC_BIND, OMP_PLACES: often set on clusters) bound the
+// first thread to one core and with it every thread gatemap starts: a run on one core.
+// It is undone with a warning: as many CPUs as without it, the same records.
+TEST_F(Hostile, OpenMpThreadBindingIsUndone) {
+  const std::string args = "map -t 2 -v 4 " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
+  std::string plain, bound;
+  ASSERT_EQ(gm(args + " -o " + f("unbound.sam"), &plain), 0) << plain;
+  ASSERT_EQ(run_command("OMP_PROC_BIND=close OMP_PLACES=cores timeout 120 " + kBin + " " + args + " -o " +
+                            f("bound.sam"),
+                        &bound),
+            0)
+      << bound;
+  EXPECT_NE(bound.find("[W::main] OMP_PROC_BIND"), std::string::npos) << bound;
+  EXPECT_EQ(plain.find("[W::main]"), std::string::npos) << plain;
+  const auto cpus = [](const std::string& log) {
+    const size_t at = log.find(" CPUs allowed");
+    const size_t line = log.rfind(' ', at - 1);
+    return at == std::string::npos ? std::string("none") : log.substr(line + 1, at - line - 1);
+  };
+  EXPECT_NE(cpus(plain), "none") << plain;
+  EXPECT_EQ(cpus(bound), cpus(plain)) << bound;
+  const auto records = [](const std::string& sam) {
+    std::string body, line;
+    std::istringstream in(read_file(sam));
+    while (std::getline(in, line)) {
+      if (line.rfind("@PG", 0) != 0) body += line + "\n";
+    }
+    return body;
+  };
+  EXPECT_EQ(records(f("bound.sam")), records(f("unbound.sam")));
+}
+
 // Under a memory limit the mapper either finishes or says it ran out: never a crash,
 // never an output file from a failed run.
 // The same for call, whose read-ahead threads allocate too (an allocation that failed
