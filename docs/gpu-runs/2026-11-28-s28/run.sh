@@ -6,6 +6,7 @@
 #   bash scripts/gpu-suite.sh tests compare          -> verify-stage/
 #   bash docs/gpu-runs/2026-11-28-s28/run.sh chr20 ab            -> speed/ (3 rounds)
 #   ROUNDS=6 bash docs/gpu-runs/2026-11-28-s28/run.sh chr20 ab   -> speed6/
+#   bash docs/gpu-runs/2026-11-28-s28/run.sh bind (nvidia-h100-x2) -> bind/
 set -uo pipefail
 R=$PWD/.gpu-bundle/run
 T=$(nproc)
@@ -33,6 +34,30 @@ for stage in "$@"; do
           done
           [ $r = 1 ] && { cmp -s <($R samtools view $W/gatemap-old.bam) <($R samtools view $W/gatemap.bam) &&
             echo "records ${f:-unsorted}: identical" || echo "records ${f:-unsorted}: DIFFER"; } >> "$OUT/chr20.txt"
+        done
+      done
+      ;;
+    bind)  # several GPUs: 4 M chr20 pairs, plain FASTQ -> BAM, --device 0 vs all, OpenMP threads
+      # free (the default), bound to cores (OMP_PROC_BIND=close) and spread; the host's NUMA layout
+      W=/tmp/bind
+      mkdir -p $W
+      { lscpu | grep -E "^(Model name|Socket|NUMA|Core|Thread)"; nvidia-smi topo -m; } > "$OUT/host.txt" 2>&1
+      [ -s $W/20.fa ] || zcat .gpu-bundle/data/real/20.part*-of-6.fa.gz > $W/20.fa
+      [ -s $W/20.gmi ] || $R gatemap index -t $T -o $W/20.gmi $W/20.fa 2> /dev/null
+      [ -s $W/d_2.fq ] || $R gatemap sim reads $W/20.fa -n ${PAIRS:-4000000} -l 150 -t $T --seed 12 -o $W/d 2> /dev/null
+      for r in 1 2; do
+        for bind in none close spread; do
+          for dev in 0 all; do
+            s=$(date +%s%N)
+            if [ $bind = none ]; then
+              $R gatemap map -t $T --device $dev -v 4 -o $W/x.bam $W/20.gmi $W/d_1.fq $W/d_2.fq 2> $W/log
+            else
+              OMP_PROC_BIND=$bind OMP_PLACES=cores $R gatemap map -t $T --device $dev -v 4 -o $W/x.bam $W/20.gmi \
+                $W/d_1.fq $W/d_2.fq 2> $W/log
+            fi
+            echo "round $r bind=$bind --device $dev: $(( ($(date +%s%N) - s) / 1000000 )) ms" >> "$OUT/bind.txt"
+            grep -E "lane [0-9]|time:" $W/log | cut -c1-400 >> "$OUT/bind.txt"
+          done
         done
       done
       ;;
