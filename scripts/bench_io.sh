@@ -10,12 +10,9 @@
 # MAP_FLAGS added to those runs, e.g. -v 4 for the sort's laps); TABLE=0 runs only that.
 # Usage: scripts/bench_io.sh OUTDIR REF.fa
 #   (env: GATEMAP OLD MINIMAP2 STROBEALIGN SAMTOOLS TIME PAIRS ROUNDS THREADS LEVELS WHOLE MAP_FLAGS)
-# reads PREFIX N [bgz]: N pairs as PREFIX_{1,2}.fq and .fq.gz (gzip -1), and .fq.bgz (bgzip)
-# level_flag L: map's option for a LEVELS entry ("gpu": --bgzf-gpu, else -l L)
-# run NAME OUTPUT CMD...: one timed run (its output from the last round removed first).
 #
-# scripts/bench_io.sh sort OUTDIR ...: fq2bam side by side (docs/BENCHMARKS.md, issue #21): on simulated pairs, in alternating
-# rounds, `gatemap map` (unsorted BAM), `gatemap map --sort --markdup` (sorted,
+# scripts/bench_io.sh sort OUTDIR ...: fq2bam side by side (docs/BENCHMARKS.md "map --sort
+# --markdup"): on simulated pairs, in alternating rounds, `gatemap map` (unsorted BAM), `gatemap map --sort --markdup` (sorted,
 # duplicate-marked, indexed BAM) and `gatemap map | samtools fixmate -m | samtools sort |
 # samtools markdup` + `samtools index`, with the same threads; then --sort under a small
 # memory budget (-m per thread) with the peak RSS gatemap reports. Prints a TSV.
@@ -23,9 +20,6 @@
 # `map --sort --markdup` to every round.
 # LEVELS (e.g. "1") adds both gatemap commands at those BAM compression levels (map -l).
 # Usage: scripts/bench_io.sh sort OUTDIR [SCALE] [PAIRS] [ROUNDS]   (GATEMAP, SAMTOOLS, THREADS, SMALL_M, OLD, LEVELS)
-# ms OUT CMD...: CMD's wall milliseconds. Its output OUT (and OUT.bai) from the last
-# round is removed before the clock starts: deleting a large file takes a few tenths of
-# a second, which the run's open or rename would otherwise pay.
 set -euo pipefail
 
 forms() {

@@ -5,8 +5,8 @@
 #  2. the GateKeeper filter on vs off at e = 2, 5, 8, best and all-mapping (-a) modes.
 # Usage: scripts/bench_map.sh [OUTDIR] [SCALE] [PAIRS]   (needs scripts/deps.sh --bench)
 #
-# scripts/bench_map.sh real [OUTDIR]: real reads end to end (docs/BENCHMARKS.md): the NA12878 (HiSeq 101 bp, ~50x) and HG002
-# (HiSeq 148 bp, ~30x) pairs of chr20:10.0-10.1 Mb from ../shared, as FASTQ, mapped to all
+# scripts/bench_map.sh real [OUTDIR]: real reads end to end (docs/BENCHMARKS.md): the NA12878
+# (HiSeq 101 bp, ~50x) and HG002 (HiSeq 148 bp, ~30x) pairs of chr20:10.0-10.1 Mb from ../shared, as FASTQ, mapped to all
 # of GRCh37 chromosome 20 by gatemap, bwa mem and minimap2 -ax sr with the same threads;
 # samtools flagstat of each; then gatemap call on each NA12878 BAM, scored against the GIAB
 # HG001 truth over the slice and inside its confident intervals.
@@ -15,11 +15,9 @@
 #   grch37-chr20-deepvariant-testdata/ (google/deepvariant deepvariant/testdata/input/:
 #   the *.chr20.10_10p1mb.bam files, test_nist.b37_chr20_100kbp_at_10mb.vcf.gz and .bed);
 #   default ../shared/data)
-# Calls from each NA12878 BAM; truth: GIAB HG001 v3.3.2 over the slice, and inside the
-# GIAB confident intervals (test_giab BED).
 #
-# scripts/bench_map.sh index [OUTDIR] [SIZES_MBP...]: index benchmark (docs/BENCHMARKS.md): gatemap index, bwa index and minimap2 -d side by
-# side on synthetic GRCh37-like genomes of 10, 100 and 300 Mbp, with the machine's cores.
+# scripts/bench_map.sh index [OUTDIR] [SIZES_MBP...]: index benchmark (docs/BENCHMARKS.md):
+# gatemap index, bwa index and minimap2 -d side by side on synthetic GRCh37-like genomes of 10, 100 and 300 Mbp, with the machine's cores.
 # Usage: scripts/bench_map.sh index [OUTDIR] [SIZES_MBP...]   (needs scripts/deps.sh --bench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
