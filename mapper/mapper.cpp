@@ -18,7 +18,6 @@
 #include "mapper/mapper_impl.hpp"
 #include "mapper/records.hpp"
 #include "mapper/sam_record.hpp"
-#include "mapper/seeding/seed.hpp"
 
 namespace gatemap::mapper {
 using namespace detail;

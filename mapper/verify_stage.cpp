@@ -39,20 +39,20 @@ bool VerifyStage::gpu_ready(int device) {
 bool VerifyStage::begin(const io::ReadBatch& batch, seeding::SeedsOn seeds_on, seeding::DeviceSeeds& seeds,
                         std::vector<SeededRead>& seeded, CandidateBatch& cand, std::vector<uint8_t>& codes,
                         BatchVerification& v, MapStats& stats) {
-  v.seeds_on = seeds_on;
+  const bool on_device = seeds_on == seeding::SeedsOn::kDeviceCandidates;
   v.clip_first.clear();
-  v.on_gpu = seeds_on != seeding::SeedsOn::kHost && gpu_ready(seeds.device()) &&
-             (seeds_on == seeding::SeedsOn::kDeviceCandidates
-                  ? verify_on_device(seeds, seeded, v, stats)
-                  : verify_host_candidates(batch, seeds, seeded, cand, codes, v, stats));
-  if (v.on_gpu) {
+  const bool on_gpu = seeds_on != seeding::SeedsOn::kHost && gpu_ready(seeds.device()) &&
+                      (on_device ? verify_on_device(seeds, seeded, v, stats)
+                                 : verify_host_candidates(batch, seeds, seeded, cand, codes, v, stats));
+  v.verdicts_ready = on_gpu && on_device;
+  if (on_gpu) {
     cand.ticket = -1;  // nothing for the filter stage to collect
   } else {
     v.device_result.clear();
     v.clip_first.clear();
-    if (seeds_on == seeding::SeedsOn::kDeviceCandidates) seeds.all_candidates(seeded);
+    if (on_device) seeds.all_candidates(seeded);
   }
-  return v.on_gpu;
+  return on_gpu;
 }
 
 // The candidates on the host, the reads on the device: every candidate filtered there
@@ -157,7 +157,7 @@ void VerifyStage::hits(const std::vector<SeededRead>& seeded, const CandidateBat
                        const std::vector<uint8_t>& codes, BatchVerification& v, std::vector<ReadHits>& hits,
                        MapStats& stats) {
   hits.resize(seeded.size());
-  if (v.on_gpu && v.seeds_on == seeding::SeedsOn::kDeviceCandidates) return verified_on_device(seeded, v, hits);
+  if (v.verdicts_ready) return verified_on_device(seeded, v, hits);
   verified_on_host(seeded, cand, codes, v, hits, stats);
 }
 

@@ -27,8 +27,7 @@ namespace gatemap::mapper::detail {
 // later batches. Only VerifyStage reads or writes it.
 class BatchVerification {
   friend class VerifyStage;
-  seeding::SeedsOn seeds_on = seeding::SeedsOn::kHost;
-  bool on_gpu = false;                       // begin() filtered and verified on the device
+  bool verdicts_ready = false;               // the candidates stayed on the device: hits from verdicts
   std::vector<verifying::VerifyJob> jobs;    // per host candidate: the GPU's job
   std::vector<BandResult> device_result;     // per host candidate: the GPU's result
   std::vector<verifying::VerifiedCluster> kept;  // candidates on the device: what came back,
