@@ -204,25 +204,33 @@ void check_options(const CorrectRunOptions& opt) {
   }
 }
 
-// The correction of one batch (its reads' bases encoded in `parts`): on the GPU engines,
-// else the CPU twin; the corrected bases put back through bases_of(i) (read i's bases,
-// writable) and the statuses tallied in `sum`.
+// GPU engines per lane of the correction pass: a lane's engines, one per GPU. Two lanes
+// when the GPUs hold the spectrum twice: one lane's copies and encoding overlap the other
+// lane's kernels.
+using LaneEngines = std::vector<std::vector<std::unique_ptr<KmerCorrectGpu>>>;
+
+// The correction of one batch (its reads' bases encoded in `parts`): on the GPU engines
+// of the lane, else the CPU twin; the corrected bases put back through bases_of(i) (read
+// i's bases, writable) and the statuses tallied in `sum` (the lane's own).
 struct BatchCorrector {
   const KmerSpectrum& spectrum;
-  const std::vector<std::unique_ptr<KmerCorrectGpu>>& engines;
+  const LaneEngines& lane_engines;
   CorrectOptions options;
   bool pass_through = false;  // no threshold: reads written unchanged
   int threads = 1;
 
+  int lanes() const { return std::max<int>(1, static_cast<int>(lane_engines.size())); }
+  size_t parts_per_batch() const { return lane_engines.empty() ? 1 : lane_engines[0].size(); }
+
   template <class BasesOf>
-  void run(BatchParts& parts, size_t n, const BasesOf& bases_of, CorrectSummary& sum) const {
+  void run(int lane, BatchParts& parts, size_t n, const BasesOf& bases_of, CorrectSummary& sum) const {
     if (pass_through) {
       for (CorrectBatch& cb : parts.parts) {
         cb.status.assign(cb.size(), static_cast<uint8_t>(CorrectStatus::clean));
         cb.changed.assign(cb.size(), 0);
       }
-    } else if (!engines.empty()) {
-      correct_on_gpus(engines, spectrum, options, parts, sum);
+    } else if (!lane_engines.empty()) {
+      correct_on_gpus(lane_engines[lane], spectrum, options, parts, sum);
     } else {
       correct_reads_cpu(spectrum, options, parts.parts[0]);
     }
@@ -248,25 +256,28 @@ struct BatchCorrector {
 };
 
 // The correction pass as a pipeline (common/ordered_lanes.hpp): one thread reads batches,
-// one corrects them (on the GPUs, or the CPU twin), one writes them in input order;
-// kSlots batches alive at once. The correcting thread's wait for batches goes to
+// the lanes correct them (on the GPUs, or the CPU twin), one thread writes them in input
+// order; slots_for(lanes) batches alive at once. The lanes' waits for batches go to
 // sum.correct_read_wait_s, the writing thread's time to sum.write_s.
-constexpr size_t kSlots = 3;
+size_t slots_for(int lanes) { return 2 + static_cast<size_t>(lanes); }
 
 template <class Item>
-void correction_pipeline(OrderedLanes<Item>& items, CorrectSummary& sum, const std::function<void(Item&)>& correct,
+void correction_pipeline(OrderedLanes<Item>& items, int lanes, CorrectSummary& sum,
+                         const std::function<void(int, Item&, CorrectSummary&)>& correct,
                          const std::function<void(Item&)>& write) {
+  std::vector<CorrectSummary> of_lane(static_cast<size_t>(lanes));  // each lane tallies its own
   items.run(
-      1,
-      [&](int) {
+      lanes,
+      [&](int lane) {
+        CorrectSummary& mine = of_lane[static_cast<size_t>(lane)];
         for (;;) {
           Item* item;
           {
-            const log::StageTimer timing(sum.correct_read_wait_s);
+            const log::StageTimer timing(mine.correct_read_wait_s);
             item = items.next(false);
           }
           if (!item) return;
-          correct(*item);
+          correct(lane, *item, mine);
           items.done(item);
         }
       },
@@ -274,6 +285,37 @@ void correction_pipeline(OrderedLanes<Item>& items, CorrectSummary& sum, const s
         const log::StageTimer timing(sum.write_s);
         write(item);
       });
+  for (const CorrectSummary& s : of_lane) {
+    sum.reads_changed += s.reads_changed;
+    sum.bases_changed += s.bases_changed;
+    sum.uncorrectable += s.uncorrectable;
+    sum.too_long += s.too_long;
+    sum.correct_kernel_ms += s.correct_kernel_ms;
+    sum.correct_read_wait_s += s.correct_read_wait_s;
+  }
+}
+
+// The engines of the correction pass's lanes: the first lane's on every device that takes
+// the spectrum (none: the CPU twin), the second lane's sharing their spectra.
+LaneEngines make_lane_engines(const KmerSpectrum& spectrum, const std::vector<int>& devices) {
+  LaneEngines lanes(1);
+  for (const int device : devices) {
+    auto engine = gpu::make_engine_or_null<KmerCorrectGpu>("correct", spectrum, device);
+    if (engine) lanes[0].push_back(std::move(engine));
+  }
+  if (lanes[0].empty()) return {};
+  try {
+    std::vector<std::unique_ptr<KmerCorrectGpu>> second;
+    for (const auto& first : lanes[0]) {
+      second.push_back(std::make_unique<KmerCorrectGpu>(KmerCorrectGpu::SharingSpectrum{}, *first));
+    }
+    lanes.push_back(std::move(second));
+  } catch (const CudaError& e) {
+    log::debug("correct", std::string("one correcting lane (") + e.what() + ")");
+  }
+  log::debug("correct", "spectrum on " + std::to_string(lanes[0].size()) + " GPUs, " + std::to_string(lanes.size()) +
+                            " correcting lanes");
+  return lanes;
 }
 
 // The reads read again (or replayed from memory): a kept batch is corrected in place,
@@ -286,14 +328,14 @@ struct ReplayedBatch {
 void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io::FastqWriter& out1,
                            io::FastqWriter* out2, CorrectSummary& sum) {
   ReplayPass pass(input);
-  OrderedLanes<ReplayedBatch> items(kSlots, [&](ReplayedBatch& item) {
+  OrderedLanes<ReplayedBatch> items(slots_for(corrector.lanes()), [&](ReplayedBatch& item) {
     item.batch = pass.next(item.space);
     return item.batch != nullptr;
   });
   int64_t done = 0;
   correction_pipeline<ReplayedBatch>(
-      items, sum,
-      [&](ReplayedBatch& item) {
+      items, corrector.lanes(), sum,
+      [&](int lane, ReplayedBatch& item, CorrectSummary& tally) {
         io::ReadBatch& batch = *item.batch;
         for (const io::Read& r : batch.reads) {
           if (r.qual.size() != r.seq.size()) {  // FASTA input: nothing to write qualities from
@@ -302,8 +344,8 @@ void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io
           }
         }
         BatchParts parts([&](size_t i) { return std::string_view(batch.reads[i].seq); }, batch.size(),
-                         corrector.engines.size());
-        corrector.run(parts, batch.size(), [&](size_t i) { return batch.reads[i].seq.data(); }, sum);
+                         corrector.parts_per_batch());
+        corrector.run(lane, parts, batch.size(), [&](size_t i) { return batch.reads[i].seq.data(); }, tally);
       },
       [&](ReplayedBatch& item) {
         const io::ReadBatch& batch = *item.batch;
@@ -321,22 +363,25 @@ void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io
 void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText>& texts, io::FastqWriter& out1,
                            io::FastqWriter* out2, CorrectSummary& sum) {
   size_t next = 0;
-  OrderedLanes<size_t> items(kSlots, [&](size_t& k) {
+  OrderedLanes<size_t> items(slots_for(corrector.lanes()), [&](size_t& k) {
     k = next++;
     return k < texts.size();
   });
   int64_t done = 0;
   correction_pipeline<size_t>(
-      items, sum,
-      [&](size_t& k) {
+      items, corrector.lanes(), sum,
+      [&](int lane, size_t& k, CorrectSummary& tally) {
         KeptText& kt = texts[k];
         BatchParts parts([&](size_t i) { return std::string_view(kt.bases(i), static_cast<size_t>(kt.len[i])); },
-                         kt.size(), corrector.engines.size());
-        corrector.run(parts, kt.size(), [&](size_t i) { return kt.bases(i); }, sum);
+                         kt.size(), corrector.parts_per_batch());
+        corrector.run(lane, parts, kt.size(), [&](size_t i) { return kt.bases(i); }, tally);
       },
       [&](size_t& k) {
+        // The mates' files written at once (page-cache copies, a core each).
+        std::future<void> mate2;
+        if (out2) mate2 = std::async(std::launch::async, [&] { out2->write_text(texts[k].text[1].view()); });
         out1.write_text(texts[k].text[0].view());
-        if (out2) out2->write_text(texts[k].text[1].view());
+        if (mate2.valid()) mate2.get();
         done += static_cast<int64_t>(texts[k].size());
         texts[k] = KeptText();  // written: its memory goes
         log::info("correct", "corrected " + std::to_string(done) + " reads");
@@ -376,15 +421,9 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   // Pass 2: correct and write.
   log::debug("correct", "count pass done");
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<std::unique_ptr<KmerCorrectGpu>> engines;  // none made (the spectrum does not fit): the CPU twin
-  if (backend == gpu::Backend::gpu && !pass_through) {
-    for (const int device : devices) {
-      auto engine = gpu::make_engine_or_null<KmerCorrectGpu>("correct", spectrum, device);
-      if (engine) engines.push_back(std::move(engine));
-    }
-    if (engines.empty()) sum.backend = "cpu";
-    log::debug("correct", "spectrum on " + std::to_string(engines.size()) + " GPUs");
-  }
+  LaneEngines engines;  // none made (the spectrum does not fit): the CPU twin
+  if (backend == gpu::Backend::gpu && !pass_through) engines = make_lane_engines(spectrum, devices);
+  if (backend == gpu::Backend::gpu && engines.empty()) sum.backend = "cpu";
   CorrectOptions copt;
   copt.max_corrections = opt.max_corrections;
   const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();  // bgzip output on all of them

@@ -153,8 +153,10 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
   } else {
     input.first_pass(count);
   }
+  log::debug("correct", "first reading done");
   stats.kmers = table.kmers_seen();
   add_part();
+  log::debug("correct", "histogram of the first part taken");
   if (!todo.empty()) {
     log::info("correct", "the k-mer counts outgrow --count-mem: counting the rest in " + std::to_string(todo.size()) +
                              " more parts, one pass over the reads each");
@@ -172,8 +174,10 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
     // The solid k-mers leave the table, which is emptied before the set is made: the
     // counts and the set never take memory at once.
     const std::vector<uint64_t> keys = table.take_solid(stats.threshold);
+    log::debug("correct", "solid k-mers taken from the table");
     KmerSpectrum spectrum = KmerSpectrum::make_exact(table.k(), solid);
     spectrum.insert_many(keys);
+    log::debug("correct", "exact spectrum filled");
     stats.spectrum_s = log::seconds_since(t0);
     return spectrum;
   }

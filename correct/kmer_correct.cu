@@ -5,6 +5,7 @@
 // The steps are those of the CPU twin (kmer_correct_cpu.cpp), hence identical output.
 #include <algorithm>
 #include <climits>
+#include <memory>
 
 #include "common/error.hpp"
 #include "gpu/buffers.cuh"
@@ -157,7 +158,7 @@ __global__ void __launch_bounds__(kWarps * 32) correct_kernel(detail::SpectrumVi
 }  // namespace
 
 struct KmerCorrectGpu::Impl {
-  gpu::DeviceBuffer<uint64_t> spectrum_d;
+  std::shared_ptr<const gpu::DeviceBuffer<uint64_t>> spectrum_d;  // shared by the engines of a device
   detail::SpectrumView view;
   gpu::DeviceBuffer<uint8_t> codes_d, status_d, changed_d;
   gpu::DeviceBuffer<int64_t> offset_d;
@@ -179,11 +180,21 @@ KmerCorrectGpu::KmerCorrectGpu(const KmerSpectrum& spectrum, int device) : impl_
     throw CudaError("k-mer spectrum of " + std::to_string(spectrum.bytes()) + " bytes exceeds half the " +
                     std::to_string(free_b) + " bytes free on the device");
   }
-  im.spectrum_d.resize(spectrum.words.size());
-  GATEMAP_CUDA_CHECK(cudaMemcpy(im.spectrum_d.data(), spectrum.words.data(), spectrum.bytes(), cudaMemcpyHostToDevice));
-  im.view = {im.spectrum_d.data(), spectrum.mask, spectrum.hashes, spectrum.k,
-             spectrum.kind == KmerSpectrum::Kind::bloom};
+  auto words = std::make_shared<gpu::DeviceBuffer<uint64_t>>(spectrum.words.size());
+  GATEMAP_CUDA_CHECK(cudaMemcpy(words->data(), spectrum.words.data(), spectrum.bytes(), cudaMemcpyHostToDevice));
+  im.view = {words->data(), spectrum.mask, spectrum.hashes, spectrum.k, spectrum.kind == KmerSpectrum::Kind::bloom};
+  im.spectrum_d = std::move(words);
   GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&im.sm_count, cudaDevAttrMultiProcessorCount, device));
+}
+
+KmerCorrectGpu::KmerCorrectGpu(SharingSpectrum, const KmerCorrectGpu& same_spectrum) : impl_(nullptr) {
+  const Impl& other = *same_spectrum.impl_;
+  GATEMAP_CUDA_CHECK(cudaSetDevice(other.device));
+  impl_ = new Impl;
+  impl_->device = other.device;
+  impl_->spectrum_d = other.spectrum_d;
+  impl_->view = other.view;
+  impl_->sm_count = other.sm_count;
 }
 
 KmerCorrectGpu::~KmerCorrectGpu() { delete impl_; }

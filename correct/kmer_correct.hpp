@@ -82,6 +82,10 @@ void correct_reads_cpu(const KmerSpectrum& spectrum, const CorrectOptions& opt, 
 class KmerCorrectGpu {
  public:
   explicit KmerCorrectGpu(const KmerSpectrum& spectrum, int device = 0);
+  // Another engine on `same_spectrum`'s device and spectrum (not copied again), with its
+  // own stream and buffers: engines that run at once overlap their copies and kernels.
+  struct SharingSpectrum {};
+  KmerCorrectGpu(SharingSpectrum, const KmerCorrectGpu& same_spectrum);
   ~KmerCorrectGpu();
   KmerCorrectGpu(const KmerCorrectGpu&) = delete;
   KmerCorrectGpu& operator=(const KmerCorrectGpu&) = delete;

@@ -3,11 +3,15 @@
 #include <omp.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <future>
 
 #include "common/error.hpp"
+#include "common/ordered_lanes.hpp"
 #include "common/log.hpp"
 #include "common/signal_cleanup.hpp"
 #include "io/fastq_writer.hpp"
@@ -118,8 +122,42 @@ ReadInput::ReadInput(const std::string& in1, const std::string& in2, size_t batc
 
 ReadInput::~ReadInput() = default;
 
+// The first reading's pipeline item: a batch cut from the files by the reading thread,
+// parsed and its text kept by a lane (several batches at once), then counted and kept or
+// spilled by the writing thread, in input order.
+struct FirstReadItem {
+  io::RawBatch raw;  // as cut (sources that cannot cut parse on the reading thread)
+  io::ReadBatch batch;
+  std::exception_ptr parse_error;  // thrown in input order, so the first bad record is the one named
+  KeptText text;
+  bool text_kept = false;
+};
+
+namespace {
+// Lanes that parse the first reading: parsing one batch on all cores is bound by its
+// serial parts, a few batches at once are not.
+int parse_lanes(int threads) { return std::clamp(threads / 4, 1, 4); }
+
+// Batches in flight: enough for the reading thread to cut ahead while CUDA starts (a few
+// tenths of a second) and beside the lanes; batches grow with the threads, so memory
+// stays in step with what the batches cost.
+size_t first_read_slots(int threads) {
+  return static_cast<size_t>(std::clamp(threads / 2 + 2, 3, 10) + parse_lanes(threads));
+}
+}  // namespace
+
+int ReadInput::threads() const { return threads_ > 0 ? threads_ : omp_get_max_threads(); }
+
 void ReadInput::start() {
-  if (passes_ == 0 && !first_reader_) first_reader_ = std::make_unique<ReadAhead>(in1_, in2_, batch_reads_);
+  if (passes_ > 0 || first_reading_) return;
+  first_source_ = std::make_unique<io::FastqSource>(in1_, in2_);
+  first_reading_ = std::make_unique<OrderedLanes<FirstReadItem>>(first_read_slots(threads()), [this](FirstReadItem& item) {
+    item.text_kept = false;
+    item.parse_error = nullptr;
+    if (first_source_->cuts()) return first_source_->cut_batch(item.raw, batch_reads_, batch_reads_ * 300);
+    item.raw.cut = false;
+    return first_source_->next_batch(item.batch, batch_reads_, batch_reads_ * 300);
+  });
 }
 
 void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) {
@@ -136,51 +174,73 @@ void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) 
   double kept_bytes = 0;
   identity1_ = file_identity(in1_), identity2_ = file_identity(in2_);
   start();
-  while (io::ReadBatch* next = first_reader_->next(read_wait_s_)) {
-    io::ReadBatch& batch = *next;
-    if (!failed) {
-      try {
-        fn(batch);
-      } catch (const CudaError&) {
-        failed = std::current_exception();
-      }
-    }
-    reads_ += static_cast<int64_t>(batch.size());
-    if (text_allowance_ > 0) keep_text_of(batch);
-    if (all_kept_) {
-      for (const io::Read& r : batch.reads) kept_bytes += 96.0 + r.name.size() + 2.0 * r.seq.size();
-      if (kept_bytes <= keep_bytes_) {
-        kept_.push_back(std::move(batch));
-        batch = io::ReadBatch();
-        continue;
-      }
-      all_kept_ = false;
-      if (!can_reread) {
-        spill_ = std::make_unique<Spill>(batch.paired, threads_);
-        for (const io::ReadBatch& b : kept_) spill_->write(b);
-      }
-      kept_.clear();
-    }
-    if (spill_) spill_->write(batch);
-  }
-  first_reader_.reset();
+  // The lanes parse batches and keep their text (whether it fits is decided in input
+  // order, by the writing thread, which counts each batch meanwhile).
+  const bool keeping_text = text_allowance_ > 0;
+  const int lanes = parse_lanes(threads()), lane_threads = std::max(1, threads() / lanes);
+  auto& reading = *first_reading_;
+  double counting_s = 0;  // the writing thread's busy time: the rest of the pass it waited for reads
+  const auto t0 = std::chrono::steady_clock::now();
+  reading.run(
+      lanes,
+      [&](int) {
+        while (FirstReadItem* item = reading.next(false)) {
+          try {
+            if (item->raw.cut) io::FastqSource::parse_batch(item->raw, item->batch, lane_threads);
+            if (keeping_text && text_allowance_ > 0) item->text_kept = item->text.keep(item->batch, lane_threads);
+          } catch (...) {  // thrown by the writing thread, in input order
+            item->parse_error = std::current_exception();
+          }
+          reading.done(item);
+        }
+      },
+      [&](FirstReadItem& item) {
+        const log::StageTimer timing(counting_s);
+        if (item.parse_error) std::rethrow_exception(item.parse_error);
+        io::ReadBatch& batch = item.batch;
+        if (!failed) {
+          try {
+            fn(batch);
+          } catch (const CudaError&) {
+            failed = std::current_exception();
+          }
+        }
+        reads_ += static_cast<int64_t>(batch.size());
+        if (keeping_text) keep_text_of(item);
+        if (all_kept_) {
+          for (const io::Read& r : batch.reads) kept_bytes += 96.0 + r.name.size() + 2.0 * r.seq.size();
+          if (kept_bytes <= keep_bytes_) {
+            kept_.push_back(std::move(batch));
+            batch = io::ReadBatch();
+            return;
+          }
+          all_kept_ = false;
+          if (!can_reread) {
+            spill_ = std::make_unique<Spill>(batch.paired, threads_);
+            for (const io::ReadBatch& b : kept_) spill_->write(b);
+          }
+          kept_.clear();
+        }
+        if (spill_) spill_->write(batch);
+      });
+  read_wait_s_ += std::max(0.0, log::seconds_since(t0) - counting_s);
+  first_reading_.reset();
+  first_source_.reset();
   if (spill_) spill_->close();
   passes_ = 1;
   if (failed) std::rethrow_exception(failed);
 }
 
-void ReadInput::keep_text_of(const io::ReadBatch& batch) {
-  KeptText text;
-  // On a quarter of the threads: it runs beside the parser's threads, which bound the reading.
-  const int threads = std::max(1, (threads_ > 0 ? threads_ : omp_get_max_threads()) / 4);
-  if (text.keep(batch, threads) &&
-      text_bytes_ + text.bytes() <= text_allowance_) {
-    text_bytes_ += text.bytes();
-    texts_.push_back(std::move(text));
+void ReadInput::keep_text_of(FirstReadItem& item) {
+  if (text_allowance_ > 0 && item.text_kept && text_bytes_ + item.text.bytes() <= text_allowance_) {
+    text_bytes_ += item.text.bytes();
+    texts_.push_back(std::move(item.text));
+    item.text = KeptText();
     return;
   }
   text_allowance_ = 0;  // one batch not kept: none is
   texts_ = std::vector<KeptText>();
+  item.text = KeptText();
 }
 
 std::vector<KeptText> ReadInput::take_text() {

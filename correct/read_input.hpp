@@ -4,11 +4,13 @@
 // (parsing FASTQ is most of a pass), else read again from the files, or, for inputs
 // that cannot be read twice (a pipe, stdin), from a bgzipped copy spilled to a
 // temporary folder during the first reading and removed at the end.
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/ordered_lanes.hpp"
 #include "correct/kept_text.hpp"
 #include "io/fastq.hpp"
 
@@ -16,6 +18,7 @@ namespace gatemap::correct {
 
 class Spill;
 class ReadAhead;
+struct FirstReadItem;
 class ReplayPass;
 
 class ReadInput {
@@ -23,7 +26,7 @@ class ReadInput {
   // keep_gb < 0: files are read again, other input kept up to 4 GB.
   ReadInput(const std::string& in1, const std::string& in2, size_t batch_reads, double keep_gb, int threads);
   ~ReadInput();
-  // Starts parsing the first batch on another thread (first_pass does, if not yet).
+  // Starts parsing the first batches on another thread (first_pass does, if not yet).
   void start();
   // The first reading; fn sees every batch in input order. When fn throws a CudaError,
   // the reading still ends (so that replays work) and the error is thrown then. Called
@@ -47,20 +50,24 @@ class ReadInput {
 
  private:
   friend class ReplayPass;
-  void keep_text_of(const io::ReadBatch& batch);  // first_pass's: the batch's text, while it fits
+  void keep_text_of(FirstReadItem& item);  // first_pass's, in input order: the batch's text, while it fits
   // A replay from the files: they must be the ones read first. After one: as many reads.
   void check_unchanged() const;
   void check_replayed(int64_t replayed) const;
+  int threads() const;  // -t, or all
   std::string in1_, in2_;
   size_t batch_reads_;
   double keep_bytes_;
   int threads_;
   std::vector<io::ReadBatch> kept_;
   bool all_kept_ = true;
-  size_t text_allowance_ = 0, text_bytes_ = 0;
+  std::atomic<size_t> text_allowance_{0};  // read by the first reading's lane
+  size_t text_bytes_ = 0;
   std::vector<KeptText> texts_;
   std::unique_ptr<Spill> spill_;
-  std::unique_ptr<ReadAhead> first_reader_;
+  // The first reading: parsed on a thread of its own from start() on (a pipeline, common/ordered_lanes.hpp).
+  std::unique_ptr<io::FastqSource> first_source_;
+  std::unique_ptr<OrderedLanes<FirstReadItem>> first_reading_;
   int64_t reads_ = 0;
   int passes_ = 0;
   // Device, inode, size and time of the input files when first read: a replay from them

@@ -7,6 +7,7 @@
 // number (1-based), the read name and the line.
 // Sequences come back uppercase ACGTN (IUPAC codes become N); qualities stay Phred+33.
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,28 @@ struct SinglesAmongPairs {
   std::vector<uint8_t> single;  // per fragment of the stretch, in file order: 1 a single read, 0 a pair
 };
 
+// One file's records as cut from its lines (their structure checked), before their
+// content is checked and converted: cutting is serial, converting may run on any
+// thread (FastqSource::cut_batch / parse_batch).
+struct RawRecords {
+  struct Record {  // a record's lines (offsets into text) and where they were, for messages
+    int64_t record = 0, header_line = 0, seq_line = 0, qual_line = 0;
+    size_t header = 0, header_len = 0, seq = 0, seq_len = 0, qual = 0, qual_len = 0;
+    int32_t fasta = -1;  // a FASTA record, converted when cut: fasta_reads[fasta]
+  };
+  const std::string* path = nullptr;
+  std::string text;
+  std::vector<Record> records;
+  std::vector<Read> fasta_reads;
+  std::exception_ptr error;  // what ended the cut after the last record (thrown once those are checked)
+
+  size_t size() const { return records.size(); }
+  size_t bases(size_t i) const;
+  void clear();
+  // Moves records [first, size()) to the end of `to` (their text copied).
+  void move_tail(size_t first, RawRecords& to);
+};
+
 // Where a FastqSource takes records from: FASTQ/FASTA text, or SAM/BAM/CRAM
 // (io/aligned_reads.hpp).
 class ReadRecords {
@@ -60,24 +83,34 @@ class FastqReader : public ReadRecords {
   // Reads the next record; false at end of file. Throws FormatError on bad input.
   bool next(Read& read);
   // Reads up to `want` records into out[0, n) (out grows as needed; its Reads are
-  // reused) and returns n. Lines are split on this thread, records checked and
-  // converted on `threads` threads (split_threads); errors as next() gives them, the first in
-  // file order.
+  // reused) and returns n: cut_many, then convert_many on `threads` threads.
   size_t next_many(std::vector<Read>& out, size_t want, int threads) override;
   int64_t records_read() const override { return records_; }
   const std::string& path() const override;
 
+  // Appends up to `want` records' lines to `out` (their structure checked; a malformed
+  // record, or a read error, ends the cut as out.error) and returns how many.
+  size_t cut_many(RawRecords& out, size_t want);
+  // Converts in's records into out[first + stride * i] on `threads` threads; throws the
+  // first bad record's error in file order, then in.error. FASTA records are moved out.
+  static void convert_many(RawRecords& in, std::vector<Read>& out, size_t first, size_t stride, int threads);
+
  private:
-  struct RawRecord;
-  // The next record's lines copied into text_ (a FASTA record is converted into
-  // `fasta` at once); false at end of file.
-  bool read_raw(RawRecord& raw, Read& fasta);
-  void convert(const RawRecord& raw, Read& read) const;
+  // Appends the next record (false at end of file); throws FormatError on bad structure.
+  bool cut_one(RawRecords& out);
 
   std::unique_ptr<LineReader> in_;
   int64_t records_ = 0;
-  std::string text_;  // lines of the records being parsed
-  std::vector<RawRecord> raw_;
+  RawRecords raw_;  // next() and next_many()'s records
+};
+
+// A batch as FastqSource::cut_batch cuts it, for parse_batch to convert.
+struct RawBatch {
+  RawRecords mate1, mate2;  // mate2: the second file's records, for paired files
+  int64_t first_id = 0;
+  bool paired = false;
+  bool cut = false;          // holds records not yet parsed
+  std::exception_ptr error;  // the files end apart: thrown once the mates' names are checked
 };
 
 // One or two FASTQ files read in lockstep, or (smart pairing) one file of pairs and
@@ -96,26 +129,37 @@ class FastqSource {
   // max_bases; returns false when nothing was left. Not thread-safe. With smart pairing
   // the single reads of the stretch go to `singles` (which it then needs) and the limits
   // count them too; a pair is never split between batches.
-  // Two files are parsed at once, each on half the OpenMP threads; one file on all of them.
+  // Two files are cut at once, and converted on the OpenMP threads.
   bool next_batch(ReadBatch& batch, size_t max_records, size_t max_bases, SinglesAmongPairs* singles = nullptr);
+  // next_batch in two steps, for a pipeline that converts several batches at once:
+  // cut_batch (in order; not thread-safe) takes the batch's records' lines, parse_batch
+  // (on any thread) converts them, with next_batch's batches and errors. Only where
+  // cuts(): FASTQ/FASTA files without smart pairing.
+  bool cuts() const { return text1_ && !smart_pairing_; }
+  bool cut_batch(RawBatch& raw, size_t max_records, size_t max_bases);
+  static void parse_batch(RawBatch& raw, ReadBatch& batch, int threads);
   bool paired() const { return mate2_ || smart_pairing_; }
   // The @RG lines of a SAM/BAM/CRAM input's header; empty for FASTQ.
   const std::vector<std::string>& read_groups() const { return read_groups_; }
   int64_t fragments_read() const { return fragments_; }
 
  private:
-  bool next_batch_single(ReadBatch& batch, size_t max_records, size_t max_bases);
   bool next_batch_smart(ReadBatch& pairs, SinglesAmongPairs& singles, size_t max_records, size_t max_bases);
   std::unique_ptr<ReadRecords> mate1_;
   std::unique_ptr<FastqReader> mate2_;
+  FastqReader* text1_ = nullptr;  // mate1_, where it reads FASTQ/FASTA text
   std::vector<std::string> read_groups_;
   bool smart_pairing_ = false;
   bool at_end_ = false;  // smart pairing: the file has no more records than ahead_ holds
-  int parse_threads_ = 1;  // per file of a pair (the two files are parsed at once)
+  bool cut_failed_ = false;  // a cut ended in an error: nothing more is cut
+  int parse_threads_ = 1;
   int64_t fragments_ = 0;
-  // Records parsed (pairs: and checked) but left out of the last batch by max_bases.
+  // Smart pairing: records parsed but not yet in a batch.
   std::vector<Read> ahead_;
-  std::vector<Read> first_, second_;  // the mates' records as parsed; reused across batches
+  std::vector<Read> first_;  // the records as parsed; reused across batches
+  // Records cut but left out of the last batch by max_bases: the next batch's first.
+  RawRecords ahead1_, ahead2_;
+  RawBatch raw_;  // next_batch's
 };
 
 }  // namespace gatemap::io

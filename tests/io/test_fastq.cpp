@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <random>
+#include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -365,4 +368,102 @@ TEST(Fastq, ManyAtOnceEqualsOneByOne) {
           << "trial " << trial << " read " << i;
     }
   }
+}
+
+// Batches cut in order and parsed later, on other threads and out of order (as map's
+// parsers do), are next_batch's: the same reads, cut by records and bases, the same
+// first error in file order.
+TEST(Fastq, BatchesCutThenParsedOnOtherThreadsAreNextBatchs) {
+  test::TempDir dir;
+  std::string t1, t2;
+  std::vector<std::string> truth;  // mate 1's bases, uppercase; mate 2 lacks the first
+  for (int i = 0; i < 700; ++i) {
+    const int len = 40 + (i * 53) % 170;
+    std::string bases;
+    for (int j = 0; j < len; ++j) bases += "ACGTacgtN"[(i * 7 + j * 3) % 9];
+    truth.push_back(bases);
+    for (char& c : truth.back()) c = static_cast<char>(std::toupper(c));
+    const std::string name = "@q" + std::to_string(i);
+    t1 += name + "/1 c" + std::to_string(i) + "\n" + bases + "\n+\n" + std::string(bases.size(), 'A') + "\n";
+    t2 += name + "/2\n" + bases.substr(1) + "\n+" + name.substr(1) + "\n" + std::string(bases.size() - 1, '#') + "\n";
+  }
+  const auto p1 = test::write_file(dir.file("r1.fq"), t1);
+  const auto p2 = test::write_file(dir.file("r2.fq"), t2 + "\n");
+  const auto bad2 = test::write_file(dir.file("bad2.fq"), [&] {  // two bad records, in batches 3 and 5
+    std::string t = t2;
+    t.replace(t.find("@q250/2"), 7, "@q25x/2");
+    t.replace(t.find("@q410/2\n") + 8, 1, "!");
+    return t;
+  }());
+  const auto short2 = test::write_file(dir.file("short2.fq"), t2.substr(0, t2.find("@q690/2")));
+  const auto one_pass = [](const std::string& a, const std::string& b, size_t records, size_t bases) {
+    std::vector<io::ReadBatch> out;
+    std::string error;
+    io::FastqSource src(a, b);
+    try {
+      for (io::ReadBatch batch; src.next_batch(batch, records, bases);) out.push_back(batch);
+    } catch (const FormatError& e) {
+      error = e.what();
+    }
+    return std::make_pair(out, error);
+  };
+  const auto cut_then_parse = [](const std::string& a, const std::string& b, size_t records, size_t bases) {
+    io::FastqSource src(a, b);
+    EXPECT_TRUE(src.cuts());
+    std::vector<io::RawBatch> raw(1);
+    while (src.cut_batch(raw.back(), records, bases)) raw.emplace_back();
+    raw.pop_back();
+    std::vector<io::ReadBatch> out(raw.size());
+    std::vector<std::string> errors(raw.size());
+    std::vector<std::thread> parsers;
+    for (size_t i = raw.size(); i-- > 0;) {
+      parsers.emplace_back([&, i] {
+        try {
+          io::FastqSource::parse_batch(raw[i], out[i], 2);
+        } catch (const FormatError& e) {
+          errors[i] = e.what();
+        }
+      });
+    }
+    for (std::thread& t : parsers) t.join();
+    std::string error;
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (!errors[i].empty()) {  // the first batch in order that failed: the batches from it on are dropped
+        out.resize(i);
+        error = errors[i];
+        break;
+      }
+    }
+    return std::make_pair(out, error);
+  };
+  for (const auto& [second, records, bases] : std::vector<std::tuple<std::string, size_t, size_t>>{
+           {p2, 100, 1 << 20}, {p2, 1000, 9000}, {p2, 3, 1}, {"", 77, 5000}, {bad2, 100, 1 << 20},
+           {short2, 64, 1 << 20}, {short2, 10000, 1 << 30}}) {
+    const auto [want, want_error] = one_pass(p1, second, records, bases);
+    const auto [got, got_error] = cut_then_parse(p1, second, records, bases);
+    const std::string what = second + " " + std::to_string(records) + " " + std::to_string(bases);
+    EXPECT_EQ(got_error, want_error) << what;
+    ASSERT_EQ(got.size(), want.size()) << what;
+    size_t reads = 0;
+    for (size_t b = 0; b < got.size(); ++b) {
+      EXPECT_EQ(got[b].first_id, want[b].first_id) << what;
+      EXPECT_EQ(got[b].paired, want[b].paired) << what;
+      ASSERT_EQ(got[b].size(), want[b].size()) << what;
+      for (size_t r = 0; r < got[b].size(); ++r, ++reads) {
+        const io::Read &g = got[b].reads[r], &w = want[b].reads[r];
+        EXPECT_EQ(std::tie(g.name, g.seq, g.qual, g.comment, g.mate_suffix),
+                  std::tie(w.name, w.seq, w.qual, w.comment, w.mate_suffix))
+            << what;
+        const size_t i = second.empty() ? reads : reads / 2;
+        const bool mate2 = !second.empty() && reads % 2 == 1;
+        EXPECT_EQ(g.name, "q" + std::to_string(i));
+        EXPECT_EQ(g.seq, mate2 ? truth[i].substr(1) : truth[i]);
+      }
+    }
+    if (second == p2) EXPECT_EQ(reads, 1400u) << what;
+    if (second.empty()) EXPECT_EQ(reads, 700u);
+  }
+  // The errors themselves, as a serial reader reports them.
+  EXPECT_NE(one_pass(p1, bad2, 100, 1 << 20).second.find("bad2.fq' record 251: mate name 'q25x'"), std::string::npos);
+  EXPECT_NE(one_pass(p1, short2, 64, 1 << 20).second.find("short2.fq' ends after 690 records"), std::string::npos);
 }
