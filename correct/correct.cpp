@@ -393,27 +393,28 @@ void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText
 CorrectSummary run_correct(const CorrectRunOptions& opt) {
   use_threads(opt.threads, 2);  // the reader's team and the corrector's
   check_options(opt);
-  // The first batch is parsed while CUDA starts (looking for a device starts it: a few
-  // tenths of a second).
+  // The reads are parsed while CUDA starts (looking for a device starts it: a few tenths
+  // of a second).
   ReadInput input(opt.in1, opt.in2, batch_reads(opt), opt.keep_reads_gb, opt.threads);
+  // With the GPU the reads are also kept as the text the correction pass writes (it is
+  // otherwise bound by parsing them again) when the input's files say they fit a quarter
+  // of the RAM (FASTQ text: about 2.3 bytes a base). Decided before the backend is known
+  // (the first batches are parsed meanwhile) and taken back if it is the CPU.
+  const bool text_option = opt.keep_text_gb >= 0;
+  const double text_bytes = input.estimated_bases() * 2.3;
+  const bool text_fits = text_bytes >= 0 && text_bytes < static_cast<double>(physical_memory() / 4);
+  if (text_option) {
+    input.keep_text(static_cast<size_t>(opt.keep_text_gb * 1073741824.0));
+  } else if (opt.backend != "cpu" && text_fits) {
+    input.keep_text(physical_memory() / 4);
+  }
   input.start();
   CorrectSummary sum;
   const gpu::Backend backend = gpu::choose_backend(opt.backend);
   const std::vector<int> devices = gpu::resolve_devices(opt.device, backend);  // a bad --device before the count
   sum.backend = gpu::backend_name(backend);
   log::debug("correct", "backend " + sum.backend + " chosen");
-
-  // With the GPU the reads are also kept as the text the correction pass writes (it is
-  // otherwise bound by parsing them again) when the input's files say they fit a quarter
-  // of the RAM (FASTQ text: about 2.3 bytes a base).
-  if (opt.keep_text_gb >= 0) {
-    input.keep_text(static_cast<size_t>(opt.keep_text_gb * 1073741824.0));
-  } else if (backend == gpu::Backend::gpu) {
-    const double text_bytes = input.estimated_bases() * 2.3;
-    if (text_bytes >= 0 && text_bytes < static_cast<double>(physical_memory() / 4)) {
-      input.keep_text(physical_memory() / 4);
-    }
-  }
+  if (!text_option && backend != gpu::Backend::gpu) input.keep_text(0);
   // Pass 1: count, then the solid spectrum (the counts are freed when it returns).
   const KmerSpectrum spectrum = count_pass(opt, backend, devices.empty() ? 0 : devices[0], input, sum);
   const bool pass_through = sum.threshold == 0;

@@ -173,10 +173,7 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
   if (counted.size() == 1 && stats.threshold && is_exact(solid, opt.kind)) {
     // The solid k-mers leave the table, which is emptied before the set is made: the
     // counts and the set never take memory at once.
-    const std::vector<uint64_t> keys = table.take_solid(stats.threshold);
-    log::debug("correct", "solid k-mers taken from the table");
-    KmerSpectrum spectrum = KmerSpectrum::make_exact(table.k(), solid);
-    spectrum.insert_many(keys);
+    KmerSpectrum spectrum = table.take_exact_spectrum(stats.threshold, solid);
     log::debug("correct", "exact spectrum filled");
     stats.spectrum_s = log::seconds_since(t0);
     return spectrum;

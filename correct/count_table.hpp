@@ -54,6 +54,14 @@ class CountTable {
     reset(KmerPart{});
     return keys;
   }
+  // The exact spectrum of the k-mers seen at least `threshold` times (`solid` of them), after
+  // which the table is empty as after take_solid.
+  virtual KmerSpectrum take_exact_spectrum(uint32_t threshold, uint64_t solid) {
+    const std::vector<uint64_t> keys = take_solid(threshold);
+    KmerSpectrum spectrum = KmerSpectrum::make_exact(k(), solid);
+    spectrum.insert_many(keys);
+    return spectrum;
+  }
   // Inserts those k-mers into the spectrum, in chunks on all threads (tables may fill a
   // Bloom filter their own way: its bits do not depend on the order).
   virtual void insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const {

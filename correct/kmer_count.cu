@@ -81,6 +81,25 @@ __global__ void compact_kernel(Table t, uint64_t slots, KmerPart part, uint32_t 
   }
 }
 
+// Every k-mer counted at least `threshold` times into an exact set (KmerSpectrum's: linear
+// probing from mix64, the empty slot claimed by compare-and-swap).
+__global__ void exact_set_kernel(Table t, uint64_t slots, uint32_t threshold, Key* words, uint64_t mask, Key* n_added) {
+  Key mine = 0;
+  for (uint64_t s = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; s < slots; s += uint64_t(gridDim.x) * blockDim.x) {
+    const Key key = t.keys[s];
+    if (key == kEmpty || t.counts[s] < threshold) continue;
+    for (uint64_t w = detail::mix64(key) & mask;; w = (w + 1) & mask) {
+      const Key seen = atomicCAS(&words[w], kEmpty, key);
+      if (seen == kEmpty) {
+        ++mine;
+        break;
+      }
+      if (seen == key) break;
+    }
+  }
+  if (mine) atomicAdd(n_added, mine);
+}
+
 // The Bloom bits of every k-mer counted at least `threshold` times.
 __global__ void bloom_kernel(Table t, uint64_t slots, uint32_t threshold, Key* words, uint64_t mask, int hashes,
                              Key* n_solid) {
@@ -316,6 +335,25 @@ void KmerCountGpu::for_each_counted(uint32_t threshold, const std::function<void
         cudaMemcpy(counts.data(), im.scratch_counts.data() + at, m * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     for (uint64_t i = 0; i < m; ++i) fn(keys[i], counts[i]);
   }
+}
+
+KmerSpectrum KmerCountGpu::take_exact_spectrum(uint32_t threshold, uint64_t solid) {
+  Impl& im = *impl_;
+  GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
+  const cudaStream_t st = im.stream.get();
+  KmerSpectrum spectrum = KmerSpectrum::make_exact(im.k, solid);
+  gpu::DeviceBuffer<Key> words(spectrum.words.size());
+  GATEMAP_CUDA_CHECK(cudaMemsetAsync(words.data(), 0xff, spectrum.bytes(), st));  // every slot empty
+  GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.counters.data() + kScratch, 0, sizeof(Key), st));
+  exact_set_kernel<<<im.grid(im.slots), kThreads, 0, st>>>(im.table(), im.slots, std::max(threshold, 1u), words.data(),
+                                                           spectrum.mask, im.counters.data() + kScratch);
+  GATEMAP_CUDA_CHECK(cudaGetLastError());
+  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(spectrum.words.data(), words.data(), spectrum.bytes(), cudaMemcpyDeviceToHost, st));
+  im.read_counters();
+  spectrum.n_kmers = im.counters_h.data()[kScratch];
+  if (spectrum.n_kmers > solid) throw Error("internal: more solid k-mers than the histogram counted");
+  reset(KmerPart{});
+  return spectrum;
 }
 
 void KmerCountGpu::insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const {

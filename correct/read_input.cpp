@@ -9,6 +9,9 @@
 #include <cstdio>
 #include <exception>
 #include <future>
+#include <thread>
+#include <mutex>
+#include <condition_variable>
 
 #include "common/error.hpp"
 #include "common/ordered_lanes.hpp"
@@ -120,7 +123,6 @@ ReadInput::ReadInput(const std::string& in1, const std::string& in2, size_t batc
   keep_bytes_ = (keep_gb >= 0 ? keep_gb : can_reread ? 0 : 4) * 1073741824.0;
 }
 
-ReadInput::~ReadInput() = default;
 
 // The first reading's pipeline item: a batch cut from the files by the reading thread,
 // parsed and its text kept by a lane (several batches at once), then counted and kept or
@@ -138,26 +140,123 @@ namespace {
 // serial parts, a few batches at once are not.
 int parse_lanes(int threads) { return std::clamp(threads / 4, 1, 4); }
 
-// Batches in flight: enough for the reading thread to cut ahead while CUDA starts (a few
-// tenths of a second) and beside the lanes; batches grow with the threads, so memory
-// stays in step with what the batches cost.
-size_t first_read_slots(int threads) {
-  return static_cast<size_t>(std::clamp(threads / 2 + 2, 3, 10) + parse_lanes(threads));
-}
+// Batches in flight: the lanes' and a few more, so that reading runs ahead of counting.
+size_t first_read_slots(int threads) { return static_cast<size_t>(3 + parse_lanes(threads)); }
 }  // namespace
 
 int ReadInput::threads() const { return threads_ > 0 ? threads_ : omp_get_max_threads(); }
 
+// The first reading runs from start() on: the lanes parse while CUDA starts; the writing
+// thread waits for first_pass to say what to do with each batch.
+struct ReadInput::FirstReading {
+  io::FastqSource source;
+  OrderedLanes<FirstReadItem> lanes;
+  std::thread runner;  // runs the pipeline
+  std::exception_ptr error;  // what stopped it, for first_pass
+  std::mutex m;
+  std::condition_variable cv;
+  const std::function<void(const io::ReadBatch&)>* consume = nullptr;
+  bool abandoned = false;  // no first_pass will come (ReadInput destroyed)
+  double cut_s = 0, count_s = 0;  // the reading and the writing thread's busy time
+  std::atomic<int64_t> parse_us{0}, keep_us{0};
+
+  FirstReading(ReadInput& in)
+      : source(in.in1_, in.in2_), lanes(first_read_slots(in.threads()), [this, &in](FirstReadItem& item) {
+          const log::StageTimer timing(cut_s);
+          item.text_kept = false;
+          item.parse_error = nullptr;
+          if (source.cuts()) return source.cut_batch(item.raw, in.batch_reads_, in.batch_reads_ * 300);
+          item.raw.cut = false;
+          return source.next_batch(item.batch, in.batch_reads_, in.batch_reads_ * 300);
+        }) {}
+
+  // The writing thread: waits until first_pass hands over what to do with each batch.
+  const std::function<void(const io::ReadBatch&)>& wait_for_consumer() {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return consume || abandoned; });
+    if (!consume) throw Error("the first reading was abandoned");
+    return *consume;
+  }
+};
+
+ReadInput::~ReadInput() {
+  if (!first_) return;
+  {
+    const std::lock_guard<std::mutex> lock(first_->m);
+    first_->abandoned = true;
+  }
+  first_->cv.notify_all();
+  first_->runner.join();
+}
+
 void ReadInput::start() {
-  if (passes_ > 0 || first_reading_) return;
-  first_source_ = std::make_unique<io::FastqSource>(in1_, in2_);
-  first_reading_ = std::make_unique<OrderedLanes<FirstReadItem>>(first_read_slots(threads()), [this](FirstReadItem& item) {
-    item.text_kept = false;
-    item.parse_error = nullptr;
-    if (first_source_->cuts()) return first_source_->cut_batch(item.raw, batch_reads_, batch_reads_ * 300);
-    item.raw.cut = false;
-    return first_source_->next_batch(item.batch, batch_reads_, batch_reads_ * 300);
+  if (passes_ > 0 || first_) return;
+  identity1_ = file_identity(in1_), identity2_ = file_identity(in2_);
+  can_reread_ = rereadable(in1_) && rereadable(in2_);
+  all_kept_ = keep_bytes_ > 0 || !can_reread_;
+  first_ = std::make_unique<FirstReading>(*this);
+  FirstReading& first = *first_;
+  const int lanes = parse_lanes(threads()), lane_threads = std::max(1, threads() / lanes);
+  first.runner = std::thread([this, &first, lanes, lane_threads] {
+    try {
+      first.lanes.run(
+          lanes,
+          [&](int) {
+            while (FirstReadItem* item = first.lanes.next(false)) {
+              try {
+                const auto t0 = std::chrono::steady_clock::now();
+                if (item->raw.cut) io::FastqSource::parse_batch(item->raw, item->batch, lane_threads);
+                const auto t1 = std::chrono::steady_clock::now();
+                if (text_allowance_ > 0) item->text_kept = item->text.keep(item->batch, lane_threads);
+                first.parse_us += std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
+                first.keep_us +=
+                    std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t1).count();
+              } catch (...) {  // thrown by the writing thread, in input order
+                item->parse_error = std::current_exception();
+              }
+              first.lanes.done(item);
+            }
+          },
+          [&](FirstReadItem& item) {
+            const auto& fn = first.wait_for_consumer();
+            const log::StageTimer timing(first.count_s);
+            if (item.parse_error) std::rethrow_exception(item.parse_error);
+            take_first(item, fn);
+          });
+    } catch (...) {
+      first.error = std::current_exception();
+    }
   });
+}
+
+// One batch of the first reading, in input order: counted (fn), its text kept, the batch
+// kept or spilled.
+void ReadInput::take_first(FirstReadItem& item, const std::function<void(const io::ReadBatch&)>& fn) {
+  io::ReadBatch& batch = item.batch;
+  if (!first_failed_) {
+    try {
+      fn(batch);
+    } catch (const CudaError&) {
+      first_failed_ = std::current_exception();
+    }
+  }
+  reads_ += static_cast<int64_t>(batch.size());
+  keep_text_of(item);
+  if (all_kept_) {
+    for (const io::Read& r : batch.reads) kept_bytes_ += 96.0 + r.name.size() + 2.0 * r.seq.size();
+    if (kept_bytes_ <= keep_bytes_) {
+      kept_.push_back(std::move(batch));
+      batch = io::ReadBatch();
+      return;
+    }
+    all_kept_ = false;
+    if (!can_reread_) {
+      spill_ = std::make_unique<Spill>(batch.paired, threads_);
+      for (const io::ReadBatch& b : kept_) spill_->write(b);
+    }
+    kept_.clear();
+  }
+  if (spill_) spill_->write(batch);
 }
 
 void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) {
@@ -168,67 +267,27 @@ void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) 
   // After a GPU error fn is not called again, but the reading goes on (keeping or
   // spilling the reads) so that a retry on the CPU can replay them; the error is
   // thrown at the end. Other errors end the reading.
-  std::exception_ptr failed;
-  const bool can_reread = rereadable(in1_) && rereadable(in2_);
-  all_kept_ = keep_bytes_ > 0 || !can_reread;
-  double kept_bytes = 0;
-  identity1_ = file_identity(in1_), identity2_ = file_identity(in2_);
   start();
-  // The lanes parse batches and keep their text (whether it fits is decided in input
-  // order, by the writing thread, which counts each batch meanwhile).
-  const bool keeping_text = text_allowance_ > 0;
-  const int lanes = parse_lanes(threads()), lane_threads = std::max(1, threads() / lanes);
-  auto& reading = *first_reading_;
-  double counting_s = 0;  // the writing thread's busy time: the rest of the pass it waited for reads
+  FirstReading& first = *first_;
   const auto t0 = std::chrono::steady_clock::now();
-  reading.run(
-      lanes,
-      [&](int) {
-        while (FirstReadItem* item = reading.next(false)) {
-          try {
-            if (item->raw.cut) io::FastqSource::parse_batch(item->raw, item->batch, lane_threads);
-            if (keeping_text && text_allowance_ > 0) item->text_kept = item->text.keep(item->batch, lane_threads);
-          } catch (...) {  // thrown by the writing thread, in input order
-            item->parse_error = std::current_exception();
-          }
-          reading.done(item);
-        }
-      },
-      [&](FirstReadItem& item) {
-        const log::StageTimer timing(counting_s);
-        if (item.parse_error) std::rethrow_exception(item.parse_error);
-        io::ReadBatch& batch = item.batch;
-        if (!failed) {
-          try {
-            fn(batch);
-          } catch (const CudaError&) {
-            failed = std::current_exception();
-          }
-        }
-        reads_ += static_cast<int64_t>(batch.size());
-        if (keeping_text) keep_text_of(item);
-        if (all_kept_) {
-          for (const io::Read& r : batch.reads) kept_bytes += 96.0 + r.name.size() + 2.0 * r.seq.size();
-          if (kept_bytes <= keep_bytes_) {
-            kept_.push_back(std::move(batch));
-            batch = io::ReadBatch();
-            return;
-          }
-          all_kept_ = false;
-          if (!can_reread) {
-            spill_ = std::make_unique<Spill>(batch.paired, threads_);
-            for (const io::ReadBatch& b : kept_) spill_->write(b);
-          }
-          kept_.clear();
-        }
-        if (spill_) spill_->write(batch);
-      });
-  read_wait_s_ += std::max(0.0, log::seconds_since(t0) - counting_s);
-  first_reading_.reset();
-  first_source_.reset();
+  {
+    const std::lock_guard<std::mutex> lock(first.m);
+    first.consume = &fn;
+  }
+  first.cv.notify_all();
+  first.runner.join();
+  // Counting waited for reads for the rest of the pass.
+  read_wait_s_ += std::max(0.0, log::seconds_since(t0) - first.count_s);
+  log::debug("correct", "first reading: cut " + std::to_string(first.cut_s) + " s, parsed " +
+                            std::to_string(first.parse_us * 1e-6) + " s and text kept " +
+                            std::to_string(first.keep_us * 1e-6) + " s on the lanes, counted " +
+                            std::to_string(first.count_s) + " s");
+  const std::exception_ptr error = first.error;
+  first_.reset();
   if (spill_) spill_->close();
   passes_ = 1;
-  if (failed) std::rethrow_exception(failed);
+  if (error) std::rethrow_exception(error);
+  if (first_failed_) std::rethrow_exception(first_failed_);
 }
 
 void ReadInput::keep_text_of(FirstReadItem& item) {
@@ -238,8 +297,10 @@ void ReadInput::keep_text_of(FirstReadItem& item) {
     item.text = KeptText();
     return;
   }
-  text_allowance_ = 0;  // one batch not kept: none is
-  texts_ = std::vector<KeptText>();
+  if (text_allowance_ > 0 || !texts_.empty()) {  // one batch not kept (or none wanted after all): none is
+    text_allowance_ = 0;
+    texts_ = std::vector<KeptText>();
+  }
   item.text = KeptText();
 }
 

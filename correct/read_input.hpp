@@ -5,12 +5,12 @@
 // that cannot be read twice (a pipe, stdin), from a bgzipped copy spilled to a
 // temporary folder during the first reading and removed at the end.
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "common/ordered_lanes.hpp"
 #include "correct/kept_text.hpp"
 #include "io/fastq.hpp"
 
@@ -36,6 +36,8 @@ class ReadInput {
   void replay(const std::function<void(io::ReadBatch&)>& fn);
   // The first reading (called before it) also keeps every batch as the text the corrector
   // writes (KeptText), up to `bytes` in all (past them, or for FASTA, none is kept).
+  // Called before start(), the lanes keep text from the first batch on; keep_text(0) after
+  // it drops what they kept.
   void keep_text(size_t bytes) { text_allowance_ = bytes; }
   // The kept text of every batch when all of it was kept, else nothing; handed over.
   std::vector<KeptText> take_text();
@@ -65,9 +67,13 @@ class ReadInput {
   size_t text_bytes_ = 0;
   std::vector<KeptText> texts_;
   std::unique_ptr<Spill> spill_;
-  // The first reading: parsed on a thread of its own from start() on (a pipeline, common/ordered_lanes.hpp).
-  std::unique_ptr<io::FastqSource> first_source_;
-  std::unique_ptr<OrderedLanes<FirstReadItem>> first_reading_;
+  // The first reading: a pipeline (common/ordered_lanes.hpp) running from start() on.
+  struct FirstReading;
+  std::unique_ptr<FirstReading> first_;
+  void take_first(FirstReadItem& item, const std::function<void(const io::ReadBatch&)>& fn);
+  bool can_reread_ = true;
+  double kept_bytes_ = 0;
+  std::exception_ptr first_failed_;  // a CudaError of the first reading's fn, thrown when it ends
   int64_t reads_ = 0;
   int passes_ = 0;
   // Device, inode, size and time of the input files when first read: a replay from them

@@ -55,6 +55,37 @@ TEST(CountGpu, CountsEqualTheCpuTwin) {
   }
 }
 
+// The exact set the GPU table fills on the device holds exactly the CPU twin's solid
+// k-mers (its slots may differ: linear probing in another order), and the table is empty
+// after it.
+TEST(CountGpu, ExactSpectrumHoldsTheCpuTwinsSolidKmers) {
+  GATEMAP_REQUIRE_GPU();
+  auto set = test::make_correction_set(20000, 150, 25, 0.7, 3, 7);
+  correct::KmerCounter cpu(21);
+  cpu.add(set.reads);
+  std::vector<correct::KmerPart> dropped;
+  for (uint32_t t : {2u, 5u}) {
+    const auto h = cpu.histogram(correct::kHistogramMax);
+    uint64_t solid = 0;
+    for (size_t c = t; c < h.size(); ++c) solid += h[c];
+    const correct::KmerSpectrum want = correct::build_spectrum(cpu, t, "exact", 0);
+    correct::KmerCountGpu again(21, size_t(256) << 20);
+    again.add(set.reads, dropped);
+    const correct::KmerSpectrum got = again.take_exact_spectrum(t, solid);
+    SCOPED_TRACE(t);
+    EXPECT_EQ(got.n_kmers, want.n_kmers);
+    EXPECT_EQ(got.words.size(), want.words.size());
+    uint64_t held = 0;
+    cpu.for_each_solid(t, [&](uint64_t x) { held += got.contains(x); });
+    EXPECT_EQ(held, want.n_kmers);
+    uint64_t filled = 0;
+    for (uint64_t w : got.words) filled += w != correct::KmerSpectrum::kEmptyKmer;
+    EXPECT_EQ(filled, want.n_kmers);
+    EXPECT_EQ(again.distinct(), 0u);
+  }
+  EXPECT_TRUE(dropped.empty());
+}
+
 // In a budget far below the counts, the GPU table counts part after part and gives the
 // CPU twin's histogram, threshold and (bit for bit) Bloom spectrum; so does the command.
 TEST(CountGpu, PartsInABudgetEqualTheCpuTwin) {
