@@ -377,11 +377,8 @@ void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText
         corrector.run(lane, parts, kt.size(), [&](size_t i) { return kt.bases(i); }, tally);
       },
       [&](size_t& k) {
-        // The mates' files written at once (page-cache copies, a core each).
-        std::future<void> mate2;
-        if (out2) mate2 = std::async(std::launch::async, [&] { out2->write_text(texts[k].text[1].view()); });
         out1.write_text(texts[k].text[0].view());
-        if (mate2.valid()) mate2.get();
+        if (out2) out2->write_text(texts[k].text[1].view());
         done += static_cast<int64_t>(texts[k].size());
         texts[k] = KeptText();  // written: its memory goes
         log::info("correct", "corrected " + std::to_string(done) + " reads");

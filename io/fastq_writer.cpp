@@ -14,7 +14,6 @@ FastqWriter::FastqWriter(const std::string& path, int threads) : path_(path.empt
   fp_ = bgzf_open(out_.write_path().c_str(), gz ? "w" : "wu");
   if (!fp_) throw IoError("cannot write '" + path_ + "'");
   if (gz) set_bgzf_threads(fp_, threads, path_);
-  writeback_ = std::make_unique<EarlyWriteback>(out_.write_path());
 }
 
 FastqWriter::~FastqWriter() {
@@ -26,7 +25,6 @@ void FastqWriter::flush_buffer() {
     throw IoError("write to '" + path_ + "' failed (disk full?)");
   }
   buf_.clear();
-  writeback_->wrote();
 }
 
 void FastqWriter::write(std::string_view name, std::string_view seq, std::string_view qual) {
@@ -69,7 +67,6 @@ void FastqWriter::write_text(std::string_view records) {
   if (!records.empty() && bgzf_write(fp_, records.data(), records.size()) != static_cast<ssize_t>(records.size())) {
     throw IoError("write to '" + path_ + "' failed (disk full?)");
   }
-  writeback_->wrote();
 }
 
 void FastqWriter::write_record(std::string_view name, std::string_view seq, std::string_view qual) {
