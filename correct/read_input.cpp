@@ -198,7 +198,8 @@ void ReadInput::start() {
   all_kept_ = keep_bytes_ > 0 || !can_reread_;
   first_ = std::make_unique<FirstReading>(*this);
   FirstReading& first = *first_;
-  const int lanes = parse_lanes(threads()), lane_threads = std::max(1, threads() / lanes);
+  // The cores but two (the reading thread cuts both files at once) shared by the lanes.
+  const int lanes = parse_lanes(threads()), lane_threads = std::max(1, (threads() - 2) / lanes);
   first.runner = std::thread([this, &first, lanes, lane_threads] {
     try {
       first.lanes.run(
