@@ -204,9 +204,9 @@ void check_options(const CorrectRunOptions& opt) {
   }
 }
 
-// GPU engines per lane of the correction pass: a lane's engines, one per GPU. Two lanes
-// when the GPUs hold the spectrum twice: one lane's copies and encoding overlap the other
-// lane's kernels.
+// GPU engines per lane of the correction pass: a lane's engines, one per GPU. Two lanes,
+// whose engines share each GPU's copy of the spectrum: one lane's copies and encoding
+// overlap the other lane's kernels.
 using LaneEngines = std::vector<std::vector<std::unique_ptr<KmerCorrectGpu>>>;
 
 // The correction of one batch (its reads' bases encoded in `parts`): on the GPU engines

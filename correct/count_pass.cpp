@@ -171,8 +171,9 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
   }
   const auto t0 = std::chrono::steady_clock::now();
   if (counted.size() == 1 && stats.threshold && is_exact(solid, opt.kind)) {
-    // The solid k-mers leave the table, which is emptied before the set is made: the
-    // counts and the set never take memory at once.
+    // The solid k-mers leave the table for the set (the CPU table empties itself before
+    // the set is made: the counts and the set never take host memory at once; the GPU
+    // table fills the set on the device).
     KmerSpectrum spectrum = table.take_exact_spectrum(stats.threshold, solid);
     log::debug("correct", "exact spectrum filled");
     stats.spectrum_s = log::seconds_since(t0);
