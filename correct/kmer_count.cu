@@ -143,15 +143,23 @@ struct KmerCountGpu::Impl {
   KmerPart part;
   gpu::DeviceBuffer<Key> keys, scratch_keys, counters;
   gpu::DeviceBuffer<uint32_t> counts, scratch_counts;
-  gpu::PinnedBuffer<uint8_t> codes_h;
-  gpu::PinnedBuffer<int64_t> offset_h;
   gpu::PinnedBuffer<Key> counters_h;
-  gpu::DeviceBuffer<uint8_t> codes_d;
-  gpu::DeviceBuffer<int64_t> offset_d;
+  // Two sets of chunk buffers: a chunk is encoded into one while the GPU counts the last
+  // chunk from the other.
+  struct Staging {
+    gpu::PinnedBuffer<uint8_t> codes_h;
+    gpu::PinnedBuffer<int64_t> offset_h;
+    gpu::DeviceBuffer<uint8_t> codes_d;
+    gpu::DeviceBuffer<int64_t> offset_d;
+    gpu::Event start, stop;
+    bool in_flight = false;  // its copies and kernel enqueued, not yet waited for
+  };
+  Staging staging[2];
+  int next_staging = 0;
   gpu::Stream stream;
-  gpu::Event start, stop;
   double kernel_ms = 0;
   uint64_t used = 0, seen = 0;
+  uint64_t pending = 0;  // windows counted since the counters were read: used + pending bounds the keys
 
   Table table() { return {keys.data(), counts.data(), slots - 1, counters.data() + kUsed}; }
   int grid(uint64_t items) const {
@@ -163,6 +171,19 @@ struct KmerCountGpu::Impl {
     stream.sync();
     used = counters_h.data()[kUsed];
     seen = counters_h.data()[kSeen];
+    pending = 0;
+    for (Staging& sb : staging) finish(sb);
+  }
+  // After its kernel ended: its time counted, its buffers free.
+  void finish(Staging& sb) {
+    if (!sb.in_flight) return;
+    sb.stop.sync();
+    kernel_ms += gpu::Event::elapsed_ms(sb.start, sb.stop);
+    sb.in_flight = false;
+  }
+  // Every chunk counted, the counters exact.
+  void settle() {
+    if (pending || staging[0].in_flight || staging[1].in_flight) read_counters();
   }
   void clear_table() {
     GATEMAP_CUDA_CHECK(cudaMemsetAsync(keys.data(), 0xff, slots * sizeof(Key), stream.get()));
@@ -184,10 +205,17 @@ struct KmerCountGpu::Impl {
     GATEMAP_CUDA_CHECK(cudaGetLastError());
     read_counters();
   }
-  // Reads [b, e) to the device and counted.
-  void count_chunk(const std::vector<io::Read>& reads, size_t b, size_t e) {
+  // Reads [b, e) (`windows` k-mer windows at most) to the device and counted; not waited for.
+  void count_chunk(const std::vector<io::Read>& reads, size_t b, size_t e, uint64_t windows) {
     const cudaStream_t st = stream.get();
     const size_t n = e - b;
+    Staging& sb = staging[next_staging];
+    next_staging ^= 1;
+    finish(sb);
+    auto& offset_h = sb.offset_h;
+    auto& codes_h = sb.codes_h;
+    auto& codes_d = sb.codes_d;
+    auto& offset_d = sb.offset_d;
     gpu::grow(offset_h, n + 1);
     int64_t total = 0;
     for (size_t i = b; i < e; ++i) {
@@ -208,13 +236,13 @@ struct KmerCountGpu::Impl {
     gpu::grow(offset_d, n + 1);
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(codes_d.data(), codes, static_cast<size_t>(total), cudaMemcpyHostToDevice, st));
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(offset_d.data(), offset, (n + 1) * sizeof(int64_t), cudaMemcpyHostToDevice, st));
-    start.record(st);
+    sb.start.record(st);
     count_kernel<<<grid(n), kThreads, 0, st>>>(codes_d.data(), offset_d.data(), static_cast<int>(n), k, part, table(),
                                                counters.data() + kSeen);
     GATEMAP_CUDA_CHECK(cudaGetLastError());
-    stop.record(st);
-    read_counters();
-    kernel_ms += gpu::Event::elapsed_ms(start, stop);
+    sb.stop.record(st);
+    sb.in_flight = true;
+    pending += windows;
   }
 };
 
@@ -274,6 +302,8 @@ void KmerCountGpu::add(const std::vector<io::Read>& reads, std::vector<KmerPart>
       if (e > b && windows + w > chunk_max) break;
       windows += w;
     }
+    // The counters are read only when the chunks since could have filled the table.
+    if (im.used + im.pending + windows > im.limit) im.settle();
     while (im.used > 0 && im.used + windows > im.limit) {
       if (im.part.depth == KmerPart::kMaxDepth) throw Error("k-mer counting: the memory budget is too small");
       dropped.push_back(im.part.child(1));
@@ -283,20 +313,29 @@ void KmerCountGpu::add(const std::vector<io::Read>& reads, std::vector<KmerPart>
       throw Error("k-mer counting: a read of " + std::to_string(reads[b].seq.size()) +
                   " bases has more k-mers than the count table holds (raise --count-mem)");
     }
-    im.count_chunk(reads, b, e);
+    im.count_chunk(reads, b, e, windows);
     b = e;
   }
 }
 
 int KmerCountGpu::k() const { return impl_->k; }
 KmerPart KmerCountGpu::part() const { return impl_->part; }
-uint64_t KmerCountGpu::kmers_seen() const { return impl_->seen; }
-uint64_t KmerCountGpu::distinct() const { return impl_->used; }
+uint64_t KmerCountGpu::kmers_seen() const {
+  impl_->settle();
+  return impl_->seen;
+}
+uint64_t KmerCountGpu::distinct() const {
+  impl_->settle();
+  return impl_->used;
+}
 size_t KmerCountGpu::slots() const { return impl_->slots; }
 size_t KmerCountGpu::bytes() const {
   return impl_->slots * (sizeof(Key) + sizeof(uint32_t)) + impl_->limit * (sizeof(Key) + sizeof(uint32_t));
 }
-double KmerCountGpu::kernel_ms() const { return impl_->kernel_ms; }
+double KmerCountGpu::kernel_ms() const {
+  impl_->settle();
+  return impl_->kernel_ms;
+}
 
 std::vector<uint64_t> KmerCountGpu::histogram(uint32_t max_count) const {
   Impl& im = *impl_;
