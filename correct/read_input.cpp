@@ -141,8 +141,12 @@ namespace {
 // serial parts, a few batches at once are not.
 int parse_lanes(int threads) { return std::clamp(threads / 4, 1, 4); }
 
-// Batches in flight: the lanes' and a few more, so that reading runs ahead of counting.
-size_t first_read_slots(int threads) { return static_cast<size_t>(3 + parse_lanes(threads)); }
+// Batches in flight: one per lane and three more, so that reading runs ahead of counting
+// (two more with one lane: a small machine's memory stays near the batches it works on).
+size_t first_read_slots(int threads) {
+  const int lanes = parse_lanes(threads);
+  return static_cast<size_t>(lanes + (lanes > 1 ? 3 : 2));
+}
 }  // namespace
 
 int ReadInput::threads() const { return threads_ > 0 ? threads_ : omp_get_max_threads(); }
