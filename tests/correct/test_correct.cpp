@@ -544,6 +544,39 @@ TEST(CorrectInput, AFileChangedBetweenPassesIsAnError) {
   }
 }
 
+// The first reading parses batches on several lanes at once: the batches still reach the
+// count in input order, and of two bad records in different batches the first is the
+// one named (a later batch may be parsed first).
+TEST(CorrectInput, ParsingLanesKeepOrderAndNameTheFirstBadRecord) {
+  test::TempDir dir;
+  const auto set = test::make_correction_set(20000, 100, 20, 0.5, 1, 5);
+  test::write_file(dir.file("in.fq"), test::fastq_of(set));
+  correct::ReadInput input(dir.file("in.fq"), "", 100, 0.0, 16);  // 16 threads: 4 lanes
+  std::vector<std::string> names;
+  input.first_pass([&](const io::ReadBatch& b) {
+    for (const io::Read& r : b.reads) names.push_back(r.name);
+  });
+  ASSERT_EQ(names.size(), set.reads.size());
+  for (size_t i = 0; i < names.size(); ++i) ASSERT_EQ(names[i], set.reads[i].name) << i;
+
+  std::string text;
+  for (size_t i = 0; i < set.reads.size(); ++i) {
+    const io::Read& r = set.reads[i];
+    const bool bad = i == 1299 || i == 1300;  // the last of batch 12 and the first of 13 (100 reads each)
+    text += "@" + r.name + "\n" + r.seq + "\n+\n" + (bad ? r.qual.substr(1) : r.qual) + "\n";
+  }
+  test::write_file(dir.file("bad.fq"), text);
+  for (int round = 0; round < 10; ++round) {  // lanes race: the later batch's error may come first
+    correct::ReadInput bad(dir.file("bad.fq"), "", 100, 0.0, 16);
+    try {
+      bad.first_pass([](const io::ReadBatch&) {});
+      FAIL() << "no error";
+    } catch (const FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("record 1300 "), std::string::npos) << e.what();
+    }
+  }
+}
+
 // A file's bytes, gzip or BGZF inflated (zlib reads plain files as they are).
 std::string inflated(const std::string& path) {
   gzFile f = gzopen(path.c_str(), "rb");
