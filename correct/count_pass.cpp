@@ -153,7 +153,6 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
   } else {
     input.first_pass(count);
   }
-  log::debug("correct", "first reading done");
   stats.kmers = table.kmers_seen();
   add_part();
   log::debug("correct", "histogram of the first part taken");
