@@ -9,6 +9,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <system_error>
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
@@ -359,7 +360,8 @@ void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io
 }
 
 // The text kept from the first reading: no parsing, no formatting; a batch's text freed
-// once written.
+// once written. The mates' files are written at once, mate 2's on a thread of its own
+// (one thread wrote 2.5-3 GB/s to the page cache, and the correction pass waited for it).
 void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText>& texts, io::FastqWriter& out1,
                            io::FastqWriter* out2, CorrectSummary& sum) {
   size_t next = 0;
@@ -377,8 +379,19 @@ void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText
         corrector.run(lane, parts, kt.size(), [&](size_t i) { return kt.bases(i); }, tally);
       },
       [&](size_t& k) {
+        std::future<void> mate2;
+        if (out2) {
+          try {
+            mate2 = std::async(std::launch::async, [&] { out2->write_text(texts[k].text[1].view()); });
+          } catch (const std::system_error&) {  // no thread (a tight ulimit): written in turn
+          }
+        }
         out1.write_text(texts[k].text[0].view());
-        if (out2) out2->write_text(texts[k].text[1].view());
+        if (mate2.valid()) {
+          mate2.get();
+        } else if (out2) {
+          out2->write_text(texts[k].text[1].view());
+        }
         done += static_cast<int64_t>(texts[k].size());
         texts[k] = KeptText();  // written: its memory goes
         log::info("correct", "corrected " + std::to_string(done) + " reads");

@@ -1,7 +1,8 @@
 // The corrector on the GPU: one warp per read (Mangal and Jain's layout). The read,
-// its weak windows and its votes live in shared memory; votes for the four bases of a
-// position share one 32-bit word (8 bits each: at most k <= 31 votes), so a vote is one
-// shared-memory atomicAdd. The best vote and its uniqueness come from warp reductions.
+// its windows' k-mers, its weak windows and its votes live in shared memory, sized by the
+// batch's longest read; votes for the four bases of a position share one 32-bit word (8
+// bits each: at most k <= 31 votes), so a vote is one shared-memory atomicAdd. The best
+// vote and its uniqueness come from warp reductions.
 // The steps are those of the CPU twin (kmer_correct_cpu.cpp), hence identical output.
 #include <algorithm>
 #include <climits>
@@ -17,29 +18,44 @@ namespace gatemap::correct {
 
 namespace {
 
-constexpr int kWarps = 4;  // warps (reads) per block
-constexpr int kLen = kCorrectMaxReadLen;
+constexpr int kMaxWarps = 4;  // warps (reads) per block, fewer where shared memory is short
 
+// One warp's shared memory for reads of up to `stride` bases (a multiple of 8): per
+// window its k-mers and Ns (rolled once a round, read by every vote), per position the
+// read, the votes and the weak windows' starts.
 struct WarpShared {
-  uint8_t codes[kLen];
-  uint32_t votes[kLen];  // byte b: votes for base b at this position
-  int16_t weak[kLen];
+  uint64_t* fwd;
+  uint64_t* rc;
+  uint32_t* votes;  // byte b: votes for base b at this position
+  int16_t* weak;
+  int8_t* n_n;  // Ns in the window (counting stops at 2)
+  int8_t* n_at;
+  uint8_t* codes;
+  static constexpr int kBytesPerBase = 8 + 8 + 4 + 2 + 1 + 1 + 1;
+  __device__ WarpShared(unsigned char* base, int stride)
+      : fwd(reinterpret_cast<uint64_t*>(base)),
+        rc(fwd + stride),
+        votes(reinterpret_cast<uint32_t*>(rc + stride)),
+        weak(reinterpret_cast<int16_t*>(votes + stride)),
+        n_n(reinterpret_cast<int8_t*>(weak + stride)),
+        n_at(n_n + stride),
+        codes(reinterpret_cast<uint8_t*>(n_at + stride)) {}
 };
 
-__global__ void __launch_bounds__(kWarps * 32) correct_kernel(detail::SpectrumView s, int max_corrections,
-                                                              uint8_t* codes_g, const int64_t* offset,
-                                                              const int32_t* len, int n_reads, uint8_t* status,
-                                                              uint8_t* changed) {
-  __shared__ WarpShared sh_all[kWarps];
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  WarpShared& sh = sh_all[warp];
+__global__ void __launch_bounds__(kMaxWarps * 32) correct_kernel(detail::SpectrumView s, int max_corrections, int stride,
+                                                                 uint8_t* codes_g, const int64_t* offset,
+                                                                 const int32_t* len, int n_reads, uint8_t* status,
+                                                                 uint8_t* changed) {
+  extern __shared__ __align__(8) unsigned char shared_bytes[];
+  const int warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  WarpShared sh(shared_bytes + static_cast<size_t>(warp) * stride * WarpShared::kBytesPerBase, stride);
   const int k = s.k;
-  for (int r = blockIdx.x * kWarps + warp; r < n_reads; r += gridDim.x * kWarps) {
+  for (int r = blockIdx.x * warps + warp; r < n_reads; r += gridDim.x * warps) {
     const int L = len[r];
     uint8_t* read = codes_g + offset[r];
-    if (L > kLen || L < k) {
+    if (L > stride || L < k) {
       if (lane == 0) {
-        status[r] = static_cast<uint8_t>(L > kLen ? CorrectStatus::too_long : CorrectStatus::clean);
+        status[r] = static_cast<uint8_t>(L > kCorrectMaxReadLen ? CorrectStatus::too_long : CorrectStatus::clean);
         changed[r] = 0;
       }
       continue;
@@ -60,6 +76,7 @@ __global__ void __launch_bounds__(kWarps * 32) correct_kernel(detail::SpectrumVi
           int n_at;
           const int n = detail::window_kmers_n(sh.codes, i, k, f, rc, n_at);
           weak = n == 1 || (n == 0 && !detail::spectrum_contains(s, detail::canonical(f, rc)));
+          sh.fwd[i] = f, sh.rc[i] = rc, sh.n_n[i] = static_cast<int8_t>(n), sh.n_at[i] = static_cast<int8_t>(n_at);
         }
         const unsigned ballot = __ballot_sync(0xffffffffu, weak);
         if (weak) sh.weak[n_weak + __popc(ballot & ((1u << lane) - 1u))] = static_cast<int16_t>(i);
@@ -74,10 +91,9 @@ __global__ void __launch_bounds__(kWarps * 32) correct_kernel(detail::SpectrumVi
       __syncwarp();
       for (int t = lane; t < n_weak * k; t += 32) {
         const int i = sh.weak[t / k], d = t % k;
-        uint64_t f, rc;
-        int n_at;
-        const int n = detail::window_kmers_n(sh.codes, i, k, f, rc, n_at);
-        if (n && d != n_at) continue;  // a window with an N can only be fixed there
+        const uint64_t f = sh.fwd[i], rc = sh.rc[i];  // a weak window holds at most one N
+        const int n = sh.n_n[i];
+        if (n && d != sh.n_at[i]) continue;  // a window with an N can only be fixed there
         const uint8_t old_b = sh.codes[i + d] > 3 ? 0 : sh.codes[i + d];
         uint32_t add = 0;
         for (uint8_t b = 0; b < 4; ++b) {
@@ -167,6 +183,8 @@ struct KmerCorrectGpu::Impl {
   gpu::Event start, stop;
   int sm_count = 1;
   int device = 0;
+  size_t shared_optin = 48 << 10;   // shared memory a block may have on this device
+  size_t shared_allowed = 48 << 10;  // what the kernel is allowed now (past 48 KB: opted in)
 };
 
 KmerCorrectGpu::KmerCorrectGpu(const KmerSpectrum& spectrum, int device) : impl_(nullptr) {
@@ -185,6 +203,9 @@ KmerCorrectGpu::KmerCorrectGpu(const KmerSpectrum& spectrum, int device) : impl_
   im.view = {words->data(), spectrum.mask, spectrum.hashes, spectrum.k, spectrum.kind == KmerSpectrum::Kind::bloom};
   im.spectrum_d = std::move(words);
   GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&im.sm_count, cudaDevAttrMultiProcessorCount, device));
+  int optin = 0;
+  GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  im.shared_optin = std::max<size_t>(static_cast<size_t>(optin), im.shared_optin);
 }
 
 KmerCorrectGpu::KmerCorrectGpu(SharingSpectrum, const KmerCorrectGpu& same_spectrum) : impl_(nullptr) {
@@ -195,6 +216,7 @@ KmerCorrectGpu::KmerCorrectGpu(SharingSpectrum, const KmerCorrectGpu& same_spect
   impl_->spectrum_d = other.spectrum_d;
   impl_->view = other.view;
   impl_->sm_count = other.sm_count;
+  impl_->shared_optin = other.shared_optin;
 }
 
 KmerCorrectGpu::~KmerCorrectGpu() { delete impl_; }
@@ -215,11 +237,25 @@ void KmerCorrectGpu::correct(const CorrectOptions& opt, CorrectBatch& batch, dou
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.codes_d.data(), batch.codes.data(), batch.codes.size(), cudaMemcpyHostToDevice, st));
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.offset_d.data(), batch.offset.data(), n * sizeof(int64_t), cudaMemcpyHostToDevice, st));
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(im.len_d.data(), batch.len.data(), n * sizeof(int32_t), cudaMemcpyHostToDevice, st));
-  const int blocks = static_cast<int>(std::min<size_t>((n + kWarps - 1) / kWarps, static_cast<size_t>(im.sm_count) * 64));
+  // Shared memory for the longest read corrected (150 bp reads: 4 KB a warp; 1 kbp: 26 KB).
+  int longest = 1;
+  for (int32_t L : batch.len) {
+    if (L <= kCorrectMaxReadLen) longest = std::max(longest, L);
+  }
+  const int stride = (longest + 7) / 8 * 8;
+  const size_t warp_bytes = static_cast<size_t>(stride) * WarpShared::kBytesPerBase;
+  const int warps = static_cast<int>(std::clamp<size_t>(im.shared_optin / warp_bytes, 1, kMaxWarps));
+  const size_t shared = warps * warp_bytes;
+  if (shared > im.shared_allowed) {
+    GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(correct_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(shared)));
+    im.shared_allowed = shared;
+  }
+  const int blocks = static_cast<int>(std::min<size_t>((n + warps - 1) / warps, static_cast<size_t>(im.sm_count) * 64));
   im.start.record(st);
-  correct_kernel<<<blocks, kWarps * 32, 0, st>>>(im.view, opt.max_corrections, im.codes_d.data(), im.offset_d.data(),
-                                                 im.len_d.data(), static_cast<int>(n), im.status_d.data(),
-                                                 im.changed_d.data());
+  correct_kernel<<<blocks, warps * 32, shared, st>>>(im.view, opt.max_corrections, stride, im.codes_d.data(),
+                                                     im.offset_d.data(), im.len_d.data(), static_cast<int>(n),
+                                                     im.status_d.data(), im.changed_d.data());
   GATEMAP_CUDA_CHECK(cudaGetLastError());
   im.stop.record(st);
   GATEMAP_CUDA_CHECK(cudaMemcpyAsync(batch.codes.data(), im.codes_d.data(), batch.codes.size(), cudaMemcpyDeviceToHost, st));

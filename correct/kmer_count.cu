@@ -122,6 +122,14 @@ __global__ void reinsert_kernel(Table t, const Key* keys, const uint32_t* counts
   }
 }
 
+// Every entry of the old table into the new one (twice the slots).
+__global__ void grow_kernel(Table old_t, uint64_t old_slots, Table t) {
+  for (uint64_t s = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; s < old_slots;
+       s += uint64_t(gridDim.x) * blockDim.x) {
+    if (old_t.keys[s] != kEmpty) insert(t, old_t.keys[s], old_t.counts[s]);
+  }
+}
+
 __global__ void histogram_kernel(Table t, uint64_t slots, uint32_t max_count, Key* hist) {
   extern __shared__ uint32_t bins[];
   for (uint32_t b = threadIdx.x; b <= max_count; b += blockDim.x) bins[b] = 0;
@@ -139,7 +147,11 @@ __global__ void histogram_kernel(Table t, uint64_t slots, uint32_t max_count, Ke
 
 struct KmerCountGpu::Impl {
   int k = 21, device = 0, blocks = 1;
-  uint64_t slots = 0, limit = 0;  // narrow before a chunk could take the table past limit
+  // The table starts small and doubles as the k-mers come, up to max_slots (the budget's);
+  // full at that size, it narrows. (Allocated at the budget's size, a small input's table
+  // spent more time being cleared, scanned and freed than counting: 45 GB for E. coli.)
+  uint64_t slots = 0, max_slots = 0;
+  uint64_t limit = 0;  // grow or narrow before a chunk could take the table past it
   KmerPart part;
   gpu::DeviceBuffer<Key> keys, scratch_keys, counters;
   gpu::DeviceBuffer<uint32_t> counts, scratch_counts;
@@ -189,8 +201,28 @@ struct KmerCountGpu::Impl {
     GATEMAP_CUDA_CHECK(cudaMemsetAsync(keys.data(), 0xff, slots * sizeof(Key), stream.get()));
     GATEMAP_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, slots * sizeof(uint32_t), stream.get()));
   }
+  // Twice the slots, the entries rehashed into them (old and new fit the budget: 18 bytes
+  // a slot of the new size, the table and its scratch 21).
+  void grow() {
+    gpu::DeviceBuffer<Key> old_keys = std::move(keys);
+    gpu::DeviceBuffer<uint32_t> old_counts = std::move(counts);
+    const Table old_t{old_keys.data(), old_counts.data(), slots - 1, nullptr};
+    const uint64_t old_slots = slots;
+    slots *= 2;
+    limit = slots / 4 * 3;
+    keys.resize(slots);
+    counts.resize(slots);
+    clear_table();
+    const cudaStream_t st = stream.get();
+    GATEMAP_CUDA_CHECK(cudaMemsetAsync(counters.data() + kUsed, 0, sizeof(Key), st));
+    grow_kernel<<<grid(old_slots), kThreads, 0, st>>>(old_t, old_slots, table());
+    GATEMAP_CUDA_CHECK(cudaGetLastError());
+    read_counters();  // before the old table goes
+  }
   // Keeps the first half of the part: its entries move to scratch and back.
   void narrow() {
+    scratch_keys.resize(limit);  // made the first time (at the largest size)
+    scratch_counts.resize(limit);
     part = part.child(0);
     const cudaStream_t st = stream.get();
     GATEMAP_CUDA_CHECK(cudaMemsetAsync(counters.data() + kScratch, 0, sizeof(Key), st));
@@ -246,7 +278,7 @@ struct KmerCountGpu::Impl {
   }
 };
 
-KmerCountGpu::KmerCountGpu(int k, size_t budget_bytes, int device) : impl_(nullptr) {
+KmerCountGpu::KmerCountGpu(int k, size_t budget_bytes, int device, size_t first_slots) : impl_(nullptr) {
   GATEMAP_CUDA_CHECK(cudaSetDevice(device));
   auto im = std::make_unique<Impl>();
   im->k = k;
@@ -261,13 +293,13 @@ KmerCountGpu::KmerCountGpu(int k, size_t budget_bytes, int device) : impl_(nullp
   }
   // Per slot: key and count (12 bytes), and scratch for 3/4 of them (9 bytes).
   constexpr size_t kBytesPerSlot = 21;
-  im->slots = 1 << 12;
-  while (im->slots * 2 * kBytesPerSlot <= budget) im->slots *= 2;
+  im->max_slots = 1 << 12;
+  while (im->max_slots * 2 * kBytesPerSlot <= budget) im->max_slots *= 2;
+  im->slots = std::min<uint64_t>(im->max_slots, std::max<uint64_t>(first_slots ? first_slots : kFirstSlots, 1 << 12));
+  if ((im->slots & (im->slots - 1)) != 0) throw Error("k-mer counting: the first table size must be a power of two");
   im->limit = im->slots / 4 * 3;
   im->keys.resize(im->slots);
   im->counts.resize(im->slots);
-  im->scratch_keys.resize(im->limit);
-  im->scratch_counts.resize(im->limit);
   im->counters.resize(kCounters);
   im->counters_h.resize(kCounters);
   int sms = 1;
@@ -304,6 +336,7 @@ void KmerCountGpu::add(const std::vector<io::Read>& reads, std::vector<KmerPart>
     }
     // The counters are read only when the chunks since could have filled the table.
     if (im.used + im.pending + windows > im.limit) im.settle();
+    while (im.used + windows > im.limit && im.slots < im.max_slots) im.grow();
     while (im.used > 0 && im.used + windows > im.limit) {
       if (im.part.depth == KmerPart::kMaxDepth) throw Error("k-mer counting: the memory budget is too small");
       dropped.push_back(im.part.child(1));
@@ -330,7 +363,7 @@ uint64_t KmerCountGpu::distinct() const {
 }
 size_t KmerCountGpu::slots() const { return impl_->slots; }
 size_t KmerCountGpu::bytes() const {
-  return impl_->slots * (sizeof(Key) + sizeof(uint32_t)) + impl_->limit * (sizeof(Key) + sizeof(uint32_t));
+  return (impl_->slots + impl_->scratch_keys.size()) * (sizeof(Key) + sizeof(uint32_t));
 }
 double KmerCountGpu::kernel_ms() const {
   impl_->settle();
@@ -358,6 +391,8 @@ void KmerCountGpu::for_each_counted(uint32_t threshold, const std::function<void
   Impl& im = *impl_;
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
   const cudaStream_t st = im.stream.get();
+  im.scratch_keys.resize(im.limit);
+  im.scratch_counts.resize(im.limit);
   GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.counters.data() + kScratch, 0, sizeof(Key), st));
   compact_kernel<<<im.grid(im.slots), kThreads, 0, st>>>(im.table(), im.slots, im.part, std::max(threshold, 1u),
                                                          im.scratch_keys.data(), im.scratch_counts.data(),

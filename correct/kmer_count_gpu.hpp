@@ -1,10 +1,10 @@
 #pragma once
 // The k-mer count table on the GPU: open addressing over device memory (64-bit keys,
 // 32-bit counts, inserted with atomicCAS/atomicAdd, so counts do not depend on the
-// order of the reads), sized from a byte budget and the device's free memory. Reads
+// order of the reads), growing up to a byte budget and the device's free memory. Reads
 // are encoded on the host threads and counted in chunks that always fit the table; the
-// table narrows its part of the k-mer space (KmerPart) before a chunk could overflow
-// it. Same counts as the CPU twin (KmerCounter) for every part.
+// table doubles, and at the budget narrows its part of the k-mer space (KmerPart), before
+// a chunk could overflow it. Same counts as the CPU twin (KmerCounter) for every part.
 #include <cstddef>
 #include <cstdint>
 
@@ -15,7 +15,9 @@ namespace gatemap::correct {
 class KmerCountGpu : public CountTable {
  public:
   // budget_bytes: device memory for the table and its scratch (0: half the free memory).
-  KmerCountGpu(int k, size_t budget_bytes, int device = 0);
+  // first_slots (a power of two; 0: kFirstSlots): the table's size before it grows.
+  KmerCountGpu(int k, size_t budget_bytes, int device = 0, size_t first_slots = 0);
+  static constexpr size_t kFirstSlots = size_t(1) << 27;  // 1.5 GB: a bacterial set's k-mers
   ~KmerCountGpu() override;
   KmerCountGpu(const KmerCountGpu&) = delete;
   KmerCountGpu& operator=(const KmerCountGpu&) = delete;

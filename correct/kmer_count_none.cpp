@@ -6,7 +6,7 @@ namespace gatemap::correct {
 
 struct KmerCountGpu::Impl {};
 
-KmerCountGpu::KmerCountGpu(int, size_t, int) : impl_(nullptr) {
+KmerCountGpu::KmerCountGpu(int, size_t, int, size_t) : impl_(nullptr) {
   throw Error("GPU k-mer counting requested but this gatemap was built without CUDA");
 }
 KmerCountGpu::~KmerCountGpu() = default;

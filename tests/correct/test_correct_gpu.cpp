@@ -55,6 +55,35 @@ TEST(CountGpu, CountsEqualTheCpuTwin) {
   }
 }
 
+// A table that starts at 4096 slots doubles (its entries rehashed) many times as the
+// k-mers come, and counts what the CPU twin counts, in one part.
+TEST(CountGpu, GrowsFromASmallTableToTheCpuTwinsCounts) {
+  GATEMAP_REQUIRE_GPU();
+  const auto set = test::make_correction_set(60000, 150, 25, 0.7, 3, 11);
+  correct::KmerCounter cpu(21);
+  cpu.add(set.reads);
+  correct::KmerCountGpu gpu(21, size_t(256) << 20, 0, 4096);
+  const size_t first_bytes = gpu.bytes();
+  std::vector<correct::KmerPart> dropped;
+  for (size_t b = 0; b < set.reads.size(); b += 1000) {
+    gpu.add(std::vector<io::Read>(set.reads.begin() + b, set.reads.begin() + std::min(b + 1000, set.reads.size())),
+            dropped);
+  }
+  EXPECT_TRUE(dropped.empty());
+  EXPECT_GE(gpu.slots() / 4 * 3, cpu.distinct());
+  EXPECT_GE(gpu.slots(), 4096u << 6);  // hundreds of thousands of k-mers: six doublings at least
+  EXPECT_GT(gpu.bytes(), first_bytes);
+  EXPECT_EQ(gpu.kmers_seen(), cpu.total());
+  EXPECT_EQ(gpu.distinct(), cpu.distinct());
+  EXPECT_EQ(gpu.histogram(255), cpu.histogram(255));
+  std::vector<std::pair<uint64_t, uint32_t>> a, b;
+  gpu.for_each_counted(1, [&](uint64_t x, uint32_t c) { a.emplace_back(x, c); });
+  cpu.for_each_counted(1, [&](uint64_t x, uint32_t c) { b.emplace_back(x, c); });
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(a, b);
+}
+
 // The exact set the GPU table fills on the device holds exactly the CPU twin's solid
 // k-mers (its slots may differ: linear probing in another order), and the table is empty
 // after it.
@@ -120,26 +149,34 @@ TEST(CountGpu, PartsInABudgetEqualTheCpuTwin) {
   EXPECT_EQ(test::read_file(dir.file("gpu.fq")), test::read_file(dir.file("cpu.fq")));
 }
 
+// Reads of several lengths (the kernel packs them in 32-base words: lengths and k-mers
+// across word ends), with N, at three k.
 TEST(CorrectGpu, IdenticalToCpuTwin) {
   GATEMAP_REQUIRE_GPU();
   for (const std::string kind : {"bloom", "exact"}) {
-    for (int read_len : {100, 150, 300}) {
-      auto set = test::make_correction_set(60000, read_len, 30, 0.6, 3, read_len, 0.1);  // indels near ends too
-      correct::KmerCounter counter(21);
-      counter.add(set.reads);
-      const auto spectrum = correct::build_spectrum(counter, correct::first_valley(counter.histogram()), kind, 1e-3);
-      correct::CorrectBatch cpu, dev;
-      for (const auto& r : set.reads) cpu.add(r.seq), dev.add(r.seq);
-      dev.add(std::string(1500, 'A'));  // too long for the device: passes unchanged, as on the CPU
-      cpu.add(std::string(1500, 'A'));
-      correct::correct_reads_cpu(spectrum, correct::CorrectOptions{}, cpu);
-      correct::KmerCorrectGpu engine(spectrum);
-      double ms = 0;
-      engine.correct(correct::CorrectOptions{}, dev, &ms);
-      ASSERT_EQ(cpu.codes, dev.codes) << kind << " " << read_len;
-      ASSERT_EQ(cpu.status, dev.status);
-      ASSERT_EQ(cpu.changed, dev.changed);
-      EXPECT_GT(ms, 0);
+    for (int read_len : {77, 150, 300}) {
+      for (int k : {13, 21, 31}) {
+        auto set = test::make_correction_set(60000, read_len, 30, 0.6, 3, read_len, 0.1);  // indels near ends too
+        if (read_len == 300) {  // lengths from k to 300 in one batch
+          for (size_t i = 0; i < set.reads.size(); i += 5) set.reads[i].seq.resize(k + i % (300 - k));
+        }
+        correct::KmerCounter counter(k);
+        counter.add(set.reads);
+        const auto spectrum = correct::build_spectrum(counter, correct::first_valley(counter.histogram()), kind, 1e-3);
+        correct::CorrectBatch cpu, dev;
+        for (const auto& r : set.reads) cpu.add(r.seq), dev.add(r.seq);
+        dev.add(std::string(1500, 'A'));  // too long for the device: passes unchanged, as on the CPU
+        cpu.add(std::string(1500, 'A'));
+        correct::correct_reads_cpu(spectrum, correct::CorrectOptions{}, cpu);
+        correct::KmerCorrectGpu engine(spectrum);
+        double ms = 0;
+        engine.correct(correct::CorrectOptions{}, dev, &ms);
+        ASSERT_EQ(cpu.codes, dev.codes) << kind << " " << read_len << " k " << k;
+        ASSERT_EQ(cpu.status, dev.status);
+        ASSERT_EQ(cpu.changed, dev.changed);
+        EXPECT_GT(std::count(dev.status.begin(), dev.status.end(), uint8_t(correct::CorrectStatus::corrected)), 1000);
+        EXPECT_GT(ms, 0);
+      }
     }
   }
 }
