@@ -626,6 +626,21 @@ TEST(Correct, KeptTextWritesTheSameBytesAsReadingAgain) {
           << ext << " mate " << m;
     }
   }
+  // .gz output at another level, or through gatemap's DEFLATE (--bgzf-gpu; its CPU twin
+  // here): other bytes, the same reads.
+  for (const int variant : {0, 1}) {
+    correct::CorrectRunOptions o;
+    o.in1 = dir.file("a_1.fq"), o.in2 = dir.file("a_2.fq");
+    o.out1 = dir.file("v_1.fq.gz"), o.out2 = dir.file("v_2.fq.gz");
+    o.backend = "cpu";
+    o.keep_text_gb = 1;
+    o.gz_level = variant == 0 ? 1 : -1;
+    o.bgzf_gpu = variant == 1;
+    correct::run_correct(o);
+    EXPECT_EQ(inflated(o.out1), inflated(dir.file("kept_1.fq.gz"))) << variant;
+    EXPECT_EQ(inflated(o.out2), inflated(dir.file("kept_2.fq.gz"))) << variant;
+    EXPECT_NE(test::read_file(o.out1), test::read_file(dir.file("kept_1.fq.gz"))) << variant;
+  }
   correct::CorrectRunOptions single;
   single.in1 = dir.file("a_1.fq");
   single.out1 = dir.file("single_again.fq");
