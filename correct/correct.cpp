@@ -24,7 +24,6 @@
 #include "correct/read_input.hpp"
 #include "gpu/device.hpp"
 #include "gpu/fallback.hpp"
-#include "io/bgzf_deflate.hpp"
 #include "io/fastq.hpp"
 #include "io/fastq_writer.hpp"
 #include "io/output_file.hpp"
@@ -439,14 +438,9 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   CorrectOptions copt;
   copt.max_corrections = opt.max_corrections;
   const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();  // bgzip output on all of them
-  // --bgzf-gpu: a compressor for each file (the mates' files are written at once).
-  const auto compressor = [&] {
-    const int device = backend == gpu::Backend::gpu && !devices.empty() ? devices[0] : -1;
-    return opt.bgzf_gpu ? io::make_block_compressor(device, threads) : nullptr;
-  };
-  io::FastqWriter out1(opt.out1, threads, opt.gz_level, compressor());
+  io::FastqWriter out1(opt.out1, threads, opt.gz_level);
   std::unique_ptr<io::FastqWriter> out2;
-  if (!opt.out2.empty()) out2 = std::make_unique<io::FastqWriter>(opt.out2, threads, opt.gz_level, compressor());
+  if (!opt.out2.empty()) out2 = std::make_unique<io::FastqWriter>(opt.out2, threads, opt.gz_level);
   const BatchCorrector corrector{spectrum, engines, copt, pass_through, threads};
   std::vector<KeptText> texts = input.take_text();
   if (!texts.empty()) {

@@ -33,8 +33,7 @@ struct CorrectRunOptions {
   // size (correct/kept_text.hpp); < 0: a quarter of the RAM with the GPU, none on the CPU
   // (whose correction pass is bound by correcting, not by reading again).
   double keep_text_gb = -1;
-  int gz_level = -1;      // -l: .gz output's compression level (-1: htslib's default, 6)
-  bool bgzf_gpu = false;  // .gz output compressed by gatemap's DEFLATE on the GPU (its CPU twin without one)
+  int gz_level = -1;  // -l: .gz output's compression level (-1: htslib's default, 6)
 };
 
 struct CorrectSummary {

@@ -77,10 +77,4 @@ std::shared_ptr<BlockCompressor> make_gpu_block_compressor(int device, int threa
   return std::make_shared<GpuOrTwin>(std::move(gpu), threads);
 }
 
-std::shared_ptr<BlockCompressor> make_block_compressor(int device, int threads) {
-  std::shared_ptr<BlockCompressor> c = device >= 0 ? make_gpu_block_compressor(device, threads) : nullptr;
-  if (!c) c = std::make_shared<BgzfDeflateCpu>(threads);
-  return c;
-}
-
 }  // namespace gatemap::io

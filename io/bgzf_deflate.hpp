@@ -54,9 +54,6 @@ class BgzfDeflateGpu : public BlockCompressor {
 // The GPU's compressor, falling back to the twin (said on stderr) when a batch fails;
 // null when no GPU can be used (the caller keeps htslib's compression).
 std::shared_ptr<BlockCompressor> make_gpu_block_compressor(int device, int threads);
-// --bgzf-gpu's compressor on a device (-1: none), or its CPU twin (the same bytes) where
-// no GPU works.
-std::shared_ptr<BlockCompressor> make_block_compressor(int device, int threads);
 
 namespace detail {
 constexpr uint32_t kBgzfHeaderSize = 18, kBgzfFooterSize = 8;

@@ -3,31 +3,20 @@
 #include <htslib/bgzf.h>
 
 #include <algorithm>
-#include <vector>
 
 #include "common/error.hpp"
-#include "io/bgzf_deflate.hpp"
 #include "io/hts_threads.hpp"
 
 namespace gatemap::io {
 
-namespace {
-constexpr size_t kBlockText = 0xff00;          // text per BGZF block, as htslib cuts it (BGZF_BLOCK_SIZE)
-constexpr size_t kCompressWindow = 1024;       // blocks compressed at once (a GPU wants thousands)
-}  // namespace
-
-FastqWriter::FastqWriter(const std::string& path, int threads, int level, std::shared_ptr<BlockCompressor> compressor)
+FastqWriter::FastqWriter(const std::string& path, int threads, int level)
     : path_(path.empty() ? "-" : path), out_(path_) {
   const bool gz = path_.size() > 3 && path_.compare(path_.size() - 3, 3, ".gz") == 0;
   if (level > 9) throw UsageError("compression level " + std::to_string(level) + " is not between 0 and 9");
   const std::string mode = !gz ? "wu" : level >= 0 ? "w" + std::to_string(level) : "w";
   fp_ = bgzf_open(out_.write_path().c_str(), mode.c_str());
   if (!fp_) throw IoError("cannot write '" + path_ + "'");
-  if (gz && compressor) {
-    compressor_ = std::move(compressor);  // its blocks go to the file as they are: no htslib threads
-  } else if (gz) {
-    set_bgzf_threads(fp_, threads, path_);
-  }
+  if (gz) set_bgzf_threads(fp_, threads, path_);
 }
 
 FastqWriter::~FastqWriter() {
@@ -35,39 +24,10 @@ FastqWriter::~FastqWriter() {
 }
 
 void FastqWriter::flush_buffer() {
-  write_bytes(buf_);
-  buf_.clear();
-}
-
-void FastqWriter::write_bytes(std::string_view bytes) {
-  if (bytes.empty()) return;
-  if (compressor_) {
-    pending_.append(bytes);
-    if (pending_.size() >= kCompressWindow * kBlockText) compress_pending(false);
-    return;
-  }
-  if (bgzf_write(fp_, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
+  if (!buf_.empty() && bgzf_write(fp_, buf_.data(), buf_.size()) != static_cast<ssize_t>(buf_.size())) {
     throw IoError("write to '" + path_ + "' failed (disk full?)");
   }
-}
-
-void FastqWriter::compress_pending(bool at_end) {
-  const size_t blocks = at_end ? (pending_.size() + kBlockText - 1) / kBlockText : pending_.size() / kBlockText;
-  if (blocks == 0) return;
-  std::vector<uint8_t> out(blocks * 65536);
-  std::vector<BgzfJob> jobs(blocks);
-  for (size_t b = 0; b < blocks; ++b) {
-    jobs[b].in = reinterpret_cast<const uint8_t*>(pending_.data()) + b * kBlockText;
-    jobs[b].size = static_cast<uint32_t>(std::min(kBlockText, pending_.size() - b * kBlockText));
-    jobs[b].out = out.data() + b * 65536;
-  }
-  compressor_->compress(jobs.data(), blocks);
-  for (const BgzfJob& job : jobs) {
-    if (bgzf_raw_write(fp_, job.out, job.out_size) != static_cast<ssize_t>(job.out_size)) {
-      throw IoError("write to '" + path_ + "' failed (disk full?)");
-    }
-  }
-  pending_.erase(0, std::min(pending_.size(), blocks * kBlockText));
+  buf_.clear();
 }
 
 void FastqWriter::write(std::string_view name, std::string_view seq, std::string_view qual) {
@@ -107,7 +67,9 @@ size_t format_fastq_record(const Read& read, char* out) {
 
 void FastqWriter::write_text(std::string_view records) {
   flush_buffer();
-  write_bytes(records);
+  if (!records.empty() && bgzf_write(fp_, records.data(), records.size()) != static_cast<ssize_t>(records.size())) {
+    throw IoError("write to '" + path_ + "' failed (disk full?)");
+  }
 }
 
 void FastqWriter::write_record(std::string_view name, std::string_view seq, std::string_view qual) {
@@ -124,7 +86,6 @@ void FastqWriter::write_record(std::string_view name, std::string_view seq, std:
 void FastqWriter::close() {
   if (!fp_) return;
   flush_buffer();
-  if (compressor_) compress_pending(true);
   const int ret = bgzf_close(fp_);
   fp_ = nullptr;
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");

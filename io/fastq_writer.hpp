@@ -1,7 +1,6 @@
 #pragma once
 // FASTQ output (plain, or bgzip when the path ends in ".gz"; "-" is stdout). Buffered;
 // every failed write or close throws IoError.
-#include <memory>
 #include <string>
 #include <string_view>
 
@@ -17,15 +16,10 @@ namespace gatemap::io {
 size_t fastq_record_size(const Read& read);
 size_t format_fastq_record(const Read& read, char* out);
 
-class BlockCompressor;  // io/bgzf_deflate.hpp
-
 class FastqWriter {
  public:
-  // .gz output: htslib's deflate at `level` (0-9; -1: its default, 6) on `threads`
-  // threads, or, with a block compressor, that compressor's blocks (gatemap's DEFLATE on
-  // the GPU or its CPU twin; the level is then unused).
-  explicit FastqWriter(const std::string& path, int threads = 1, int level = -1,
-                       std::shared_ptr<BlockCompressor> compressor = nullptr);
+  // .gz output: htslib's deflate at `level` (0-9; -1: its default, 6) on `threads` threads.
+  explicit FastqWriter(const std::string& path, int threads = 1, int level = -1);
   ~FastqWriter();
   FastqWriter(const FastqWriter&) = delete;
   FastqWriter& operator=(const FastqWriter&) = delete;
@@ -39,16 +33,10 @@ class FastqWriter {
  private:
   void write_record(std::string_view name, std::string_view seq, std::string_view qual);
   void flush_buffer();
-  void write_bytes(std::string_view bytes);
-  // With a block compressor: the whole BGZF blocks of `pending_` (at the end, all of it)
-  // compressed and written.
-  void compress_pending(bool at_end);
   std::string path_;
   OutputFile out_;  // a temporary name until close() succeeds
   BGZF* fp_ = nullptr;
   std::string buf_;
-  std::shared_ptr<BlockCompressor> compressor_;
-  std::string pending_;  // text for the block compressor, compressed a window of blocks at a time
 };
 
 }  // namespace gatemap::io

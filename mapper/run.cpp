@@ -60,6 +60,14 @@ void report(const MapStats& st, const std::string& stats_path) {
   if (!stats_path.empty()) io::write_side_output(stats_path, st.to_json());
 }
 
+// --bgzf-gpu's compressor on a device (-1: none), or its CPU twin (the same bytes) where
+// no GPU works.
+std::shared_ptr<io::BlockCompressor> make_block_compressor(int device, int threads) {
+  std::shared_ptr<io::BlockCompressor> c = device >= 0 ? io::make_gpu_block_compressor(device, threads) : nullptr;
+  if (!c) c = std::make_shared<io::BgzfDeflateCpu>(threads);
+  return c;
+}
+
 // Where records go: the output as they come, or (--sort) the bounded-memory sorter.
 class RecordOutput {
  public:
@@ -97,7 +105,7 @@ class RecordOutput {
   // the same bytes), on the writing thread.
   void compress_on(int device, int threads) {
     if (!path_is_bam_) return;
-    std::shared_ptr<io::BlockCompressor> c = io::make_block_compressor(device, threads);
+    std::shared_ptr<io::BlockCompressor> c = make_block_compressor(device, threads);
     if (sorter_) {
       sorter_->set_block_compressor(std::move(c));
     } else {
@@ -272,7 +280,7 @@ class MapLanes {
       // --bgzf-gpu with several lanes: each compresses its batches on its own GPU (one
       // lane leaves it to the writer, which overlaps it with mapping).
       if (opt_.bgzf_gpu && compressors_.size() > 1 && out_.prepares() && out_.is_bam()) {
-        compressors_[lane] = io::make_block_compressor(hw.devices.empty() ? -1 : hw.devices[0], threads_);
+        compressors_[lane] = make_block_compressor(hw.devices.empty() ? -1 : hw.devices[0], threads_);
       }
       checksums_.get();
       // An item's parts (its reads; with -p its single reads too) are begun one ahead

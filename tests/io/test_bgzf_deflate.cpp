@@ -14,7 +14,6 @@
 
 #include "io/bgzf_deflate.hpp"
 #include "io/deflate_core.hpp"
-#include "io/fastq_writer.hpp"
 #include "tests/io/deflate_inputs.hpp"
 #include "tests/test_util.hpp"
 
@@ -176,50 +175,6 @@ TEST(BgzfDeflate, BlocksReadBackThroughHtslib) {
   }
   char extra;
   EXPECT_EQ(bgzf_read(fp, &extra, 1), 0);
-  bgzf_close(fp);
-}
-
-// FASTQ written through the block compressor (correct --bgzf-gpu; the CPU twin here):
-// htslib reads back exactly the text, the file ends with BGZF's EOF marker, and how the
-// text was handed over (records one by one, texts of odd sizes, across the writer's
-// window of 1024 blocks) does not change a byte of the file.
-TEST(BgzfDeflate, FastqThroughTheBlockCompressorReadsBackTheSameWhateverTheWrites) {
-  std::mt19937_64 rng(5);
-  std::vector<io::Read> reads;
-  std::string text;
-  while (text.size() < 70u << 20) {  // past the window (1024 x 65,280 bytes)
-    io::Read r;
-    r.name = "r" + std::to_string(reads.size());
-    r.mate_suffix = reads.size() % 2 ? "/2" : "/1";
-    for (int i = 0; i < 150; ++i) r.seq += "ACGT"[rng() % 4], r.qual += static_cast<char>('#' + rng() % 40);
-    std::string rec(io::fastq_record_size(r), '\0');
-    io::format_fastq_record(r, rec.data());
-    text += rec;
-    reads.push_back(std::move(r));
-  }
-  test::TempDir dir;
-  const auto compressor = std::make_shared<io::BgzfDeflateCpu>(2);
-  {
-    io::FastqWriter one_by_one(dir.path() + "/a.fq.gz", 2, -1, compressor);
-    for (const io::Read& r : reads) one_by_one.write(r);
-    one_by_one.close();
-    io::FastqWriter in_pieces(dir.path() + "/b.fq.gz", 2, -1, compressor);
-    for (size_t at = 0, piece = 1; at < text.size(); at += piece, piece = piece * 7 % 9999991 + 1) {
-      in_pieces.write_text(std::string_view(text).substr(at, piece));
-    }
-    in_pieces.close();
-  }
-  const std::string a = test::read_file(dir.path() + "/a.fq.gz");
-  EXPECT_EQ(a, test::read_file(dir.path() + "/b.fq.gz"));
-  ASSERT_GE(a.size(), 28u);
-  EXPECT_EQ(a.substr(a.size() - 28, 4), std::string("\x1f\x8b\x08\x04", 4));  // the empty EOF block
-  BGZF* fp = bgzf_open((dir.path() + "/a.fq.gz").c_str(), "r");
-  ASSERT_NE(fp, nullptr);
-  EXPECT_EQ(bgzf_check_EOF(fp), 1);
-  std::string got(text.size() + 1, '\0');
-  EXPECT_EQ(bgzf_read(fp, got.data(), got.size()), static_cast<ssize_t>(text.size()));
-  got.resize(text.size());
-  EXPECT_TRUE(got == text);
   bgzf_close(fp);
 }
 

@@ -8,7 +8,8 @@
 # round (inturn: new writing the mates' files in turn, not at once); wall and peak RSS, the corrections compared with gatemap-old's, the -v 4 timeline
 # and --summary of the first round's gatemap runs, errors scored once (gatemap eval correct).
 # gz (after ecoli, the same pairs): as a user runs it, `gzip -1` FASTQ in and compressed
-# FASTQ out (`-o c_1.fq.gz`), new and old, Lighter on the same .gz files; ROUNDS rounds.
+# FASTQ out (`-o c_1.fq.gz`), new and old, Lighter on the same .gz files; ROUNDS rounds;
+# GZTOOLS adds l1 (`-l 1`) and bgzfgpu (`--bgzf-gpu`), each output compared with new's plain one.
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -18,7 +19,7 @@ mkdir -p "$OUT"
 for stage in "$@"; do
   case $stage in
     tests)
-      for t in test_correct_gpu test_correct; do
+      for t in test_correct_gpu test_correct ${MORE_TESTS:-}; do
         $R $t 2>&1 | tail -n 30 >> "$OUT/tests.log"; echo "$t exit ${PIPESTATUS[0]}" >> "$OUT/tests.log"
       done ;;
     ecoli)
@@ -79,6 +80,8 @@ for stage in "$@"; do
           rm -rf g_$tool && mkdir g_$tool
           case $tool in
             inturn) cmd=(env GATEMAP_EXP_MATES_IN_TURN=1 $R gatemap correct -v 3 -t $T -o g_$tool/c_1.fq.gz -p g_$tool/c_2.fq.gz p_1.fq.gz p_2.fq.gz) ;;
+            l1) cmd=($R gatemap correct -v 3 -l 1 -t $T -o g_$tool/c_1.fq.gz -p g_$tool/c_2.fq.gz p_1.fq.gz p_2.fq.gz) ;;
+            bgzfgpu) cmd=($R gatemap correct -v 3 --bgzf-gpu -t $T -o g_$tool/c_1.fq.gz -p g_$tool/c_2.fq.gz p_1.fq.gz p_2.fq.gz) ;;
             new) cmd=($R gatemap correct -v 4 -t $T -o g_$tool/c_1.fq.gz -p g_$tool/c_2.fq.gz p_1.fq.gz p_2.fq.gz) ;;
             old) cmd=($R gatemap-old correct -v 3 -t $T -o g_$tool/c_1.fq.gz -p g_$tool/c_2.fq.gz p_1.fq.gz p_2.fq.gz) ;;
             lighter) cmd=($R lighter -r p_1.fq.gz -r p_2.fq.gz -K 21 $len -t $T -od g_$tool) ;;
@@ -92,9 +95,12 @@ for stage in "$@"; do
           [ $r = 1 ] && [ $tool = new ] && { echo "== gz new"; grep -v "counted k-mers of\|corrected [0-9]* reads" glog_$tool | cut -c1-600; } >> "$OUT/timeline_$P.txt"
         done
       done
-      cmp <(zcat g_new/c_1.fq.gz) o_new/c_1.fq && cmp <(zcat g_new/c_2.fq.gz) o_new/c_2.fq &&
-        echo "gz output = plain output" >> $f || echo "gz output DIFFERS from plain output" >> $f
-      ls -la g_lighter g_new >> $f
+      for tool in "${tools[@]}"; do
+        [ $tool = lighter ] && continue
+        cmp <(zcat g_$tool/c_1.fq.gz) o_new/c_1.fq && cmp <(zcat g_$tool/c_2.fq.gz) o_new/c_2.fq &&
+          echo "$tool: gz output = plain output" >> $f || echo "$tool: gz output DIFFERS from plain output" >> $f
+      done
+      ls -la g_* >> $f
       cd "$OLDPWD" ;;
   esac
 done
