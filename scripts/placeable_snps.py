@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""How many truth SNPs no short-read pair can place (issue #41's whole-chromosome ceiling).
+
+For every truth SNP the reference around it with the alt allele in the middle, HALF bases
+each side (250: about a fragment), is written as a read; a mapper maps them; a window at
+MAPQ 0 has an equally good place elsewhere, so no pair of reads from it can be placed
+and its SNP cannot be called from uniquely placed reads. The count bounds SNP recall:
+(SNPs - unplaceable) / SNPs.
+  placeable_snps.py windows REF.fa TRUTH.vcf.gz [HALF] > windows.fq
+  <mapper> REF windows.fq | placeable_snps.py count -
+Nearby truth variants are left out of each window (the reference around the SNP).
+"""
+import gzip
+import sys
+
+
+def read_fasta(path):
+    contigs, name, parts = {}, None, []
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        for line in f:
+            if line.startswith(">"):
+                if name is not None:
+                    contigs[name] = "".join(parts).upper()
+                name, parts = line[1:].split()[0], []
+            else:
+                parts.append(line.strip())
+    if name is not None:
+        contigs[name] = "".join(parts).upper()
+    return contigs
+
+
+def windows(ref_path, vcf_path, half):
+    ref = read_fasta(ref_path)
+    with gzip.open(vcf_path, "rt") if vcf_path.endswith(".gz") else open(vcf_path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            contig, pos, _, r, alts = line.split("\t")[:5]
+            seq, p = ref.get(contig, ""), int(pos) - 1
+            for a in alts.split(","):
+                if len(r) != 1 or len(a) != 1 or p < half or p + half + 1 > len(seq):
+                    continue
+                w = seq[p - half:p] + a + seq[p + 1:p + half + 1]
+                if "N" not in w:
+                    sys.stdout.write(f"@{contig}:{pos}:{a}\n{w}\n+\n{'I' * len(w)}\n")
+
+
+def count(sam):
+    placed = unplaceable = 0
+    for line in sam:
+        if line.startswith("@"):
+            continue
+        f = line.split("\t")
+        if int(f[1]) & 0x904:  # secondary, supplementary, unmapped
+            unplaceable += int(f[1]) & 0x4 != 0
+            continue
+        if f[4] == "0":
+            unplaceable += 1
+        else:
+            placed += 1
+    total = placed + unplaceable
+    print(f"snps\t{total}\nunplaceable\t{unplaceable}\nrecall_ceiling\t{placed / max(total, 1):.5f}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 4 and sys.argv[1] == "windows":
+        windows(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 250)
+    elif len(sys.argv) == 3 and sys.argv[1] == "count":
+        count(sys.stdin if sys.argv[2] == "-" else open(sys.argv[2]))
+    else:
+        sys.exit(__doc__)
