@@ -2,10 +2,10 @@
 """How many truth SNPs no short-read pair can place (issue #41's whole-chromosome ceiling).
 
 For every truth SNP the reference around it with the alt allele in the middle, HALF bases
-each side (250: about a fragment), is written as a read; a mapper maps them; a window at
-MAPQ 0 has an equally good place elsewhere, so no pair of reads from it can be placed
-and its SNP cannot be called from uniquely placed reads. The count bounds SNP recall:
-(SNPs - unplaceable) / SNPs.
+each side (250: about a fragment), is written as a read; a mapper maps them. A window at
+MAPQ 0 has an equally good place elsewhere, one placed away from its SNP a better one:
+no pair of reads from it is placed there, and the SNP cannot be called from uniquely
+placed reads. The count bounds SNP recall: (SNPs - unplaceable) / SNPs.
   placeable_snps.py windows REF.fa TRUTH.vcf.gz [HALF] > windows.fq
   <mapper> REF windows.fq | placeable_snps.py count -
 Nearby truth variants are left out of each window (the reference around the SNP).
@@ -51,13 +51,15 @@ def count(sam):
         if line.startswith("@"):
             continue
         f = line.split("\t")
-        if int(f[1]) & 0x904:  # secondary, supplementary, unmapped
-            unplaceable += int(f[1]) & 0x4 != 0
+        flag = int(f[1])
+        if flag & 0x900:  # secondary, supplementary
             continue
-        if f[4] == "0":
-            unplaceable += 1
-        else:
+        contig, pos, _ = f[0].rsplit(":", 2)
+        at_snp = not flag & 0x4 and f[2] == contig and int(f[3]) <= int(pos) < int(f[3]) + len(f[9])
+        if at_snp and f[4] != "0":
             placed += 1
+        else:
+            unplaceable += 1
     total = placed + unplaceable
     print(f"snps\t{total}\nunplaceable\t{unplaceable}\nrecall_ceiling\t{placed / max(total, 1):.5f}")
 
