@@ -379,10 +379,11 @@ void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText
         corrector.run(lane, parts, kt.size(), [&](size_t i) { return kt.bases(i); }, tally);
       },
       [&](size_t& k) {
+        const auto write_mate2 = [&] { out2->write_text(texts[k].text[1].view()); };
         std::future<void> mate2;
         if (out2) {
           try {
-            mate2 = std::async(std::launch::async, [&] { out2->write_text(texts[k].text[1].view()); });
+            mate2 = std::async(std::launch::async, write_mate2);
           } catch (const std::system_error&) {  // no thread (a tight ulimit): written in turn
           }
         }
@@ -390,7 +391,7 @@ void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText
         if (mate2.valid()) {
           mate2.get();
         } else if (out2) {
-          out2->write_text(texts[k].text[1].view());
+          write_mate2();
         }
         done += static_cast<int64_t>(texts[k].size());
         texts[k] = KeptText();  // written: its memory goes

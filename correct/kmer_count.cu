@@ -219,10 +219,15 @@ struct KmerCountGpu::Impl {
     GATEMAP_CUDA_CHECK(cudaGetLastError());
     read_counters();  // before the old table goes
   }
+  // The scratch for the table's entries, made when first needed (narrowing happens at the
+  // largest size only).
+  void make_scratch() {
+    scratch_keys.resize(limit);
+    scratch_counts.resize(limit);
+  }
   // Keeps the first half of the part: its entries move to scratch and back.
   void narrow() {
-    scratch_keys.resize(limit);  // made the first time (at the largest size)
-    scratch_counts.resize(limit);
+    make_scratch();
     part = part.child(0);
     const cudaStream_t st = stream.get();
     GATEMAP_CUDA_CHECK(cudaMemsetAsync(counters.data() + kScratch, 0, sizeof(Key), st));
@@ -391,8 +396,7 @@ void KmerCountGpu::for_each_counted(uint32_t threshold, const std::function<void
   Impl& im = *impl_;
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
   const cudaStream_t st = im.stream.get();
-  im.scratch_keys.resize(im.limit);
-  im.scratch_counts.resize(im.limit);
+  im.make_scratch();
   GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.counters.data() + kScratch, 0, sizeof(Key), st));
   compact_kernel<<<im.grid(im.slots), kThreads, 0, st>>>(im.table(), im.slots, im.part, std::max(threshold, 1u),
                                                          im.scratch_keys.data(), im.scratch_counts.data(),

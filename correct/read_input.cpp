@@ -8,15 +8,15 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <condition_variable>
 #include <future>
+#include <mutex>
 #include <system_error>
 #include <thread>
-#include <mutex>
-#include <condition_variable>
 
 #include "common/error.hpp"
-#include "common/ordered_lanes.hpp"
 #include "common/log.hpp"
+#include "common/ordered_lanes.hpp"
 #include "common/signal_cleanup.hpp"
 #include "io/fastq_writer.hpp"
 #include "io/output_file.hpp"
@@ -123,7 +123,6 @@ ReadInput::ReadInput(const std::string& in1, const std::string& in2, size_t batc
   const bool can_reread = rereadable(in1_) && rereadable(in2_);
   keep_bytes_ = (keep_gb >= 0 ? keep_gb : can_reread ? 0 : 4) * 1073741824.0;
 }
-
 
 // The first reading's pipeline item: a batch cut from the files by the reading thread,
 // parsed and its text kept by a lane (several batches at once), then counted and kept or

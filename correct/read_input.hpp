@@ -18,7 +18,6 @@
 namespace gatemap::correct {
 
 class Spill;
-class ReadAhead;
 struct FirstReadItem;
 class ReplayPass;
 
