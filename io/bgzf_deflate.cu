@@ -110,23 +110,28 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   __syncwarp();
   for (uint32_t base = 0; base < n; base += 32) {
     const uint32_t p = base + lane;
-    const bool hashed = p + deflate::kMinMatch <= n;
-    const uint32_t h = hashed ? deflate::hash3(in, p) : 0xffffffffu - lane;  // unhashed lanes stand alone
+    const bool hashed = p + deflate::kHashBytes <= n;
+    const uint32_t h = hashed ? deflate::hash4(in, p) : 0xffffffffu - lane;  // unhashed lanes stand alone
     const uint32_t group = __match_any_sync(0xffffffffu, h);
-    uint64_t w0 = 0, w1 = 0;
+    deflate::Bucket bucket{};
+    uint64_t* words = s.buckets + size_t(deflate::kBucketWordCount) * (hashed ? h : 0);
     if (hashed) {
-      w0 = s.buckets[2 * h];
-      w1 = s.buckets[2 * h + 1];
+      for (int i = 0; i < deflate::kBucketWordCount; i += 2) {  // 16-byte loads
+        const ulonglong2 two = *reinterpret_cast<const ulonglong2*>(words + i);
+        bucket.w[i] = two.x;
+        bucket.w[i + 1] = two.y;
+      }
     }
     __syncwarp();
     for (uint32_t earlier = group & ((1u << lane) - 1); earlier; earlier &= earlier - 1) {
-      deflate::shift_in(w0, w1, base + __ffs(earlier) - 1);  // oldest first
+      bucket.shift_in(base + __ffs(earlier) - 1);  // oldest first
     }
-    const uint32_t match = hashed ? deflate::best_match(in, n, p, w0, w1, WordCompare{in}) : 0;
+    const uint32_t match = hashed ? deflate::best_match(in, n, p, bucket, WordCompare{in}) : 0;
     if (hashed && (group >> lane) == 1) {  // the group's last lane
-      deflate::shift_in(w0, w1, p);
-      s.buckets[2 * h] = w0;
-      s.buckets[2 * h + 1] = w1;
+      bucket.shift_in(p);
+      for (int i = 0; i < deflate::kBucketWordCount; i += 2) {
+        *reinterpret_cast<ulonglong2*>(words + i) = make_ulonglong2(bucket.w[i], bucket.w[i + 1]);
+      }
     }
     __syncwarp();
     if (p < n) s.tokens[p] = match;

@@ -3,12 +3,15 @@
 // in the CUDA kernel (a warp per block, io/bgzf_deflate.cu) and its CPU twin
 // (io/bgzf_deflate.cpp). Internal: include from those two and the tests only.
 //
-// Matching: every position is hashed (3 bytes) into a bucket of the 8 latest positions
-// with that hash (16-bit positions, a BGZF block is < 64 KiB, four to a word), and its
-// best match among them found, so the GPU finds all positions' matches in parallel
-// (io/bgzf_deflate.cu); then one pass parses them with one step of lazy evaluation (a
-// longer match at the next byte wins, as zlib's levels 4-9 do). 8 ways: files 4% over
-// libdeflate level 6's on real BAM (4 ways: 7%). Coding: one dynamic-Huffman block
+// Matching: every position is hashed (its 4 bytes) into a bucket of the 16 latest
+// positions with that hash (16-bit positions, a BGZF block is < 64 KiB, four to a word),
+// and its best match among them found, so the GPU finds all positions' matches in
+// parallel (io/bgzf_deflate.cu); then one pass parses them with one step of lazy
+// evaluation (a longer match at the next byte wins, as zlib's levels 4-9 do). Files on
+// real BAM (NA12878, HG002 reads): 1.0-1.5% over libdeflate level 6's, at or under it on
+// simulated reads; 8 ways and a 3-byte hash made them 3-4.5% larger (4 ways: 7%): a
+// 3-byte match rarely pays in BAM, and a 3-byte hash fills the ways with positions that
+// match no further. Coding: one dynamic-Huffman block
 // (codes limited to 15 bits, the code-length code to 7), or a stored block when that is
 // smaller. No allocation: the caller gives the hash table and a match per input byte.
 #include <cstdint>
@@ -19,9 +22,11 @@ namespace gatemap::io::deflate {
 
 constexpr uint32_t kMaxInput = 0xff00;         // BGZF_BLOCK_SIZE
 constexpr uint32_t kMaxOutput = kMaxInput + 5;  // a stored block is never larger
-constexpr int kHashBits = 13;
+constexpr int kHashBits = 12;
 constexpr uint32_t kHashBuckets = 1u << kHashBits;
-constexpr uint32_t kBucketWords = 2 * kHashBuckets;  // two words of four positions each
+constexpr int kWays = 16, kBucketWordCount = kWays / 4;  // four 16-bit positions a word
+constexpr uint32_t kBucketWords = kBucketWordCount * kHashBuckets;
+constexpr uint32_t kHashBytes = 4;  // a position is hashed when it has 4 bytes left
 constexpr uint32_t kMinMatch = 3, kMaxMatch = 258, kWindow = 32768;
 constexpr uint32_t kLazyBelow = 32;      // a match this long is taken without looking one byte on
 constexpr uint32_t kFarForThree = 4096;  // a 3-byte match farther than this costs more than literals
@@ -93,17 +98,21 @@ GATEMAP_HD uint32_t distance_base(int code) {
 // A token: a literal byte, or 0x80000000 | length << 16 | (distance - 1).
 constexpr uint32_t kMatchFlag = 0x80000000u;
 
-GATEMAP_HD uint32_t hash3(const uint8_t* in, uint32_t p) {
-  const uint32_t v = uint32_t{in[p]} | uint32_t{in[p + 1]} << 8 | uint32_t{in[p + 2]} << 16;
+GATEMAP_HD uint32_t hash4(const uint8_t* in, uint32_t p) {
+  const uint32_t v = uint32_t{in[p]} | uint32_t{in[p + 1]} << 8 | uint32_t{in[p + 2]} << 16 | uint32_t{in[p + 3]} << 24;
   return (v * 0x1e35a7bdu) >> (32 - kHashBits);
 }
 
-// A bucket is two words of four 16-bit entries (position + 1, 0 = empty), the newest
-// in the low bits of w0: shifting a position in drops the oldest.
-GATEMAP_HD void shift_in(uint64_t& w0, uint64_t& w1, uint32_t p) {
-  w1 = w1 << 16 | w0 >> 48;
-  w0 = w0 << 16 | (p + 1);
-}
+// A bucket: kWays 16-bit entries (position + 1, 0 = empty), four to a word, the newest
+// in the low bits of w[0]: shifting a position in drops the oldest.
+struct Bucket {
+  uint64_t w[kBucketWordCount];
+  GATEMAP_HD uint32_t entry(int way) const { return static_cast<uint32_t>(w[way / 4] >> (16 * (way % 4))) & 0xffff; }
+  GATEMAP_HD void shift_in(uint32_t p) {
+    for (int i = kBucketWordCount - 1; i > 0; --i) w[i] = w[i] << 16 | w[i - 1] >> 48;
+    w[0] = w[0] << 16 | (p + 1);
+  }
+};
 
 // How many bytes at c and p (c < p) agree, at most max_len: byte by byte here; the GPU
 // compares words (io/bgzf_deflate.cu), with the same answer.
@@ -116,15 +125,15 @@ struct ByteCompare {
   }
 };
 
-// The best match at p (p + 3 <= n) among the bucket's positions, newest first, as a
+// The best match at p (p + 4 <= n) among the bucket's positions, newest first, as a
 // token (0 when none of 3 or more is worth it).
 template <class Compare>
-GATEMAP_HD uint32_t best_match(const uint8_t* in, uint32_t n, uint32_t p, uint64_t w0, uint64_t w1,
+GATEMAP_HD uint32_t best_match(const uint8_t* in, uint32_t n, uint32_t p, const Bucket& bucket,
                                const Compare& common_length) {
   const uint32_t max_len = n - p < kMaxMatch ? n - p : kMaxMatch;
   uint32_t best = kMinMatch - 1, dist = 0;
-  for (int way = 0; way < 8; ++way) {
-    const uint32_t entry = static_cast<uint32_t>((way < 4 ? w0 : w1) >> (16 * (way & 3))) & 0xffff;
+  for (int way = 0; way < kWays; ++way) {
+    const uint32_t entry = bucket.entry(way);
     if (entry == 0) break;
     const uint32_t c = entry - 1, d = p - c;
     if (d > kWindow) break;  // the older ways lie farther still
@@ -146,16 +155,16 @@ GATEMAP_HD uint32_t match_length(uint32_t token) { return token & kMatchFlag ? (
 GATEMAP_HD void find_matches(const uint8_t* in, uint32_t n, Scratch s) {
   for (uint32_t b = 0; b < kBucketWords; ++b) s.buckets[b] = 0;
   for (uint32_t p = 0; p < n; ++p) {
-    if (p + kMinMatch > n) {
+    if (p + kHashBytes > n) {
       s.tokens[p] = 0;
       continue;
     }
-    uint64_t* bucket = s.buckets + 2 * hash3(in, p);
-    uint64_t w0 = bucket[0], w1 = bucket[1];
-    s.tokens[p] = best_match(in, n, p, w0, w1, ByteCompare{in});
-    shift_in(w0, w1, p);
-    bucket[0] = w0;
-    bucket[1] = w1;
+    uint64_t* words = s.buckets + kBucketWordCount * hash4(in, p);
+    Bucket bucket;
+    for (int i = 0; i < kBucketWordCount; ++i) bucket.w[i] = words[i];
+    s.tokens[p] = best_match(in, n, p, bucket, ByteCompare{in});
+    bucket.shift_in(p);
+    for (int i = 0; i < kBucketWordCount; ++i) words[i] = bucket.w[i];
   }
 }
 
