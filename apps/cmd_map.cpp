@@ -81,12 +81,13 @@ void register_map(CLI::App& app, AppContext& ctx) {
                 "quarter of -m and spill to --tmp-dir beyond it");
   sub->add_option("--tmp-dir", o->tmp_dir, "With --sort: folder for sorted runs [the output's folder]");
   sub->add_option("-l", o->bam_level,
-                  "Compression level of BAM and .sam.gz output, 0-9 (as samtools sort -l; 1 is several times "
-                  "faster to write, files a few percent larger) [htslib's default, 6]")
+                  "Compression level of BAM and .sam.gz output, 0-9, by htslib on the CPU (as samtools sort -l; 1 is "
+                  "several times faster to write, files a few percent larger) [6; a GPU run compresses BAM on the "
+                  "GPU instead, files within ~1.5% of level 6's]")
       ->check(CLI::Range(0, 9));
   sub->add_flag("--bgzf-gpu", o->bgzf_gpu,
-                "Compress BAM on the GPU (gatemap's DEFLATE: files ~4% larger than -l 6's, 40% of its CPU time; "
-                "without a GPU the same bytes from the CPU, slower)");
+                "Compress BAM on the GPU (gatemap's DEFLATE, the default on a GPU without -l: files within ~1.5% "
+                "of -l 6's; without a GPU the same bytes from the CPU, several times slower than -l 6)");
   on_run(sub, ctx, [o, sort_mem, &ctx] {
     o->command_line = ctx.command_line;
     // As bwa mem takes the reference's path for its index: REF.gmi next to REF.

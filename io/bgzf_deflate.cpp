@@ -2,6 +2,7 @@
 // choice between them.
 #include "io/bgzf_deflate.hpp"
 
+#include <htslib/bgzf.h>
 #include <libdeflate.h>
 
 #include <cstring>
@@ -48,33 +49,46 @@ void BgzfDeflateCpu::compress(BgzfJob* jobs, size_t count) {
   }
 }
 
+void LevelDeflateCpu::compress(BgzfJob* jobs, size_t count) {
+  bool failed = false;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads_) reduction(|| : failed)
+  for (size_t i = 0; i < count; ++i) {
+    size_t size = BGZF_MAX_BLOCK_SIZE;  // out's room
+    failed = failed || bgzf_compress(jobs[i].out, &size, jobs[i].in, jobs[i].size, level_) != 0;
+    jobs[i].out_size = static_cast<uint32_t>(size);
+  }
+  if (failed) throw IoError("BGZF compression failed");
+}
+
 namespace {
 
-// The GPU for every batch, the twin for a batch the GPU fails.
-class GpuOrTwin : public BlockCompressor {
+// The GPU for every batch, the fallback for a batch the GPU fails and all after it.
+class GpuOrFallback : public BlockCompressor {
  public:
-  GpuOrTwin(std::unique_ptr<BgzfDeflateGpu> gpu, int threads) : gpu_(std::move(gpu)), twin_(threads) {}
+  GpuOrFallback(std::unique_ptr<BgzfDeflateGpu> gpu, std::unique_ptr<BlockCompressor> fallback)
+      : gpu_(std::move(gpu)), fallback_(std::move(fallback)) {}
   void compress(BgzfJob* jobs, size_t count) override {
     if (!gpu_) {
-      twin_.compress(jobs, count);
+      fallback_->compress(jobs, count);
       return;
     }
     const bool on_gpu = gpu::run_or_fall_back("bgzf", "BAM compression", [&] { gpu_->compress(jobs, count); },
-                                              [&] { twin_.compress(jobs, count); });
-    if (!on_gpu) gpu_.reset();  // after a failure the twin takes every batch
+                                              [&] { fallback_->compress(jobs, count); });
+    if (!on_gpu) gpu_.reset();
   }
 
  private:
   std::unique_ptr<BgzfDeflateGpu> gpu_;
-  BgzfDeflateCpu twin_;
+  std::unique_ptr<BlockCompressor> fallback_;
 };
 
 }  // namespace
 
-std::shared_ptr<BlockCompressor> make_gpu_block_compressor(int device, int threads) {
+std::shared_ptr<BlockCompressor> make_gpu_block_compressor(int device, int threads,
+                                                           std::unique_ptr<BlockCompressor> fallback) {
   std::unique_ptr<BgzfDeflateGpu> gpu = gpu::make_engine_or_null<BgzfDeflateGpu>("bgzf", device, threads);
   if (!gpu) return nullptr;
-  return std::make_shared<GpuOrTwin>(std::move(gpu), threads);
+  return std::make_shared<GpuOrFallback>(std::move(gpu), std::move(fallback));
 }
 
 }  // namespace gatemap::io

@@ -1,9 +1,10 @@
 #pragma once
 // BGZF blocks compressed many at a time by gatemap's own DEFLATE (io/deflate_core.hpp):
 // on the GPU one warp per block (io/bgzf_deflate.cu), or by its CPU twin, byte for
-// byte the same. With `map --bgzf-gpu`, BAM output's deflate leaves the CPU cores (at
-// htslib's level 6 it takes two thirds of a BAM run's CPU time) to the mapper; files are
-// ~4% larger than level 6's (docs/BENCHMARKS.md "map").
+// byte the same. When `map` runs on a GPU and writes BAM without -l (or with
+// --bgzf-gpu), BAM's deflate leaves the CPU cores (at htslib's level 6 it takes two thirds
+// of a BAM run's CPU time) to the mapper; files are within ~1.5% of level 6's
+// (docs/BENCHMARKS.md "map").
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -51,9 +52,21 @@ class BgzfDeflateGpu : public BlockCompressor {
   std::unique_ptr<Impl> impl_;
 };
 
-// The GPU's compressor, falling back to the twin (said on stderr) when a batch fails;
-// null when no GPU can be used (the caller keeps htslib's compression).
-std::shared_ptr<BlockCompressor> make_gpu_block_compressor(int device, int threads);
+// htslib's compression (libdeflate) at `level` (-1: its default, 6), on `threads`
+// OpenMP threads: what a GPU's batches fall back to when their bytes need not be the twin's.
+class LevelDeflateCpu : public BlockCompressor {
+ public:
+  LevelDeflateCpu(int threads, int level) : threads_(threads), level_(level) {}
+  void compress(BgzfJob* jobs, size_t count) override;
+
+ private:
+  int threads_, level_;
+};
+
+// The GPU's compressor, handing a batch it fails (said on stderr), and every one after
+// it, to `fallback`; null when no GPU can be used.
+std::shared_ptr<BlockCompressor> make_gpu_block_compressor(int device, int threads,
+                                                           std::unique_ptr<BlockCompressor> fallback);
 
 namespace detail {
 constexpr uint32_t kBgzfHeaderSize = 18, kBgzfFooterSize = 8;

@@ -60,11 +60,16 @@ void report(const MapStats& st, const std::string& stats_path) {
   if (!stats_path.empty()) io::write_side_output(stats_path, st.to_json());
 }
 
-// --bgzf-gpu's compressor on a device (-1: none), or its CPU twin (the same bytes) where
-// no GPU works.
-std::shared_ptr<io::BlockCompressor> make_block_compressor(int device, int threads) {
-  std::shared_ptr<io::BlockCompressor> c = device >= 0 ? io::make_gpu_block_compressor(device, threads) : nullptr;
-  if (!c) c = std::make_shared<io::BgzfDeflateCpu>(threads);
+// BAM's compressor on a device (-1: none). Where no GPU works (or a batch fails on it):
+// with --bgzf-gpu its CPU twin (the same bytes); chosen by default (a GPU run without -l),
+// htslib's level 6, or null when there is no GPU at all (htslib compresses as usual).
+std::shared_ptr<io::BlockCompressor> make_block_compressor(int device, int threads, bool twin) {
+  const auto cpu = [&]() -> std::unique_ptr<io::BlockCompressor> {
+    if (twin) return std::make_unique<io::BgzfDeflateCpu>(threads);
+    return std::make_unique<io::LevelDeflateCpu>(threads, -1);
+  };
+  std::shared_ptr<io::BlockCompressor> c = device >= 0 ? io::make_gpu_block_compressor(device, threads, cpu()) : nullptr;
+  if (!c && twin) c = cpu();
   return c;
 }
 
@@ -101,11 +106,11 @@ class RecordOutput {
     writer_->prepare(recs, out, c);
   }
   bool is_bam() const { return path_is_bam_; }
-  // BAM's blocks compressed on this GPU (-1: none, or none that works: the CPU twin,
-  // the same bytes), on the writing thread.
-  void compress_on(int device, int threads) {
+  // BAM's blocks compressed on this GPU, on the writing thread (make_block_compressor).
+  void compress_on(int device, int threads, bool twin) {
     if (!path_is_bam_) return;
-    std::shared_ptr<io::BlockCompressor> c = make_block_compressor(device, threads);
+    std::shared_ptr<io::BlockCompressor> c = make_block_compressor(device, threads, twin);
+    if (!c) return;
     if (sorter_) {
       sorter_->set_block_compressor(std::move(c));
     } else {
@@ -277,10 +282,10 @@ class MapLanes {
       mapper = std::make_unique<Mapper>(idx_, opt_.map, hw);  // a GPU engine gets ready while batch 1 is seeded
       mapper->set_record_pool(&pool_);
       mapper->share_insert_model(inserts_);
-      // --bgzf-gpu with several lanes: each compresses its batches on its own GPU (one
-      // lane leaves it to the writer, which overlaps it with mapping).
+      // BAM compressed on the GPUs with several lanes: each compresses its batches on its
+      // own GPU (one lane leaves it to the writer, which overlaps it with mapping).
       if (opt_.bgzf_gpu && compressors_.size() > 1 && out_.prepares() && out_.is_bam()) {
-        compressors_[lane] = make_block_compressor(hw.devices.empty() ? -1 : hw.devices[0], threads_);
+        compressors_[lane] = make_block_compressor(hw.devices.empty() ? -1 : hw.devices[0], threads_, opt_.bgzf_twin);
       }
       checksums_.get();
       // An item's parts (its reads; with -p its single reads too) are begun one ahead
@@ -471,8 +476,12 @@ MapStats run_mapping(RunOptions opt) {
   if (on_gpu && opt.hw.seed_on_gpu) opt.hw.encode_on_device = true;
   say_where_it_runs(opt, on_gpu, lanes, lane_threads);
   reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + kSlotsMore);
-  // --bgzf-gpu: BAM's deflate on the (first) GPU, on the writing thread.
-  if (opt.bgzf_gpu) out.compress_on(on_gpu && !devices.empty() ? devices[0] : -1, threads);
+  // BAM's deflate on the (first) GPU, on the writing thread: asked for (--bgzf-gpu), or
+  // by default on a GPU run without -l (files within ~1.5% of level 6's; at level 6 the
+  // CPU's deflate took two thirds of a run's CPU time).
+  opt.bgzf_twin = opt.bgzf_gpu;
+  if (on_gpu && opt.bam_level < 0 && !devices.empty()) opt.bgzf_gpu = true;
+  if (opt.bgzf_gpu) out.compress_on(on_gpu && !devices.empty() ? devices[0] : -1, threads, opt.bgzf_twin);
   MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums);
   // Records are written on a thread of their own, in input order: bytes the lanes made
   // (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP
