@@ -272,6 +272,10 @@ void BamSorter::close() {
     arena_.clear();
     buffered_bytes_ = 0;
     lap("records written");
+    const SamWriter::BamLaps& w = out_->bam_laps();
+    log::debug("map", "their windows encoded in " + std::to_string(w.encode_s) + " s, waiting for the writer " +
+                          std::to_string(w.wait_s) + " s; there compressed in " + std::to_string(w.compress_s) +
+                          " s, written in " + std::to_string(w.write_s) + " s");
   } else {
     if (!buffer_.empty()) spill();
     merge_in_rounds();

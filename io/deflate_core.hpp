@@ -29,6 +29,10 @@ constexpr uint32_t kBucketWords = kBucketWordCount * kHashBuckets;
 constexpr uint32_t kHashBytes = 4;  // a position is hashed when it has 4 bytes left
 constexpr uint32_t kMinMatch = 3, kMaxMatch = 258, kWindow = 32768;
 constexpr uint32_t kLazyBelow = 32;      // a match this long is taken without looking one byte on
+// Matches are sought only this long; the parse extends the ones it takes. Sorted BAM is
+// full of long matches (overlapping reads), and every position comparing every way to
+// 258 bytes made the GPU's kernel slower there than libdeflate on the CPU.
+constexpr uint32_t kNiceLength = 64;
 constexpr uint32_t kFarForThree = 4096;  // a 3-byte match farther than this costs more than literals
 
 constexpr int kLitLenCodes = 286, kDistCodes = 30, kCodeLenCodes = 19;
@@ -125,12 +129,12 @@ struct ByteCompare {
   }
 };
 
-// The best match at p (p + 4 <= n) among the bucket's positions, newest first, as a
-// token (0 when none of 3 or more is worth it).
+// The best match at p (p + 4 <= n) among the bucket's positions, newest first, at most
+// kNiceLength long, as a token (0 when none of 3 or more is worth it).
 template <class Compare>
 GATEMAP_HD uint32_t best_match(const uint8_t* in, uint32_t n, uint32_t p, const Bucket& bucket,
                                const Compare& common_length) {
-  const uint32_t max_len = n - p < kMaxMatch ? n - p : kMaxMatch;
+  const uint32_t max_len = n - p < kNiceLength ? n - p : kNiceLength;
   uint32_t best = kMinMatch - 1, dist = 0;
   for (int way = 0; way < kWays; ++way) {
     const uint32_t entry = bucket.entry(way);
@@ -171,7 +175,8 @@ GATEMAP_HD void find_matches(const uint8_t* in, uint32_t n, Scratch s) {
 // The parse over the matches of every position (s.tokens, overwritten by the tokens:
 // the i-th token never lies past the i-th position): a match is taken unless the next
 // byte starts a longer one (zlib's lazy evaluation; matches of kLazyBelow or more are
-// taken at once). Returns the tokens' count; counts each symbol's uses.
+// taken at once, and one of kNiceLength extended as far as it goes). Returns the tokens'
+// count; counts each symbol's uses.
 GATEMAP_HD uint32_t parse(const uint8_t* in, uint32_t n, Scratch s, uint32_t* litlen_freq, uint32_t* dist_freq) {
   uint32_t count = 0, p = 0;
   while (p < n) {
@@ -184,9 +189,14 @@ GATEMAP_HD uint32_t parse(const uint8_t* in, uint32_t n, Scratch s, uint32_t* li
       ++p;
       continue;
     }
-    s.tokens[count++] = token;
+    const uint32_t dist = (token & 0xffff) + 1;
+    if (len == kNiceLength) {  // as long as it was sought: it may go on
+      const uint32_t max_len = n - p < kMaxMatch ? n - p : kMaxMatch;
+      while (len < max_len && in[p + len] == in[p - dist + len]) ++len;
+    }
+    s.tokens[count++] = kMatchFlag | len << 16 | (dist - 1);
     ++litlen_freq[length_code(len)];
-    ++dist_freq[distance_code((token & 0xffff) + 1)];
+    ++dist_freq[distance_code(dist)];
     p += len;
   }
   ++litlen_freq[256];  // end of block

@@ -10,12 +10,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <future>
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/log.hpp"
 #include "common/serial_worker.hpp"
 #include "io/bam_encode.hpp"
 #include "io/hts_threads.hpp"
@@ -319,10 +321,13 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   BamState& bam = *bam_;
   const size_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
   // A GPU compressor is given a larger window: its kernel wants thousands of blocks.
-  const size_t window = (compressor_ ? 32 : 16) * static_cast<size_t>(threads_);
+  size_t per_thread = compressor_ ? 32 : 16;
+  if (const char* e = std::getenv("GATEMAP_EXP_BAM_WINDOW")) per_thread = std::strtoul(e, nullptr, 10);  // EXPERIMENT
+  const size_t window = per_thread * static_cast<size_t>(threads_);
   std::vector<std::exception_ptr> failed;
   std::future<void> writing;  // the previous window
   const auto finish_writing = [&] {
+    const log::StageTimer timing(laps_.wait_s);
     if (writing.valid()) writing.get();
   };
   try {
@@ -335,17 +340,20 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
         space.views.resize(kFormatChunk);
         space.recs.resize(kFormatChunk);
       }
-#pragma omp parallel num_threads(threads_)
       {
-        EncodeSpace& space = bam.spaces[static_cast<size_t>(omp_get_thread_num())];
+        const log::StageTimer encoding(laps_.encode_s);
+#pragma omp parallel num_threads(threads_)
+        {
+          EncodeSpace& space = bam.spaces[static_cast<size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 1)
-        for (size_t c = 0; c < count; ++c) {
-          const size_t first = (from + c) * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
-          try {
-            for (size_t i = 0; i < size; ++i) space.recs[i] = record_at(first + i, &space.views[i]);
-            encode(space.recs.data(), size, compressor_ != nullptr, encoded[c]);
-          } catch (...) {
-            failed[c] = std::current_exception();
+          for (size_t c = 0; c < count; ++c) {
+            const size_t first = (from + c) * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
+            try {
+              for (size_t i = 0; i < size; ++i) space.recs[i] = record_at(first + i, &space.views[i]);
+              encode(space.recs.data(), size, compressor_ != nullptr, encoded[c]);
+            } catch (...) {
+              failed[c] = std::current_exception();
+            }
           }
         }
       }
@@ -355,7 +363,11 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
       finish_writing();
       // The window is compressed (when the GPU does it) and written while the next is encoded.
       writing = bam.writer.submit([this, &encoded, count] {
-        if (compressor_) compress_chunks(encoded.data(), count, *compressor_);
+        if (compressor_) {
+          const log::StageTimer timing(laps_.compress_s);
+          compress_chunks(encoded.data(), count, *compressor_);
+        }
+        const log::StageTimer timing(laps_.write_s);
         write_chunks(encoded, count);
       });
     }

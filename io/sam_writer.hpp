@@ -95,6 +95,12 @@ class SamWriter {
   sam_hdr_t* header() { return hdr_; }
   const std::string& read_group_id() const { return rg_id_; }
   int64_t records_written() const { return written_; }
+  // write_bam's time so far (-v 4): its windows encoded, its wait for the writing thread,
+  // and there compressing (block compressor only) and writing.
+  struct BamLaps {
+    double encode_s = 0, wait_s = 0, compress_s = 0, write_s = 0;
+  };
+  const BamLaps& bam_laps() const { return laps_; }
 
  private:
   std::string path_;
@@ -116,6 +122,7 @@ class SamWriter {
   std::unique_ptr<OutputFile> cram_index_;  // CRAM's .crai, built by htslib while writing
   int threads_ = 1;
   int64_t written_ = 0;
+  BamLaps laps_;
 };
 
 }  // namespace gatemap::io

@@ -4,7 +4,7 @@
 # build/tests/test_io_gpu ../shared/peers/strobealign`, plus data/real/*.bam (the NA12878
 # and HG002 chr20 slices). From the repository root, results in $OUT:
 #   bash docs/gpu-runs/2026-11-28-s31/run.sh tests bgzf io timeline
-#   bash docs/gpu-runs/2026-11-28-s31/run.sh devices          (on 2 or more GPUs)
+#   bash docs/gpu-runs/2026-11-28-s31/run.sh data timeline devices   (devices: on 2 or more GPUs)
 #   bash docs/gpu-runs/2026-11-28-s31/run.sh whole            (chr20 at 30x)
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
@@ -46,13 +46,25 @@ for stage in "$@"; do
         done
       done
       ;;
+    data)  # the 1 M pairs of `io` without its runs: index, reads, gzip -1
+      cd $W
+      [ -s ref.gmi ] || gatemap index -t $T -o ref.gmi 20.fa 2> /dev/null
+      if [ ! -s pe_2.fq.gz ]; then
+        gatemap sim reads 20.fa -n 1000000 -l 150 -t $T --seed 11 -o pe 2> /dev/null
+        for m in 1 2; do gzip -1 -c pe_$m.fq > pe_$m.fq.gz & done
+        wait
+      fi
+      cd - > /dev/null
+      ;;
     timeline)  # where a sorted, duplicate-marked BAM's time goes, GPU deflate (default) vs -l 1 vs afbaf79
       cd $W
-      for run in "gatemap" "gatemap -l 1" "gatemap-old" "gatemap-old --bgzf-gpu"; do
+      for run in "|gatemap" "|gatemap -l 1" "|gatemap-old" "|gatemap-old --bgzf-gpu" "OMP_WAIT_POLICY=passive|gatemap" \
+        "GATEMAP_EXP_BAM_WINDOW=8|gatemap" "GATEMAP_EXP_BAM_WINDOW=128|gatemap" "|gatemap"; do
+        set -- ${run#*|}
         s=$(date +%s%N)
-        $run map -t $T -v 4 --sort --markdup -o tl.bam ref.gmi pe_1.fq.gz pe_2.fq.gz 2> tl.log
+        env ${run%%|*} $1 map "${@:2}" -t $T -v 4 --sort --markdup -o tl.bam ref.gmi pe_1.fq.gz pe_2.fq.gz 2> tl.log
         echo "== $run: $(( ($(date +%s%N) - s) / 1000000 )) ms, $(stat -c %s tl.bam) bytes" >> "$OUT/timeline.txt"
-        grep -E "time:|(decided|sorted|written|closed) in|Real time|exiting" tl.log | cut -c1-400 >> "$OUT/timeline.txt"
+        grep -E "time:|(decided|sorted|written|closed) in|encoded in|Real time|exiting" tl.log | cut -c1-400 >> "$OUT/timeline.txt"
       done
       cd - > /dev/null
       ;;
