@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/log.hpp"
 #include "gpu/buffers.cuh"
 #include "gpu/cuda_check.cuh"
 #include "io/bgzf_deflate.hpp"
@@ -165,6 +166,10 @@ struct Round {
   gpu::DeviceBuffer<uint64_t> buckets;
   gpu::Event kernel_begin, kernel_end;
   double kernel_s = 0;  // summed over finished rounds
+  // -v 4: the host's side of the rounds (making buffers, copying in, waiting for the GPU,
+  // copying out and framing) and the blocks compressed.
+  double alloc_s = 0, copy_in_s = 0, wait_s = 0, copy_out_s = 0;
+  size_t blocks_done = 0;
   BgzfJob* jobs = nullptr;
   size_t count = 0;  // 0: nothing under way
 
@@ -188,7 +193,11 @@ struct Round {
   // The blocks up and the kernel started. (A copy from pageable memory returns when the
   // bytes are on their way; the kernel runs on.)
   void start(BgzfJob* round_jobs, size_t n, int threads) {
-    reserve(n);
+    {
+      const log::StageTimer timing(alloc_s);
+      reserve(n);
+    }
+    const log::StageTimer timing(copy_in_s);
     jobs = round_jobs;
     count = n;
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -216,8 +225,13 @@ struct Round {
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(host_deflated.data(), out_sizes.data(), n * sizeof(uint32_t),
                                        cudaMemcpyDeviceToHost, s));
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(host_out.data(), out.data(), n * kStride, cudaMemcpyDeviceToHost, s));
-    stream.sync();
+    {
+      const log::StageTimer timing(wait_s);
+      stream.sync();
+    }
     kernel_s += gpu::Event::elapsed_ms(kernel_begin, kernel_end) / 1000.0;
+    blocks_done += n;
+    const log::StageTimer timing(copy_out_s);
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; ++i) {
       std::memcpy(jobs[i].out + detail::kBgzfHeaderSize, host_out.data() + i * kStride, host_deflated[i]);
@@ -244,7 +258,15 @@ BgzfDeflateGpu::BgzfDeflateGpu(int device, int threads, size_t blocks_per_round)
   for (Round& r : impl_->rounds) r.most = impl_->blocks_per_round;
 }
 
-BgzfDeflateGpu::~BgzfDeflateGpu() = default;
+BgzfDeflateGpu::~BgzfDeflateGpu() {
+  const Round* r = impl_->rounds;
+  if (r[0].blocks_done + r[1].blocks_done == 0) return;
+  const auto sum = [&](double Round::*lap) { return std::to_string(r[0].*lap + r[1].*lap); };
+  log::debug("bgzf", "device " + std::to_string(impl_->device) + ": " + std::to_string(r[0].blocks_done + r[1].blocks_done) +
+                         " blocks; making buffers " + sum(&Round::alloc_s) + " s, copying in " + sum(&Round::copy_in_s) +
+                         " s, waiting for the GPU " + sum(&Round::wait_s) + " s (kernels " + sum(&Round::kernel_s) +
+                         " s), copying out and framing " + sum(&Round::copy_out_s) + " s");
+}
 
 double BgzfDeflateGpu::kernel_seconds() const { return impl_->rounds[0].kernel_s + impl_->rounds[1].kernel_s; }
 

@@ -20,6 +20,7 @@
 #include "common/log.hpp"
 #include "common/serial_worker.hpp"
 #include "io/bam_encode.hpp"
+#include "io/compress_pool.hpp"
 #include "io/hts_threads.hpp"
 
 namespace gatemap::io {
@@ -240,11 +241,14 @@ void SamWriter::write_all(const std::vector<bam1_t*>& recs) {
 }
 
 PreparedRecords::PreparedRecords() = default;
-PreparedRecords::~PreparedRecords() = default;
+PreparedRecords::~PreparedRecords() {
+  if (compressing.valid()) compressing.wait();
+}
 
-void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, BlockCompressor* compressor) const {
+void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, CompressPool* pool) const {
   if (!can_prepare()) throw Error("internal: prepare() on bgzipped SAM");
-  out.compressed = !compressor_ || compressor;  // else write_prepared compresses
+  if (out.compressing.valid()) out.compressing.get();  // the chunks' last use
+  out.compressed = !compressor_ || pool;  // else write_prepared compresses
   const size_t n = recs.size(), chunks = (n + kFormatChunk - 1) / kFormatChunk;
   out.count = chunks;
   out.records = n;
@@ -254,7 +258,7 @@ void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, 
     out.text.resize(chunks);
   }
   std::vector<std::exception_ptr> failed(chunks);
-  const bool defer = compressor_ || compressor;  // compressed below or by write_prepared
+  const bool defer = compressor_ || pool;  // compressed by the pool or by write_prepared
 #pragma omp parallel
   {
     kstring_t line = KS_INITIALIZE;
@@ -284,7 +288,7 @@ void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, 
   for (const std::exception_ptr& e : failed) {
     if (e) std::rethrow_exception(e);
   }
-  if (bam_ && compressor) compress_chunks(out.chunks.data(), chunks, *compressor);
+  if (bam_ && pool) out.compressing = pool->submit(out.chunks.data(), chunks);
 }
 
 void SamWriter::encode(const bam1_t* const* recs, size_t n, bool defer, EncodedChunk& out) const {
@@ -296,6 +300,7 @@ void SamWriter::encode(const bam1_t* const* recs, size_t n, bool defer, EncodedC
 }
 
 void SamWriter::write_prepared(PreparedRecords& p) {
+  if (p.compressing.valid()) p.compressing.get();
   if (bam_ && !p.compressed) compress_chunks(p.chunks.data(), p.count, *compressor_);
   if (bam_) return write_chunks(p.chunks, p.count);
   for (size_t c = 0; c < p.count; ++c) {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <utility>
@@ -22,19 +23,21 @@ namespace gatemap::io {
 
 struct EncodedChunk;  // io/bam_encode.hpp
 class BlockCompressor;  // io/bgzf_deflate.hpp
+class CompressPool;     // io/compress_pool.hpp
 
 // Records made ready to write by whoever made them (several threads at once, e.g. one per
 // GPU lane), so that the file's own writer only copies bytes: BAM encoded and
-// compressed (with a block compressor set, compressed by write_prepared), plain SAM
-// formatted. Reused between batches.
+// compressed (by a compress pool's workers, or by write_prepared with the writer's block
+// compressor), plain SAM formatted. Reused between batches.
 struct PreparedRecords {
   std::vector<EncodedChunk> chunks;  // BAM
   std::vector<std::string> text;     // SAM, a piece per chunk of records
   size_t count = 0;                  // pieces in use
   size_t records = 0;
   bool compressed = true;  // BAM: false when the writer's block compressor is still to run
+  std::future<void> compressing;  // BAM: a compress pool at work on the chunks
   PreparedRecords();
-  ~PreparedRecords();
+  ~PreparedRecords();  // waits for the pool's work on its chunks
 };
 
 struct SamHeaderInfo {
@@ -72,11 +75,12 @@ class SamWriter {
   // Whether prepare() works for this output: BAM and plain SAM, not bgzipped SAM.
   bool can_prepare() const { return bam_ || plain_sam_; }
   // Encodes (BAM) or formats (SAM) recs into `out` on the calling thread's OpenMP team;
-  // thread-safe (several callers at once, each with its own `compressor`). Throws
-  // IoError naming the record BAM cannot hold. BAM is compressed here, by `compressor`
-  // when given (e.g. the caller's GPU), else by htslib at the writer's level, unless
-  // the writer has a block compressor of its own: then write_prepared compresses it.
-  void prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, BlockCompressor* compressor = nullptr) const;
+  // thread-safe (several callers at once, each with its own `pool`). Throws IoError
+  // naming the record BAM cannot hold. BAM is compressed by `pool` when given (e.g. the
+  // caller's GPU; write_prepared waits for it), else here by htslib at the writer's
+  // level, unless the writer has a block compressor of its own: then write_prepared
+  // compresses it.
+  void prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, CompressPool* pool = nullptr) const;
   // Writes what prepare() made, after everything written before.
   void write_prepared(PreparedRecords& p);
   // Records 0..n-1 in order, each given by record_at(i, view), which returns the record

@@ -16,6 +16,7 @@
 #include "gpu/device.hpp"
 #include "io/bam_sorter.hpp"
 #include "io/bgzf_deflate.hpp"
+#include "io/compress_pool.hpp"
 #include "io/input_stream.hpp"
 #include "io/output_file.hpp"
 #include "io/sam_writer.hpp"
@@ -102,8 +103,8 @@ class RecordOutput {
   // Whether records can be made ready to write (prepare) where they are made, several
   // batches at once, leaving the writer only bytes to copy: unsorted BAM and plain SAM.
   bool prepares() const { return writer_ && writer_->can_prepare(); }
-  void prepare(const std::vector<bam1_t*>& recs, io::PreparedRecords& out, io::BlockCompressor* c) const {
-    writer_->prepare(recs, out, c);
+  void prepare(const std::vector<bam1_t*>& recs, io::PreparedRecords& out, io::CompressPool* pool) const {
+    writer_->prepare(recs, out, pool);
   }
   bool is_bam() const { return path_is_bam_; }
   // BAM's blocks compressed on this GPU, on the writing thread (make_block_compressor).
@@ -219,6 +220,9 @@ struct MapItem {
 // (200 ms per 100k reads), after which the slot's memory is reused.
 constexpr size_t kSlotsPerLane = 2;
 constexpr size_t kSlotsMore = 2;
+// BAM on the GPU: a lane's batches compressed by this many workers at once (each one more
+// slot for the lane).
+constexpr int kCompressWorkers = 2;
 
 // Where a lane's time went: the run's waits for input and its lanes' part of writing, and
 // (-v 4) the lanes of a many-GPU run side by side.
@@ -264,7 +268,7 @@ class MapLanes {
         mappers_(static_cast<size_t>(lanes)),
         stats_(static_cast<size_t>(lanes)),
         laps_(static_cast<size_t>(lanes)),
-        compressors_(static_cast<size_t>(lanes)) {}
+        compress_pools_(static_cast<size_t>(lanes)) {}
   ~MapLanes() {
     if (opt_.leave_to_exit) {  // the GPU engines' memory, to the exit
       for (auto& m : mappers_) leave_to_exit(m);
@@ -282,10 +286,19 @@ class MapLanes {
       mapper = std::make_unique<Mapper>(idx_, opt_.map, hw);  // a GPU engine gets ready while batch 1 is seeded
       mapper->set_record_pool(&pool_);
       mapper->share_insert_model(inserts_);
-      // BAM compressed on the GPUs with several lanes: each compresses its batches on its
-      // own GPU (one lane leaves it to the writer, which overlaps it with mapping).
-      if (opt_.bgzf_gpu && compressors_.size() > 1 && out_.prepares() && out_.is_bam()) {
-        compressors_[lane] = make_block_compressor(hw.devices.empty() ? -1 : hw.devices[0], threads_, opt_.bgzf_twin);
+      // BAM compressed on the GPUs: each lane's batches on its own GPU, by workers that
+      // take them in turn while the lane maps on (a batch's kernels alone leave most of
+      // the GPU idle; compressing them in the lane, or one at a time in the writer, bound
+      // the run).
+      if (opt_.bgzf_gpu && out_.prepares() && out_.is_bam()) {
+        std::vector<std::shared_ptr<io::BlockCompressor>> compressors;
+        for (int k = 0; k < kCompressWorkers; ++k) {
+          auto c = make_block_compressor(hw.devices.empty() ? -1 : hw.devices[0], std::max(1, threads_ / kCompressWorkers),
+                                         opt_.bgzf_twin);
+          if (c) compressors.push_back(std::move(c));
+        }
+        // (None where no GPU works: the writer's compressor, or htslib here, then.)
+        if (!compressors.empty()) compress_pools_[lane] = std::make_unique<io::CompressPool>(std::move(compressors));
       }
       checksums_.get();
       // An item's parts (its reads; with -p its single reads too) are begun one ahead
@@ -355,7 +368,7 @@ class MapLanes {
     }
     if (out_.prepares()) {
       const log::StageTimer timing(laps_[lane].preparing);
-      out_.prepare(item.records, item.prepared, compressors_[lane].get());
+      out_.prepare(item.records, item.prepared, compress_pools_[lane].get());
       pool_.give(item.records);
     }
     return true;
@@ -385,7 +398,7 @@ class MapLanes {
   std::vector<std::unique_ptr<Mapper>> mappers_;
   std::vector<MapStats> stats_;
   std::vector<LaneLaps> laps_;
-  std::vector<std::shared_ptr<io::BlockCompressor>> compressors_;  // --bgzf-gpu, several lanes
+  std::vector<std::unique_ptr<io::CompressPool>> compress_pools_;  // BAM on the GPU: a pool per lane
 };
 
 // The index (its checksums checked later, on another thread), said on stderr.
@@ -475,13 +488,14 @@ MapStats run_mapping(RunOptions opt) {
   // host time bounds the run).
   if (on_gpu && opt.hw.seed_on_gpu) opt.hw.encode_on_device = true;
   say_where_it_runs(opt, on_gpu, lanes, lane_threads);
-  reads.set_slots(kSlotsPerLane * static_cast<size_t>(lanes) + kSlotsMore);
-  // BAM's deflate on the (first) GPU, on the writing thread: asked for (--bgzf-gpu), or
-  // by default on a GPU run without -l (files within ~1.5% of level 6's; at level 6 the
-  // CPU's deflate took two thirds of a run's CPU time).
+  // BAM's deflate on the GPUs (each lane's, and the sorted output's on the first):
+  // asked for (--bgzf-gpu), or by default on a GPU run without -l (files within ~1.5% of
+  // level 6's; at level 6 the CPU's deflate took two thirds of a run's CPU time).
   opt.bgzf_twin = opt.bgzf_gpu;
   if (on_gpu && opt.bam_level < 0 && !devices.empty()) opt.bgzf_gpu = true;
   if (opt.bgzf_gpu) out.compress_on(on_gpu && !devices.empty() ? devices[0] : -1, threads, opt.bgzf_twin);
+  const size_t per_lane = kSlotsPerLane + (opt.bgzf_gpu && out.prepares() && out.is_bam() ? kCompressWorkers : 0);
+  reads.set_slots(per_lane * static_cast<size_t>(lanes) + kSlotsMore);
   MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums);
   // Records are written on a thread of their own, in input order: bytes the lanes made
   // (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP

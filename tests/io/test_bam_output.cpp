@@ -12,6 +12,7 @@
 
 #include "io/bam_sorter.hpp"
 #include "io/bgzf_deflate.hpp"
+#include "io/compress_pool.hpp"
 #include "io/sam_writer.hpp"
 #include "../test_util.hpp"
 
@@ -130,12 +131,13 @@ std::vector<std::string> query(const std::string& bam, const std::string& index,
 }  // namespace
 
 // With htslib's compression, and with gatemap's (the GPU's CPU twin, io/bgzf_deflate.hpp)
-// through write_all and through prepare().
+// through write_all, through prepare(), and through prepare() with a compress pool whose
+// two workers compress batches while later ones are encoded (as the GPU lanes do).
 TEST(BamOutput, RecordsAreTheBytesHtslibWrites) {
   test::TempDir dir;
   std::vector<bam1_t*> recs = random_records(20000, 5, false);
   for (const int threads : {1, 3}) {
-    for (const char* how : {"write()", "write_all()", "twin write_all()", "twin prepare()"}) {
+    for (const char* how : {"write()", "write_all()", "twin write_all()", "twin prepare()", "pool prepare()"}) {
       SCOPED_TRACE(std::to_string(threads) + " threads, " + how);
       const std::string way = how;
       const std::string ours = dir.file("ours.bam"), theirs = dir.file("theirs.bam");
@@ -149,6 +151,16 @@ TEST(BamOutput, RecordsAreTheBytesHtslibWrites) {
         } else if (way == "twin write_all()") {
           w.set_block_compressor(twin);
           w.write_all(recs);
+        } else if (way == "pool prepare()") {
+          io::CompressPool pool({twin, std::make_shared<io::BgzfDeflateCpu>(threads)});
+          std::vector<io::PreparedRecords> prepared(3);  // batches in flight
+          size_t k = 0;
+          for (size_t from = 0; from < recs.size(); from += 3000, ++k) {
+            if (k >= prepared.size()) w.write_prepared(prepared[k % prepared.size()]);
+            const std::vector<bam1_t*> part(recs.begin() + from, recs.begin() + std::min(recs.size(), from + 3000));
+            w.prepare(part, prepared[k % prepared.size()], &pool);
+          }
+          for (size_t left = std::min(k, prepared.size()); left > 0; --left) w.write_prepared(prepared[(k - left) % prepared.size()]);
         } else {
           w.set_block_compressor(twin);
           io::PreparedRecords prepared;

@@ -26,7 +26,7 @@ export GATEMAP=/tmp/bin/gatemap SAMTOOLS=/tmp/bin/samtools TIME=/usr/bin/time TH
 for stage in "$@"; do
   case $stage in
     tests)
-      for t in test_io_gpu test_io; do
+      for t in test_io_gpu test_io test_mapper_gpu; do
         GATEMAP_TEST_DATA=$PWD/.gpu-bundle/data/shared timeout 300 $R $t > "$W/$t.log" 2>&1
         echo "$t exit $? $(grep -E '\[  PASSED|FAILED|SKIPPED' "$W/$t.log" | head -4 | tr '\n' ' ')" >> "$OUT/tests.txt"
         grep -E "^\[  FAILED|Failure" -A3 "$W/$t.log" | head -20 >> "$OUT/tests.txt"
@@ -58,13 +58,13 @@ for stage in "$@"; do
       ;;
     timeline)  # where a sorted, duplicate-marked BAM's time goes, GPU deflate (default) vs -l 1 vs afbaf79
       cd $W
-      for run in "|gatemap" "|gatemap -l 1" "|gatemap-old" "|gatemap-old --bgzf-gpu" "OMP_WAIT_POLICY=passive|gatemap" \
-        "GATEMAP_EXP_BAM_WINDOW=8|gatemap" "GATEMAP_EXP_BAM_WINDOW=128|gatemap" "|gatemap"; do
+      for run in "|gatemap" "|gatemap -l 1" "|gatemap-old" "GATEMAP_EXP_BAM_WINDOW=8|gatemap" \
+        "GATEMAP_EXP_BAM_WINDOW=4|gatemap" "|gatemap"; do
         set -- ${run#*|}
         s=$(date +%s%N)
         env ${run%%|*} $1 map "${@:2}" -t $T -v 4 --sort --markdup -o tl.bam ref.gmi pe_1.fq.gz pe_2.fq.gz 2> tl.log
         echo "== $run: $(( ($(date +%s%N) - s) / 1000000 )) ms, $(stat -c %s tl.bam) bytes" >> "$OUT/timeline.txt"
-        grep -E "time:|(decided|sorted|written|closed) in|encoded in|Real time|exiting" tl.log | cut -c1-400 >> "$OUT/timeline.txt"
+        grep -E "time:|(decided|sorted|written|closed) in|encoded in|D::bgzf|Real time|exiting" tl.log | cut -c1-400 >> "$OUT/timeline.txt"
       done
       cd - > /dev/null
       ;;
@@ -79,7 +79,7 @@ for stage in "$@"; do
             s=$(date +%s%N)
             /usr/bin/time -f "%e s %U user %S sys" -o t.txt $b map -t $T -v 4 --device $dev -o d$b$dev.bam ref.gmi d_1.fq d_2.fq 2> d.log
             echo "round $r $b --device $dev: $(( ($(date +%s%N) - s) / 1000000 )) ms, $(cat t.txt), $(stat -c %s d$b$dev.bam) bytes" >> "$OUT/devices.txt"
-            grep -E "time:|\[D::map\] lane" d.log | cut -c1-420 >> "$OUT/devices.txt"
+            grep -E "time:|\[D::map\] lane|D::bgzf" d.log | cut -c1-420 >> "$OUT/devices.txt"
           done
         done
         [ $r = 1 ] && cmp <(samtools view dgatemap-old0.bam) <(samtools view dgatemapall.bam) &&
