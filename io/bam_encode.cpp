@@ -128,10 +128,12 @@ void encode_bam_chunk(const bam1_t* const* recs, size_t n, int level, EncodedChu
 }
 
 void compress_chunks(EncodedChunk* chunks, size_t count, BlockCompressor& compressor) {
+  // Room for each block at its most, made on all threads (a window's is hundreds of MB).
+#pragma omp parallel for schedule(dynamic, 1)
+  for (size_t c = 0; c < count; ++c) chunks[c].bgzf.resize(chunks[c].block_begin.size() * BGZF_MAX_BLOCK_SIZE);
   std::vector<BgzfJob> jobs;
   for (size_t c = 0; c < count; ++c) {
     EncodedChunk& chunk = chunks[c];
-    chunk.bgzf.resize(chunk.block_begin.size() * BGZF_MAX_BLOCK_SIZE);
     for (size_t k = 0; k < chunk.block_begin.size(); ++k) {
       BgzfJob job;
       job.in = reinterpret_cast<const uint8_t*>(chunk.raw.data()) + chunk.block_begin[k];

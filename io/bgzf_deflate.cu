@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "common/log.hpp"
@@ -159,15 +160,17 @@ struct Round {
   gpu::Stream stream;
   // Pageable host buffers: pinning a few hundred MB held CUDA's driver lock for tenths of
   // a second and stalled the mapper's own GPU work (measured); the copies are fast enough.
-  std::vector<uint8_t> host_in, host_out;
+  // Left uninitialised when made (zeroing a few hundred MB on one thread took 0.3 s of a
+  // sorted BAM's tail); their pages are touched first by the copies, on all threads.
+  std::unique_ptr<uint8_t[]> host_in, host_out;
   std::vector<uint32_t> host_sizes, host_deflated;
   gpu::DeviceBuffer<uint8_t> in, out;
   gpu::DeviceBuffer<uint32_t> sizes, out_sizes, tokens;
   gpu::DeviceBuffer<uint64_t> buckets;
   gpu::Event kernel_begin, kernel_end;
   double kernel_s = 0;  // summed over finished rounds
-  // -v 4: the host's side of the rounds (making buffers, copying in, waiting for the GPU,
-  // copying out and framing) and the blocks compressed.
+  // -v 4: the host's side of the rounds (making buffers, copying in, waiting for the GPU
+  // and copying back, copying out and framing) and the blocks compressed.
   double alloc_s = 0, copy_in_s = 0, wait_s = 0, copy_out_s = 0;
   size_t blocks_done = 0;
   BgzfJob* jobs = nullptr;
@@ -178,8 +181,10 @@ struct Round {
   void reserve(size_t blocks) {  // grown by half again (cudaFree synchronizes the device)
     if (in.size() >= blocks * kStride) return;
     blocks = std::min(most, blocks + blocks / 2);
-    host_in.resize(blocks * kStride);
-    host_out.resize(blocks * kStride);
+    host_in.reset();  // the old buffers first: peak memory
+    host_out.reset();
+    host_in.reset(new uint8_t[blocks * kStride]);
+    host_out.reset(new uint8_t[blocks * kStride]);
     host_sizes.resize(blocks);
     host_deflated.resize(blocks);
     in.resize(blocks * kStride);
@@ -202,11 +207,11 @@ struct Round {
     count = n;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; ++i) {
-      std::memcpy(host_in.data() + i * kStride, jobs[i].in, jobs[i].size);
+      std::memcpy(host_in.get() + i * kStride, jobs[i].in, jobs[i].size);
       host_sizes[i] = jobs[i].size;
     }
     const cudaStream_t s = stream.get();
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(in.data(), host_in.data(), n * kStride, cudaMemcpyHostToDevice, s));
+    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(in.data(), host_in.get(), n * kStride, cudaMemcpyHostToDevice, s));
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(sizes.data(), host_sizes.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
     const int grid = static_cast<int>((n + kWarpsPerBlock - 1) / kWarpsPerBlock);
     kernel_begin.record(s);
@@ -222,11 +227,11 @@ struct Round {
     const size_t n = count;
     count = 0;
     const cudaStream_t s = stream.get();
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(host_deflated.data(), out_sizes.data(), n * sizeof(uint32_t),
-                                       cudaMemcpyDeviceToHost, s));
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(host_out.data(), out.data(), n * kStride, cudaMemcpyDeviceToHost, s));
     {
-      const log::StageTimer timing(wait_s);
+      const log::StageTimer timing(wait_s);  // a copy to pageable memory returns when done
+      GATEMAP_CUDA_CHECK(cudaMemcpyAsync(host_deflated.data(), out_sizes.data(), n * sizeof(uint32_t),
+                                         cudaMemcpyDeviceToHost, s));
+      GATEMAP_CUDA_CHECK(cudaMemcpyAsync(host_out.get(), out.data(), n * kStride, cudaMemcpyDeviceToHost, s));
       stream.sync();
     }
     kernel_s += gpu::Event::elapsed_ms(kernel_begin, kernel_end) / 1000.0;
@@ -234,7 +239,7 @@ struct Round {
     const log::StageTimer timing(copy_out_s);
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; ++i) {
-      std::memcpy(jobs[i].out + detail::kBgzfHeaderSize, host_out.data() + i * kStride, host_deflated[i]);
+      std::memcpy(jobs[i].out + detail::kBgzfHeaderSize, host_out.get() + i * kStride, host_deflated[i]);
       jobs[i].out_size = detail::frame_bgzf_block(jobs[i].in, jobs[i].size, jobs[i].out, host_deflated[i]);
     }
   }
@@ -264,7 +269,7 @@ BgzfDeflateGpu::~BgzfDeflateGpu() {
   const auto sum = [&](double Round::*lap) { return std::to_string(r[0].*lap + r[1].*lap); };
   log::debug("bgzf", "device " + std::to_string(impl_->device) + ": " + std::to_string(r[0].blocks_done + r[1].blocks_done) +
                          " blocks; making buffers " + sum(&Round::alloc_s) + " s, copying in " + sum(&Round::copy_in_s) +
-                         " s, waiting for the GPU " + sum(&Round::wait_s) + " s (kernels " + sum(&Round::kernel_s) +
+                         " s, waiting for the GPU and copying back " + sum(&Round::wait_s) + " s (kernels " + sum(&Round::kernel_s) +
                          " s), copying out and framing " + sum(&Round::copy_out_s) + " s");
 }
 

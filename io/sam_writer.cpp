@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <future>
@@ -326,9 +325,7 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   BamState& bam = *bam_;
   const size_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
   // A GPU compressor is given a larger window: its kernel wants thousands of blocks.
-  size_t per_thread = compressor_ ? 32 : 16;
-  if (const char* e = std::getenv("GATEMAP_EXP_BAM_WINDOW")) per_thread = std::strtoul(e, nullptr, 10);  // EXPERIMENT
-  const size_t window = per_thread * static_cast<size_t>(threads_);
+  const size_t window = (compressor_ ? 32 : 16) * static_cast<size_t>(threads_);
   std::vector<std::exception_ptr> failed;
   std::future<void> writing;  // the previous window
   const auto finish_writing = [&] {
