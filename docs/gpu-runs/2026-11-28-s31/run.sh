@@ -58,8 +58,8 @@ for stage in "$@"; do
       ;;
     timeline)  # where a sorted, duplicate-marked BAM's time goes, GPU deflate (default) vs -l 1 vs afbaf79
       cd $W
-      for run in "|gatemap" "|gatemap -l 1" "|gatemap-old" "GATEMAP_EXP_BAM_WINDOW=8|gatemap" \
-        "GATEMAP_EXP_BAM_WINDOW=4|gatemap" "|gatemap"; do
+      for run in "|gatemap" "|gatemap -l 1" "|gatemap-old" \
+        "|gatemap"; do
         set -- ${run#*|}
         s=$(date +%s%N)
         env ${run%%|*} $1 map "${@:2}" -t $T -v 4 --sort --markdup -o tl.bam ref.gmi pe_1.fq.gz pe_2.fq.gz 2> tl.log
