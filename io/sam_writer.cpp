@@ -43,8 +43,12 @@ struct SamWriter::BamState {
   std::string index_path;
   int index_format = HTS_FMT_BAI;
   std::vector<bam1_t*> gathered;  // copies made by write()
-  std::vector<EncodedChunk> windows[2];  // encoded chunks: one window written while the next is made
-  SerialWorker writer;                   // writes a window's chunks in order
+  // write_bam's windows of encoded chunks: one compressed (with a block compressor) and
+  // one written while the next is encoded.
+  static constexpr size_t kWindows = 3;
+  std::vector<EncodedChunk> windows[kWindows];
+  SerialWorker compressing;  // compresses a window's chunks with the block compressor
+  SerialWorker writer;       // writes a window's chunks in order
   ~BamState() {
     if (index) hts_idx_destroy(index);
     for (bam1_t* b : gathered) bam_destroy1(b);
@@ -312,10 +316,11 @@ void SamWriter::write_prepared(PreparedRecords& p) {
   writeback_->wrote();
 }
 
-// Chunks of records encoded and compressed on the threads, a window of them at a time;
-// a window is written in order (and the index learns each record's place) on the BAM's
-// own thread while the next one is compressed. (An ordered loop made threads that
-// finished early wait for the chunks before theirs.)
+// Chunks of records encoded (and compressed by htslib) on the threads, a window of them
+// at a time; a window's blocks compressed by the block compressor (when there is one) on
+// a thread of its own, then written in order (and the index told each record's place) on
+// the BAM's writing thread, while the next windows are encoded. (An ordered loop made
+// threads that finished early wait for the chunks before theirs.)
 void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   if (!bam_) {  // CRAM (htslib encodes it on its threads): one record at a time
     bam1_t view{};
@@ -327,14 +332,15 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   // A GPU compressor is given a larger window: its kernel wants thousands of blocks.
   const size_t window = (compressor_ ? 32 : 16) * static_cast<size_t>(threads_);
   std::vector<std::exception_ptr> failed;
-  std::future<void> writing;  // the previous window
-  const auto finish_writing = [&] {
+  std::future<void> written[BamState::kWindows];  // each window slot's last window
+  const auto wait_until_written = [&](std::future<void>& f) {
     const log::StageTimer timing(laps_.wait_s);
-    if (writing.valid()) writing.get();
+    if (f.valid()) f.get();
   };
   try {
-    for (size_t from = 0, slot = 0; from < chunks; from += window, slot ^= 1) {
-      const size_t count = std::min(window, chunks - from);
+    for (size_t from = 0, k = 0; from < chunks; from += window, ++k) {
+      const size_t slot = k % BamState::kWindows, count = std::min(window, chunks - from);
+      wait_until_written(written[slot]);
       std::vector<EncodedChunk>& encoded = bam.windows[slot];
       if (encoded.size() < count) encoded.resize(count);
       failed.assign(count, nullptr);
@@ -362,20 +368,26 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
       for (const std::exception_ptr& e : failed) {
         if (e) std::rethrow_exception(e);
       }
-      finish_writing();
-      // The window is compressed (when the GPU does it) and written while the next is encoded.
-      writing = bam.writer.submit([this, &encoded, count] {
-        if (compressor_) {
-          const log::StageTimer timing(laps_.compress_s);
-          compress_chunks(encoded.data(), count, *compressor_);
-        }
+      std::shared_future<void> compressed;
+      if (compressor_) {
+        compressed = bam.compressing
+                         .submit([this, &encoded, count] {
+                           const log::StageTimer timing(laps_.compress_s);
+                           compress_chunks(encoded.data(), count, *compressor_);
+                         })
+                         .share();
+      }
+      written[slot] = bam.writer.submit([this, &encoded, count, compressed] {
+        if (compressed.valid()) compressed.get();
         const log::StageTimer timing(laps_.write_s);
         write_chunks(encoded, count);
       });
     }
-    finish_writing();
+    for (size_t k = 0; k < BamState::kWindows; ++k) wait_until_written(written[k]);  // (the writer keeps their order)
   } catch (...) {
-    if (writing.valid()) writing.wait();
+    for (std::future<void>& f : written) {
+      if (f.valid()) f.wait();
+    }
     throw;
   }
 }

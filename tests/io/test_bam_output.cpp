@@ -179,6 +179,23 @@ TEST(BamOutput, RecordsAreTheBytesHtslibWrites) {
   destroy(recs);
 }
 
+// More records than three windows of one thread (32 chunks of 1024 records each): the
+// windows are encoded, compressed and written by three threads in turn, in order.
+TEST(BamOutput, WindowsInFlightKeepTheirOrder) {
+  test::TempDir dir;
+  std::vector<bam1_t*> recs = random_records(140000, 8, false);
+  const std::string ours = dir.file("ours.bam"), theirs = dir.file("theirs.bam");
+  {
+    io::SamWriter w(ours, header_info(), 1);
+    w.set_block_compressor(std::make_shared<io::LevelDeflateCpu>(2, 1));
+    w.write_all(recs);
+    write_with_htslib(theirs, recs, w.header());
+    w.close();
+  }
+  EXPECT_TRUE(records_bytes(ours) == records_bytes(theirs));
+  destroy(recs);
+}
+
 TEST(BamOutput, IndexAnswersRegionsAsSamtoolsIndexDoes) {
   for (const int64_t length : {int64_t{2000000}, int64_t{1} << 30}) {  // BAI, and CSI past BAI's reach
     SCOPED_TRACE(length);
