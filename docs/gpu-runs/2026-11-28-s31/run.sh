@@ -5,7 +5,8 @@
 # and HG002 chr20 slices). From the repository root, results in $OUT:
 #   bash docs/gpu-runs/2026-11-28-s31/run.sh tests bgzf io timeline
 #   bash docs/gpu-runs/2026-11-28-s31/run.sh data timeline devices   (devices: on 2 or more GPUs)
-#   bash docs/gpu-runs/2026-11-28-s31/run.sh whole            (chr20 at 30x)
+#   bash docs/gpu-runs/2026-11-28-s31/run.sh whole            (chr20 at 30x; WHOLE_LEVELS="": the default alone)
+#   bash docs/gpu-runs/2026-11-28-s31/run.sh big              (on 2 or more GPUs; BIG pairs, 12 M)
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -87,8 +88,20 @@ for stage in "$@"; do
       done
       cd - > /dev/null
       ;;
+    big)  # several GPUs, BIG pairs (default 12 M) plain FASTQ -> BAM, --device 0 vs all, this build alone
+      cd $W
+      [ -s ref.gmi ] || gatemap index -t $T -o ref.gmi 20.fa 2> /dev/null
+      [ -s big_2.fq ] || gatemap sim reads 20.fa -n ${BIG:-12000000} -l 150 -t $T --seed 13 -o big 2> /dev/null
+      for dev in 0 all; do
+        /usr/bin/time -f "%e s %U user %S sys" -o t.txt gatemap map -t $T -v 4 --device $dev -o big$dev.bam ref.gmi big_1.fq big_2.fq 2> d.log
+        echo "${BIG:-12000000} pairs --device $dev: $(cat t.txt), $(stat -c %s big$dev.bam) bytes" >> "$OUT/big.txt"
+        grep -E "time:|\[D::map\] lane|Real time" d.log | cut -c1-420 >> "$OUT/big.txt"
+      done
+      cmp <(samtools view big0.bam) <(samtools view bigall.bam) && echo "records: --device all = --device 0" >> "$OUT/big.txt"
+      cd - > /dev/null
+      ;;
     whole)  # all of chr20 at 30x, gzip -> sorted markdup BAM, this build (default, -l 1) and afbaf79
-      OLD=/tmp/bin/gatemap-old TABLE=0 LEVELS="1" WHOLE=6300000 MAP_FLAGS="-v 4" bash scripts/bench_io.sh $W $W/20.fa \
+      OLD=/tmp/bin/gatemap-old TABLE=0 LEVELS="${WHOLE_LEVELS-1}" WHOLE=6300000 MAP_FLAGS="-v 4" bash scripts/bench_io.sh $W $W/20.fa \
         > "$OUT/whole.tsv" 2> "$OUT/whole.err"
       ;;
   esac
