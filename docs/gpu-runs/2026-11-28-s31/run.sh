@@ -49,6 +49,7 @@ for stage in "$@"; do
       ;;
     data)  # the 1 M pairs of `io` without its runs: index, reads, gzip -1
       cd $W
+      ln -sf $W/20.fa ref.fa  # as bench_io.sh names it
       [ -s ref.gmi ] || gatemap index -t $T -o ref.gmi 20.fa 2> /dev/null
       if [ ! -s pe_2.fq.gz ]; then
         gatemap sim reads 20.fa -n 1000000 -l 150 -t $T --seed 11 -o pe 2> /dev/null
@@ -97,7 +98,7 @@ for stage in "$@"; do
         echo "${BIG:-12000000} pairs --device $dev: $(cat t.txt), $(stat -c %s big$dev.bam) bytes" >> "$OUT/big.txt"
         grep -E "time:|\[D::map\] lane|Real time" d.log | cut -c1-420 >> "$OUT/big.txt"
       done
-      cmp <(samtools view big0.bam) <(samtools view bigall.bam) && echo "records: --device all = --device 0" >> "$OUT/big.txt"
+      cmp <(samtools view -@ 8 big0.bam) <(samtools view -@ 8 bigall.bam) && echo "records: --device all = --device 0" >> "$OUT/big.txt"
       cd - > /dev/null
       ;;
     whole)  # all of chr20 at 30x, gzip -> sorted markdup BAM, this build (default, -l 1) and afbaf79
