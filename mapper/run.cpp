@@ -107,7 +107,8 @@ class RecordOutput {
     writer_->prepare(recs, out, pool);
   }
   bool is_bam() const { return path_is_bam_; }
-  // BAM's blocks compressed on this GPU, on the writing thread (make_block_compressor).
+  // BAM's blocks compressed on this GPU (make_block_compressor): the sorted output's, and
+  // the unsorted output's where a lane has no compress pool of its own.
   void compress_on(int device, int threads, bool twin) {
     if (!path_is_bam_) return;
     std::shared_ptr<io::BlockCompressor> c = make_block_compressor(device, threads, twin);
