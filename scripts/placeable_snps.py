@@ -9,6 +9,13 @@ placed reads. The count bounds SNP recall: (SNPs - unplaceable) / SNPs.
   placeable_snps.py windows REF.fa TRUTH.vcf.gz [HALF] > windows.fq
   <mapper> REF windows.fq | placeable_snps.py count -
 Nearby truth variants are left out of each window (the reference around the SNP).
+
+The same from the reference alone, as GIAB's mappability strata are made: a window of
+2*HALF+1 reference bases every STEP bases; where the mapper places it at its own place
+with MAPQ > 0, the STEP bases around its middle are placeable. Their BED (merged) is the
+confident regions for `gatemap eval vcf --bed` (hap.py -f), independent of truth and calls.
+  placeable_snps.py tiles REF.fa [HALF] [STEP] > tiles.fq
+  <mapper> REF tiles.fq | placeable_snps.py bed - [STEP] > placeable.bed
 """
 import gzip
 import sys
@@ -45,6 +52,39 @@ def windows(ref_path, vcf_path, half):
                     sys.stdout.write(f"@{contig}:{pos}:{a}\n{w}\n+\n{'I' * len(w)}\n")
 
 
+def tiles(ref_path, half, step):
+    for contig, seq in read_fasta(ref_path).items():
+        for mid in range(half, len(seq) - half, step):
+            w = seq[mid - half:mid + half + 1]
+            if "N" not in w:
+                sys.stdout.write(f"@{contig}:{mid + 1}\n{w}\n+\n{'I' * len(w)}\n")
+
+
+def bed(sam, step):
+    runs = []  # (contig, begin, end), 0-based half-open, in the mapper's output order
+    for line in sam:
+        if line.startswith("@"):
+            continue
+        f = line.split("\t")
+        flag = int(f[1])
+        if flag & 0x904 or f[4] == "0":  # unmapped, secondary, supplementary, or a tie
+            continue
+        contig, mid = f[0].rsplit(":", 1)
+        if f[2] != contig or not int(f[3]) <= int(mid) < int(f[3]) + len(f[9]):  # placed elsewhere
+            continue
+        begin = int(mid) - 1 - step // 2
+        runs.append((contig, max(0, begin), begin + step))
+    runs.sort()
+    merged = []
+    for contig, b, e in runs:
+        if merged and merged[-1][0] == contig and b <= merged[-1][2]:
+            merged[-1][2] = max(merged[-1][2], e)
+        else:
+            merged.append([contig, b, e])
+    for contig, b, e in merged:
+        sys.stdout.write(f"{contig}\t{b}\t{e}\n")
+
+
 def count(sam):
     placed = unplaceable = 0
     for line in sam:
@@ -69,5 +109,9 @@ if __name__ == "__main__":
         windows(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 250)
     elif len(sys.argv) == 3 and sys.argv[1] == "count":
         count(sys.stdin if sys.argv[2] == "-" else open(sys.argv[2]))
+    elif len(sys.argv) >= 3 and sys.argv[1] == "tiles":
+        tiles(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 250, int(sys.argv[4]) if len(sys.argv) > 4 else 50)
+    elif len(sys.argv) >= 3 and sys.argv[1] == "bed":
+        bed(sys.stdin if sys.argv[2] == "-" else open(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 50)
     else:
         sys.exit(__doc__)

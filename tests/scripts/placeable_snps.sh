@@ -32,4 +32,27 @@ PY
 python3 "$script" windows ref.fa truth.vcf 250 > windows.fq
 "$gatemap" map -v 1 ref.gmi windows.fq | python3 "$script" count - > count.txt
 cat count.txt
-grep -qx $'snps\t4' count.txt && grep -qx $'unplaceable\t2' count.txt
+grep -qx $'snps\t4' count.txt
+grep -qx $'unplaceable\t2' count.txt
+# From the reference alone, on a genome with two identical 1200-base copies: tiles wholly
+# inside a copy are ties (left out); unique sequence, and tiles reaching past a copy's end
+# into unique sequence, are placeable.
+mkdir tiles && cd tiles
+python3 - <<'PY'
+import random
+rng = random.Random(8)
+rand = lambda n: "".join(rng.choice("ACGT") for _ in range(n))
+seg = rand(1200)
+genome = rand(3000) + seg + rand(3000) + seg + rand(3000)  # copies at [3000, 4200) and [7200, 8400)
+open("ref.fa", "w").write(">c\n" + "\n".join(genome[i:i + 60] for i in range(0, len(genome), 60)) + "\n")
+PY
+"$gatemap" index -v 1 -o ref.gmi ref.fa
+python3 "$script" tiles ref.fa 250 50 > tiles.fq
+"$gatemap" map -v 1 ref.gmi tiles.fq | python3 "$script" bed - 50 > placeable.bed
+cat placeable.bed
+python3 - <<'PY'
+spans = [tuple(int(x) for x in l.split()[1:3]) for l in open("placeable.bed")]
+inside = lambda p: any(b <= p < e for b, e in spans)
+assert all(inside(p) for p in (1500, 3100, 5600, 9900)), spans  # unique, or a tile reaching past the copy
+assert not any(inside(p) for p in (3600, 7800)), spans  # a copy's middle: every tile there is a tie
+PY
