@@ -256,8 +256,9 @@ struct MapPart {
 // model in input order, so any number of them writes one lane's records.
 class MapLanes {
  public:
+  // compress_in_lanes: each lane's BAM batches compressed on its GPU by a pool of its own.
   MapLanes(const RunOptions& opt, const index::Index& idx, std::vector<int> devices, int lanes, int threads,
-           io::RecordPool& pool, RecordOutput& out, std::shared_future<void> checksums)
+           io::RecordPool& pool, RecordOutput& out, std::shared_future<void> checksums, bool compress_in_lanes)
       : opt_(opt),
         idx_(idx),
         devices_(std::move(devices)),
@@ -269,7 +270,8 @@ class MapLanes {
         mappers_(static_cast<size_t>(lanes)),
         stats_(static_cast<size_t>(lanes)),
         laps_(static_cast<size_t>(lanes)),
-        compress_pools_(static_cast<size_t>(lanes)) {}
+        compress_pools_(static_cast<size_t>(lanes)),
+        compress_in_lanes_(compress_in_lanes) {}
   ~MapLanes() {
     if (opt_.leave_to_exit) {  // the GPU engines' memory, to the exit
       for (auto& m : mappers_) leave_to_exit(m);
@@ -291,11 +293,11 @@ class MapLanes {
       // take them in turn while the lane maps on (a batch's kernels alone leave most of
       // the GPU idle; compressing them in the lane, or one at a time in the writer, bound
       // the run).
-      if (opt_.bgzf_gpu && out_.prepares() && out_.is_bam()) {
+      if (compress_in_lanes_) {
         std::vector<std::shared_ptr<io::BlockCompressor>> compressors;
         for (int k = 0; k < kCompressWorkers; ++k) {
           auto c = make_block_compressor(hw.devices.empty() ? -1 : hw.devices[0], std::max(1, threads_ / kCompressWorkers),
-                                         opt_.bgzf_twin);
+                                         opt_.bgzf_gpu);
           if (c) compressors.push_back(std::move(c));
         }
         // (None where no GPU works: the writer's compressor, or htslib here, then.)
@@ -400,6 +402,7 @@ class MapLanes {
   std::vector<MapStats> stats_;
   std::vector<LaneLaps> laps_;
   std::vector<std::unique_ptr<io::CompressPool>> compress_pools_;  // BAM on the GPU: a pool per lane
+  const bool compress_in_lanes_;
 };
 
 // The index (its checksums checked later, on another thread), said on stderr.
@@ -492,12 +495,12 @@ MapStats run_mapping(RunOptions opt) {
   // BAM's deflate on the GPUs (each lane's, and the sorted output's on the first):
   // asked for (--bgzf-gpu), or by default on a GPU run without -l (files within ~1.5% of
   // level 6's; at level 6 the CPU's deflate took two thirds of a run's CPU time).
-  opt.bgzf_twin = opt.bgzf_gpu;
-  if (on_gpu && opt.bam_level < 0 && !devices.empty()) opt.bgzf_gpu = true;
-  if (opt.bgzf_gpu) out.compress_on(on_gpu && !devices.empty() ? devices[0] : -1, threads, opt.bgzf_twin);
-  const size_t per_lane = kSlotsPerLane + (opt.bgzf_gpu && out.prepares() && out.is_bam() ? kCompressWorkers : 0);
+  const bool deflate_on_gpu = opt.bgzf_gpu || (on_gpu && opt.bam_level < 0 && !devices.empty());
+  if (deflate_on_gpu) out.compress_on(on_gpu && !devices.empty() ? devices[0] : -1, threads, opt.bgzf_gpu);
+  const bool compress_in_lanes = deflate_on_gpu && out.prepares() && out.is_bam();
+  const size_t per_lane = kSlotsPerLane + (compress_in_lanes ? kCompressWorkers : 0);
   reads.set_slots(per_lane * static_cast<size_t>(lanes) + kSlotsMore);
-  MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums);
+  MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums, compress_in_lanes);
   // Records are written on a thread of their own, in input order: bytes the lanes made
   // (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP
   // team of -t threads.
