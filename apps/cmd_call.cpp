@@ -45,6 +45,7 @@ void register_call(CLI::App& app, AppContext& ctx) {
       ->capture_default_str();
   sub->add_option("-t,--threads", o->threads, "Threads (0: all)")->capture_default_str();
   sub->add_option("--stats", *stats, "Write the run's counts and stage times as JSON");
+  sub->add_option("--lanes", o->lanes, "")->group("");
   on_run(sub, ctx, [o, stats, &ctx] {
     o->command_line = ctx.command_line;
     o->version = GATEMAP_VERSION;

@@ -27,6 +27,7 @@
 #include "common/error.hpp"
 #include "common/leave_to_exit.hpp"
 #include "common/log.hpp"
+#include "common/stats_report.hpp"
 #include "common/ordered_lanes.hpp"
 #include "common/parallel.hpp"
 #include "io/fasta.hpp"
@@ -164,6 +165,10 @@ class Caller {
  private:
   static constexpr int64_t kReadReach = 2000;  // reads starting this far past a window cannot reach into it
   static constexpr int64_t kLeadIn = 2000;     // an interval's first window starts this far before it
+  // A span's windows end at most this far past its stop, and a lead-in's first window this
+  // far past the interval's start: a part of the genome decodes and assembles little more
+  // than itself (a cluster such a window cuts is called whole by the next, widened one).
+  int64_t span_tail() const { return std::min<int64_t>(10000, opt_.window / 10); }
 
   const std::string& contig_seq(int tid) { return ref_[ref_index_.at(input_.contigs()[tid])].seq; }
   int64_t contig_len(int tid) { return static_cast<int64_t>(contig_seq(tid).size()); }
@@ -172,11 +177,22 @@ class Caller {
 
   // Moves the pending reads of contig tid that start before `until` into the window.
   void pull_reads(int tid, int64_t until) {
+    if (until > queried_until_) extend_query(tid, until);
     while (has_pending_ && pending_tid_ == tid && pending_.pos < until) {
       reads_.push_back(std::move(pending_));
       pending_ = AlignedRead();
       advance();
     }
+    pulled_until_ = std::max(pulled_until_, until);
+  }
+
+  // A window needs reads past the query's end (one widened over a long cluster at its
+  // span's end): the query goes on from the first read not yet pulled.
+  void extend_query(int tid, int64_t until) {
+    queried_until_ = std::min(contig_len(tid), until);
+    reader_.query(tid, pulled_until_, queried_until_);
+    advance();
+    while (has_pending_ && pending_.pos < pulled_until_) advance();  // in the window already, or done
   }
 
   void call_everything() {
@@ -216,12 +232,13 @@ class Caller {
     // Sites lie inside their regions, which reach `padding` before their cluster's start.
     const int64_t stop = std::min(len, iv.end + opt_.region_padding + 1);
     emit_begin_ = iv.begin, emit_end_ = iv.end;
-    // No window reaches past stop + window, nor pulls reads starting past its end + kReadReach:
-    // reads after that are not decoded.
-    const int64_t reads_end = std::min(len, stop + opt_.window + kReadReach);
     for (int64_t lead = kLeadIn;; lead *= 4) {
       const int64_t start = std::max<int64_t>(0, iv.begin - lead);
-      reader_.query(tid, start, reads_end);
+      // Reads past the windows' end (span_tail() past stop) are not decoded unless a window
+      // widened over a cluster needs them.
+      queried_until_ = std::min(len, stop + span_tail() + kReadReach);
+      pulled_until_ = start;
+      reader_.query(tid, start, queried_until_);
       advance();
       if (call_span(tid, start, stop, std::min(opt_.window, stop - start + 10000), start > 0)) break;
     }
@@ -252,16 +269,22 @@ class Caller {
     span_done_ = emit_begin_, covered_until_ = 0;
     reads_.clear();
     for (;;) {
-      int64_t we = std::min(len, ws_ + window);
+      int64_t we = std::min({len, ws_ + window, stop + span_tail()});
+      if (lead_in_) we = std::min(we, std::max(ws_, emit_begin_) + span_tail());
       {
         const log::StageTimer timing(stats_.reads_s);
         pull_reads(tid, we + kReadReach);
       }
       int64_t next = process_window(tid, we, false);
-      if (next == ws_ && !lead_in_too_short_) {  // one cluster fills the window: widen it, then call it cut
-        we = std::min(len, ws_ + std::max(window, opt_.window));
+      // One cluster fills the window: the window doubles until it holds the cluster, and at
+      // a full window the cluster is called cut (doubling: an -L interval's short window
+      // does not decode a full window's reads past it for a cluster of a few kb).
+      const int64_t widest = std::max(window, opt_.window);
+      for (int64_t wide = window; next == ws_ && !lead_in_too_short_;) {
+        wide = std::min(2 * wide, widest);
+        we = std::min(len, ws_ + wide);
         pull_reads(tid, we + kReadReach);
-        next = process_window(tid, we, true);
+        next = process_window(tid, we, wide == widest);
       }
       if (lead_in_too_short_) return false;
       if (we >= len || next >= stop) {
@@ -475,6 +498,8 @@ class Caller {
   int pending_tid_ = -1;
   bool has_pending_ = false;
   int64_t ws_ = 0;                         // the current window's start
+  int64_t queried_until_ = INT64_MAX;      // reads starting here or later are not in the input's query
+  int64_t pulled_until_ = 0;               // reads starting before this are in the window (or done)
   int64_t emit_begin_ = 0, emit_end_ = 0;  // records are written for sites starting here
   bool lead_in_ = false;                   // the window starts inside an interval's lead-in
   bool lead_in_too_short_ = false;
@@ -558,6 +583,7 @@ CallStats call_in_parts(const CallOptions& opt, std::shared_ptr<const Reference>
     }
     stats += p.stats;
     const Interval& first = p.intervals.front();
+    log::debug("call", "part " + std::to_string(written + 1) + ": " + stats_line(format_stats(p.stats)));
     log::info("call", "part " + std::to_string(++written) + " of " + std::to_string(parts.size()) + " (from " +
                           (*ref)[first.contig].name + ":" + std::to_string(first.begin + 1) + ") done: " +
                           std::to_string(stats.calls) + " calls so far");

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# GPU calls of 2026-11-28 (s32): many GPUs (#39). Bundle: `scripts/gpu-suite.sh bundle
+# <gatemap of the build before> build/tests/test_call_intervals`. From the repository root,
+# results in $OUT:
+#   bash docs/gpu-runs/2026-11-28-s32/run.sh prep call map correct
+# prep: chr20, its index, chr20 at 30x (sim variants, 6.3 M pairs, map --sort), BIG (12 M)
+# pairs, EC (10 M) E. coli pairs. call: --device 0 vs all (this build; OLD too where
+# bundled). map: BIG pairs plain FASTQ -> BAM, --device 0, all, and --device 0 on 16 cores.
+# correct: EC pairs, --device 0 vs all. Outputs compared with --device 0's in each stage.
+set -uo pipefail
+[ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
+R=$PWD/.gpu-bundle/run
+mkdir -p /tmp/bin
+for b in .gpu-bundle/bin/*; do
+  b=$(basename "$b")
+  printf '#!/bin/sh\nexec %s %s "$@"\n' "$R" "$b" > /tmp/bin/$b
+  chmod +x /tmp/bin/$b
+done
+export PATH=/tmp/bin:$PATH
+T=$(nproc)
+N=$(nvidia-smi -L | wc -l)
+echo "$(date -u +%F) $T cores, $N x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" > "$OUT/machine.txt"
+W=/tmp/s32
+mkdir -p $W && cd $W
+# timed LABEL OUTFILE CMD...: wall, user, sys and peak RSS to $OUT/$STAGE.txt, the log's
+# summary lines after it; mean SM% per GPU from nvidia-smi dmon.
+timed() {
+  local label=$1 out=$2
+  shift 2
+  rm -f "$out"
+  nvidia-smi dmon -s u -d 1 > dmon.txt 2>&1 &
+  local dmon=$!
+  /usr/bin/time -f "%e s wall, %U user, %S sys, %M KB" -o t.txt "$@" > /dev/null 2> run.log || echo "FAILED: $label" >> "$OUT/$STAGE.txt"
+  kill $dmon 2> /dev/null; wait $dmon 2> /dev/null
+  local sm
+  sm=$(awk '$1 ~ /^[0-9]+$/ { s[$1] += $2; n[$1]++ } END { for (g = 0; g in s; g++) printf "%s%d:%.0f", (g ? " " : ""), g, s[g] / n[g] }' dmon.txt)
+  echo "== $label: $(cat t.txt); SM% $sm" >> "$OUT/$STAGE.txt"
+  grep -E "time:|\] reads |parts on|\[D::call\] part|\[D::map\] lane|Real time|\[[MD]::correct\]" run.log | grep -v "corrected [0-9]* reads" | cut -c1-600 >> "$OUT/$STAGE.txt"
+}
+same() {
+  case $1 in
+    *.bam) cmp -s <(samtools view -@ 16 "$1") <(samtools view -@ 16 "$2") ;;
+    *.vcf) cmp -s <(grep -v '^##' "$1") <(grep -v '^##' "$2") ;;
+    *) cmp -s "$1" "$2" ;;
+  esac && echo "same: $1 $2" || echo "DIFFER: $1 $2"
+}
+for STAGE in "$@"; do
+  case $STAGE in
+    prep)
+      s=$(date +%s)
+      [ -s 20.fa ] || zcat $OLDPWD/.gpu-bundle/data/real/20.part*-of-6.fa.gz > 20.fa
+      [ -s ref.gmi ] || gatemap index -t $T -o ref.gmi 20.fa 2> /dev/null
+      if [ ! -s cov.bam ]; then
+        gatemap sim variants 20.fa -o donor 2> /dev/null
+        gatemap sim reads 20.fa --vcf donor.truth.vcf.gz -n 6300000 -l 150 -t $T --seed 12 -o cov 2> /dev/null
+        gatemap map -t $T --device all --sort -o cov.bam ref.gmi cov_1.fq cov_2.fq 2> /dev/null
+        rm -f cov_1.fq cov_2.fq
+      fi
+      [ -s big_2.fq ] || gatemap sim reads 20.fa -n ${BIG:-12000000} -l 150 -t $T --seed 13 -o big 2> /dev/null
+      if [ ! -s ec_2.fq ]; then
+        zcat $OLDPWD/.gpu-bundle/data/real/MG1655-K12.fasta.gz > ec.fa
+        gatemap sim reads ec.fa -n ${EC:-10000000} -l 150 -t $T --seed 31 -o ec 2> /dev/null
+      fi
+      echo "prep $(( $(date +%s) - s )) s; $(ls -la cov.bam big_1.fq ec_1.fq | awk '{print $5, $9}' | tr '\n' ' ')" >> "$OUT/machine.txt"
+      ;;
+    call)
+      for r in 1 2; do
+        timed "call --device 0 (round $r)" c0.vcf gatemap call -t $T -v 4 --device 0 -r 20.fa -o c0.vcf cov.bam
+        timed "call --device all (round $r)" call.vcf gatemap call -t $T -v 4 --device all -r 20.fa -o call.vcf cov.bam
+      done
+      timed "call --device all, OMP_WAIT_POLICY=passive" cpass.vcf env OMP_WAIT_POLICY=passive gatemap call -t $T -v 4 --device all -r 20.fa -o cpass.vcf cov.bam
+      [ -e /tmp/bin/gatemap-old ] && timed "old: call --device all" cold.vcf gatemap-old call -t $T -v 4 --device all -r 20.fa -o cold.vcf cov.bam
+      { same c0.vcf call.vcf; same c0.vcf cpass.vcf; [ -s cold.vcf ] && same c0.vcf cold.vcf; } >> "$OUT/$STAGE.txt"
+      ;;
+    map)
+      timed "map --device 0" m0.bam gatemap map -t $T -v 4 --device 0 -o m0.bam ref.gmi big_1.fq big_2.fq
+      timed "map --device all" mall.bam gatemap map -t $T -v 4 --device all -o mall.bam ref.gmi big_1.fq big_2.fq
+      timed "map --device 0 -t 16 on 16 cores" m16.bam taskset -c 0-15 gatemap map -t 16 -v 4 --device 0 -o m16.bam ref.gmi big_1.fq big_2.fq
+      timed "map --device all (round 2)" mall.bam gatemap map -t $T -v 4 --device all -o mall.bam ref.gmi big_1.fq big_2.fq
+      { same m0.bam mall.bam; same m0.bam m16.bam; } >> "$OUT/$STAGE.txt"
+      ;;
+    correct)
+      for r in 1 2; do
+        timed "correct --device 0 (round $r)" e0_1.fq gatemap correct -t $T -v 4 --device 0 -o e0_1.fq -p e0_2.fq ec_1.fq ec_2.fq
+        timed "correct --device all (round $r)" eall_1.fq gatemap correct -t $T -v 4 --device all -o eall_1.fq -p eall_2.fq ec_1.fq ec_2.fq
+      done
+      { same e0_1.fq eall_1.fq; same e0_2.fq eall_2.fq; } >> "$OUT/$STAGE.txt"
+      ;;
+    tests)
+      GATEMAP_TEST_DATA=$OLDPWD/.gpu-bundle/data/shared timeout 300 $R test_call_intervals > tci.log 2>&1
+      echo "test_call_intervals exit $? $(grep -E '\[  PASSED|FAILED|SKIPPED' tci.log | head -4 | tr '\n' ' ')" >> "$OUT/tests.txt"
+      ;;
+  esac
+done
