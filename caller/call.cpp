@@ -90,17 +90,18 @@ class Caller {
  public:
   // `engine`: the pair-HMM engine being made on the backend chosen, waited for by the
   // first batch (a GPU's start-up overlaps opening the input and the first window's
-  // assembly). With `part`, only its intervals are called and the calls are kept there
-  // for the run's writer; otherwise the whole run (or -L) is called into opt.output.
+  // assembly). With `in_parts`, a lane's caller: call_part() calls one part after
+  // another, keeping their calls for the run's writer; otherwise run() calls the whole
+  // run (or -L) into opt.output.
   Caller(const CallOptions& opt, std::shared_ptr<const Reference> ref, gpu::Backend backend, EngineFuture engine,
-         PartCalls* part = nullptr)
+         bool in_parts = false)
       : opt_(opt),
         ref_owner_(std::move(ref)),
         ref_(*ref_owner_),
         input_(opt.inputs, opt.min_mapq, std::min(8, std::max(1, omp_get_max_threads() / 2)), opt.reference),
         backend_(backend),
         engine_future_(std::move(engine)),
-        part_(part) {
+        in_parts_(in_parts) {
     for (size_t i = 0; i < ref_.size(); ++i) ref_index_[ref_[i].name] = static_cast<int>(i);
     // Header contigs the reference lacks are fine as long as no read is placed on them
     // (reads that are get skipped and counted, with a warning).
@@ -123,13 +124,12 @@ class Caller {
       throw FormatError("no contig of '" + opt.inputs.front() + "' is in '" + opt.reference +
                         (input_.contigs().empty() ? "' (no @SQ lines: is it a SAM/BAM of mapped reads?)" : "'"));
     }
-    if (missing && !part_) {
+    if (missing && !in_parts_) {
       log::warn("call", std::to_string(missing) + " of the reads' " + std::to_string(input_.contigs().size()) +
                             " header contigs are not in '" + opt.reference + "'; reads placed there are skipped");
     }
     stats_.backend = gpu::backend_name(backend_);
-    if (part_) {
-      intervals_ = part_->intervals;
+    if (in_parts_) {
       input_.load_indexes();
       return;
     }
@@ -144,7 +144,7 @@ class Caller {
 
   CallStats run() {
     const auto t0 = std::chrono::steady_clock::now();
-    if (opt_.intervals.empty() && !part_) {
+    if (opt_.intervals.empty()) {
       call_everything();
     } else {
       for (const Interval& iv : intervals_) call_interval(iv);
@@ -159,6 +159,26 @@ class Caller {
     stats_.reads = input_.seen();
     stats_.reads_filtered = input_.filtered() + skipped_no_ref_;
     stats_.total_s = log::seconds_since(t0);
+    return stats_;
+  }
+
+  // A lane's next part: its intervals called as -L calls them, the calls kept in p. The
+  // input, its read-ahead and the reads' buffers serve the lane's parts one after another
+  // (made afresh for each part, they were half of a part's time on 4 GPUs).
+  CallStats call_part(PartCalls& p) {
+    const auto t0 = std::chrono::steady_clock::now();
+    part_ = &p;
+    stats_ = CallStats{};
+    stats_.backend = gpu::backend_name(backend_);
+    const int64_t seen = input_.seen(), filtered = input_.filtered() + skipped_no_ref_;
+    const double waited = reader_.waited_s();
+    for (const Interval& iv : p.intervals) call_interval(iv);
+    reader_.stop();  // before the input's counts are read
+    stats_.input_wait_s = reader_.waited_s() - waited;
+    stats_.reads = input_.seen() - seen;
+    stats_.reads_filtered = input_.filtered() + skipped_no_ref_ - filtered;
+    stats_.total_s = log::seconds_since(t0);
+    part_ = nullptr;
     return stats_;
   }
 
@@ -485,12 +505,13 @@ class Caller {
   const Reference& ref_;
   std::map<std::string, int> ref_index_;
   ReadInput input_;
-  ReadAhead reader_{input_, omp_get_max_threads() > 4 ? 3 : 1};  // converting threads
+  ReadAhead reader_{input_, std::clamp(omp_get_max_threads() / 4, 1, 4)};  // converting threads
   std::unique_ptr<io::VcfWriter> vcf_;
   gpu::Backend backend_ = gpu::Backend::cpu;
   EngineFuture engine_future_;
   std::shared_ptr<pairhmm::PairHmmEngine> engine_;  // once the first batch needs it
-  PartCalls* part_ = nullptr;
+  const bool in_parts_;
+  PartCalls* part_ = nullptr;  // in parts: the part being called
   std::vector<Interval> intervals_;  // -L, merged and sorted
   std::vector<AlignedRead> reads_;   // the current window's reads, by position
   std::vector<AlignedRead> done_;    // reads on their way back to the reader
@@ -569,9 +590,9 @@ CallStats call_in_parts(const CallOptions& opt, std::shared_ptr<const Reference>
   });
   const auto lane = [&](int i) {
     omp_set_num_threads(std::max(1, threads / lanes));
+    Caller caller(opt, ref, backend, engines[static_cast<size_t>(i)], true);
     while (PartCalls* p = lanes_run.next(false)) {
-      Caller caller(opt, ref, backend, engines[static_cast<size_t>(i)], p);
-      p->stats = caller.run();
+      p->stats = caller.call_part(*p);
       lanes_run.done(p);
     }
   };
