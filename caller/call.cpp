@@ -556,7 +556,7 @@ namespace {
 // Parts of at least two windows: each re-reads a lead-in (2 kb) and starts its windows
 // afresh.
 constexpr int64_t kMinPartWindows = 2;
-constexpr int kPartsPerLane = 4;  // lanes that finish early take more
+constexpr int kPartsPerLane = 8;  // lanes that finish early take more
 
 // With several GPUs: the genome (or -L) cut into parts, called on one lane per GPU, each
 // with its own engine and a share of the threads; the parts' calls written in order.

@@ -98,6 +98,14 @@ InsertModel InsertModelInOrder::for_batch(int64_t first_id, int64_t fragments, c
   return model;
 }
 
+void InsertModelInOrder::skip(int64_t first_id, int64_t fragments) {
+  {
+    const std::lock_guard<std::mutex> lock(m_);
+    decided_until_ = std::max(decided_until_, first_id + fragments);
+  }
+  cv_.notify_all();
+}
+
 void InsertModelInOrder::abandon() {
   {
     const std::lock_guard<std::mutex> lock(m_);

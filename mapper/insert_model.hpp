@@ -59,6 +59,9 @@ class InsertModelInOrder {
   InsertModel for_batch(int64_t first_id, int64_t fragments, const std::vector<ReadHits>& hits, bool paired);
   // A mapper failed: batches waiting for its batches throw instead.
   void abandon();
+  // A batch that is not mapped (its reads did not parse: the run fails once the batches
+  // before it are written): the batches after it do not wait for it.
+  void skip(int64_t first_id, int64_t fragments);
 
  private:
   const bool shared_;

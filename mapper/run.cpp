@@ -182,6 +182,8 @@ void check_options(const RunOptions& opt) {
 
 // A batch of reads on its way through the run: read, mapped by a lane, written.
 struct MapItem {
+  io::RawBatch raw;  // FASTQ/FASTA files: the batch as cut by the reader, parsed by its lane
+  std::exception_ptr parse_error;  // thrown by the writer, in input order
   io::ReadBatch reads;
   io::SinglesAmongPairs singles;  // -p: the single reads among the pairs, mapped apart
   std::vector<bam1_t*> records;  // once mapped; given to the record pool once written
@@ -229,13 +231,14 @@ constexpr int kCompressWorkers = 2;
 // (-v 4) the lanes of a many-GPU run side by side.
 struct LaneLaps {
   int64_t parts = 0;
-  double waiting_for_reads = 0, begin = 0, finish = 0, preparing = 0;
+  double waiting_for_reads = 0, parsing = 0, begin = 0, finish = 0, preparing = 0;
   void say(int lane, const Hardware& hw, const MapStats& st) const {
     const bool on_gpu = hw.backend == gpu::Backend::gpu && !hw.devices.empty();
     log::debug("map", "lane " + std::to_string(lane) +
                           (on_gpu ? " (device " + std::to_string(hw.devices[0]) + ")" : std::string()) + ": " +
                           std::to_string(parts) + " batches; waiting for reads " +
-                          std::to_string(waiting_for_reads) + " s, beginning " + std::to_string(begin) +
+                          std::to_string(waiting_for_reads) + " s, parsing " + std::to_string(parsing) +
+                          " s, beginning " + std::to_string(begin) +
                           " s, finishing " + std::to_string(finish) + " s (waiting for its seeding " +
                           std::to_string(st.begin_wait_s) + " s, placing " + std::to_string(st.pair_s) +
                           " s, preparing output " + std::to_string(preparing) + " s); done at " +
@@ -308,16 +311,31 @@ class MapLanes {
       // of the part being finished: the next is seeded while the GPU filters this one.
       std::deque<MapPart> waiting, begun;
       LaneLaps& laps = laps_[lane];
+      // Takes the next item and parses it (cut FASTQ); false when the input is done. An
+      // item that does not parse goes on at once to the writer, which throws its error.
       const auto take = [&](bool holding) {
-        MapItem* item;
-        {
-          const log::StageTimer timing(laps.waiting_for_reads);
-          item = reads.next(holding);
+        for (;;) {
+          MapItem* item;
+          {
+            const log::StageTimer timing(laps.waiting_for_reads);
+            item = reads.next(holding);
+          }
+          if (!item) return false;
+          if (item->raw.cut) {
+            const log::StageTimer timing(laps.parsing);
+            try {
+              io::FastqSource::parse_batch(item->raw, item->reads, threads_);
+            } catch (...) {
+              item->parse_error = std::current_exception();
+              inserts_->skip(item->raw.first_id, static_cast<int64_t>(item->raw.mate1.size()));
+              reads.done(item);
+              continue;
+            }
+          }
+          if (!item->reads.reads.empty()) waiting.push_back({item, false});
+          if (item->mixed()) waiting.push_back({item, true});
+          return true;
         }
-        if (!item) return false;
-        if (!item->reads.reads.empty()) waiting.push_back({item, false});
-        if (item->mixed()) waiting.push_back({item, true});
-        return true;
       };
       const auto begin_one = [&] {
         const MapPart part = waiting.front();
@@ -453,10 +471,15 @@ MapStats run_mapping(RunOptions opt) {
   }
   // Batches are read from now on (the first while the index loads), in a few slots
   // until the lanes are known.
+  // FASTQ/FASTA files are only cut here (in order, each file on a thread), and parsed
+  // by the lanes: parsing here too bounded 4 GPUs' runs.
   double read_s = 0;  // the reader's busy time
   OrderedLanes<MapItem> reads(kSlotsPerLane + kSlotsMore, [&](MapItem& item) {
     omp_set_num_threads(threads);
     const log::StageTimer timing(read_s);
+    item.parse_error = nullptr;
+    if (source.cuts()) return source.cut_batch(item.raw, opt.batch_reads, batch_bases);
+    item.raw.cut = false;
     return source.next_batch(item.reads, opt.batch_reads, batch_bases, &item.singles);
   });
   auto idx = load_index_saying(opt.index_path);
@@ -507,6 +530,7 @@ MapStats run_mapping(RunOptions opt) {
   double output_s = 0;
   int64_t batch_no = 0;
   const auto write = [&](MapItem& item) {
+    if (item.parse_error) std::rethrow_exception(item.parse_error);
     omp_set_num_threads(threads);
     {
       const log::StageTimer timing(output_s);

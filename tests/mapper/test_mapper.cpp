@@ -130,12 +130,14 @@ TEST(MapperE2E, LanesCompressingTheirOwnBamWriteOneLanesRecords) {
 }
 
 // A bad record in the middle of the input stops every lane: the error names the file and
-// record, and no output is left.
+// the first bad record in file order (the lanes parse their batches at once), and no
+// output is left.
 TEST(MapperE2E, LanesStopAtABadRecord) {
   const auto& d = data();
   std::string text = test::read_file(d.se);
+  text.insert(text.find("\n@", text.size() * 3 / 4) + 1, "@broken2\nACGT\n+\nII\n");
   const size_t at = text.find("\n@", text.size() / 2);
-  text.insert(at + 1, "@broken\nACGT\n+\nII\n");
+  text.insert(at + 1, "@broken1\nACGT\n+\nII\n");
   const std::string bad = test::write_file(d.dir.file("bad_mid.fq"), text);
   mapper::RunOptions o = d.options(bad, "", d.dir.file("lanes_bad.bam"));
   o.batch_reads = 200;
@@ -145,6 +147,7 @@ TEST(MapperE2E, LanesStopAtABadRecord) {
     FAIL() << "no error";
   } catch (const FormatError& e) {
     EXPECT_NE(std::string(e.what()).find("bad_mid.fq"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'broken1'"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(std::filesystem::exists(o.output));
 }
