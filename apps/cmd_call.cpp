@@ -40,6 +40,9 @@ void register_call(CLI::App& app, AppContext& ctx) {
   sub->add_option("--min-qual", o->min_qual, "Calls below this QUAL are not written")
       ->check(finite_in(0, 1e6))
       ->capture_default_str();
+  sub->add_option("--min-qd", o->min_qd, "Calls below this QD (QUAL by depth) get FILTER LowQD")
+      ->check(finite_in(0, 1e6))
+      ->capture_default_str();
   sub->add_option("--max-haplotypes", o->max_haplotypes, "Haplotypes per region")
       ->check(CLI::Range(2, 1024))
       ->capture_default_str();

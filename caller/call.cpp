@@ -63,7 +63,8 @@ io::VcfHeaderInfo vcf_header(const CallOptions& opt, const Reference& ref, const
   info.command_line = opt.command_line;
   info.version = opt.version;
   info.samples = {sample};
-  info.extra_lines = {"##INFO=<ID=DP,Number=1,Type=Integer,Description=\"Reads in the active region over the site\">",
+  info.extra_lines = {"##FILTER=<ID=LowQD,Description=\"QD below --min-qd: few alt reads among many, as errors make them\">",
+                      "##INFO=<ID=DP,Number=1,Type=Integer,Description=\"Reads in the active region over the site\">",
                       "##INFO=<ID=QD,Number=1,Type=Float,Description=\"Variant Confidence/Quality by Depth\">",
                       "##INFO=<ID=FS,Number=1,Type=Float,Description=\"Phred-scaled p-value using Fisher's exact test to "
                       "detect strand bias\">",
@@ -459,7 +460,8 @@ class Caller {
       part_->calls.emplace_back(ref_index_.at(input_.contigs()[tid]), c);
       return;
     }
-    detail::write_site(*vcf_, bcf_hdr_name2id(vcf_->header(), input_.contigs()[tid].c_str()), c, opt_.gvcf);
+    detail::write_site(*vcf_, bcf_hdr_name2id(vcf_->header(), input_.contigs()[tid].c_str()), c, opt_.gvcf,
+                       opt_.min_qd);
   }
 
   // Writes a window's calls and, for a gVCF, the reference blocks of its bases around
@@ -600,7 +602,7 @@ CallStats call_in_parts(const CallOptions& opt, std::shared_ptr<const Reference>
   size_t written = 0;
   lanes_run.run(lanes, lane, [&](PartCalls& p) {
     for (const auto& [contig, call] : p.calls) {
-      detail::write_site(vcf, bcf_hdr_name2id(vcf.header(), (*ref)[contig].name.c_str()), call, false);
+      detail::write_site(vcf, bcf_hdr_name2id(vcf.header(), (*ref)[contig].name.c_str()), call, false, opt.min_qd);
     }
     stats += p.stats;
     const Interval& first = p.intervals.front();

@@ -23,6 +23,9 @@ struct CallOptions {
   // --min-qual: calls below are not written. 10, not 20: at 10-15x, 2-of-8-read hets score
   // QUAL 5-20, and on the benchmark sets 10 matches bcftools' unfiltered precision/recall.
   double min_qual = 10;
+  // Calls whose QD (QUAL over the informative reads) is below this are written with
+  // FILTER LowQD: at 30x, 2-3 reads with the same error made QUAL 10-16 hets of QD < 1.
+  double min_qd = 1;
   double het_snp = 1e-3, het_indel = 1.25e-4;  // priors (heterozygosity)
   int region_padding = 100;         // context added around active positions (>= the largest k)
   int max_region = 600;             // regions longer than this (padding included) are split

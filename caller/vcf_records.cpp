@@ -7,7 +7,7 @@
 
 namespace gatemap::caller::detail {
 
-void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf) {
+void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf, double min_qd) {
   bcf_hdr_t* hdr = vcf.header();
   const std::unique_ptr<bcf1_t, decltype(&bcf_destroy)> rec(bcf_init(), bcf_destroy);
   rec->rid = rid;
@@ -17,8 +17,9 @@ void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf) {
   if (gvcf) alleles += ",<NON_REF>";
   bcf_update_alleles_str(hdr, rec.get(), alleles.c_str());
   rec->qual = static_cast<float>(c.qual);
-  int32_t pass = bcf_hdr_id2int(hdr, BCF_DT_ID, "PASS");
-  bcf_update_filter(hdr, rec.get(), &pass, 1);
+  const bool low_qd = !std::isnan(c.annotations.qd) && c.annotations.qd < min_qd;
+  int32_t filter = bcf_hdr_id2int(hdr, BCF_DT_ID, low_qd ? "LowQD" : "PASS");
+  bcf_update_filter(hdr, rec.get(), &filter, 1);
   int32_t dp = c.dp;
   bcf_update_info_int32(hdr, rec.get(), "DP", &dp, 1);
   // GATK's annotations, to 3 decimals as GATK writes them; rank sums only where defined.

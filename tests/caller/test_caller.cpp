@@ -302,6 +302,34 @@ TEST(CallerEndToEnd, PlantedVariantsCalledWithGenotypes) {
   EXPECT_TRUE(got[p7 + 1] == multi1 || got[p7 + 1] == multi2) << got[p7 + 1];
   got.erase(p7 + 1);
   EXPECT_EQ(got, want);  // every planted variant with its genotype, and no other call
+
+  // --min-qd: a call whose INFO QD is below it is written with FILTER LowQD, not dropped
+  // (here hets, QD ~10, below 20; homozygotes, QD ~30, pass).
+  co.min_qd = 20;
+  co.output = dir.file("calls_qd.vcf");
+  caller::run_call(co);
+  fp = hts_open(co.output.c_str(), "r");
+  ASSERT_NE(fp, nullptr);
+  hdr = bcf_hdr_read(fp);
+  rec = bcf_init();
+  int low = 0, pass = 0;
+  while (bcf_read(fp, hdr, rec) == 0) {
+    bcf_unpack(rec, BCF_UN_ALL);
+    float* qd = nullptr;
+    int n = 0;
+    ASSERT_EQ(bcf_get_info_float(hdr, rec, "QD", &qd, &n), 1);
+    const bool is_low = bcf_has_filter(hdr, rec, const_cast<char*>("LowQD")) == 1;
+    EXPECT_EQ(is_low, *qd < 20) << "QD " << *qd << " at " << rec->pos + 1;
+    EXPECT_EQ(bcf_has_filter(hdr, rec, const_cast<char*>("PASS")) == 1, !is_low);
+    free(qd);
+    (is_low ? low : pass) += 1;
+  }
+  bcf_destroy(rec);
+  bcf_hdr_destroy(hdr);
+  hts_close(fp);
+  EXPECT_EQ(low + pass, static_cast<int>(want.size()) + 1);  // every call written
+  EXPECT_GT(low, 0);
+  EXPECT_GT(pass, 0);
 }
 
 }  // namespace

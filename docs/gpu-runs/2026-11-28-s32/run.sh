@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # GPU calls of 2026-11-28 (s32): many GPUs (#39). Bundle: `scripts/gpu-suite.sh bundle
-# <gatemap of the build before> build/tests/test_call_intervals`. From the repository root,
+# <gatemap of 039cf80> build/tests/test_call_intervals`. From the repository root,
 # results in $OUT:
-#   bash docs/gpu-runs/2026-11-28-s32/run.sh prep call map correct
+#   bash docs/gpu-runs/2026-11-28-s32/run.sh prep call map one correct tests
 # prep: chr20, its index, chr20 at 30x (sim variants, 6.3 M pairs, map --sort), BIG (12 M)
-# pairs, EC (10 M) E. coli pairs. call: --device 0 vs all (this build; OLD too where
-# bundled). map: BIG pairs plain FASTQ -> BAM, --device 0, all, and --device 0 on 16 cores.
-# correct: EC pairs, --device 0 vs all. Outputs compared with --device 0's in each stage.
+# pairs, EC (10 M) E. coli pairs. call: --device 0 vs all (this build; gatemap-old too
+# where bundled). map: BIG pairs plain FASTQ -> BAM, --device 0, all, and --device 0 on 16
+# cores. one: 1 M pairs gzip -> BAM / sorted BAM on one GPU and 16 cores, this build vs
+# gatemap-old. correct: EC pairs, --device 0 vs all. tests: the GPU tests of the lanes.
+# Outputs compared with --device 0's (and the old build's) in each stage.
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -35,7 +37,7 @@ timed() {
   local sm
   sm=$(awk '$1 ~ /^[0-9]+$/ { s[$1] += $2; n[$1]++ } END { for (g = 0; g in s; g++) printf "%s%d:%.0f", (g ? " " : ""), g, s[g] / n[g] }' dmon.txt)
   echo "== $label: $(cat t.txt); SM% $sm" >> "$OUT/$STAGE.txt"
-  grep -E "time:|\] reads |parts on|\[D::call\] part|\[D::map\] lane|Real time|\[[MD]::correct\]" run.log | grep -v "corrected [0-9]* reads" | cut -c1-600 >> "$OUT/$STAGE.txt"
+  grep -E "time:|\] reads |parts on|\[D::call\] part|\[D::map\] lane|Real time|exiting at|\[[MD]::correct\]" run.log | grep -vE "(corrected|counted k-mers of) [0-9]* reads" | cut -c1-600 >> "$OUT/$STAGE.txt"
 }
 same() {
   case $1 in
@@ -68,16 +70,30 @@ for STAGE in "$@"; do
         timed "call --device 0 (round $r)" c0.vcf gatemap call -t $T -v 4 --device 0 -r 20.fa -o c0.vcf cov.bam
         timed "call --device all (round $r)" call.vcf gatemap call -t $T -v 4 --device all -r 20.fa -o call.vcf cov.bam
       done
-      timed "call --device all, OMP_WAIT_POLICY=passive" cpass.vcf env OMP_WAIT_POLICY=passive gatemap call -t $T -v 4 --device all -r 20.fa -o cpass.vcf cov.bam
       [ -e /tmp/bin/gatemap-old ] && timed "old: call --device all" cold.vcf gatemap-old call -t $T -v 4 --device all -r 20.fa -o cold.vcf cov.bam
-      { same c0.vcf call.vcf; same c0.vcf cpass.vcf; [ -s cold.vcf ] && same c0.vcf cold.vcf; } >> "$OUT/$STAGE.txt"
+      { same c0.vcf call.vcf; [ -s cold.vcf ] && same c0.vcf cold.vcf; } >> "$OUT/$STAGE.txt"
       ;;
     map)
       timed "map --device 0" m0.bam gatemap map -t $T -v 4 --device 0 -o m0.bam ref.gmi big_1.fq big_2.fq
-      timed "map --device all" mall.bam gatemap map -t $T -v 4 --device all -o mall.bam ref.gmi big_1.fq big_2.fq
-      timed "map --device 0 -t 16 on 16 cores" m16.bam taskset -c 0-15 gatemap map -t 16 -v 4 --device 0 -o m16.bam ref.gmi big_1.fq big_2.fq
-      timed "map --device all (round 2)" mall.bam gatemap map -t $T -v 4 --device all -o mall.bam ref.gmi big_1.fq big_2.fq
-      { same m0.bam mall.bam; same m0.bam m16.bam; } >> "$OUT/$STAGE.txt"
+      for r in 1 2; do
+        timed "map --device all (round $r)" mall.bam gatemap map -t $T -v 4 --device all -o mall.bam ref.gmi big_1.fq big_2.fq
+      done
+      [ -e /tmp/bin/gatemap-old ] && timed "old: map --device all" mold.bam gatemap-old map -t $T -v 4 --device all -o mold.bam ref.gmi big_1.fq big_2.fq
+      for b in gatemap gatemap-old gatemap; do
+        [ -e /tmp/bin/$b ] && timed "$b: map --device 0 -t 16 on 16 cores" m16.bam taskset -c 0-15 $b map -t 16 -v 4 --device 0 -o m16.bam ref.gmi big_1.fq big_2.fq
+      done
+      { same m0.bam mall.bam; same m0.bam m16.bam; [ -s mold.bam ] && same m0.bam mold.bam; } >> "$OUT/$STAGE.txt"
+      ;;
+    one)  # one GPU and 16 cores, 1 M pairs gzip -1 -> BAM and -> sorted duplicate-marked BAM, this build vs OLD
+      [ -s o_2.fq.gz ] || { gatemap sim reads 20.fa -n 1000000 -l 150 -t $T --seed 11 -o o 2> /dev/null; gzip -1 o_1.fq & gzip -1 o_2.fq; wait; }
+      for r in 1 2; do
+        for b in gatemap gatemap-old; do
+          [ -e /tmp/bin/$b ] || continue
+          timed "$b: 1 M gzip -> BAM (round $r)" o_$b.bam taskset -c 0-15 $b map -t 16 -v 4 --device 0 -o o_$b.bam ref.gmi o_1.fq.gz o_2.fq.gz
+          timed "$b: 1 M gzip -> sorted md BAM (round $r)" os_$b.bam taskset -c 0-15 $b map -t 16 -v 4 --device 0 --sort --markdup -o os_$b.bam ref.gmi o_1.fq.gz o_2.fq.gz
+        done
+      done
+      { same o_gatemap.bam o_gatemap-old.bam; same os_gatemap.bam os_gatemap-old.bam; } >> "$OUT/$STAGE.txt"
       ;;
     correct)
       for r in 1 2; do
@@ -86,9 +102,21 @@ for STAGE in "$@"; do
       done
       { same e0_1.fq eall_1.fq; same e0_2.fq eall_2.fq; } >> "$OUT/$STAGE.txt"
       ;;
+    calldiff)  # where --device all's VCF and --device 0's differ (the lines of each), and with 4 lanes on GPU 0
+      gatemap call -t $T --device 0 -r 20.fa -o d0.vcf cov.bam 2> d0.log
+      gatemap call -t $T --device all -r 20.fa -o dall.vcf cov.bam 2> dall.log
+      gatemap call -t $T --device 0,0,0,0 -r 20.fa -o d0000.vcf cov.bam 2> d0000.log
+      for v in dall d0000; do
+        echo "== d0 vs $v: $(diff <(grep -v '^##' d0.vcf) <(grep -v '^##' $v.vcf) | grep -c '^[<>]') lines differ" >> "$OUT/$STAGE.txt"
+        diff <(grep -v '^##' d0.vcf) <(grep -v '^##' $v.vcf) | head -40 | cut -c1-400 >> "$OUT/$STAGE.txt"
+      done
+      ;;
     tests)
-      GATEMAP_TEST_DATA=$OLDPWD/.gpu-bundle/data/shared timeout 300 $R test_call_intervals > tci.log 2>&1
-      echo "test_call_intervals exit $? $(grep -E '\[  PASSED|FAILED|SKIPPED' tci.log | head -4 | tr '\n' ' ')" >> "$OUT/tests.txt"
+      for t in test_call_intervals test_mapper_gpu test_correct_gpu; do
+        GATEMAP_TEST_DATA=$OLDPWD/.gpu-bundle/data/shared timeout 300 $R $t > $t.log 2>&1
+        echo "$t exit $? $(grep -E '\[  PASSED|FAILED|SKIPPED' $t.log | head -4 | tr '\n' ' ')" >> "$OUT/tests.txt"
+        grep -E "^\[  FAILED|Failure" -A3 $t.log | head -20 >> "$OUT/tests.txt"
+      done
       ;;
   esac
 done
