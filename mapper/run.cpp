@@ -401,6 +401,11 @@ class MapLanes {
     for (const LaneLaps& l : laps_) sum.input_wait_s += l.waiting_for_reads;
     return sum;
   }
+  double parse_s() const {  // the lanes' part of reading
+    double sum = 0;
+    for (const LaneLaps& l : laps_) sum += l.parsing;
+    return sum;
+  }
   double prepare_s() const {  // the lanes' part of writing
     double sum = 0;
     for (const LaneLaps& l : laps_) sum += l.preparing;
@@ -550,7 +555,7 @@ MapStats run_mapping(RunOptions opt) {
   out.close();  // a sorted BAM is written only now
   log::debug("map", "output closed at " + std::to_string(log::wall_seconds()) + " s");
   st.output_s = output_s;
-  st.read_s = read_s;
+  st.read_s = read_s + mapping.parse_s();  // cut by the reader, parsed by the lanes
   st.output_wait_s = reads.reader_wait_s();
   add_duplicates(out, st);
   const double wall = log::wall_seconds();
