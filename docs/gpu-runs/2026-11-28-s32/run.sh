@@ -111,6 +111,25 @@ for STAGE in "$@"; do
         diff <(grep -v '^##' d0.vcf) <(grep -v '^##' $v.vcf) | head -40 | cut -c1-400 >> "$OUT/$STAGE.txt"
       done
       ;;
+    callspeed)  # one GPU: 10 Mbp synthetic at 30x (bench_call.sh's set), this build vs gatemap-old, 4 rounds alternating
+      if [ ! -s cs/pe.bam ]; then
+        mkdir -p cs
+        gatemap sim genome --length 10000000 --contigs 4 --seed 11 -t $T -o cs/ref.fa 2> /dev/null
+        gatemap sim variants cs/ref.fa -o cs/donor 2> /dev/null
+        gatemap sim reads cs/ref.fa --vcf cs/donor.truth.vcf.gz -n 1000000 -l 150 -t $T -o cs/pe 2> /dev/null
+        gatemap index -t $T -o cs/ref.gmi cs/ref.fa 2> /dev/null
+        gatemap map -t $T --sort -R '@RG\tID:donor\tSM:donor' -o cs/pe.bam cs/ref.gmi cs/pe_1.fq cs/pe_2.fq 2> /dev/null
+      fi
+      for r in 1 2 3 4; do
+        for b in gatemap gatemap-old; do
+          timed "$b: call 10 Mbp at 30x (round $r)" cs/$b.vcf $b call -t $T -v 4 -r cs/ref.fa -o cs/$b.vcf cs/pe.bam
+        done
+      done
+      for b in gatemap gatemap-old; do
+        echo "== $b" >> "$OUT/$STAGE.txt"
+        gatemap eval vcf cs/donor.truth.vcf.gz cs/$b.vcf -r cs/ref.fa >> "$OUT/$STAGE.txt" 2> /dev/null
+      done
+      ;;
     tests)
       for t in test_call_intervals test_mapper_gpu test_correct_gpu; do
         GATEMAP_TEST_DATA=$OLDPWD/.gpu-bundle/data/shared timeout 300 $R $t > $t.log 2>&1
