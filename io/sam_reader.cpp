@@ -1,6 +1,10 @@
 #include "io/sam_reader.hpp"
 
+#include <htslib/bgzf.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 
@@ -9,6 +13,39 @@
 #include "io/hts_threads.hpp"
 
 namespace gatemap::io {
+
+namespace {
+
+// A BAM header's text length and reference count are checked against what the file can
+// hold before htslib allocates by them (a 64 KB file claiming a billion references made
+// it ask for 9 GB). DEFLATE expands at most ~1032x; a reference takes at least 9 bytes.
+void check_bam_header_sizes(const std::string& path) {
+  BGZF* fp = bgzf_open(path.c_str(), "r");
+  if (!fp) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
+  const auto fail = [&](const std::string& what) {
+    bgzf_close(fp);
+    throw FormatError("'" + path + "': bad BAM header (" + what + ")");
+  };
+  std::error_code ec;
+  const double most = 1032.0 * static_cast<double>(std::filesystem::file_size(path, ec)) + 65536;
+  char magic[4];
+  uint32_t l_text = 0, n_ref = 0;
+  if (bgzf_read(fp, magic, 4) != 4 || std::memcmp(magic, "BAM\1", 4) != 0 || bgzf_read(fp, &l_text, 4) != 4) {
+    fail("truncated");
+  }
+  if (l_text > most) fail("its text claims " + std::to_string(l_text) + " bytes, more than the file holds");
+  char skip[65536];
+  for (uint32_t left = l_text; left > 0;) {
+    const uint32_t n = std::min<uint32_t>(left, sizeof skip);
+    if (bgzf_read(fp, skip, n) != static_cast<ssize_t>(n)) fail("its text is truncated");
+    left -= n;
+  }
+  if (bgzf_read(fp, &n_ref, 4) != 4) fail("truncated");
+  if (9.0 * n_ref > most) fail("it claims " + std::to_string(n_ref) + " references, more than the file holds");
+  bgzf_close(fp);
+}
+
+}  // namespace
 
 bool SamReader::is_sam_bam_cram(const std::string& path) {
   std::error_code ec;
@@ -33,6 +70,8 @@ SamReader::SamReader(const std::string& path, int threads, const std::string& re
     if (cram_ && hts_set_opt(fp_, CRAM_OPT_REFERENCE, reference.c_str()) != 0) {
       throw IoError("'" + path + "': cannot use '" + reference + "' as its CRAM reference");
     }
+    std::error_code ec;
+    if (fp_->format.format == bam && std::filesystem::is_regular_file(path, ec)) check_bam_header_sizes(path);
     hdr_ = sam_hdr_read(fp_);
     if (!hdr_) throw FormatError("'" + path + "': cannot read a SAM/BAM/CRAM header");
   } catch (...) {
