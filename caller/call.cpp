@@ -151,14 +151,11 @@ class Caller {
       for (const Interval& iv : intervals_) call_interval(iv);
     }
     if (releasing_.valid()) releasing_.get();
-    reader_.stop();  // before the input's counts are read
-    stats_.input_wait_s = reader_.waited_s();
+    count_input_since(InputMark{});
     if (vcf_) vcf_->close();
     if (skipped_no_ref_) {
       log::warn("call", std::to_string(skipped_no_ref_) + " reads on contigs missing from the reference were skipped");
     }
-    stats_.reads = input_.seen();
-    stats_.reads_filtered = input_.filtered() + skipped_no_ref_;
     stats_.total_s = log::seconds_since(t0);
     return stats_;
   }
@@ -171,13 +168,9 @@ class Caller {
     part_ = &p;
     stats_ = CallStats{};
     stats_.backend = gpu::backend_name(backend_);
-    const int64_t seen = input_.seen(), filtered = input_.filtered() + skipped_no_ref_;
-    const double waited = reader_.waited_s();
+    const InputMark before = input_mark();
     for (const Interval& iv : p.intervals) call_interval(iv);
-    reader_.stop();  // before the input's counts are read
-    stats_.input_wait_s = reader_.waited_s() - waited;
-    stats_.reads = input_.seen() - seen;
-    stats_.reads_filtered = input_.filtered() + skipped_no_ref_ - filtered;
+    count_input_since(before);
     stats_.total_s = log::seconds_since(t0);
     part_ = nullptr;
     return stats_;
@@ -190,6 +183,24 @@ class Caller {
   // far past the interval's start: a part of the genome decodes and assembles little more
   // than itself (a cluster such a window cuts is called whole by the next, widened one).
   int64_t span_tail() const { return std::min<int64_t>(10000, opt_.window / 10); }
+
+  // The input's counts at a point of the run, read with the read-ahead stopped (its
+  // thread counts them).
+  struct InputMark {
+    int64_t seen = 0, filtered = 0;
+    double waited_s = 0;
+  };
+  InputMark input_mark() {
+    reader_.stop();
+    return {input_.seen(), input_.filtered() + skipped_no_ref_, reader_.waited_s()};
+  }
+  // The reads, filtered reads and input wait since `before` into the stats.
+  void count_input_since(const InputMark& before) {
+    const InputMark now = input_mark();
+    stats_.reads = now.seen - before.seen;
+    stats_.reads_filtered = now.filtered - before.filtered;
+    stats_.input_wait_s = now.waited_s - before.waited_s;
+  }
 
   const std::string& contig_seq(int tid) { return ref_[ref_index_.at(input_.contigs()[tid])].seq; }
   int64_t contig_len(int tid) { return static_cast<int64_t>(contig_seq(tid).size()); }

@@ -308,7 +308,8 @@ LaneEngines make_lane_engines(const KmerSpectrum& spectrum, const std::vector<in
     lanes.emplace_back();
     lanes.back().push_back(std::move(engine));
   }
-  if (lanes.size() == 1) {
+  const size_t gpus = lanes.size();
+  if (gpus == 1) {
     try {
       std::vector<std::unique_ptr<KmerCorrectGpu>> second;
       second.push_back(std::make_unique<KmerCorrectGpu>(KmerCorrectGpu::SharingSpectrum{}, *lanes[0][0]));
@@ -317,7 +318,7 @@ LaneEngines make_lane_engines(const KmerSpectrum& spectrum, const std::vector<in
       log::debug("correct", std::string("one correcting lane (") + e.what() + ")");
     }
   }
-  log::debug("correct", "spectrum on " + std::to_string(std::min(lanes.size(), devices.size())) + " GPUs, " +
+  log::debug("correct", "spectrum on " + std::to_string(gpus) + " GPUs, " +
                             std::to_string(lanes.size()) + " correcting lanes");
   return lanes;
 }

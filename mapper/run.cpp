@@ -475,9 +475,8 @@ MapStats run_mapping(RunOptions opt) {
     throw UsageError("-C copies FASTQ comments; '" + opt.reads1 + "' is SAM/BAM/CRAM, whose read groups -R replaces");
   }
   // Batches are read from now on (the first while the index loads), in a few slots
-  // until the lanes are known.
-  // FASTQ/FASTA files are only cut here (in order, each file on a thread), and parsed
-  // by the lanes: parsing here too bounded 4 GPUs' runs.
+  // until the lanes are known. FASTQ/FASTA files are only cut here (in order, each file
+  // on a thread) and parsed by the lanes: parsing here too bounded 4 GPUs' runs.
   double read_s = 0;  // the reader's busy time
   OrderedLanes<MapItem> reads(kSlotsPerLane + kSlotsMore, [&](MapItem& item) {
     omp_set_num_threads(threads);
