@@ -4,6 +4,8 @@
 #include <isa-l/igzip_lib.h>
 #include <libdeflate.h>
 #include <poll.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -79,6 +81,8 @@ struct InputStream::Shared {
   std::thread thread;
   std::string current;  // the consumer's chunk
   size_t current_pos = 0;
+  std::string_view mapped;  // a plain regular file's bytes, mapped (no thread, no copies)
+  size_t released = 0;      // mapped pages before this are dropped from the process
 
   // Raw bytes from the file: waits for a pipe in short polls so that a stop is seen.
   size_t read_raw(unsigned char* buf, size_t cap) {
@@ -325,6 +329,30 @@ struct InputStream::Shared {
   }
 };
 
+namespace {
+
+// A regular file that does not start as gzip, mapped whole; empty otherwise (or where
+// mapping fails: then it is read). Reading a plain file through read() cost two copies
+// of every byte besides the kernel's (4.6x the time of scanning the mapping here), and
+// one such thread per file bounded `map` on many GPUs. A file truncated while mapped
+// ends the process (SIGBUS), as with any mapped input.
+std::string_view map_plain_file(int fd) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2) return {};
+  const auto size = static_cast<size_t>(st.st_size);
+  void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED) return {};
+  const auto* bytes = static_cast<const unsigned char*>(p);
+  if (is_gzip(bytes, size)) {
+    munmap(p, size);
+    return {};
+  }
+  madvise(p, size, MADV_SEQUENTIAL);
+  return {static_cast<const char*>(p), size};
+}
+
+}  // namespace
+
 InputStream::InputStream(const std::string& path, int threads) : shared_(std::make_unique<Shared>()) {
   Shared& s = *shared_;
   s.path = path;
@@ -335,6 +363,8 @@ InputStream::InputStream(const std::string& path, int threads) : shared_(std::ma
     s.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (s.fd < 0) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
     s.own_fd = true;
+    s.mapped = map_plain_file(s.fd);
+    if (!s.mapped.empty()) return;
     posix_fadvise(s.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   }
   try {
@@ -353,7 +383,20 @@ InputStream::~InputStream() {
   }
   s.cv.notify_all();
   if (s.thread.joinable()) s.thread.join();
+  if (!s.mapped.empty()) munmap(const_cast<char*>(s.mapped.data()), s.mapped.size());
   if (s.own_fd) ::close(s.fd);
+}
+
+std::string_view InputStream::mapped() const { return shared_->mapped; }
+
+void InputStream::release_mapped(size_t before) {
+  Shared& s = *shared_;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  before = std::min(before, s.mapped.size()) / page * page;
+  if (before <= s.released) return;
+  // The pages stay in the page cache; touching them again would map them back.
+  madvise(const_cast<char*>(s.mapped.data()) + s.released, before - s.released, MADV_DONTNEED);
+  s.released = before;
 }
 
 const std::string& InputStream::path() const { return shared_->path; }
@@ -362,6 +405,12 @@ void InputStream::set_gzip_read_ahead(size_t bytes) { g_queued_inflate = std::ma
 
 size_t InputStream::read(char* out, size_t n) {
   Shared& s = *shared_;
+  if (!s.mapped.empty()) {
+    const size_t take = std::min(n, s.mapped.size() - s.current_pos);
+    std::memcpy(out, s.mapped.data() + s.current_pos, take);
+    s.current_pos += take;
+    return take;
+  }
   size_t copied = 0;
   while (copied < n) {
     if (s.current_pos == s.current.size()) {

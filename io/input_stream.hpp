@@ -1,5 +1,6 @@
 #pragma once
-// The bytes of an input file as its reader wants them: plain text, gzip (one member or
+// The bytes of an input file as its reader wants them: plain text (a regular file is
+// mapped, not read), gzip (one member or
 // many, any level) or BGZF, or standard input ("-"). gzip is inflated with ISA-L's igzip
 // (2-3x zlib's speed) on a thread of the stream's own that reads ahead of the consumer, so
 // the parser never waits for decompression while it has a full chunk to parse; BGZF
@@ -9,6 +10,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace gatemap::io {
 
@@ -26,6 +28,11 @@ class InputStream {
   // Not thread-safe.
   size_t read(char* out, size_t n);
   const std::string& path() const;
+  // A plain regular file's bytes, mapped (read() copies from them); empty for anything
+  // else. release_mapped drops the pages before `before` from the process's memory (its
+  // reader is past them).
+  std::string_view mapped() const;
+  void release_mapped(size_t before);
 
   // How far ahead of its consumer a gzip member's one inflating thread may read, for
   // every stream of the process, open or not (at least 6 MB, the default). A consumer

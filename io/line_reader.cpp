@@ -10,7 +10,10 @@
 
 namespace gatemap::io {
 
-LineReader::LineReader(const std::string& path, int threads) : in_(std::make_unique<InputStream>(path, threads)) {}
+LineReader::LineReader(const std::string& path, int threads) : in_(std::make_unique<InputStream>(path, threads)) {
+  const std::string_view mapped = in_->mapped();
+  if (!mapped.empty()) data_ = mapped.data(), end_ = mapped.size(), eof_ = mapped_ = true;  // lines found in place
+}
 
 LineReader::~LineReader() = default;
 
@@ -18,6 +21,7 @@ const std::string& LineReader::path() const { return in_->path(); }
 
 namespace {
 constexpr size_t kBlock = size_t(1) << 20;
+constexpr size_t kReleaseEvery = size_t(64) << 20;  // a mapped file's bytes read before its pages are dropped
 }
 
 void LineReader::fill() {
@@ -37,17 +41,18 @@ void LineReader::fill() {
   }
   if (n == 0) eof_ = true;
   end_ += n;
+  data_ = buf_.data();
 }
 
 bool LineReader::find_line(size_t& begin, size_t& len, size_t& after) {
   for (;;) {
-    const char* from = buf_.data() + pos_;
+    const char* from = data_ + pos_;
     const void* nl = end_ > pos_ ? std::memchr(from, '\n', end_ - pos_) : nullptr;
     if (nl || (eof_ && end_ > pos_)) {  // a last line may lack its '\n'
       begin = pos_;
       len = nl ? static_cast<size_t>(static_cast<const char*>(nl) - from) : end_ - pos_;
       after = begin + len + (nl ? 1 : 0);
-      if (len > 0 && buf_[begin + len - 1] == '\r') --len;
+      if (len > 0 && data_[begin + len - 1] == '\r') --len;
       return true;
     }
     if (eof_) return false;
@@ -65,9 +70,10 @@ bool LineReader::next(std::string_view& line) {
     ok = find_line(begin, len, after);
   }
   if (!ok) return false;
+  if (mapped_ && begin >= released_ + kReleaseEvery) in_->release_mapped(released_ = begin);
   pos_ = after;
   ++line_no_;
-  line = std::string_view(buf_.data() + begin, len);
+  line = std::string_view(data_ + begin, len);
   return true;
 }
 
@@ -77,7 +83,7 @@ bool LineReader::peek(std::string_view& line) {
     have_peeked_ = true;
   }
   if (!peeked_ok_) return false;
-  line = std::string_view(buf_.data() + peek_begin_, peek_len_);
+  line = std::string_view(data_ + peek_begin_, peek_len_);
   return true;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Line-by-line reading of plain, gzip or bgzip text ("-" is stdin), decompressed ahead
-// of the reader on a thread of its own (io/input_stream.hpp). Keeps the file name and
+// of the reader on a thread of its own (io/input_stream.hpp); a plain file's lines are
+// found in its mapped bytes. Keeps the file name and
 // line number for error messages.
 #include <cstdint>
 #include <string>
@@ -36,8 +37,11 @@ class LineReader {
 
   std::unique_ptr<class InputStream> in_;
   std::string buf_;  // input read in large blocks: lines are found with memchr
+  const char* data_ = nullptr;  // buf_, or a plain file's mapped bytes
   size_t pos_ = 0, end_ = 0;
+  size_t released_ = 0;  // a mapped file's pages before this are dropped
   bool eof_ = false;
+  bool mapped_ = false;
   bool have_peeked_ = false, peeked_ok_ = false;
   size_t peek_begin_ = 0, peek_len_ = 0, peek_after_ = 0;
   int64_t line_no_ = 0;

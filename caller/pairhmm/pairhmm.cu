@@ -97,14 +97,6 @@ int64_t config_steps(Config cfg, int R, int H) {
   return static_cast<int64_t>(bands) * (H + cfg.G - 1);
 }
 
-// A pair's time alone on the GPU, in steps of 8 rows: a step of 16 or 32 rows takes
-// about 1.5 or 2 times as long (H200: a 32-row step 1.6x an 8-row one at a few warps per
-// SM, 2048 x 2048 sweep); 4 rows count as 8.
-int64_t config_latency(Config cfg, int R, int H) {
-  const int64_t steps = config_steps(cfg, R, H);
-  return cfg.RPL >= 32 ? 2 * steps : cfg.RPL >= 16 ? steps * 3 / 2 : steps;
-}
-
 // Relative cost of a pair in a kernel shape: issue slots per lane, steps x (cells of a
 // step + per-step overhead), with penalties for several bands calibrated on an H100
 // (bench pairhmm --sweep, docs/BENCHMARKS.md; the 16- and 32-row shapes on an H200):
@@ -121,8 +113,8 @@ double config_cost(Config cfg, int R, int H, size_t shared_limit) {
     // All warps of the block for the pair's time: about one band's steps plus a lag of
     // 48 steps per band below the first, per round of kBlockWarps bands; rings, progress
     // flags and the double pass of pairs it cannot rescale cost ~45% per step (H200
-    // sweep at 4e9 cells: 1.30-1.58 from 512 to 2048). Its strength is latency: small
-    // batches take it through the step budget (pick_config).
+    // sweep at 4e9 cells: 1.30-1.58 from 512 to 2048). Its strength is latency, which
+    // pick_config no longer weighs: the float pass takes it when forced (benchmarks).
     if (bands < 2 || !boundary_in_shared(cfg, H, sizeof(float), shared_limit)) return HUGE_VAL;
     return static_cast<double>(config_steps(cfg, R, H)) * kBlockWarps * cfg.G * per_step * 1.45;
   }
@@ -160,12 +152,15 @@ bool long_read(int R, int H) { return R - H > kDirectDoubleExcess; }
 bool rescales(Config cfg) { return !cfg.block && cfg.G * cfg.RPL <= kRescaleRows; }
 bool direct_double(int R, int H, int cfg) { return long_read(R, H) && !rescales(kConfigs[cfg]); }
 
-// The cheapest shape for a pair among those that finish within `max_steps` (or the
-// fastest, when none does). A batch too small to fill the GPU takes about as long as
-// its slowest pair, so there a shape that saves work but adds steps costs time.
-// `uniform_gap`: the read has one gap continuation (> Q0) at every base. A forced
-// shape that needs it falls back to the same lanes with 8 rows.
-int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env, int64_t max_steps) {
+// The cheapest shape for a pair. It depends on the pair (its lengths, whether its gaps
+// are uniform) and the device alone, never on its batch: shapes round float's last bits
+// differently, so a choice by the batch's size (latency-bound small batches took other
+// shapes) made a pair's likelihood depend on the window it came in with (`call --device
+// all` wrote a QUAL 0.001 apart at a part's start). Small batches are rare in calling
+// (a window is ~10^10 cells); they lose ~0.02 ms. `uniform_gap`: the read has one gap
+// continuation (> Q0) at every base. A forced shape that needs it falls back to the same
+// lanes with 8 rows.
+int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env) {
   if (env.forced_config >= 0) {
     const Config f = kConfigs[env.forced_config];
     if (uniform_gap || !needs_uniform_gap(f)) return env.forced_config;
@@ -179,38 +174,17 @@ int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env, int64_t ma
       only_rescaling |= rescales(cfg) && boundary_in_shared(cfg, H, sizeof(float), env.shared_limit);
     }
   }
-  // A batch that keeps the GPU busy for less than ~0.5 ms (4,000 steps of ~135 ns) is
-  // bound by latency and by the host's launches (~6 API calls per shape in use): there
-  // the 16/32-row shapes would only add a shape (H200: the 10s file, ~240 steps, 0.080 ->
-  // 0.096 ms of kernel time with them).
-  const bool tall_lanes = uniform_gap && max_steps >= 4000;
-  auto cost_of = [&](int k) {
-    if (only_rescaling && !rescales(kConfigs[k])) return HUGE_VAL;
-    if (!tall_lanes && needs_uniform_gap(kConfigs[k])) return HUGE_VAL;
-    return config_cost(kConfigs[k], R, H, env.shared_limit);
-  };
-  std::array<double, kConfigs.size()> cost;
-  std::array<int64_t, kConfigs.size()> latency;
-  int64_t fewest = INT64_MAX;
-  for (size_t k = 0; k < kConfigs.size(); ++k) {
-    cost[k] = cost_of(static_cast<int>(k));
-    latency[k] = config_latency(kConfigs[k], R, H);
-    if (cost[k] < HUGE_VAL) fewest = std::min(fewest, latency[k]);
-  }
-  max_steps = std::max(max_steps, fewest);
   int best = 0;
   double best_cost = HUGE_VAL;
   for (size_t k = 0; k < kConfigs.size(); ++k) {
-    if (cost[k] < best_cost && latency[k] <= max_steps) best = static_cast<int>(k), best_cost = cost[k];
+    const Config cfg = kConfigs[k];
+    if (only_rescaling && !rescales(cfg)) continue;
+    if (!uniform_gap && needs_uniform_gap(cfg)) continue;
+    const double cost = config_cost(cfg, R, H, env.shared_limit);
+    if (cost < best_cost) best = static_cast<int>(k), best_cost = cost;
   }
   return best;
 }
-
-// The steps a batch of `cells` keeps the whole GPU busy for. Measured on an H200
-// (docs/BENCHMARKS.md): ~2,000 GCUPS on 132 SMs, and a lone warp's step takes ~135 ns
-// (the 10s file's kernels under ncu), so a batch lasts about cells / (2,000 x SMs) steps
-// of one warp. Pairs of a smaller batch should not take more steps than this.
-int64_t busy_steps(int64_t cells, const LaunchEnv& env) { return cells / (2000 * static_cast<int64_t>(env.sm_count)); }
 
 // Lets a kernel use more than 48 KB of dynamic shared memory: once per kernel and device
 // (the attribute is the current device's; the call costs host time on every launch).
@@ -571,7 +545,6 @@ void pick_shapes(const PairHmmBatch& b, const TaskOrder& order, const std::vecto
                  const LaunchEnv& env, ChunkPlan& plan, std::vector<uint8_t>& pair_shape,
                  std::vector<std::vector<int64_t>>& at_key) {
   const int T = order.T;
-  const int64_t max_steps = busy_steps(plan.cells, env);
   pair_shape.assign(plan.n_pairs, 0);
   at_key.assign(T, std::vector<int64_t>(order.n_all, 0));
   std::vector<std::array<int, kConfigs.size()>> max_read(T);
@@ -592,14 +565,14 @@ void pick_shapes(const PairHmmBatch& b, const TaskOrder& order, const std::vecto
       int cfg;
       if (use_table && R < kTableReads) {
         uint8_t& slot = table[(static_cast<size_t>(R) * h_dim + static_cast<size_t>(H)) * 2 + static_cast<size_t>(u)];
-        if (slot == kNoShape) slot = static_cast<uint8_t>(pick_config(R, H, u != 0, env, max_steps));
+        if (slot == kNoShape) slot = static_cast<uint8_t>(pick_config(R, H, u != 0, env));
         cfg = slot;
       } else {
         const uint64_t m =
             (static_cast<uint64_t>(R) << 33) | (static_cast<uint64_t>(H) << 1) | static_cast<uint64_t>(u);
         auto it = memo.find(m);
         if (it == memo.end())
-          it = memo.emplace(m, static_cast<uint8_t>(pick_config(R, H, u != 0, env, max_steps))).first;
+          it = memo.emplace(m, static_cast<uint8_t>(pick_config(R, H, u != 0, env))).first;
         cfg = it->second;
       }
       pair_shape[pi] = static_cast<uint8_t>(cfg);

@@ -267,6 +267,56 @@ TEST(PairHmmGpu, MatchesBenchmarkFiles) {
   }
 }
 
+// Appends group `g` of `from` to `to`, as a group of its own.
+void append_group(PairHmmBatch& to, const PairHmmBatch& from, const PairHmmBatch::Group& g) {
+  const auto r0 = static_cast<int32_t>(to.read_len.size()), h0 = static_cast<int32_t>(to.hap_len.size());
+  for (int32_t r = g.first_read; r < g.first_read + g.n_reads; ++r) {
+    const int64_t at = from.read_begin[r];
+    const int32_t n = from.read_len[r];
+    auto slice = [&](const std::vector<uint8_t>& q) { return std::vector<uint8_t>(q.begin() + at, q.begin() + at + n); };
+    to.add_read(std::string_view(from.read_bases.data() + at, static_cast<size_t>(n)), slice(from.base_q),
+                slice(from.ins_q), slice(from.del_q), slice(from.gcp_q));
+  }
+  for (int32_t h = g.first_hap; h < g.first_hap + g.n_haps; ++h) {
+    to.add_haplotype(std::string_view(from.hap_bases.data() + from.hap_begin[h], static_cast<size_t>(from.hap_len[h])));
+  }
+  to.add_group(r0, g.n_reads, h0, g.n_haps);
+}
+
+// A pair's likelihood is the same bits whatever batch it comes in: the caller's windows
+// differ when a run is called in parts (`call --device all`), and a window's size once
+// decided the kernel shapes, whose float results differ in the last bits. Short reads
+// with GATK's fixed gap continuation, in a batch of ~2e9 cells (a window's size) and
+// each group alone.
+TEST(PairHmmGpu, LikelihoodsDoNotDependOnTheBatch) {
+  PairHmmBatch b = mixed_batch(400, 100, 250, 100, 500, 41);
+  std::fill(b.gcp_q.begin(), b.gcp_q.end(), uint8_t{10});
+  GATEMAP_REQUIRE_GPU();
+  PairHmmBatch big;
+  for (int copy = 0; copy < 8; ++copy) {
+    for (const auto& g : b.groups) append_group(big, b, g);
+  }
+  ASSERT_GT(big.cell_count(), int64_t{1} << 30);
+  caller::pairhmm::PairHmmGpu engine;
+  std::vector<double> whole;
+  engine.compute(big, PairHmmOptions{}, whole);
+  size_t at = whole.size() - b.pair_count();  // the last copy
+  size_t differ = 0;
+  for (const auto& g : b.groups) {
+    PairHmmBatch one;
+    append_group(one, b, g);
+    std::vector<double> alone;
+    engine.compute(one, PairHmmOptions{}, alone);
+    for (double v : alone) {
+      if (std::memcmp(&v, &whole[at], sizeof v) != 0 && ++differ <= 5) {
+        ADD_FAILURE() << "pair " << at << ": " << v << " alone, " << whole[at] << " in the batch";
+      }
+      ++at;
+    }
+  }
+  EXPECT_EQ(differ, 0u);
+}
+
 // Two calls on one engine, the second larger, and a batch split into many chunks
 // (reuse of device buffers and the double-buffered slots).
 TEST(PairHmmGpu, EngineReuseAcrossBatches) {

@@ -70,6 +70,25 @@ TEST(InputStream, EveryFormReadsBackTheSameBytes) {
   }
 }
 
+// A plain file is mapped, not read (gzip never is, nor a pipe); pages dropped behind the
+// reader read back the same bytes if touched again.
+TEST(InputStream, PlainFilesAreMappedAndTheirPagesDroppedBehindTheReader) {
+  test::TempDir dir;
+  const std::string text = fastq_text(3 << 20, 2);
+  const std::string plain = test::write_file(dir.file("r.fq"), text);
+  ASSERT_EQ(test::run_command("gzip -1 -c " + plain + " > " + dir.file("r.fq.gz")), 0);
+  EXPECT_TRUE(io::InputStream(dir.file("r.fq.gz")).mapped().empty());
+  io::InputStream in(plain);
+  ASSERT_EQ(in.mapped().size(), text.size());
+  std::string all, buf(1 << 20, '\0');
+  while (const size_t n = in.read(buf.data(), buf.size())) {
+    all.append(buf.data(), n);
+    in.release_mapped(all.size());
+  }
+  EXPECT_TRUE(all == text);
+  EXPECT_TRUE(in.mapped() == text);  // every page dropped, mapped back from the file
+}
+
 TEST(InputStream, EmptyAndTinyFiles) {
   test::TempDir dir;
   EXPECT_EQ(read_all(test::write_file(dir.file("empty.fq"), "")), "");
