@@ -58,13 +58,19 @@ std::string where(const std::string& path, int64_t record, const std::string& na
 void append_bases(std::string& seq, std::string_view bases, const std::function<std::string()>& at) {
   const size_t from = seq.size();
   seq.resize(from + bases.size());
+  char* out = seq.data() + from;
+  bool bad = false;  // looked for after the loop, which then has no branch
   for (size_t i = 0; i < bases.size(); ++i) {
     const char b = kReadBase[static_cast<unsigned char>(bases[i])];
-    if (!b) {
+    out[i] = b;
+    bad |= b == 0;
+  }
+  if (!bad) return;
+  for (size_t i = 0; i < bases.size(); ++i) {
+    if (!kReadBase[static_cast<unsigned char>(bases[i])]) {
       throw FormatError(at() + ": invalid base '" + std::string(1, bases[i]) + "' at position " +
                         std::to_string(from + i + 1));
     }
-    seq[from + i] = b;
   }
 }
 
@@ -84,7 +90,9 @@ void convert(const RawRecords& in, const RawRecords::Record& raw, Read& read) {
     throw FormatError(at(read.name, raw.qual_line) + ": quality length " + std::to_string(qual.size()) +
                       " != sequence length " + std::to_string(read.seq.size()));
   }
-  for (size_t i = 0; i < qual.size(); ++i) {
+  bool bad = false;
+  for (const char q : qual) bad |= q < '!' || q > '~';
+  for (size_t i = 0; bad && i < qual.size(); ++i) {
     if (qual[i] < '!' || qual[i] > '~') {
       throw FormatError(at(read.name, raw.qual_line) + ": quality character (code " +
                         std::to_string(static_cast<unsigned char>(qual[i])) + ") at position " + std::to_string(i + 1) +
