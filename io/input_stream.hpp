@@ -1,7 +1,7 @@
 #pragma once
 // The bytes of an input file as its reader wants them: plain text (a regular file is
-// mapped, not read), gzip (one member or
-// many, any level) or BGZF, or standard input ("-"). gzip is inflated with ISA-L's igzip
+// mapped, its pages faulted in ahead of the reader on the stream's thread), gzip (one
+// member or many, any level) or BGZF, or standard input ("-"). gzip is inflated with ISA-L's igzip
 // (2-3x zlib's speed) on a thread of the stream's own that reads ahead of the consumer, so
 // the parser never waits for decompression while it has a full chunk to parse; BGZF
 // blocks, independent of each other, are inflated on several threads (libdeflate).

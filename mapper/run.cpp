@@ -317,7 +317,7 @@ class MapLanes {
         MapItem* item = nullptr;
         std::future<std::exception_ptr> parsed;
       } ahead;
-      const int parse_threads = std::max(1, threads_ / 2);
+      const int parse_threads = std::max(1, threads_ / 4);  // ~20 ms a batch, under its finishing
       const auto parse = [parse_threads](MapItem* item) -> std::exception_ptr {
         try {
           if (item->raw.cut) io::FastqSource::parse_batch(item->raw, item->reads, parse_threads);
