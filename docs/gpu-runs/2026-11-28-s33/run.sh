@@ -76,6 +76,15 @@ for STAGE in "$@"; do
       [ -e /tmp/bin/gatemap-old ] && timed "old: call --device all" cold.vcf gatemap-old call -t $T -v 4 --device all -r 20.fa -o cold.vcf cov.bam
       { same c0.vcf call.vcf; same c0.vcf c0000.vcf; [ -s cold.vcf ] && same c0.vcf cold.vcf; } >> "$OUT/$STAGE.txt"
       ;;
+    calllanes)  # lanes per GPU: --device all (one each) vs each GPU named 2 and 3 times, 2 rounds
+      G=$(seq -s, 0 $((N - 1)))
+      for r in 1 2; do
+        timed "call --device all (round $r)" call.vcf gatemap call -t $T -v 4 --device all -r 20.fa -o call.vcf cov.bam
+        timed "call --device $G,$G (round $r)" c2.vcf gatemap call -t $T -v 4 --device $G,$G -r 20.fa -o c2.vcf cov.bam
+        timed "call --device $G,$G,$G (round $r)" c3.vcf gatemap call -t $T -v 4 --device $G,$G,$G -r 20.fa -o c3.vcf cov.bam
+      done
+      { same call.vcf c2.vcf; same call.vcf c3.vcf; } >> "$OUT/$STAGE.txt"
+      ;;
     map)  # MAP16=0: without the 16-core runs
       timed "map --device 0" m0.bam gatemap map -t $T -v 4 --device 0 -o m0.bam ref.gmi big_1.fq big_2.fq
       for r in 1 2; do
