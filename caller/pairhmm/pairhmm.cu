@@ -174,12 +174,15 @@ int pick_config(int R, int H, bool uniform_gap, const LaunchEnv& env) {
       only_rescaling |= rescales(cfg) && boundary_in_shared(cfg, H, sizeof(float), env.shared_limit);
     }
   }
+  // A pair that scales its lanes would do so or not by its warp-mates' bands (pairhmm_kernel).
+  const bool alone_in_warp = uniform_gap && scales_lanes(R, H);
   int best = 0;
   double best_cost = HUGE_VAL;
   for (size_t k = 0; k < kConfigs.size(); ++k) {
     const Config cfg = kConfigs[k];
     if (only_rescaling && !rescales(cfg)) continue;
     if (!uniform_gap && needs_uniform_gap(cfg)) continue;
+    if (alone_in_warp && needs_uniform_gap(cfg) && cfg.G < 32) continue;
     const double cost = config_cost(cfg, R, H, env.shared_limit);
     if (cost < best_cost) best = static_cast<int>(k), best_cost = cost;
   }

@@ -131,6 +131,9 @@ constexpr int kHapPad = 32;  // padding codes before each haplotype (>= a group'
 // double pass before: +8%); at 512 x 512 it cost 4% per step and left 1 of 25 pairs to
 // the double pass, whose latency is the same for 1 pair as for 25.
 constexpr int kLaneScaleRows = 600;
+// A pair whose last band scales its lanes (on haplotypes at most twice its length: see
+// pairhmm_kernel). The dispatcher gives it shapes of one group per warp.
+__host__ __device__ constexpr bool scales_lanes(int R, int H) { return R >= kLaneScaleRows && H <= 2 * R; }
 
 // Blocks per SM the register budget aims at: 4 x 128 threads for 8 float rows per lane
 // (faster than 3 blocks; H100 sweep, docs/BENCHMARKS.md), 6 for 4 float rows (80
@@ -633,9 +636,11 @@ __global__ void __launch_bounds__(warp_kernel_threads(RPL), kMinBlocks<RPL, T>)
       // counts (H200 accuracy check: a 942-base read on a 6,359-base haplotype came out
       // 2% off, 9.2e-5 relative in log10). The warp takes the scaling variant when every
       // group is in its last band; groups that do not scale keep their lanes at scale 0.
+      // (So a group's scaling would depend on its warp-mates: such pairs take 32 lanes,
+      // one group per warp; pick_config.)
       bool scale_lanes = false;
       if constexpr (kTallFloat<RPL, T>) {
-        p.scale_lanes = b == p.n_bands - 1 && R >= kLaneScaleRows && H <= 2 * R;
+        p.scale_lanes = b == p.n_bands - 1 && scales_lanes(R, H);
         scale_lanes = !any_store && __any_sync(0xffffffffu, p.scale_lanes);
       }
       int lane_shift = 0;

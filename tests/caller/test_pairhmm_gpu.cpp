@@ -287,9 +287,12 @@ void append_group(PairHmmBatch& to, const PairHmmBatch& from, const PairHmmBatch
 // differ when a run is called in parts (`call --device all`), and a window's size once
 // decided the kernel shapes, whose float results differ in the last bits. Short reads
 // with GATK's fixed gap continuation, in a batch of ~2e9 cells (a window's size) and
-// each group alone.
+// each group alone; and long reads of several band counts in a group, some of which scale
+// their lanes in their last band.
 TEST(PairHmmGpu, LikelihoodsDoNotDependOnTheBatch) {
   PairHmmBatch b = mixed_batch(400, 100, 250, 100, 500, 41);
+  const PairHmmBatch long_reads = mixed_batch(40, 400, 1100, 400, 1500, 43);
+  for (const auto& g : long_reads.groups) append_group(b, long_reads, g);
   std::fill(b.gcp_q.begin(), b.gcp_q.end(), uint8_t{10});
   GATEMAP_REQUIRE_GPU();
   PairHmmBatch big;

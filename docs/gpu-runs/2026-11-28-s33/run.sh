@@ -2,12 +2,13 @@
 # GPU calls of 2026-11-28 (s33): a pair's likelihood independent of its batch (call --device
 # all byte-identical) and plain FASTQ mapped, not read (#39). Bundle: `scripts/gpu-suite.sh
 # bundle <gatemap of a68c9d0> build/tests/test_call_intervals <test_pairhmm_gpu of a68c9d0
-# with this commit's test file, named test_pairhmm_gpu-a68c9d0>`. From the repository root,
+# with this commit's test file, named test_pairhmm_gpu-a68c9d0> <test_pairhmm_gpu-warpmates>`. From the repository root,
 # results in $OUT:
 #   bash docs/gpu-runs/2026-11-28-s33/run.sh prep tests call map correct pairhmm callspeed
 # prep: chr20, its index, chr20 at 30x (6.3 M pairs, map --sort), BIG (12 M) pairs, EC (10 M)
 # E. coli pairs. tests: the GPU tests (test_pairhmm_gpu-a68c9d0: the batch test on the old
-# kernels' dispatcher). call: --device 0 vs all vs 0,0,0,0, 2 rounds. map: BIG pairs plain
+# kernels' dispatcher; test_pairhmm_gpu-warpmates: on this one without lane-scaling pairs
+# kept to 32-lane shapes). call: --device 0 vs all vs 0,0,0,0, 2 rounds. map: BIG pairs plain
 # FASTQ -> BAM, --device 0, all (and gatemap-old), and on 16 cores. correct: EC pairs,
 # --device 0 vs all. pairhmm: the PairHMM files, this build vs gatemap-old (small batches
 # took other shapes before). callspeed: one GPU, 10 Mbp at 30x, this build vs gatemap-old.
@@ -143,7 +144,7 @@ for STAGE in "$@"; do
       done
       ;;
     tests)
-      for t in test_pairhmm_gpu test_pairhmm_gpu-a68c9d0 test_call_intervals test_mapper_gpu test_correct_gpu; do
+      for t in test_pairhmm_gpu test_pairhmm_gpu-a68c9d0 test_pairhmm_gpu-warpmates test_call_intervals test_mapper_gpu test_correct_gpu; do
         GATEMAP_TEST_DATA=$OLDPWD/.gpu-bundle/data timeout 300 $R $t > $t.log 2>&1
         echo "$t exit $? $(grep -E '\[  PASSED|FAILED|SKIPPED' $t.log | head -4 | tr '\n' ' ')" >> "$OUT/tests.txt"
         grep -E "^\[  FAILED|Failure" -A3 $t.log | head -20 >> "$OUT/tests.txt"
