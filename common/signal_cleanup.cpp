@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
@@ -93,6 +94,44 @@ void on_signal(int sig) {
   std::raise(sig);
 }
 
+// Mapped input files (ExplainedMapping), for a bus error's message.
+constexpr int kMaps = 16;
+struct MapSlot {
+  const char* begin;
+  const char* end;
+  char path[kPathMax];
+  volatile sig_atomic_t used;
+};
+MapSlot g_maps[kMaps];
+
+void say(const char* text) {
+  for (size_t left = std::strlen(text); left > 0;) {
+    const ssize_t n = write(STDERR_FILENO, text, left);
+    if (n <= 0) return;
+    text += n, left -= static_cast<size_t>(n);
+  }
+}
+
+// A bus error in a mapped input: the file has become shorter than when it was mapped. Says
+// which file, removes the outputs, and ends the process by the signal.
+void on_bus_error(int sig, siginfo_t* info, void*) {
+  const char* at = static_cast<const char*>(info->si_addr);
+  const char* path = nullptr;
+  for (const MapSlot& m : g_maps) {
+    if (m.used && at >= m.begin && at < m.end) path = m.path;
+  }
+  if (path) {
+    say("[E::gatemap] '");
+    say(path);
+    say("' became shorter while it was read (changed or truncated by another program); stopped, outputs removed\n");
+  } else {
+    say("[E::gatemap] bus error; stopped, outputs removed\n");
+  }
+  remove_registered_twice();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
 // A finished run has released every path; one still registered means a library called
 // exit() in the middle of the run. From here on a thread that registers a path removes it
 // itself and stops (it needs the lock for that: the lock is not kept).
@@ -118,6 +157,11 @@ void install() {
     for (const int other : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, other);  // one cleanup at a time
     sigaction(sig, &sa, nullptr);
   }
+  struct sigaction bus {};
+  bus.sa_sigaction = on_bus_error;
+  bus.sa_flags = SA_SIGINFO;
+  sigemptyset(&bus.sa_mask);
+  sigaction(SIGBUS, &bus, nullptr);
   // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported as a failed
   // write naming the file (and the output removed), instead of the process being killed.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -171,6 +215,30 @@ void RemovedOnSignal::remove_now() {
     unlink(g_slots[slot_].path);
   }
   release();
+}
+
+ExplainedMapping::ExplainedMapping(const void* begin, size_t size, const std::string& path) {
+  std::call_once(g_installed, install);
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  for (int i = 0; i < kMaps; ++i) {
+    if (g_maps[i].used) continue;
+    g_maps[i].begin = static_cast<const char*>(begin);
+    g_maps[i].end = g_maps[i].begin + size;
+    const size_t n = std::min(path.size(), kPathMax - 1);
+    std::memcpy(g_maps[i].path, path.data(), n);
+    g_maps[i].path[n] = '\0';
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    g_maps[i].used = 1;
+    slot_ = i;
+    return;
+  }
+  // More mapped files at once than slots: a bus error in this one is reported unnamed.
+}
+
+ExplainedMapping::~ExplainedMapping() {
+  if (slot_ < 0) return;
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  g_maps[slot_].used = 0;
 }
 
 void RemovedOnSignal::release() {

@@ -8,6 +8,7 @@
 // async-signal-safe calls (unlink, open, getdents64, unlinkat, rmdir): a folder's entries
 // are removed, then the folder. A signal ignored when the first path is registered
 // (nohup's SIGHUP) stays ignored.
+#include <cstddef>
 #include <string>
 
 namespace gatemap {
@@ -30,6 +31,20 @@ class RemovedOnSignal {
   // when memory is short), then releases it.
   void remove_now();
   bool registered() const { return slot_ >= 0; }
+
+ private:
+  int slot_ = -1;
+};
+
+// A mapped input file, named on stderr if a bus error hits it (SIGBUS: the file became
+// shorter than when it was mapped); the outputs are then removed and the signal ends the
+// process. Thread-safe; at most 16 named at once.
+class ExplainedMapping {
+ public:
+  ExplainedMapping(const void* begin, size_t size, const std::string& path);
+  ~ExplainedMapping();
+  ExplainedMapping(const ExplainedMapping&) = delete;
+  ExplainedMapping& operator=(const ExplainedMapping&) = delete;
 
  private:
   int slot_ = -1;

@@ -14,6 +14,7 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "common/signal_cleanup.hpp"
 #include "index/format.hpp"
 #include "io/output_file.hpp"
 
@@ -295,7 +296,9 @@ std::unique_ptr<Index> load_index(const std::string& path, Checksums when) {
   ::close(fd);
   if (map == MAP_FAILED) throw IoError("cannot map '" + path + "': " + std::strerror(errno));
   auto idx = std::make_unique<Index>();
-  idx->mapping_ = std::shared_ptr<void>(map, [size](void* p) { munmap(p, size); });
+  // A bus error there (the file truncated by another program) names the index.
+  auto explained = std::make_shared<ExplainedMapping>(map, size, path);
+  idx->mapping_ = std::shared_ptr<void>(map, [size, explained](void* p) { munmap(p, size); });
   const auto* base = static_cast<const unsigned char*>(map);
   FileHeader h;
   std::memcpy(&h, base, sizeof(h));

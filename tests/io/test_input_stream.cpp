@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 #include <htslib/bgzf.h>
 
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -87,6 +91,24 @@ TEST(InputStream, PlainFilesAreMappedAndTheirPagesDroppedBehindTheReader) {
   }
   EXPECT_TRUE(all == text);
   EXPECT_TRUE(in.mapped() == text);  // every page dropped, mapped back from the file
+}
+
+// A mapped file made shorter while it is read (another program truncating it) ends the
+// run with a message naming it, not a bare bus error.
+TEST(InputStreamDeathTest, AFileTruncatedWhileMappedIsNamed) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  test::TempDir dir;
+  const std::string path = test::write_file(dir.file("shrinks.fq"), fastq_text(3 << 20, 3));
+  EXPECT_EXIT(
+      {
+        io::InputStream in(path);
+        if (truncate(path.c_str(), 0) != 0) std::exit(2);
+        std::string buf(1 << 20, '\0');
+        while (in.read(buf.data(), buf.size()) > 0) {
+        }
+        std::exit(0);
+      },
+      testing::KilledBySignal(SIGBUS), "'.*shrinks.fq' became shorter while it was read");
 }
 
 TEST(InputStream, EmptyAndTinyFiles) {
