@@ -5,6 +5,8 @@
 # with this commit's test file, named test_pairhmm_gpu-a68c9d0> <test_pairhmm_gpu-warpmates>`. From the repository root,
 # results in $OUT:
 #   bash docs/gpu-runs/2026-11-28-s33/run.sh prep tests call map correct pairhmm callspeed
+#   (one GPU: ... one ecoli: map 1 M pairs plain/gzip -> SAM / sorted BAM; correct 1 M E. coli
+#   pairs beside Lighter)
 # prep: chr20, its index, chr20 at 30x (6.3 M pairs, map --sort), BIG (12 M) pairs, EC (10 M)
 # E. coli pairs. tests: the GPU tests (test_pairhmm_gpu-a68c9d0: the batch test on the old
 # kernels' dispatcher; test_pairhmm_gpu-warpmates: on this one without lane-scaling pairs
@@ -25,7 +27,7 @@ export PATH=/tmp/bin:$PATH
 T=$(nproc)
 N=$(nvidia-smi -L | wc -l)
 echo "$(date -u +%F) $T cores, $N x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" > "$OUT/machine.txt"
-W=/tmp/s33
+ROOT=$PWD W=/tmp/s33
 mkdir -p $W && cd $W
 # timed LABEL OUTFILE CMD...: wall, user, sys and peak RSS to $OUT/$STAGE.txt, the log's
 # summary lines after it; mean SM% per GPU from nvidia-smi dmon.
@@ -76,6 +78,39 @@ for STAGE in "$@"; do
       timed "call --device 0,0,0,0" c0000.vcf gatemap call -t $T -v 4 --device 0,0,0,0 -r 20.fa -o c0000.vcf cov.bam
       [ -e /tmp/bin/gatemap-old ] && timed "old: call --device all" cold.vcf gatemap-old call -t $T -v 4 --device all -r 20.fa -o cold.vcf cov.bam
       { same c0.vcf call.vcf; same c0.vcf c0000.vcf; [ -s cold.vcf ] && same c0.vcf cold.vcf; } >> "$OUT/$STAGE.txt"
+      ;;
+    one)  # one GPU: 1 M pairs plain -> SAM, gzip -1 -> SAM, gzip -> sorted duplicate-marked BAM, this build vs old, alternating
+      [ -s 20.fa ] || zcat $OLDPWD/.gpu-bundle/data/real/20.part*-of-6.fa.gz > 20.fa
+      [ -s ref.gmi ] || gatemap index -t $T -o ref.gmi 20.fa 2> /dev/null
+      [ -s o_2.fq.gz ] || { gatemap sim reads 20.fa -n 1000000 -l 150 -t $T --seed 11 -o o 2> /dev/null; gzip -1 -k o_1.fq & gzip -1 -k o_2.fq; wait; }
+      for r in 1 2; do
+        for b in gatemap gatemap-old; do
+          timed "$b: 1 M plain -> SAM (round $r)" p_$b.sam $b map -t $T -v 4 -o p_$b.sam ref.gmi o_1.fq o_2.fq
+          timed "$b: 1 M gzip -> SAM (round $r)" g_$b.sam $b map -t $T -v 4 -o g_$b.sam ref.gmi o_1.fq.gz o_2.fq.gz
+          timed "$b: 1 M gzip -> sorted md BAM (round $r)" os_$b.bam $b map -t $T -v 4 --sort --markdup -o os_$b.bam ref.gmi o_1.fq.gz o_2.fq.gz
+        done
+      done
+      { same p_gatemap.sam p_gatemap-old.sam; same p_gatemap.sam g_gatemap.sam; same os_gatemap.bam os_gatemap-old.bam; } >> "$OUT/$STAGE.txt"
+      ;;
+    ecoli)  # correct, 1 M simulated E. coli pairs: this build, old and Lighter, rotated, 3 rounds
+      mkdir -p ec1 && cd ec1
+      [ -s ref.fa ] || zcat $ROOT/.gpu-bundle/data/real/MG1655-K12.fasta.gz > ref.fa
+      len=$(grep -v '^>' ref.fa | tr -d '\n' | wc -c)
+      [ -s p_2.fq ] || gatemap sim reads ref.fa -n 1000000 -l 150 --sub-rate 0.005 --indel-rate 0.0001 -t $T --seed 31 -o p 2> /dev/null
+      tools=(new old lighter)
+      for r in 1 2 3; do
+        for i in 0 1 2; do
+          tool=${tools[$(( (i + r - 1) % 3 ))]}
+          rm -rf o_$tool && mkdir o_$tool
+          case $tool in
+            new) timed "gatemap correct (round $r)" o_new/c_1.fq gatemap correct -t $T -o o_new/c_1.fq -p o_new/c_2.fq p_1.fq p_2.fq ;;
+            old) timed "gatemap-old correct (round $r)" o_old/c_1.fq gatemap-old correct -t $T -o o_old/c_1.fq -p o_old/c_2.fq p_1.fq p_2.fq ;;
+            lighter) timed "lighter (round $r)" o_lighter/x lighter -r p_1.fq -r p_2.fq -K 21 $len -t $T -od o_lighter ;;
+          esac
+        done
+      done
+      { same o_new/c_1.fq o_old/c_1.fq; same o_new/c_2.fq o_old/c_2.fq; } >> "$OUT/$STAGE.txt"
+      cd ..
       ;;
     calllanes)  # lanes per GPU: --device all (one each) vs each GPU named 2 and 3 times, 2 rounds
       G=$(seq -s, 0 $((N - 1)))
