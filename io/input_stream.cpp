@@ -33,8 +33,10 @@ constexpr size_t kQueued = 6;               // chunks read ahead of the consumer
 std::atomic<size_t> g_queued_inflate{kQueued};
 constexpr size_t kRawBlock = size_t{1} << 20;
 constexpr size_t kBgzfMaxData = 65536;  // a BGZF block's most uncompressed bytes
-constexpr size_t kMappedLead = size_t{256} << 20;  // a mapped file's bytes populated ahead of its reader
-constexpr size_t kPopulateStep = size_t{8} << 20;
+// A mapped file's bytes populated ahead of its reader (~50 ms of cutting), in steps. What
+// is mapped counts in the process's RSS: 256 MB ahead made map's peak 0.6 GB larger.
+constexpr size_t kMappedLead = size_t{32} << 20;
+constexpr size_t kPopulateStep = size_t{4} << 20;
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22  // Linux 5.14; older kernels refuse it (EINVAL)
 #endif

@@ -21,7 +21,7 @@ const std::string& LineReader::path() const { return in_->path(); }
 
 namespace {
 constexpr size_t kBlock = size_t(1) << 20;
-constexpr size_t kReleaseEvery = size_t(64) << 20;  // a mapped file's bytes read before its pages are dropped
+constexpr size_t kReleaseEvery = size_t(16) << 20;  // a mapped file's bytes read before its pages are dropped
 }
 
 void LineReader::fill() {

@@ -47,6 +47,7 @@ timed() {
 same() {
   case $1 in
     *.bam) cmp -s <(samtools view -@ 16 "$1") <(samtools view -@ 16 "$2") ;;
+    *.sam) cmp -s <(grep -v '^@' "$1") <(grep -v '^@' "$2") ;;
     *.vcf) cmp -s <(grep -v '^##' "$1") <(grep -v '^##' "$2") ;;
     *) cmp -s "$1" "$2" ;;
   esac && echo "same: $1 $2" || echo "DIFFER: $1 $2"
