@@ -94,9 +94,8 @@ struct InputStream::Shared {
   size_t released = 0;      // mapped pages before this are dropped from the process
 
   // A mapped file's pages faulted in on the stream's thread, up to kMappedLead bytes past
-  // what its reader released: the reader then finds them mapped. (On a 32-core host
-  // mapping, the reader taking the faults itself cut more slowly than reading had, the
-  // faults waiting on the process's other threads' memory maps.)
+  // what its reader released: the reader (one thread per file, which a busy host can hold
+  // up) then finds them mapped, and a file not in the page cache is read meanwhile.
   void populate_ahead() {
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     char* const data = const_cast<char*>(mapped.data());

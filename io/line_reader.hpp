@@ -1,8 +1,7 @@
 #pragma once
 // Line-by-line reading of plain, gzip or bgzip text ("-" is stdin), decompressed ahead
 // of the reader on a thread of its own (io/input_stream.hpp); a plain file's lines are
-// found in its mapped bytes. Keeps the file name and
-// line number for error messages.
+// found in its mapped bytes. Keeps the file name and line number for error messages.
 #include <cstdint>
 #include <string>
 #include <memory>
