@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <functional>
 #include <future>
 #include <iterator>
@@ -197,11 +198,43 @@ bool FastqReader::cut_one(RawRecords& out) {
   return true;
 }
 
+bool FastqReader::cut_plain(RawRecords& out) {
+  const std::string_view rest = in_->rest();
+  // The first record goes through cut_one, which tells SAM/BAM/CRAM text from FASTQ.
+  if (rest.empty() || rest[0] != '@' || records_ == 0) return false;
+  size_t begin[4], end[4];  // each line's bytes, its '\r' left out (as LineReader does)
+  size_t at = 0;
+  for (int i = 0; i < 4; ++i) {
+    const void* nl = std::memchr(rest.data() + at, '\n', rest.size() - at);
+    if (!nl) return false;  // the file's last line without its newline
+    begin[i] = at;
+    end[i] = static_cast<size_t>(static_cast<const char*>(nl) - rest.data());
+    at = end[i] + 1;
+    if (end[i] > begin[i] && rest[end[i] - 1] == '\r') --end[i];
+  }
+  if (end[2] == begin[2] || rest[begin[2]] != '+') return false;  // cut_one says what is wrong
+  RawRecords::Record raw;
+  raw.record = ++records_;
+  raw.header_line = in_->line_number() + 1;
+  raw.seq_line = raw.header_line + 1;
+  raw.qual_line = raw.header_line + 3;
+  const auto keep = [&](int i, size_t& offset, size_t& len) {
+    offset = out.text.size(), len = end[i] - begin[i];
+    out.text.append(rest.data() + begin[i], len);
+  };
+  keep(0, raw.header, raw.header_len);
+  keep(1, raw.seq, raw.seq_len);
+  keep(3, raw.qual, raw.qual_len);
+  out.records.push_back(raw);
+  in_->consume(at, 4);
+  return true;
+}
+
 size_t FastqReader::cut_many(RawRecords& out, size_t want) {
   out.path = &in_->path();
   size_t n = 0;
   try {
-    while (n < want && cut_one(out)) ++n;
+    while (n < want && (cut_plain(out) || cut_one(out))) ++n;
   } catch (...) {  // a malformed record ends the cut; those before it are checked first
     out.error = std::current_exception();
   }

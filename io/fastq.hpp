@@ -98,6 +98,9 @@ class FastqReader : public ReadRecords {
  private:
   // Appends the next record (false at end of file); throws FormatError on bad structure.
   bool cut_one(RawRecords& out);
+  // cut_one's work for a plain 4-line record straight from a mapped file's bytes; false,
+  // having taken nothing, for anything else (cut_one takes it then).
+  bool cut_plain(RawRecords& out);
 
   std::unique_ptr<LineReader> in_;
   int64_t records_ = 0;

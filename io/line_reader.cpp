@@ -77,6 +77,12 @@ bool LineReader::next(std::string_view& line) {
   return true;
 }
 
+void LineReader::consume(size_t bytes, int64_t lines) {
+  pos_ += bytes;
+  line_no_ += lines;
+  if (pos_ >= released_ + kReleaseEvery) in_->release_mapped(released_ = pos_);
+}
+
 bool LineReader::peek(std::string_view& line) {
   if (!have_peeked_) {
     peeked_ok_ = find_line(peek_begin_, peek_len_, peek_after_);

@@ -24,6 +24,14 @@ class LineReader {
   // Look at the next line without consuming it (same contract as next()).
   bool peek(std::string_view& line);
 
+  // A mapped file's bytes from the next line on (empty for other input, or after a
+  // peek), for a reader that takes whole lines there itself and then consumes them.
+  std::string_view rest() const {
+    return mapped_ && !have_peeked_ ? std::string_view(data_ + pos_, end_ - pos_) : std::string_view();
+  }
+  // `bytes` of rest(), `lines` whole lines with their '\n's.
+  void consume(size_t bytes, int64_t lines);
+
   const std::string& path() const;
   int64_t line_number() const { return line_no_; }  // 1-based number of the last line returned
 

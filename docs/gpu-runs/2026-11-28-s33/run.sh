@@ -148,7 +148,9 @@ for STAGE in "$@"; do
       for r in 1 2; do
         timed "correct --device 0 (round $r)" e0_1.fq gatemap correct -t $T -v 4 --device 0 -o e0_1.fq -p e0_2.fq ec_1.fq ec_2.fq
         timed "correct --device all (round $r)" eall_1.fq gatemap correct -t $T -v 4 --device all -o eall_1.fq -p eall_2.fq ec_1.fq ec_2.fq
+        [ -e /tmp/bin/gatemap-old ] && timed "old: correct --device all (round $r)" eold_1.fq gatemap-old correct -t $T -v 4 --device all -o eold_1.fq -p eold_2.fq ec_1.fq ec_2.fq
       done
+      [ -s eold_1.fq ] && { same e0_1.fq eold_1.fq; same e0_2.fq eold_2.fq; } >> "$OUT/$STAGE.txt"
       { same e0_1.fq eall_1.fq; same e0_2.fq eall_2.fq; } >> "$OUT/$STAGE.txt"
       ;;
     calldiff)  # where --device all's VCF and --device 0's differ (the lines of each), and with 4 lanes on GPU 0
