@@ -1,5 +1,6 @@
 #include "io/bam_sorter.hpp"
 
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <queue>
 #include <utility>
 
@@ -258,11 +260,17 @@ void BamSorter::close() {
     log::debug("map", std::string(what) + " in " + std::to_string(now - t) + " s");
     t = now;
   };
-  if (marker_) marker_->decide();
-  lap("duplicates decided");
   if (runs_.empty()) {  // everything fitted: no merge; marked, encoded and compressed on all threads
+    // The duplicates are decided beside the records' sort (neither needs the other;
+    // each has serial parts).
+    std::future<void> deciding = std::async(std::launch::async, [this] {
+      omp_set_num_threads(opt_.threads);  // this thread's own setting: -t
+      if (marker_) marker_->decide();
+    });
     sort_buffer();
     lap("records sorted");
+    deciding.get();
+    lap("duplicates decided (beside the sort)");
     out_->write_bam(buffer_.size(), [this](size_t i, bam1_t* view) {
       RecordArena::view(buffer_[i].at, view);
       if (marker_) marker_->mark(view);
@@ -277,6 +285,8 @@ void BamSorter::close() {
                           std::to_string(w.wait_s) + " s; there compressed in " + std::to_string(w.compress_s) +
                           " s, written in " + std::to_string(w.write_s) + " s");
   } else {
+    if (marker_) marker_->decide();
+    lap("duplicates decided");
     if (!buffer_.empty()) spill();
     merge_in_rounds();
     merge_runs(runs_, [&](bam1_t* b) { emit(b); });

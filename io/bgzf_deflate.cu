@@ -276,17 +276,14 @@ BgzfDeflateGpu::~BgzfDeflateGpu() {
 double BgzfDeflateGpu::kernel_seconds() const { return impl_->rounds[0].kernel_s + impl_->rounds[1].kernel_s; }
 
 // Rounds alternate between the two buffer sets: round k starts (its copies up, its
-// kernel) while round k-1's kernel runs, then round k-1 is finished. A batch of more
-// than a few hundred blocks is cut in at least two rounds so that they overlap.
-void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
+// kernel) while round k-1's kernel runs, then round k-1 is finished.
+void BgzfDeflateGpu::compress_rounds(BgzfJob* jobs, const NextRound& next_round) {
   Impl& m = *impl_;
   GATEMAP_CUDA_CHECK(cudaSetDevice(m.device));
-  size_t per_round = m.blocks_per_round;
-  if (count >= 512) per_round = std::min(per_round, (count + 1) / 2);
   try {
-    size_t k = 0;
-    for (size_t from = 0; from < count; from += per_round, ++k) {
-      m.rounds[k % 2].start(jobs + from, std::min(per_round, count - from), m.threads);
+    size_t k = 0, first = 0;
+    for (size_t n; (n = next_round(m.blocks_per_round, first)) > 0; ++k) {
+      m.rounds[k % 2].start(jobs + first, n, m.threads);
       m.rounds[(k + 1) % 2].finish(m.threads);
     }
     m.rounds[(k + 1) % 2].finish(m.threads);
@@ -294,6 +291,19 @@ void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
     m.rounds[0].count = m.rounds[1].count = 0;  // the twin redoes the batch
     throw;
   }
+}
+
+// A batch of more than a few hundred blocks is cut in at least two rounds so that they
+// overlap.
+void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
+  size_t at = 0;
+  compress_rounds(jobs, [&](size_t most, size_t& first) {
+    const size_t per_round = count >= 512 ? std::min(most, (count + 1) / 2) : most;
+    first = at;
+    const size_t n = std::min(per_round, count - at);
+    at += n;
+    return n;
+  });
 }
 
 }  // namespace gatemap::io

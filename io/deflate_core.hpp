@@ -172,19 +172,22 @@ GATEMAP_HD void find_matches(const uint8_t* in, uint32_t n, Scratch s) {
   }
 }
 
-// The parse over the matches of every position (s.tokens, overwritten by the tokens:
-// the i-th token never lies past the i-th position): a match is taken unless the next
-// byte starts a longer one (zlib's lazy evaluation; matches of kLazyBelow or more are
-// taken at once, and one of kNiceLength extended as far as it goes). Returns the tokens'
-// count; counts each symbol's uses.
-GATEMAP_HD uint32_t parse(const uint8_t* in, uint32_t n, Scratch s, uint32_t* litlen_freq, uint32_t* dist_freq) {
+// The parse over the matches find_matches gives, match_at(p) being position p's: a
+// match is taken unless the next byte starts a longer one (zlib's lazy evaluation;
+// matches of kLazyBelow or more are taken at once, and one of kNiceLength extended as far
+// as it goes). It asks for positions in increasing order (p, maybe p + 1, then the next
+// token's). The tokens go to `tokens` (the i-th never lies past the i-th position: they
+// may overwrite the matches). Returns the tokens' count; counts each symbol's uses.
+template <class MatchAt>
+GATEMAP_HD uint32_t parse(const uint8_t* in, uint32_t n, MatchAt&& match_at, uint32_t* tokens, uint32_t* litlen_freq,
+                          uint32_t* dist_freq) {
   uint32_t count = 0, p = 0;
   while (p < n) {
-    const uint32_t token = s.tokens[p];
+    const uint32_t token = match_at(p);
     uint32_t len = match_length(token);
-    if (len && len < kLazyBelow && p + 1 < n && match_length(s.tokens[p + 1]) > len) len = 0;
+    if (len && len < kLazyBelow && p + 1 < n && match_length(match_at(p + 1)) > len) len = 0;
     if (len == 0) {
-      s.tokens[count++] = in[p];
+      tokens[count++] = in[p];
       ++litlen_freq[in[p]];
       ++p;
       continue;
@@ -194,7 +197,7 @@ GATEMAP_HD uint32_t parse(const uint8_t* in, uint32_t n, Scratch s, uint32_t* li
       const uint32_t max_len = n - p < kMaxMatch ? n - p : kMaxMatch;
       while (len < max_len && in[p + len] == in[p - dist + len]) ++len;
     }
-    s.tokens[count++] = kMatchFlag | len << 16 | (dist - 1);
+    tokens[count++] = kMatchFlag | len << 16 | (dist - 1);
     ++litlen_freq[length_code(len)];
     ++dist_freq[distance_code(dist)];
     p += len;
@@ -369,9 +372,10 @@ struct BlockPlan {
   bool stored = false;
 };
 
-// in[0, n) (n <= kMaxInput) with every position's match in s.tokens: the parse, the
-// codes (in `t`) and the block's size.
-GATEMAP_HD BlockPlan plan_block(const uint8_t* in, uint32_t n, Scratch s, Tables& t) {
+// in[0, n) (n <= kMaxInput) with match_at(p) each position's match (parse): the parse
+// (into `tokens`), the codes (in `t`) and the block's size.
+template <class MatchAt>
+GATEMAP_HD BlockPlan plan_block(const uint8_t* in, uint32_t n, MatchAt&& match_at, uint32_t* tokens, Tables& t) {
   BlockPlan plan;
   uint32_t* const litlen_freq = t.litlen_freq;
   uint32_t* const dist_freq = t.dist_freq;
@@ -379,7 +383,7 @@ GATEMAP_HD BlockPlan plan_block(const uint8_t* in, uint32_t n, Scratch s, Tables
   for (int i = 0; i < kLitLenCodes; ++i) litlen_freq[i] = 0;
   for (int i = 0; i < kDistCodes; ++i) dist_freq[i] = 0;
   for (int i = 0; i < kCodeLenCodes; ++i) cl_freq[i] = 0;
-  plan.tokens = parse(in, n, s, litlen_freq, dist_freq);
+  plan.tokens = parse(in, n, match_at, tokens, litlen_freq, dist_freq);
   at_least_two(litlen_freq, kLitLenCodes);
   at_least_two(dist_freq, kDistCodes);
   uint8_t* const litlen_len = t.lens;
@@ -475,16 +479,25 @@ GATEMAP_HD uint64_t token_bits(uint32_t token, const BlockPlan& plan, const Tabl
   return v;
 }
 
-// in[0, n) (n <= kMaxInput) with every position's match in s.tokens -> one final DEFLATE
-// block in out (room for kMaxOutput bytes), `t` its working tables; returns its size.
-GATEMAP_HD uint32_t encode_block(const uint8_t* in, uint32_t n, Scratch s, Tables& t, uint8_t* out) {
-  const BlockPlan plan = plan_block(in, n, s, t);
+// The matches as find_matches leaves them in s.tokens (the GPU's way: all found first).
+struct FoundMatches {
+  const uint32_t* tokens;
+  GATEMAP_HD uint32_t operator()(uint32_t p) const { return tokens[p]; }
+};
+GATEMAP_HD BlockPlan plan_block(const uint8_t* in, uint32_t n, Scratch s, Tables& t) {
+  return plan_block(in, n, FoundMatches{s.tokens}, s.tokens, t);
+}
+
+// The block's tokens (plan.tokens of them) -> one final DEFLATE block in out (room for
+// kMaxOutput bytes); returns its size.
+GATEMAP_HD uint32_t write_block(const uint8_t* in, uint32_t n, const BlockPlan& plan, const Tables& t,
+                                const uint32_t* tokens, uint8_t* out) {
   if (plan.stored) return write_stored(in, n, out);
   BitWriter w{out};
   write_header(plan, t, w);
   int bits = 0;
   for (uint32_t i = 0; i < plan.tokens; ++i) {
-    const uint64_t v = token_bits(s.tokens[i], plan, t, bits);
+    const uint64_t v = token_bits(tokens[i], plan, t, bits);
     w.put(v, bits);
   }
   const uint64_t end = token_bits(kEndOfBlock, plan, t, bits);
@@ -492,11 +505,13 @@ GATEMAP_HD uint32_t encode_block(const uint8_t* in, uint32_t n, Scratch s, Table
   return w.finish();
 }
 
-// in[0, n) (n <= kMaxInput) -> one final DEFLATE block in out; returns its size.
+// in[0, n) (n <= kMaxInput) -> one final DEFLATE block in out; returns its size. The
+// definition of the stream: every position's match found, then parsed and coded.
 GATEMAP_HD uint32_t deflate_block(const uint8_t* in, uint32_t n, Scratch s, uint8_t* out) {
   find_matches(in, n, s);
   Tables t;
-  return encode_block(in, n, s, t, out);
+  const BlockPlan plan = plan_block(in, n, s, t);
+  return write_block(in, n, plan, t, s.tokens, out);
 }
 
 }  // namespace gatemap::io::deflate

@@ -14,6 +14,7 @@
 
 #include "io/bgzf_deflate.hpp"
 #include "io/deflate_core.hpp"
+#include "io/deflate_lazy.hpp"
 #include "tests/io/deflate_inputs.hpp"
 #include "tests/test_util.hpp"
 
@@ -30,6 +31,30 @@ std::string deflate_one(const std::string& in) {
                                             {buckets.data(), tokens.data()}, reinterpret_cast<uint8_t*>(out.data()));
   out.resize(n);
   return out;
+}
+
+std::string deflate_lazy_one(const std::string& in) {
+  std::vector<uint64_t> buckets(deflate::kBucketWords);
+  std::vector<uint32_t> tokens(deflate::kMaxInput);
+  std::string out(deflate::kMaxOutput, '\0');
+  const uint32_t n = deflate::deflate_block_lazy(reinterpret_cast<const uint8_t*>(in.data()),
+                                                 static_cast<uint32_t>(in.size()), {buckets.data(), tokens.data()},
+                                                 reinterpret_cast<uint8_t*>(out.data()));
+  out.resize(n);
+  return out;
+}
+
+// A BAM file's records (decompressed), or empty when the file is absent.
+std::string bam_records(const std::string& path) {
+  BGZF* fp = bgzf_open(path.c_str(), "r");
+  if (!fp) return {};
+  std::string records;
+  char buf[65536];
+  ssize_t got;
+  while ((got = bgzf_read(fp, buf, sizeof buf)) > 0) records.append(buf, static_cast<size_t>(got));
+  bgzf_close(fp);
+  EXPECT_EQ(got, 0) << path;
+  return records;
 }
 
 std::string inflate(const std::string& stream, size_t size) {
@@ -141,6 +166,30 @@ TEST(Deflate, EveryBlockInflatesToItsInput) {
   EXPECT_LT(deflate_one(std::string(65280, 'x')).size(), 150u);
 }
 
+// The CPU's lazy search (io/deflate_lazy.hpp) against the stream's definition, every
+// position's match found first (deflate_block, the GPU's way): the same bytes.
+TEST(Deflate, MatchesSoughtOnlyWhereTheParseAsksGiveTheSameStream) {
+  std::vector<std::string> in;
+  for (uint64_t seed : {1, 2, 3, 4, 5}) {
+    for (std::string& block : test::deflate_inputs(seed)) in.push_back(std::move(block));
+  }
+  std::mt19937_64 rng(6);
+  for (int i = 0; i < 200; ++i) {  // short periods: matches of every length, ties between ways
+    std::string block(1 + rng() % 65280, '\0');
+    const size_t period = 1 + rng() % 300, alphabet = 2 + rng() % 6;
+    for (size_t k = 0; k < block.size(); ++k) {
+      block[k] = k >= period && rng() % 50 ? block[k - period] : static_cast<char>('a' + rng() % alphabet);
+    }
+    in.push_back(block);
+  }
+  const std::string records =
+      bam_records(test::real_data("grch37-chr20-deepvariant-testdata") + "/NA12878_S1.chr20.10_10p1mb.bam");
+  for (size_t at = 0; at < records.size() && at < 200 * size_t{deflate::kMaxInput}; at += deflate::kMaxInput) {
+    in.push_back(records.substr(at, deflate::kMaxInput));
+  }
+  for (size_t i = 0; i < in.size(); ++i) ASSERT_TRUE(deflate_lazy_one(in[i]) == deflate_one(in[i])) << "input " << i;
+}
+
 TEST(Deflate, BamLikeBlocksCompressNearLibdeflateLevel6) {
   std::mt19937_64 rng(4);
   libdeflate_compressor* c6 = libdeflate_alloc_compressor(6);
@@ -160,14 +209,8 @@ TEST(Deflate, BamLikeBlocksCompressNearLibdeflateLevel6) {
 TEST(Deflate, RealBamRecordsCompressNearLibdeflateLevel6) {
   const std::string dir = test::real_data("grch37-chr20-deepvariant-testdata") + "/";
   for (const char* name : {"NA12878_S1.chr20.10_10p1mb.bam", "HG002_NIST_150bp_downsampled_30x.chr20.10_10p1mb.bam"}) {
-    BGZF* fp = bgzf_open((dir + name).c_str(), "r");
-    if (!fp) GTEST_SKIP() << test::real_data_absent("grch37-chr20-deepvariant-testdata");
-    std::string records;
-    char buf[65536];
-    ssize_t got;
-    while ((got = bgzf_read(fp, buf, sizeof buf)) > 0) records.append(buf, static_cast<size_t>(got));
-    bgzf_close(fp);
-    ASSERT_EQ(got, 0) << name;
+    const std::string records = bam_records(dir + name);
+    if (records.empty()) GTEST_SKIP() << test::real_data_absent("grch37-chr20-deepvariant-testdata");
     ASSERT_GT(records.size(), 1000000u) << name;
     libdeflate_compressor* c6 = libdeflate_alloc_compressor(6);
     size_t ours = 0, theirs = 0;
