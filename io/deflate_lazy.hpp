@@ -40,6 +40,7 @@ class LazyMatches {
     if (p == last_) return last_token_;  // the lazy step's p + 1, asked for again
     for (; hashed_ < p; ++hashed_) {
       if (hashed_ + kHashBytes > n_) break;
+      if (hashed_ + 8 + kHashBytes <= n_) __builtin_prefetch(bucket_words(hashed_ + 8), 1);
       uint64_t* words = bucket_words(hashed_);
       Bucket bucket = load(words);
       bucket.shift_in(hashed_);
