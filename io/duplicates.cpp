@@ -41,12 +41,14 @@ int32_t quality_score(const bam1_t* rec) {
 
 }  // namespace
 
-bool DuplicateMarker::End::operator<(const End& o) const {
-  return std::tie(tid, coord, reverse) < std::tie(o.tid, o.coord, o.reverse);
-}
-
-bool DuplicateMarker::FilePlace::operator<(const FilePlace& o) const {
-  return std::tie(tid, pos, reverse, input) < std::tie(o.tid, o.pos, o.reverse, o.input);
+// Reference (30 bits), coordinate + 2^32 (33 bits), strand. BAM's positions and spans are
+// below 2^31, and a reference index of 2^30 would need a billion contigs: the clamps
+// never bite on records a BAM can hold.
+DuplicateMarker::End DuplicateMarker::End::of(int32_t tid, int64_t coord, bool reverse) {
+  constexpr int64_t kOffset = int64_t{1} << 32;
+  const uint64_t t = static_cast<uint64_t>(std::clamp<int32_t>(tid, 0, (1 << 30) - 1));
+  const uint64_t c = static_cast<uint64_t>(std::clamp<int64_t>(coord, -kOffset, kOffset - 1) + kOffset);
+  return {t << 34 | c << 1 | (reverse ? 1u : 0u)};
 }
 
 bool DuplicateMarker::PairOrder::operator()(const PairEnds& a, const PairEnds& b) const {
@@ -127,7 +129,8 @@ bool DuplicateMarker::template_ends(const std::vector<bam1_t*>& recs, size_t beg
     if (b->core.flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
     const int mate = (b->core.flag & BAM_FREAD2) ? 1 : 0;
     primary[mate] = b;
-    place[mate] = {static_cast<uint32_t>(b->core.tid), b->core.pos + 1, static_cast<uint8_t>(bam_is_rev(b)), input};
+    if (b->core.flag & BAM_FUNMAP) continue;  // (no place needed: not an end)
+    place[mate] = {End::of(b->core.tid, b->core.pos + 1, bam_is_rev(b)), input};
   }
   End ends[2];
   bool mapped[2] = {false, false};
@@ -135,23 +138,23 @@ bool DuplicateMarker::template_ends(const std::vector<bam1_t*>& recs, size_t beg
     const bam1_t* b = primary[m];
     if (!b || (b->core.flag & BAM_FUNMAP)) continue;
     mapped[m] = true;
-    ends[m] = {b->core.tid,
-               unclipped_five_prime(b->core.pos, bam_cigar2rlen(b->core.n_cigar, bam_get_cigar(b)), bam_is_rev(b),
-                                    bam_get_cigar(b), b->core.n_cigar),
-               static_cast<uint8_t>(bam_is_rev(b))};
+    ends[m] = End::of(b->core.tid,
+                      unclipped_five_prime(b->core.pos, bam_cigar2rlen(b->core.n_cigar, bam_get_cigar(b)),
+                                           bam_is_rev(b), bam_get_cigar(b), b->core.n_cigar),
+                      bam_is_rev(b));
   }
   const bool paired = mapped[0] && mapped[1];
   int32_t score[2] = {0, 0};
   for (int m = 0; m < 2; ++m) {
     if (!mapped[m]) continue;
     score[m] = quality_score(primary[m]);
-    out.fragments[out.n_fragments++] = {library_of(primary[m]), ends[m], score[m], paired, place[m], pair,
+    out.fragments[out.n_fragments++] = {library_of(primary[m]), score[m], ends[m], place[m], pair, paired,
                                         static_cast<uint8_t>(m)};
   }
   out.paired = paired;
   if (!paired) return true;
   const int first = ends[1] < ends[0] ? 1 : 0;
-  out.pair = {library_of(primary[0]), ends[first], ends[1 - first], score[0] + score[1], place[first], pair};
+  out.pair = {library_of(primary[0]), score[0] + score[1], ends[first], ends[1 - first], place[first], pair};
   return true;
 }
 

@@ -43,37 +43,35 @@ class DuplicateMarker {
   const DuplicateCounts& counts() const { return counts_; }
 
  private:
-  // One end: reference, unclipped 5' coordinate, strand.
+  // One end: reference, unclipped 5' coordinate and strand, in one number that orders
+  // them as they are (the entries are sorted: small ones sort faster).
   struct End {
-    int32_t tid = -1;
-    int64_t coord = 0;
-    uint8_t reverse = 0;
-    bool operator<(const End& o) const;
-    bool operator==(const End& o) const { return tid == o.tid && coord == o.coord && reverse == o.reverse; }
+    uint64_t key = 0;
+    static End of(int32_t tid, int64_t coord, bool reverse);
+    bool operator<(const End& o) const { return key < o.key; }
+    bool operator==(const End& o) const { return key == o.key; }
   };
-  // Where a record will sit in the sorted file (its coordinate key, then input order):
-  // Picard keeps the first of equally good copies.
+  // Where a record will sit in the sorted file (its reference, position and strand, then
+  // input order): Picard keeps the first of equally good copies.
   struct FilePlace {
-    uint32_t tid;
-    int64_t pos;
-    uint8_t reverse;
+    End at;
     int64_t input;
-    bool operator<(const FilePlace& o) const;
+    bool operator<(const FilePlace& o) const { return at < o.at || (at == o.at && input < o.input); }
   };
   struct PairEnds {
     int32_t library;
-    End first, second;  // first: the lower end
     int32_t score;
-    FilePlace place;  // of the first end's record
-    uint32_t pair;    // pair number
+    End first, second;  // first: the lower end
+    FilePlace place;    // of the first end's record
+    uint32_t pair;      // pair number
   };
   struct Fragment {
     int32_t library;
-    End end;
     int32_t score;
-    bool paired;  // its mate is mapped too (decided as a pair)
+    End end;
     FilePlace place;
     uint32_t pair;
+    bool paired;   // its mate is mapped too (decided as a pair)
     uint8_t mate;  // 0: read 1 or single, 1: read 2
   };
   // Groups in order, and in each group the copies in file order.
