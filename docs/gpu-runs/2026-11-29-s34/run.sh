@@ -5,7 +5,8 @@
 #   bash docs/gpu-runs/2026-11-29-s34/run.sh tests one bgzf whole
 # tests: the GPU tests of BGZF, mapping and correcting. one: 1 M chr20 pairs, plain -> SAM,
 # gzip -1 -> SAM, gzip -> sorted duplicate-marked BAM, this build vs gatemap-old, 3 rounds
-# alternating (-v 4: the sorted end's laps). bgzf: `bench bgzf` on the sorted BAM (the
+# alternating (-v 4: the sorted end's laps; gatemap-quickexit, when bundled: this build
+# leaving the process with _Exit after its last output). bgzf: `bench bgzf` on the sorted BAM (the
 # GPU, the twin on all cores, libdeflate). whole: chr20 at 30x (6.3 M pairs, gzip -1) to a
 # sorted, duplicate-marked, indexed BAM, this build vs gatemap-old.
 set -uo pipefail
@@ -57,7 +58,8 @@ for STAGE in "$@"; do
       ref
       [ -s o_2.fq.gz ] || { gatemap sim reads 20.fa -n 1000000 -l 150 -t $T --seed 11 -o o 2> /dev/null; gzip -1 -k o_1.fq & gzip -1 -k o_2.fq; wait; }
       for r in 1 2 3; do
-        for b in gatemap gatemap-old; do
+        for b in gatemap gatemap-old gatemap-quickexit; do
+          [ -e /tmp/bin/$b ] || continue
           timed "$b: 1 M plain -> SAM (round $r)" p_$b.sam $b map -t $T -v 4 -o p_$b.sam ref.gmi o_1.fq o_2.fq
           timed "$b: 1 M gzip -> SAM (round $r)" g_$b.sam $b map -t $T -v 4 -o g_$b.sam ref.gmi o_1.fq.gz o_2.fq.gz
           timed "$b: 1 M gzip -> sorted md BAM (round $r)" os_$b.bam $b map -t $T -v 4 --sort --markdup -o os_$b.bam ref.gmi o_1.fq.gz o_2.fq.gz
