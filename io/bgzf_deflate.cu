@@ -1,7 +1,8 @@
 // BGZF compression on the GPU: one warp per block finds every position's match, then
 // runs deflate_core's parse and coding (the CPU twin's code, io/bgzf_deflate.cpp), with
-// its hash table and tokens in device memory. A batch's blocks go up at a fixed stride,
-// their streams come back the same way; host threads copy them and add the BGZF frame.
+// its hash table and tokens in device memory. A batch's blocks go up at a fixed stride
+// through pinned buffers, their streams come back the same way; host threads copy them
+// and add the BGZF frame.
 #include <omp.h>
 
 #include <algorithm>
@@ -154,23 +155,38 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   if (lane == 0) out_sizes[job] = size;
 }
 
+// Two pinned buffers that a round's blocks go up and come back through, a group at a
+// time (the host copies one group while the copy engine moves the other). From pageable
+// memory cudaMemcpy stages through one driver buffer on one thread: a sorted BAM's 700
+// MB up and back took 0.4 of the 0.64 s its compression took. Pinning whole rounds'
+// buffers (hundreds of MB) held CUDA's driver lock for tenths of a second and stalled the
+// mapper's GPU work; these 16 MB are pinned once.
+constexpr size_t kGroupBlocks = 128;
+struct Staging {
+  gpu::PinnedBuffer<uint8_t> buffer[2];
+  gpu::Event emptied[2];  // each buffer's last copy done
+  size_t next = 0;
+  // The next buffer, once its last copy is done.
+  size_t take() {
+    const size_t b = next++ % 2;
+    emptied[b].sync();
+    buffer[b].resize(kGroupBlocks * kStride);
+    return b;
+  }
+};
+
 // One round's buffers and stream. Two of them alternate, so that one round's host copies
 // and transfers run beside the other's kernel.
 struct Round {
   gpu::Stream stream;
-  // Pageable host buffers: pinning a few hundred MB held CUDA's driver lock for tenths of
-  // a second and stalled the mapper's own GPU work (measured); the copies are fast enough.
-  // Left uninitialised when made (zeroing a few hundred MB on one thread took 0.3 s of a
-  // sorted BAM's tail); their pages are touched first by the copies, on all threads.
-  std::unique_ptr<uint8_t[]> host_in, host_out;
   std::vector<uint32_t> host_sizes, host_deflated;
   gpu::DeviceBuffer<uint8_t> in, out;
   gpu::DeviceBuffer<uint32_t> sizes, out_sizes, tokens;
   gpu::DeviceBuffer<uint64_t> buckets;
   gpu::Event kernel_begin, kernel_end;
   double kernel_s = 0;  // summed over finished rounds
-  // -v 4: the host's side of the rounds (making buffers, copying in, waiting for the GPU
-  // and copying back, copying out and framing) and the blocks compressed.
+  // -v 4: the host's side of the rounds (making buffers, copying in, waiting for the GPU,
+  // copying back and framing) and the blocks compressed.
   double alloc_s = 0, copy_in_s = 0, wait_s = 0, copy_out_s = 0;
   size_t blocks_done = 0;
   BgzfJob* jobs = nullptr;
@@ -181,10 +197,6 @@ struct Round {
   void reserve(size_t blocks) {  // grown by half again (cudaFree synchronizes the device)
     if (in.size() >= blocks * kStride) return;
     blocks = std::min(most, blocks + blocks / 2);
-    host_in.reset();  // the old buffers first: peak memory
-    host_out.reset();
-    host_in.reset(new uint8_t[blocks * kStride]);
-    host_out.reset(new uint8_t[blocks * kStride]);
     host_sizes.resize(blocks);
     host_deflated.resize(blocks);
     in.resize(blocks * kStride);
@@ -195,9 +207,9 @@ struct Round {
     buckets.resize(blocks * deflate::kBucketWords);
   }
 
-  // The blocks up and the kernel started. (A copy from pageable memory returns when the
-  // bytes are on their way; the kernel runs on.)
-  void start(BgzfJob* round_jobs, size_t n, int threads) {
+  // The blocks up, a group at a time through the staging buffers, and the kernel
+  // started; returns while they move.
+  void start(BgzfJob* round_jobs, size_t n, int threads, Staging& staging) {
     {
       const log::StageTimer timing(alloc_s);
       reserve(n);
@@ -205,13 +217,16 @@ struct Round {
     const log::StageTimer timing(copy_in_s);
     jobs = round_jobs;
     count = n;
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < n; ++i) {
-      std::memcpy(host_in.get() + i * kStride, jobs[i].in, jobs[i].size);
-      host_sizes[i] = jobs[i].size;
-    }
     const cudaStream_t s = stream.get();
-    GATEMAP_CUDA_CHECK(cudaMemcpyAsync(in.data(), host_in.get(), n * kStride, cudaMemcpyHostToDevice, s));
+    for (size_t first = 0; first < n; first += kGroupBlocks) {
+      const size_t m = std::min(kGroupBlocks, n - first), b = staging.take();
+      uint8_t* pinned = staging.buffer[b].data();
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (size_t i = 0; i < m; ++i) std::memcpy(pinned + i * kStride, jobs[first + i].in, jobs[first + i].size);
+      GATEMAP_CUDA_CHECK(cudaMemcpyAsync(in.data() + first * kStride, pinned, m * kStride, cudaMemcpyHostToDevice, s));
+      staging.emptied[b].record(s);
+    }
+    for (size_t i = 0; i < n; ++i) host_sizes[i] = jobs[i].size;
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(sizes.data(), host_sizes.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
     const int grid = static_cast<int>((n + kWarpsPerBlock - 1) / kWarpsPerBlock);
     kernel_begin.record(s);
@@ -221,8 +236,9 @@ struct Round {
     kernel_end.record(s);
   }
 
-  // Waits for the kernel, brings the streams back and frames them.
-  void finish(int threads) {
+  // Waits for the kernel, brings the streams back (the next group moving while one is
+  // copied out) and frames them.
+  void finish(int threads, Staging& staging) {
     if (count == 0) return;
     const size_t n = count;
     count = 0;
@@ -231,16 +247,32 @@ struct Round {
       const log::StageTimer timing(wait_s);  // a copy to pageable memory returns when done
       GATEMAP_CUDA_CHECK(cudaMemcpyAsync(host_deflated.data(), out_sizes.data(), n * sizeof(uint32_t),
                                          cudaMemcpyDeviceToHost, s));
-      GATEMAP_CUDA_CHECK(cudaMemcpyAsync(host_out.get(), out.data(), n * kStride, cudaMemcpyDeviceToHost, s));
-      stream.sync();
     }
     kernel_s += gpu::Event::elapsed_ms(kernel_begin, kernel_end) / 1000.0;
     blocks_done += n;
     const log::StageTimer timing(copy_out_s);
+    const size_t groups = (n + kGroupBlocks - 1) / kGroupBlocks;
+    size_t buffer_of[2] = {0, 0};  // by group parity
+    const auto fetch = [&](size_t g) {
+      const size_t first = g * kGroupBlocks, m = std::min(kGroupBlocks, n - first), b = staging.take();
+      GATEMAP_CUDA_CHECK(cudaMemcpyAsync(staging.buffer[b].data(), out.data() + first * kStride, m * kStride,
+                                         cudaMemcpyDeviceToHost, s));
+      staging.emptied[b].record(s);
+      buffer_of[g % 2] = b;
+    };
+    fetch(0);
+    for (size_t g = 0; g < groups; ++g) {
+      if (g + 1 < groups) fetch(g + 1);
+      const size_t b = buffer_of[g % 2], first = g * kGroupBlocks, m = std::min(kGroupBlocks, n - first);
+      staging.emptied[b].sync();
+      const uint8_t* pinned = staging.buffer[b].data();
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < n; ++i) {
-      std::memcpy(jobs[i].out + detail::kBgzfHeaderSize, host_out.get() + i * kStride, host_deflated[i]);
-      jobs[i].out_size = detail::frame_bgzf_block(jobs[i].in, jobs[i].size, jobs[i].out, host_deflated[i]);
+      for (size_t i = 0; i < m; ++i) {
+        BgzfJob& job = jobs[first + i];
+        const uint32_t deflated = host_deflated[first + i];
+        std::memcpy(job.out + detail::kBgzfHeaderSize, pinned + i * kStride, deflated);
+        job.out_size = detail::frame_bgzf_block(job.in, job.size, job.out, deflated);
+      }
     }
   }
 };
@@ -252,6 +284,7 @@ struct BgzfDeflateGpu::Impl {
   int threads = 1;
   size_t blocks_per_round = 0;
   Round rounds[2];
+  Staging staging;
 };
 
 BgzfDeflateGpu::BgzfDeflateGpu(int device, int threads, size_t blocks_per_round) {
@@ -269,41 +302,31 @@ BgzfDeflateGpu::~BgzfDeflateGpu() {
   const auto sum = [&](double Round::*lap) { return std::to_string(r[0].*lap + r[1].*lap); };
   log::debug("bgzf", "device " + std::to_string(impl_->device) + ": " + std::to_string(r[0].blocks_done + r[1].blocks_done) +
                          " blocks; making buffers " + sum(&Round::alloc_s) + " s, copying in " + sum(&Round::copy_in_s) +
-                         " s, waiting for the GPU and copying back " + sum(&Round::wait_s) + " s (kernels " + sum(&Round::kernel_s) +
-                         " s), copying out and framing " + sum(&Round::copy_out_s) + " s");
+                         " s, waiting for the GPU " + sum(&Round::wait_s) + " s (kernels " + sum(&Round::kernel_s) +
+                         " s), copying back and framing " + sum(&Round::copy_out_s) + " s");
 }
 
 double BgzfDeflateGpu::kernel_seconds() const { return impl_->rounds[0].kernel_s + impl_->rounds[1].kernel_s; }
 
 // Rounds alternate between the two buffer sets: round k starts (its copies up, its
-// kernel) while round k-1's kernel runs, then round k-1 is finished.
-void BgzfDeflateGpu::compress_rounds(BgzfJob* jobs, const NextRound& next_round) {
+// kernel) while round k-1's kernel runs, then round k-1 is finished. A batch of more
+// than a few hundred blocks is cut in at least two rounds so that they overlap.
+void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
   Impl& m = *impl_;
   GATEMAP_CUDA_CHECK(cudaSetDevice(m.device));
+  size_t per_round = m.blocks_per_round;
+  if (count >= 512) per_round = std::min(per_round, (count + 1) / 2);
   try {
-    size_t k = 0, first = 0;
-    for (size_t n; (n = next_round(m.blocks_per_round, first)) > 0; ++k) {
-      m.rounds[k % 2].start(jobs + first, n, m.threads);
-      m.rounds[(k + 1) % 2].finish(m.threads);
+    size_t k = 0;
+    for (size_t from = 0; from < count; from += per_round, ++k) {
+      m.rounds[k % 2].start(jobs + from, std::min(per_round, count - from), m.threads, m.staging);
+      m.rounds[(k + 1) % 2].finish(m.threads, m.staging);
     }
-    m.rounds[(k + 1) % 2].finish(m.threads);
+    m.rounds[(k + 1) % 2].finish(m.threads, m.staging);
   } catch (...) {
     m.rounds[0].count = m.rounds[1].count = 0;  // the twin redoes the batch
     throw;
   }
-}
-
-// A batch of more than a few hundred blocks is cut in at least two rounds so that they
-// overlap.
-void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
-  size_t at = 0;
-  compress_rounds(jobs, [&](size_t most, size_t& first) {
-    const size_t per_round = count >= 512 ? std::min(most, (count + 1) / 2) : most;
-    first = at;
-    const size_t n = std::min(per_round, count - at);
-    at += n;
-    return n;
-  });
 }
 
 }  // namespace gatemap::io

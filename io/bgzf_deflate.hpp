@@ -7,7 +7,6 @@
 // (docs/BENCHMARKS.md "map").
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 
 namespace gatemap::io {
@@ -46,10 +45,6 @@ class BgzfDeflateGpu : public BlockCompressor {
   BgzfDeflateGpu(int device, int threads, size_t blocks_per_round = 4096);
   ~BgzfDeflateGpu() override;
   void compress(BgzfJob* jobs, size_t count) override;
-  // Compresses the rounds next_round hands out (the first job's index in `first`, how
-  // many, at most `most`) until it hands out none; two rounds are under way at a time.
-  using NextRound = std::function<size_t(size_t most, size_t& first)>;
-  void compress_rounds(BgzfJob* jobs, const NextRound& next_round);
   double kernel_seconds() const;  // the kernels' time so far (CUDA events)
 
  private:
@@ -69,13 +64,9 @@ class LevelDeflateCpu : public BlockCompressor {
 };
 
 // The GPU's compressor, handing a batch it fails (said on stderr), and every one after
-// it, to `fallback`; null when no GPU can be used. With `share_cores` (for cores that
-// would idle meanwhile, as at a sorted BAM's end), threads - 1 CPU threads compress
-// batches' last blocks with the twin while the GPU works through them from the front:
-// the same bytes, whoever compressed a block.
+// it, to `fallback`; null when no GPU can be used.
 std::shared_ptr<BlockCompressor> make_gpu_block_compressor(int device, int threads,
-                                                           std::unique_ptr<BlockCompressor> fallback,
-                                                           bool share_cores = false);
+                                                           std::unique_ptr<BlockCompressor> fallback);
 
 namespace detail {
 constexpr uint32_t kBgzfHeaderSize = 18, kBgzfFooterSize = 8;

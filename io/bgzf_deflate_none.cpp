@@ -9,7 +9,6 @@ struct BgzfDeflateGpu::Impl {};
 BgzfDeflateGpu::BgzfDeflateGpu(int, int, size_t) { throw CudaError("this gatemap was built without CUDA"); }
 BgzfDeflateGpu::~BgzfDeflateGpu() = default;
 void BgzfDeflateGpu::compress(BgzfJob*, size_t) {}
-void BgzfDeflateGpu::compress_rounds(BgzfJob*, const NextRound&) {}
 double BgzfDeflateGpu::kernel_seconds() const { return 0; }
 
 }  // namespace gatemap::io

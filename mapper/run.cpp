@@ -64,14 +64,12 @@ void report(const MapStats& st, const std::string& stats_path) {
 // BAM's compressor on a device (-1: none). Where no GPU works (or a batch fails on it):
 // with --bgzf-gpu its CPU twin (the same bytes); chosen by default (a GPU run without -l),
 // htslib's level 6, or null when there is no GPU at all (htslib compresses as usual).
-// share_cores: the CPU's cores idle meanwhile and help (see make_gpu_block_compressor).
-std::shared_ptr<io::BlockCompressor> make_block_compressor(int device, int threads, bool twin, bool share_cores = false) {
+std::shared_ptr<io::BlockCompressor> make_block_compressor(int device, int threads, bool twin) {
   const auto cpu = [&]() -> std::unique_ptr<io::BlockCompressor> {
     if (twin) return std::make_unique<io::BgzfDeflateCpu>(threads);
     return std::make_unique<io::LevelDeflateCpu>(threads, -1);
   };
-  std::shared_ptr<io::BlockCompressor> c =
-      device >= 0 ? io::make_gpu_block_compressor(device, threads, cpu(), share_cores) : nullptr;
+  std::shared_ptr<io::BlockCompressor> c = device >= 0 ? io::make_gpu_block_compressor(device, threads, cpu()) : nullptr;
   if (!c && twin) c = cpu();
   return c;
 }
@@ -110,11 +108,10 @@ class RecordOutput {
   }
   bool is_bam() const { return path_is_bam_; }
   // BAM's blocks compressed on this GPU (make_block_compressor): the sorted output's, and
-  // the unsorted output's where a lane has no compress pool of its own. The sorted
-  // output is compressed after the mapping, when the cores would idle: they help.
+  // the unsorted output's where a lane has no compress pool of its own.
   void compress_on(int device, int threads, bool twin) {
     if (!path_is_bam_) return;
-    std::shared_ptr<io::BlockCompressor> c = make_block_compressor(device, threads, twin, sorter_ != nullptr);
+    std::shared_ptr<io::BlockCompressor> c = make_block_compressor(device, threads, twin);
     if (!c) return;
     if (sorter_) {
       sorter_->set_block_compressor(std::move(c));

@@ -28,22 +28,4 @@ TEST(BgzfDeflateGpu, BlocksEqualTheCpuTwin) {
   }
 }
 
-// With the cores sharing a batch (a sorted BAM's end): every block is the twin's
-// (-v 4 says how many blocks each side took).
-TEST(BgzfDeflateGpu, BatchesSharedWithTheCoresEqualTheCpuTwin) {
-  GATEMAP_REQUIRE_GPU();
-  std::vector<std::string> in;
-  std::mt19937_64 rng(13);
-  for (int i = 0; i < 3000; ++i) in.push_back(test::bam_like_block(rng, 60000 + rng() % 5281));
-  io::BgzfDeflateCpu twin(4);
-  const std::vector<std::string> want = test::compress_blocks(twin, in);
-  const auto shared = io::make_gpu_block_compressor(0, 4, std::make_unique<io::BgzfDeflateCpu>(4), true);
-  ASSERT_NE(shared, nullptr);
-  for (int round = 0; round < 2; ++round) {
-    const std::vector<std::string> got = test::compress_blocks(*shared, in);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < in.size(); ++i) ASSERT_TRUE(got[i] == want[i]) << "block " << i << ", batch " << round;
-  }
-}
-
 }  // namespace
