@@ -4,7 +4,7 @@
 # From the repository root, results in $OUT:
 #   bash docs/gpu-runs/2026-11-29-s34/run.sh tests one bgzf whole
 # tests: the GPU tests of BGZF, mapping and correcting. one: 1 M chr20 pairs, plain -> SAM,
-# gzip -1 -> SAM, gzip -> sorted duplicate-marked BAM, this build vs gatemap-old, 3 rounds
+# gzip -1 -> SAM, gzip -> BAM, gzip -> sorted duplicate-marked BAM, this build vs gatemap-old, 3 rounds
 # alternating (-v 4: the sorted end's laps; gatemap-quickexit, when bundled: this build
 # leaving the process with _Exit after its last output). bgzf: `bench bgzf` on the sorted BAM (the
 # GPU, the twin on all cores, libdeflate). whole: chr20 at 30x (6.3 M pairs, gzip -1) to a
@@ -62,11 +62,13 @@ for STAGE in "$@"; do
           [ -e /tmp/bin/$b ] || continue
           timed "$b: 1 M plain -> SAM (round $r)" p_$b.sam $b map -t $T -v 4 -o p_$b.sam ref.gmi o_1.fq o_2.fq
           timed "$b: 1 M gzip -> SAM (round $r)" g_$b.sam $b map -t $T -v 4 -o g_$b.sam ref.gmi o_1.fq.gz o_2.fq.gz
+          timed "$b: 1 M gzip -> BAM (round $r)" ob_$b.bam $b map -t $T -v 4 -o ob_$b.bam ref.gmi o_1.fq.gz o_2.fq.gz
           timed "$b: 1 M gzip -> sorted md BAM (round $r)" os_$b.bam $b map -t $T -v 4 --sort --markdup -o os_$b.bam ref.gmi o_1.fq.gz o_2.fq.gz
           ls -l os_$b.bam | awk '{print "size", $5}' >> "$OUT/$STAGE.txt"
         done
       done
-      { same p_gatemap.sam p_gatemap-old.sam; same p_gatemap.sam g_gatemap.sam; same os_gatemap.bam os_gatemap-old.bam
+      { same p_gatemap.sam p_gatemap-old.sam; same p_gatemap.sam g_gatemap.sam; same ob_gatemap.bam ob_gatemap-old.bam
+        same os_gatemap.bam os_gatemap-old.bam
         cmp -s os_gatemap.bam os_gatemap-old.bam && echo "os BAMs byte-identical" || echo "os BAMs' bytes differ"; } >> "$OUT/$STAGE.txt"
       ;;
     bgzf)
