@@ -329,11 +329,8 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   }
   BamState& bam = *bam_;
   const size_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
-  // A GPU compressor is given a larger window: its kernel wants thousands of blocks
-  // (a warp each; an H200 holds ~4,200 at once), in two rounds in flight. Windows of
-  // 32 chunks a thread (~2,800 blocks at -t 16) left it a third slower than a whole BAM
-  // in one batch (`gatemap bench bgzf`).
-  const size_t window = (compressor_ ? 64 : 16) * static_cast<size_t>(threads_);
+  // A GPU compressor is given a larger window: its kernel wants thousands of blocks.
+  const size_t window = (compressor_ ? 32 : 16) * static_cast<size_t>(threads_);
   std::vector<std::exception_ptr> failed;
   std::future<void> written[BamState::kWindows];  // each window slot's last window
   const auto wait_until_written = [&](std::future<void>& f) {
