@@ -172,7 +172,8 @@ GATEMAP_HD void find_matches(const uint8_t* in, uint32_t n, Scratch s) {
   }
 }
 
-// The parse over the matches find_matches gives, match_at(p) being position p's: a
+// The parse over the matches find_matches gives, match_at(p) being position p's (and
+// match_at.literal(p) its byte): a
 // match is taken unless the next byte starts a longer one (zlib's lazy evaluation;
 // matches of kLazyBelow or more are taken at once, and one of kNiceLength extended as far
 // as it goes). It asks for positions in increasing order (p, maybe p + 1, then the next
@@ -187,8 +188,9 @@ GATEMAP_HD uint32_t parse(const uint8_t* in, uint32_t n, MatchAt&& match_at, uin
     uint32_t len = match_length(token);
     if (len && len < kLazyBelow && p + 1 < n && match_length(match_at(p + 1)) > len) len = 0;
     if (len == 0) {
-      tokens[count++] = in[p];
-      ++litlen_freq[in[p]];
+      const uint8_t literal = match_at.literal(p);
+      tokens[count++] = literal;
+      ++litlen_freq[literal];
       ++p;
       continue;
     }
@@ -482,10 +484,12 @@ GATEMAP_HD uint64_t token_bits(uint32_t token, const BlockPlan& plan, const Tabl
 // The matches as find_matches leaves them in s.tokens (the GPU's way: all found first).
 struct FoundMatches {
   const uint32_t* tokens;
+  const uint8_t* in;
   GATEMAP_HD uint32_t operator()(uint32_t p) const { return tokens[p]; }
+  GATEMAP_HD uint8_t literal(uint32_t p) const { return in[p]; }
 };
 GATEMAP_HD BlockPlan plan_block(const uint8_t* in, uint32_t n, Scratch s, Tables& t) {
-  return plan_block(in, n, FoundMatches{s.tokens}, s.tokens, t);
+  return plan_block(in, n, FoundMatches{s.tokens, in}, s.tokens, t);
 }
 
 // The block's tokens (plan.tokens of them) -> one final DEFLATE block in out (room for

@@ -59,6 +59,7 @@ class LazyMatches {
     last_token_ = token;
     return token;
   }
+  uint8_t literal(uint32_t p) const { return in_[p]; }
 
  private:
   uint64_t* bucket_words(uint32_t p) const { return buckets_ + size_t{kBucketWordCount} * hash4(in_, p); }

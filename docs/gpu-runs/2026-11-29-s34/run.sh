@@ -57,7 +57,7 @@ for STAGE in "$@"; do
     one)
       ref
       [ -s o_2.fq.gz ] || { gatemap sim reads 20.fa -n 1000000 -l 150 -t $T --seed 11 -o o 2> /dev/null; gzip -1 -k o_1.fq & gzip -1 -k o_2.fq; wait; }
-      for r in 1 2 3; do
+      for r in $(seq ${ROUNDS:-3}); do
         for b in gatemap gatemap-old gatemap-quickexit; do
           [ -e /tmp/bin/$b ] || continue
           timed "$b: 1 M plain -> SAM (round $r)" p_$b.sam $b map -t $T -v 4 -o p_$b.sam ref.gmi o_1.fq o_2.fq
@@ -74,13 +74,25 @@ for STAGE in "$@"; do
     bgzf)
       gatemap bench bgzf -t $T os_gatemap.bam > "$OUT/bgzf.txt" 2>&1
       ;;
+    kernel)  # where the GPU deflate's time goes: `bench bgzf` with variants of the kernel, bundled as
+      # gatemap-old and gatemap-exp* (s34's third call: 1 matches only, 2 matches and parse, 25 and
+      # 50 the shared-memory carve-out in %)
+      ref
+      [ -s os_gatemap.bam ] || { [ -s o_2.fq ] || gatemap sim reads 20.fa -n 1000000 -l 150 -t $T --seed 11 -o o 2> /dev/null
+        gatemap map -t $T --sort --markdup -o os_gatemap.bam ref.gmi o_1.fq o_2.fq 2> /dev/null; }
+      for b in gatemap gatemap-old gatemap-exp2 gatemap-exp25 gatemap-exp50 gatemap; do
+        [ -e /tmp/bin/$b ] || continue
+        echo "== $b" >> "$OUT/kernel.txt"
+        $b bench bgzf -t $T --reps 2 os_gatemap.bam 2>&1 | grep -E "gpu|alone" >> "$OUT/kernel.txt"
+      done
+      ;;
     whole)  # chr20 at 30x, gzip -1, to a sorted duplicate-marked BAM: this build, old, this build
       ref
       if [ ! -s w_2.fq.gz ]; then
         gatemap sim reads 20.fa -n 6300000 -l 150 -t $T --seed 12 -o w 2> /dev/null
         gzip -1 w_1.fq & gzip -1 w_2.fq; wait
       fi
-      for b in gatemap gatemap-old gatemap; do
+      for b in ${WHOLE_BUILDS:-gatemap gatemap-old gatemap}; do
         timed "$b: chr20 30x gzip -> sorted md BAM" ws_$b.bam $b map -t $T -v 4 --sort --markdup -o ws_$b.bam ref.gmi w_1.fq.gz w_2.fq.gz
       done
       same ws_gatemap.bam ws_gatemap-old.bam >> "$OUT/$STAGE.txt"
