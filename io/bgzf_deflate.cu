@@ -95,10 +95,10 @@ __device__ uint32_t write_tokens(const deflate::BlockPlan& plan, const deflate::
 
 // parse()'s match source on the GPU, for lane 0 alone: the matches and bytes of 48
 // positions from a 16-aligned base, kept in shared memory and fetched again with 16-byte
-// loads when the parse leaves them. Read from global memory one by one, each token
-// waited on the cache twice (its match, the next one's): the parse took ~45% of the
-// kernel's time (`bench bgzf` without it). The matches are read before the parse's
-// tokens overwrite them (a token never lies past its position).
+// loads when the parse leaves them, not each from global memory (twice a token: its
+// match, the next one's). The parse and the codes took 37% of the kernel's time; this
+// made the kernel ~5% faster (docs/gpu-runs/2026-11-29-s34). The matches are read
+// before the parse's tokens overwrite them (a token never lies past its position).
 constexpr uint32_t kWindow = 48;
 struct WindowedMatches {
   const uint32_t* tokens;  // 16-byte aligned, readable kWindow past the block's end
