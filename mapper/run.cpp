@@ -505,7 +505,7 @@ MapStats run_mapping(RunOptions opt) {
   // until the lanes are known. FASTQ/FASTA files are only cut here (in order, each file
   // on a thread) and parsed by the lanes: parsing here too bounded 4 GPUs' runs.
   double read_s = 0;  // the reader's busy time
-  OrderedLanes<MapItem> reads(kSlotsPerLane + kSlotsMore, [&](MapItem& item) {
+  auto reads_ahead = std::make_unique<OrderedLanes<MapItem>>(kSlotsPerLane + kSlotsMore, [&](MapItem& item) {
     omp_set_num_threads(threads);
     const log::StageTimer timing(read_s);
     item.parse_error = nullptr;
@@ -513,6 +513,7 @@ MapStats run_mapping(RunOptions opt) {
     item.raw.cut = false;
     return source.next_batch(item.reads, opt.batch_reads, batch_bases, &item.singles);
   });
+  OrderedLanes<MapItem>& reads = *reads_ahead;
   auto idx = load_index_saying(opt.index_path);
   // Its checksums are checked while CUDA starts and the index goes to the device; the
   // first batch waits for them.
@@ -592,6 +593,7 @@ MapStats run_mapping(RunOptions opt) {
   if (opt.leave_to_exit) {
     leave_to_exit(idx);
     leave_to_exit(spare_records);
+    leave_to_exit(reads_ahead);  // the slots' last batches: a million small strings freed one by one
   }
   return st;
 }
