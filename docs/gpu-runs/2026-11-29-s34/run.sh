@@ -74,14 +74,13 @@ for STAGE in "$@"; do
     bgzf)
       gatemap bench bgzf -t $T os_gatemap.bam > "$OUT/bgzf.txt" 2>&1
       ;;
-    kernel)  # where the GPU deflate's time goes: `bench bgzf` with variants of the kernel, bundled as
-      # gatemap-old and gatemap-exp* (s34's third call: 1 matches only, 2 matches and parse, 25 and
-      # 50 the shared-memory carve-out in %)
+    kernel)  # where the GPU deflate's time goes: `bench bgzf` with every bundled build (variants of
+      # the kernel: call 5's gatemap-old matches only, exp2 matches and parse, exp25 / exp50 the
+      # shared-memory carve-out in %; call 8's exp35 / exp65 / exp80 the final kernel's carve-outs)
       ref
       [ -s os_gatemap.bam ] || { [ -s o_2.fq ] || gatemap sim reads 20.fa -n 1000000 -l 150 -t $T --seed 11 -o o 2> /dev/null
         gatemap map -t $T --sort --markdup -o os_gatemap.bam ref.gmi o_1.fq o_2.fq 2> /dev/null; }
-      for b in gatemap gatemap-old gatemap-exp2 gatemap-exp25 gatemap-exp50 gatemap; do
-        [ -e /tmp/bin/$b ] || continue
+      for b in gatemap $(cd /tmp/bin && ls gatemap-*) gatemap; do
         echo "== $b" >> "$OUT/kernel.txt"
         $b bench bgzf -t $T --reps 2 os_gatemap.bam 2>&1 | grep -E "gpu|alone" >> "$OUT/kernel.txt"
       done
