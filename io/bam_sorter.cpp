@@ -263,14 +263,19 @@ void BamSorter::close() {
   if (runs_.empty()) {  // everything fitted: no merge; marked, encoded and compressed on all threads
     // The duplicates are decided beside the records' sort (neither needs the other;
     // each has serial parts).
-    std::future<void> deciding = std::async(std::launch::async, [this] {
-      omp_set_num_threads(opt_.threads);  // this thread's own setting: -t
-      if (marker_) marker_->decide();
-    });
+    std::future<void> deciding;
+    if (marker_) {
+      deciding = std::async(std::launch::async, [this] {
+        omp_set_num_threads(opt_.threads);  // this thread's own setting: -t
+        marker_->decide();
+      });
+    }
     sort_buffer();
     lap("records sorted");
-    deciding.get();
-    lap("duplicates decided (beside the sort)");
+    if (deciding.valid()) {
+      deciding.get();
+      lap("duplicates decided (beside the sort)");
+    }
     out_->write_bam(buffer_.size(), [this](size_t i, bam1_t* view) {
       RecordArena::view(buffer_[i].at, view);
       if (marker_) marker_->mark(view);

@@ -99,11 +99,11 @@ __device__ uint32_t write_tokens(const deflate::BlockPlan& plan, const deflate::
 // match, the next one's). The parse and the codes took 37% of the kernel's time; this
 // made the kernel ~5% faster (docs/gpu-runs/2026-11-29-s34). The matches are read
 // before the parse's tokens overwrite them (a token never lies past its position).
-constexpr uint32_t kWindow = 48;
+constexpr uint32_t kParseWindow = 48;
 struct WindowedMatches {
-  const uint32_t* tokens;  // 16-byte aligned, readable kWindow past the block's end
+  const uint32_t* tokens;  // 16-byte aligned, readable kParseWindow past the block's end
   const uint8_t* in;       // the same
-  uint32_t* window_tokens;  // shared, kWindow each
+  uint32_t* window_tokens;  // shared, kParseWindow each
   uint8_t* window_bytes;
   uint32_t base = 0;
   __device__ WindowedMatches(const uint32_t* t, const uint8_t* i, uint32_t* wt, uint8_t* wb)
@@ -113,16 +113,16 @@ struct WindowedMatches {
   __device__ void fetch(uint32_t p) {
     base = p & ~15u;
     const uint4* t = reinterpret_cast<const uint4*>(tokens + base);
-    for (uint32_t i = 0; i < kWindow / 4; ++i) reinterpret_cast<uint4*>(window_tokens)[i] = t[i];
+    for (uint32_t i = 0; i < kParseWindow / 4; ++i) reinterpret_cast<uint4*>(window_tokens)[i] = t[i];
     const uint4* b = reinterpret_cast<const uint4*>(in + base);
-    for (uint32_t i = 0; i < kWindow / 16; ++i) reinterpret_cast<uint4*>(window_bytes)[i] = b[i];
+    for (uint32_t i = 0; i < kParseWindow / 16; ++i) reinterpret_cast<uint4*>(window_bytes)[i] = b[i];
   }
   __device__ uint32_t operator()(uint32_t p) {
-    if (p - base >= kWindow) fetch(p);
+    if (p - base >= kParseWindow) fetch(p);
     return window_tokens[p - base];
   }
   __device__ uint8_t literal(uint32_t p) {
-    if (p - base >= kWindow) fetch(p);
+    if (p - base >= kParseWindow) fetch(p);
     return window_bytes[p - base];
   }
 };
@@ -177,8 +177,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   // Lane 0 parses and builds the codes; the block is then written by all lanes (below).
   deflate::Tables& t = tables[threadIdx.x / 32];
   __shared__ deflate::BlockPlan plans[kWarpsPerBlock];
-  __shared__ __align__(16) uint32_t window_tokens[kWarpsPerBlock][kWindow];
-  __shared__ __align__(16) uint8_t window_bytes[kWarpsPerBlock][kWindow];
+  __shared__ __align__(16) uint32_t window_tokens[kWarpsPerBlock][kParseWindow];
+  __shared__ __align__(16) uint8_t window_bytes[kWarpsPerBlock][kParseWindow];
   deflate::BlockPlan& plan = plans[threadIdx.x / 32];
   uint8_t* out = out_all + size_t(job) * kStride;
   if (lane == 0) {
@@ -242,7 +242,7 @@ struct Round {
     out.resize(blocks * kStride);
     sizes.resize(blocks);
     out_sizes.resize(blocks);
-    tokens.resize(blocks * deflate::kMaxInput + kWindow);  // (the last block's window reads past it)
+    tokens.resize(blocks * deflate::kMaxInput + kParseWindow);  // (the last block's window reads past it)
     buckets.resize(blocks * deflate::kBucketWords);
   }
 

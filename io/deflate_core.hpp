@@ -112,6 +112,14 @@ GATEMAP_HD uint32_t hash4(const uint8_t* in, uint32_t p) {
 struct Bucket {
   uint64_t w[kBucketWordCount];
   GATEMAP_HD uint32_t entry(int way) const { return static_cast<uint32_t>(w[way / 4] >> (16 * (way % 4))) & 0xffff; }
+  GATEMAP_HD static Bucket load(const uint64_t* words) {
+    Bucket b;
+    for (int i = 0; i < kBucketWordCount; ++i) b.w[i] = words[i];
+    return b;
+  }
+  GATEMAP_HD void store(uint64_t* words) const {
+    for (int i = 0; i < kBucketWordCount; ++i) words[i] = w[i];
+  }
   GATEMAP_HD void shift_in(uint32_t p) {
     for (int i = kBucketWordCount - 1; i > 0; --i) w[i] = w[i] << 16 | w[i - 1] >> 48;
     w[0] = w[0] << 16 | (p + 1);
@@ -164,11 +172,10 @@ GATEMAP_HD void find_matches(const uint8_t* in, uint32_t n, Scratch s) {
       continue;
     }
     uint64_t* words = s.buckets + kBucketWordCount * hash4(in, p);
-    Bucket bucket;
-    for (int i = 0; i < kBucketWordCount; ++i) bucket.w[i] = words[i];
+    Bucket bucket = Bucket::load(words);
     s.tokens[p] = best_match(in, n, p, bucket, ByteCompare{in});
     bucket.shift_in(p);
-    for (int i = 0; i < kBucketWordCount; ++i) words[i] = bucket.w[i];
+    bucket.store(words);
   }
 }
 
@@ -481,16 +488,13 @@ GATEMAP_HD uint64_t token_bits(uint32_t token, const BlockPlan& plan, const Tabl
   return v;
 }
 
-// The matches as find_matches leaves them in s.tokens (the GPU's way: all found first).
+// The matches as find_matches leaves them in s.tokens (all found first).
 struct FoundMatches {
   const uint32_t* tokens;
   const uint8_t* in;
   GATEMAP_HD uint32_t operator()(uint32_t p) const { return tokens[p]; }
   GATEMAP_HD uint8_t literal(uint32_t p) const { return in[p]; }
 };
-GATEMAP_HD BlockPlan plan_block(const uint8_t* in, uint32_t n, Scratch s, Tables& t) {
-  return plan_block(in, n, FoundMatches{s.tokens, in}, s.tokens, t);
-}
 
 // The block's tokens (plan.tokens of them) -> one final DEFLATE block in out (room for
 // kMaxOutput bytes); returns its size.
@@ -514,7 +518,7 @@ GATEMAP_HD uint32_t write_block(const uint8_t* in, uint32_t n, const BlockPlan& 
 GATEMAP_HD uint32_t deflate_block(const uint8_t* in, uint32_t n, Scratch s, uint8_t* out) {
   find_matches(in, n, s);
   Tables t;
-  const BlockPlan plan = plan_block(in, n, s, t);
+  const BlockPlan plan = plan_block(in, n, FoundMatches{s.tokens, in}, s.tokens, t);
   return write_block(in, n, plan, t, s.tokens, out);
 }
 

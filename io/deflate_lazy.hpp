@@ -43,17 +43,17 @@ class LazyMatches {
       if (hashed_ + kHashBytes > n_) break;
       if (hashed_ + 8 + kHashBytes <= n_) __builtin_prefetch(bucket_words(hashed_ + 8), 1);
       uint64_t* words = bucket_words(hashed_);
-      Bucket bucket = load(words);
+      Bucket bucket = Bucket::load(words);
       bucket.shift_in(hashed_);
-      store(bucket, words);
+      bucket.store(words);
     }
     uint32_t token = 0;
     if (p + kHashBytes <= n_) {
       uint64_t* words = bucket_words(p);
-      Bucket bucket = load(words);
+      Bucket bucket = Bucket::load(words);
       token = best_match(in_, n_, p, bucket, WordCompareCpu{in_});
       bucket.shift_in(p);
-      store(bucket, words);
+      bucket.store(words);
     }
     hashed_ = p + 1;
     last_ = p;
@@ -64,14 +64,6 @@ class LazyMatches {
 
  private:
   uint64_t* bucket_words(uint32_t p) const { return buckets_ + size_t{kBucketWordCount} * hash4(in_, p); }
-  static Bucket load(const uint64_t* words) {
-    Bucket b;
-    for (int i = 0; i < kBucketWordCount; ++i) b.w[i] = words[i];
-    return b;
-  }
-  static void store(const Bucket& b, uint64_t* words) {
-    for (int i = 0; i < kBucketWordCount; ++i) words[i] = b.w[i];
-  }
 
   const uint8_t* in_;
   uint32_t n_;
