@@ -1,8 +1,8 @@
-// BGZF compression on the GPU: one warp per block finds every position's match, then
-// runs deflate_core's parse and coding (the CPU twin's code, io/bgzf_deflate.cpp), with
-// its hash table and tokens in device memory. A batch's blocks go up at a fixed stride
-// through pinned buffers, their streams come back the same way; host threads copy them
-// and add the BGZF frame.
+// BGZF compression on the GPU: one warp per block finds every position's match (one
+// kernel), then runs deflate_core's parse and coding (a second kernel; the CPU twin's
+// code, io/bgzf_deflate.cpp), with its hash table and tokens in device memory. A batch's
+// blocks go up at a fixed stride through pinned buffers, their streams come back the
+// same way; host threads copy them and add the BGZF frame.
 #include <omp.h>
 
 #include <algorithm>
@@ -24,23 +24,27 @@ constexpr size_t kStride = 65536;  // bytes per block, in and out
 constexpr int kWarpsPerBlock = 4;
 
 // Bytes at c and p compared four at a time: each load of a byte waits on the cache, and
-// a match's bytes are read one after another. A block's buffer has room past its end
-// (kStride), and what lies there only ever extends a length capped at max_len.
+// a match's bytes are read one after another. Each side's words are read aligned, one a
+// step, the last one kept for the next step's shift (the finding of matches is bound by
+// its loads). A block's buffer has room past its end (kStride), and what lies there only
+// ever extends a length capped at max_len.
 struct WordCompare {
   const uint8_t* in;  // 4-byte aligned
-  __device__ uint32_t word(uint32_t i) const {
-    const uint32_t* w = reinterpret_cast<const uint32_t*>(in) + (i >> 2);
-    return __funnelshift_r(__ldg(w), __ldg(w + 1), (i & 3) * 8);
-  }
   __device__ uint32_t operator()(uint32_t c, uint32_t p, uint32_t max_len) const {
-    uint32_t len = 0;
+    const uint32_t* at_c = reinterpret_cast<const uint32_t*>(in) + (c >> 2);
+    const uint32_t* at_p = reinterpret_cast<const uint32_t*>(in) + (p >> 2);
+    const uint32_t shift_c = (c & 3) * 8, shift_p = (p & 3) * 8;
+    uint32_t low_c = __ldg(at_c), low_p = __ldg(at_p), len = 0;
     while (len < max_len) {
-      const uint32_t differ = word(c + len) ^ word(p + len);
+      const uint32_t high_c = __ldg(++at_c), high_p = __ldg(++at_p);
+      const uint32_t differ = __funnelshift_r(low_c, high_c, shift_c) ^ __funnelshift_r(low_p, high_p, shift_p);
       if (differ) {
         len += (__ffs(differ) - 1) >> 3;
         break;
       }
       len += 4;
+      low_c = high_c;
+      low_p = high_p;
     }
     return len < max_len ? len : max_len;
   }
@@ -127,16 +131,64 @@ struct WindowedMatches {
   }
 };
 
-// One warp per BGZF block. The matches of 32 positions at a time: each lane hashes its
+// deflate::best_match's answer (the first way of the longest match) with fewer waits. The
+// twin reads, way after way, the byte at the best length so far (a way that differs there
+// cannot be longer) and compares the rare way that agrees: a lane's loads one behind the
+// other, on a 41%-full bucket 16 waits (sorted BAM: 9.7 ways a position, 1.5 of them
+// compared). Here the bytes of eight ways are loaded at once, at the best length of the
+// group's start; a way that differs there still cannot be longer, and one that agrees is
+// checked again at the best length of its turn, as the twin would.
+constexpr int kWaysAtOnce = 8;
+__device__ uint32_t best_match_grouped(const uint8_t* in, uint32_t n, uint32_t p, const deflate::Bucket& bucket,
+                                       const WordCompare& common_length) {
+  using namespace deflate;
+  const uint32_t max_len = n - p < kNiceLength ? n - p : kNiceLength;
+  uint32_t best = kMinMatch - 1, dist = 0;
+  uint8_t at_best = in[p + best];
+#pragma unroll
+  for (int group = 0; group < kWays; group += kWaysAtOnce) {
+    const auto candidate = [&](int k) { return bucket.entry(group + k) - 1; };  // (registers: not kept)
+    int ways = 0;  // the twin's ways in this group: before the first empty or too far one
+#pragma unroll
+    for (int k = 0; k < kWaysAtOnce; ++k) {
+      if (ways == k && bucket.entry(group + k) != 0 && p - candidate(k) <= kWindow) ++ways;
+    }
+    uint8_t byte[kWaysAtOnce];
+#pragma unroll
+    for (int k = 0; k < kWaysAtOnce; ++k) byte[k] = k < ways ? in[candidate(k) + best] : 0;
+    const uint32_t group_best = best;
+    const uint8_t at_group_best = at_best;
+#pragma unroll
+    for (int k = 0; k < kWaysAtOnce; ++k) {
+      if (k >= ways) break;
+      if (byte[k] != at_group_best) continue;  // cannot be longer than the best
+      const uint32_t c = candidate(k);
+      if (best != group_best && in[c + best] != at_best) continue;
+      const uint32_t len = common_length(c, p, max_len);
+      if (len > best) {
+        best = len;
+        dist = p - c;
+        if (len == max_len) return kMatchFlag | best << 16 | (dist - 1);
+        at_best = in[p + best];
+      }
+    }
+    if (ways < kWaysAtOnce) break;
+  }
+  if (best < kMinMatch || (best == kMinMatch && dist > kFarForThree)) return 0;
+  return kMatchFlag | best << 16 | (dist - 1);
+}
+
+// The matches, one warp per BGZF block, 32 positions at a time: each lane hashes its
 // position; lanes whose positions share a hash (__match_any_sync) see the bucket as the
 // CPU twin's one-by-one order leaves it for them (the bucket before the 32, then the
 // group's earlier positions shifted in), and the group's last lane writes the bucket
-// back with them all. Then lane 0 parses and builds the codes (deflate_core.hpp) and the
-// warp writes the block.
-__global__ void __launch_bounds__(kWarpsPerBlock * 32)
-    deflate_kernel(const uint8_t* in_all, const uint32_t* sizes, uint8_t* out_all, uint32_t* out_sizes,
-                   uint64_t* buckets_all, uint32_t* tokens_all, int count) {
-  __shared__ deflate::Tables tables[kWarpsPerBlock];
+// back with them all. A kernel of its own, without the coding's shared memory: more
+// warps per SM wait on the cache at once. `bench bgzf` on an H200 (docs/gpu-runs/
+// 2026-11-29-s35): one kernel 3,535-3,560 MB/s; two 3,983-3,998; with the grouped
+// loads 4,505-4,572; with the carried words 4,639-4,654.
+constexpr int kMatchBlocksPerSm = 8;  // 32 warps (at most 56 registers a thread): 10 and 6 measured alike
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, kMatchBlocksPerSm)
+    match_kernel(const uint8_t* in_all, const uint32_t* sizes, uint64_t* buckets_all, uint32_t* tokens_all, int count) {
   const int job = blockIdx.x * kWarpsPerBlock + static_cast<int>(threadIdx.x / 32);
   const uint32_t lane = threadIdx.x % 32;
   if (job >= count) return;  // whole warps
@@ -163,7 +215,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     for (uint32_t earlier = group & ((1u << lane) - 1); earlier; earlier &= earlier - 1) {
       bucket.shift_in(base + __ffs(earlier) - 1);  // oldest first
     }
-    const uint32_t match = hashed ? deflate::best_match(in, n, p, bucket, WordCompare{in}) : 0;
+    const uint32_t match = hashed ? best_match_grouped(in, n, p, bucket, WordCompare{in}) : 0;
     if (hashed && (group >> lane) == 1) {  // the group's last lane
       bucket.shift_in(p);
       for (int i = 0; i < deflate::kBucketWordCount; i += 2) {
@@ -173,24 +225,34 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     __syncwarp();
     if (p < n) s.tokens[p] = match;
   }
-  __syncwarp();
-  // Lane 0 parses and builds the codes; the block is then written by all lanes (below).
-  deflate::Tables& t = tables[threadIdx.x / 32];
+}
+
+// One warp per BGZF block, after match_kernel: lane 0 parses the matches and builds the
+// codes (deflate_core.hpp), then the warp writes the block.
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    code_kernel(const uint8_t* in_all, const uint32_t* sizes, uint8_t* out_all, uint32_t* out_sizes,
+                uint32_t* tokens_all, int count) {
+  __shared__ deflate::Tables tables[kWarpsPerBlock];
   __shared__ deflate::BlockPlan plans[kWarpsPerBlock];
   __shared__ __align__(16) uint32_t window_tokens[kWarpsPerBlock][kParseWindow];
   __shared__ __align__(16) uint8_t window_bytes[kWarpsPerBlock][kParseWindow];
-  deflate::BlockPlan& plan = plans[threadIdx.x / 32];
+  const int w = static_cast<int>(threadIdx.x / 32);
+  const int job = blockIdx.x * kWarpsPerBlock + w;
+  const uint32_t lane = threadIdx.x % 32;
+  if (job >= count) return;  // whole warps
+  const uint8_t* in = in_all + size_t(job) * kStride;
+  const uint32_t n = sizes[job];
+  uint32_t* tokens = tokens_all + size_t(job) * deflate::kMaxInput;
+  deflate::Tables& t = tables[w];
+  deflate::BlockPlan& plan = plans[w];
   uint8_t* out = out_all + size_t(job) * kStride;
-  if (lane == 0) {
-    const int w = threadIdx.x / 32;
-    plan = deflate::plan_block(in, n, WindowedMatches(s.tokens, in, window_tokens[w], window_bytes[w]), s.tokens, t);
-  }
+  if (lane == 0) plan = deflate::plan_block(in, n, WindowedMatches(tokens, in, window_tokens[w], window_bytes[w]), tokens, t);
   __syncwarp();
   if (plan.stored) {
     if (lane == 0) out_sizes[job] = deflate::write_stored(in, n, out);
     return;
   }
-  const uint32_t size = write_tokens(plan, t, s.tokens, out, lane);
+  const uint32_t size = write_tokens(plan, t, tokens, out, lane);
   if (lane == 0) out_sizes[job] = size;
 }
 
@@ -222,8 +284,8 @@ struct Round {
   gpu::DeviceBuffer<uint8_t> in, out;
   gpu::DeviceBuffer<uint32_t> sizes, out_sizes, tokens;
   gpu::DeviceBuffer<uint64_t> buckets;
-  gpu::Event kernel_begin, kernel_end;
-  double kernel_s = 0;  // summed over finished rounds
+  gpu::Event kernel_begin, matches_found, kernel_end;
+  double kernel_s = 0, match_s = 0;  // summed over finished rounds
   // -v 4: the host's side of the rounds (making buffers, copying in, waiting for the GPU,
   // copying back and framing) and the blocks compressed.
   double alloc_s = 0, copy_in_s = 0, wait_s = 0, copy_out_s = 0;
@@ -269,8 +331,12 @@ struct Round {
     GATEMAP_CUDA_CHECK(cudaMemcpyAsync(sizes.data(), host_sizes.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
     const int grid = static_cast<int>((n + kWarpsPerBlock - 1) / kWarpsPerBlock);
     kernel_begin.record(s);
-    deflate_kernel<<<grid, kWarpsPerBlock * 32, 0, s>>>(in.data(), sizes.data(), out.data(), out_sizes.data(),
-                                                     buckets.data(), tokens.data(), static_cast<int>(n));
+    match_kernel<<<grid, kWarpsPerBlock * 32, 0, s>>>(in.data(), sizes.data(), buckets.data(), tokens.data(),
+                                                   static_cast<int>(n));
+    GATEMAP_CUDA_CHECK_LAUNCH();
+    matches_found.record(s);
+    code_kernel<<<grid, kWarpsPerBlock * 32, 0, s>>>(in.data(), sizes.data(), out.data(), out_sizes.data(),
+                                                  tokens.data(), static_cast<int>(n));
     GATEMAP_CUDA_CHECK_LAUNCH();
     kernel_end.record(s);
   }
@@ -288,6 +354,7 @@ struct Round {
                                          cudaMemcpyDeviceToHost, s));
     }
     kernel_s += gpu::Event::elapsed_ms(kernel_begin, kernel_end) / 1000.0;
+    match_s += gpu::Event::elapsed_ms(kernel_begin, matches_found) / 1000.0;
     blocks_done += n;
     const log::StageTimer timing(copy_out_s);
     const size_t groups = (n + kGroupBlocks - 1) / kGroupBlocks;
@@ -328,11 +395,13 @@ struct BgzfDeflateGpu::Impl {
 
 BgzfDeflateGpu::BgzfDeflateGpu(int device, int threads, size_t blocks_per_round) {
   GATEMAP_CUDA_CHECK(cudaSetDevice(device));  // the streams are made on it
-  // 80% of the SM's on-chip memory as shared memory (six blocks of four warps), the rest
-  // as L1 for the blocks' bytes and hash buckets: `gatemap bench bgzf` on an H200 3,545
-  // MB/s, against 3,280 at 65%, 3,012 at 50% and 2,788 at 35%
-  // (docs/gpu-runs/2026-11-29-s34/h200-8-carveout).
-  GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(deflate_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 80));
+  // The coding kernel: 80% of the SM's on-chip memory as shared memory (six blocks of
+  // four warps), the rest as L1 for the blocks' bytes: `gatemap bench bgzf` on an H200
+  // 3,545 MB/s, against 3,280 at 65%, 3,012 at 50% and 2,788 at 35% (one kernel then,
+  // docs/gpu-runs/2026-11-29-s34/h200-8-carveout). The match kernel has no shared memory:
+  // all of it as L1, for the bytes and the hash buckets.
+  GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(code_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 80));
+  GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(match_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
   impl_ = std::make_unique<Impl>();
   impl_->device = device;
   impl_->threads = std::max(1, threads);
@@ -346,11 +415,12 @@ BgzfDeflateGpu::~BgzfDeflateGpu() {
   const auto sum = [&](double Round::*lap) { return std::to_string(r[0].*lap + r[1].*lap); };
   log::debug("bgzf", "device " + std::to_string(impl_->device) + ": " + std::to_string(r[0].blocks_done + r[1].blocks_done) +
                          " blocks; making buffers " + sum(&Round::alloc_s) + " s, copying in " + sum(&Round::copy_in_s) +
-                         " s, waiting for the GPU " + sum(&Round::wait_s) + " s (kernels " + sum(&Round::kernel_s) +
+                         " s, waiting for the GPU " + sum(&Round::wait_s) + " s (kernels " + sum(&Round::kernel_s) + " s, of which finding matches " + sum(&Round::match_s) +
                          " s), copying back and framing " + sum(&Round::copy_out_s) + " s");
 }
 
 double BgzfDeflateGpu::kernel_seconds() const { return impl_->rounds[0].kernel_s + impl_->rounds[1].kernel_s; }
+double BgzfDeflateGpu::match_seconds() const { return impl_->rounds[0].match_s + impl_->rounds[1].match_s; }
 
 // Rounds alternate between the two buffer sets: round k starts (its copies up, its
 // kernel) while round k-1's kernel runs, then round k-1 is finished. A batch of more

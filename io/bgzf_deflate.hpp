@@ -46,6 +46,7 @@ class BgzfDeflateGpu : public BlockCompressor {
   ~BgzfDeflateGpu() override;
   void compress(BgzfJob* jobs, size_t count) override;
   double kernel_seconds() const;  // the kernels' time so far (CUDA events)
+  double match_seconds() const;   // of which finding the matches
 
  private:
   struct Impl;

@@ -10,5 +10,6 @@ BgzfDeflateGpu::BgzfDeflateGpu(int, int, size_t) { throw CudaError("this gatemap
 BgzfDeflateGpu::~BgzfDeflateGpu() = default;
 void BgzfDeflateGpu::compress(BgzfJob*, size_t) {}
 double BgzfDeflateGpu::kernel_seconds() const { return 0; }
+double BgzfDeflateGpu::match_seconds() const { return 0; }
 
 }  // namespace gatemap::io
