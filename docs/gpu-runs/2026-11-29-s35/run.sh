@@ -7,7 +7,7 @@
 # tests: the GPU test of BGZF (GPU blocks = the CPU twin's). kernel: `bench bgzf` on 1 M
 # pairs' sorted BAM with every bundled gatemap (variants). one: 1 M chr20 pairs, plain ->
 # SAM, gzip -1 -> SAM, gzip -> BAM, gzip -> sorted duplicate-marked BAM, this build vs
-# gatemap-old, ROUNDS (3) rounds alternating. whole: chr20 at 30x (6.3 M pairs, gzip -1) to
+# gatemap-old (and ONE_EXTRA builds), ROUNDS (3) rounds alternating. whole: chr20 at 30x (6.3 M pairs, gzip -1) to
 # a sorted, duplicate-marked, indexed BAM, WHOLE_BUILDS. peers: strobealign (prebuilt index)
 # and minimap2 -ax sr on one's gzip files, beside gatemap gzip -> SAM.
 set -uo pipefail
@@ -59,7 +59,7 @@ for STAGE in "$@"; do
       ref
       [ -s o_2.fq.gz ] || { gatemap sim reads 20.fa -n 1000000 -l 150 -t $T --seed 11 -o o 2> /dev/null; gzip -1 -k o_1.fq & gzip -1 -k o_2.fq; wait; }
       for r in $(seq ${ROUNDS:-3}); do
-        for b in gatemap gatemap-old gatemap-quickexit; do
+        for b in gatemap gatemap-old ${ONE_EXTRA:-}; do
           [ -e /tmp/bin/$b ] || continue
           timed "$b: 1 M plain -> SAM (round $r)" p_$b.sam $b map -t $T -v 4 -o p_$b.sam ref.gmi o_1.fq o_2.fq
           timed "$b: 1 M gzip -> SAM (round $r)" g_$b.sam $b map -t $T -v 4 -o g_$b.sam ref.gmi o_1.fq.gz o_2.fq.gz
