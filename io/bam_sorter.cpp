@@ -288,7 +288,8 @@ void BamSorter::close() {
     const SamWriter::BamLaps& w = out_->bam_laps();
     log::debug("map", "their windows encoded in " + std::to_string(w.encode_s) + " s, waiting for the writer " +
                           std::to_string(w.wait_s) + " s; there compressed in " + std::to_string(w.compress_s) +
-                          " s, written in " + std::to_string(w.write_s) + " s");
+                          " s, written in " + std::to_string(w.write_s) + " s, indexed in " +
+                          std::to_string(w.index_s) + " s");
   } else {
     if (marker_) marker_->decide();
     lap("duplicates decided");

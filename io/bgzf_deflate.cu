@@ -424,12 +424,16 @@ double BgzfDeflateGpu::match_seconds() const { return impl_->rounds[0].match_s +
 
 // Rounds alternate between the two buffer sets: round k starts (its copies up, its
 // kernel) while round k-1's kernel runs, then round k-1 is finished. A batch of more
-// than a few hundred blocks is cut in at least two rounds so that they overlap.
+// than a few hundred blocks is cut in two rounds so that they overlap. Cut in four or
+// eight (less waiting for the first round's copies and the last's), the sorted writer's
+// windows went slower: `bench bgzf` in windows of 2,048 blocks 2,371 and 1,555 MB/s vs
+// 3,434 (docs/gpu-runs/2026-11-29-s35/h200-5-index-rounds): the GPU wants many blocks.
+constexpr size_t kLeastRound = 256, kRoundsPerCall = 2;
 void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
   Impl& m = *impl_;
   GATEMAP_CUDA_CHECK(cudaSetDevice(m.device));
-  size_t per_round = m.blocks_per_round;
-  if (count >= 512) per_round = std::min(per_round, (count + 1) / 2);
+  const size_t rounds = std::clamp<size_t>(count / kLeastRound, 1, kRoundsPerCall);
+  const size_t per_round = std::min(m.blocks_per_round, (count + rounds - 1) / rounds);
   try {
     size_t k = 0;
     for (size_t from = 0; from < count; from += per_round, ++k) {

@@ -100,9 +100,9 @@ class SamWriter {
   const std::string& read_group_id() const { return rg_id_; }
   int64_t records_written() const { return written_; }
   // write_bam's time so far (-v 4): its windows encoded, its wait for the writing thread,
-  // and there compressing (block compressor only) and writing.
+  // and there compressing (block compressor only), writing and indexing.
   struct BamLaps {
-    double encode_s = 0, wait_s = 0, compress_s = 0, write_s = 0;
+    double encode_s = 0, wait_s = 0, compress_s = 0, write_s = 0, index_s = 0;
   };
   const BamLaps& bam_laps() const { return laps_; }
 
@@ -120,12 +120,17 @@ class SamWriter {
   void encode(const bam1_t* const* recs, size_t n, bool defer, EncodedChunk& out) const;
   // Writes encoded chunks [0, count) in order and tells the index where their records are.
   void write_chunks(const std::vector<EncodedChunk>& chunks, size_t count);
+  // The two halves: the chunks' bytes (starts: where each begins in the file), then
+  // their records told to the index (on a thread of its own in write_bam).
+  void write_chunk_bytes(const std::vector<EncodedChunk>& chunks, size_t count, std::vector<uint64_t>& starts);
+  void index_chunks(const std::vector<EncodedChunk>& chunks, size_t count, const std::vector<uint64_t>& starts);
   std::unique_ptr<BamState> bam_;
   std::shared_ptr<BlockCompressor> compressor_;
   bool plain_sam_ = false;  // text straight to the file: write_all formats it in parallel
   std::unique_ptr<OutputFile> cram_index_;  // CRAM's .crai, built by htslib while writing
   int threads_ = 1;
   int64_t written_ = 0;
+  int64_t indexed_ = 0;  // records told to the index
   BamLaps laps_;
 };
 
