@@ -135,7 +135,7 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
   std::unique_ptr<KmerCountGpu> gpu_table;
   if (backend == gpu::Backend::gpu) {
     gpu_table = gpu::make_engine_or_null<KmerCountGpu>("correct", opt.k, budget, device);
-    log::debug("correct", "GPU count table ready");
+    log::debug("correct", "GPU count table ready at " + std::to_string(log::wall_seconds()) + " s");
   }
   const bool on_gpu =
       gpu_table && gpu::run_or_fall_back(
@@ -428,14 +428,14 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   const gpu::Backend backend = gpu::choose_backend(opt.backend);
   const std::vector<int> devices = gpu::resolve_devices(opt.device, backend);  // a bad --device before the count
   sum.backend = gpu::backend_name(backend);
-  log::debug("correct", "backend " + sum.backend + " chosen");
+  log::debug("correct", "backend " + sum.backend + " chosen at " + std::to_string(log::wall_seconds()) + " s");
   if (!text_option && backend != gpu::Backend::gpu) input.keep_text(0);
   // Pass 1: count, then the solid spectrum (the counts are freed when it returns).
   const KmerSpectrum spectrum = count_pass(opt, backend, devices.empty() ? 0 : devices[0], input, sum);
   const bool pass_through = sum.threshold == 0;
 
   // Pass 2: correct and write.
-  log::debug("correct", "count pass done");
+  log::debug("correct", "count pass done at " + std::to_string(log::wall_seconds()) + " s");
   const auto t0 = std::chrono::steady_clock::now();
   LaneEngines engines;  // none made (the spectrum does not fit): the CPU twin
   if (backend == gpu::Backend::gpu && !pass_through) engines = make_lane_engines(spectrum, devices);
@@ -457,7 +457,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   out1.close();
   if (out2) out2->close();
   sum.correct_s = log::seconds_since(t0);
-  log::debug("correct", "outputs closed");
+  log::debug("correct", "outputs closed at " + std::to_string(log::wall_seconds()) + " s");
   return sum;
 }
 

@@ -287,7 +287,7 @@ void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) 
   log::debug("correct", "first reading: cut " + std::to_string(first.cut_s) + " s, parsed " +
                             std::to_string(first.parse_us * 1e-6) + " s and text kept " +
                             std::to_string(first.keep_us * 1e-6) + " s on the lanes, counted " +
-                            std::to_string(first.count_s) + " s");
+                            std::to_string(first.count_s) + " s; done at " + std::to_string(log::wall_seconds()) + " s");
   const std::exception_ptr error = first.error;
   // Its batches are freed on a thread of their own (millions of small blocks: a tenth of
   // a second per million pairs), beside what comes next.

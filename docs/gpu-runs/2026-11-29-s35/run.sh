@@ -9,7 +9,8 @@
 # SAM, gzip -1 -> SAM, gzip -> BAM, gzip -> sorted duplicate-marked BAM, this build vs
 # gatemap-old (and ONE_EXTRA builds), ROUNDS (3) rounds alternating. whole: chr20 at 30x (6.3 M pairs, gzip -1) to
 # a sorted, duplicate-marked, indexed BAM, WHOLE_BUILDS. peers: strobealign (prebuilt index)
-# and minimap2 -ax sr on one's gzip files, beside gatemap gzip -> SAM.
+# and minimap2 -ax sr on one's gzip files, beside gatemap gzip -> SAM. ecoli: correct on 1 M
+# E. coli pairs, -v 4 and --stats, 3 rounds, and Lighter once (#44's time).
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -96,6 +97,21 @@ for STAGE in "$@"; do
         timed "$b: chr20 30x gzip -> sorted md BAM" ws_$b.bam $b map -t $T -v 4 --sort --markdup -o ws_$b.bam ref.gmi w_1.fq.gz w_2.fq.gz
       done
       same ws_gatemap.bam ws_gatemap-old.bam >> "$OUT/$STAGE.txt"
+      ;;
+    ecoli)  # correct, 1 M simulated E. coli pairs (as s33): this build -v 4 --stats, 3 rounds, Lighter once
+      mkdir -p ec1 && cd ec1
+      [ -s ref.fa ] || zcat $ROOT/.gpu-bundle/data/real/MG1655-K12.fasta.gz > ref.fa
+      len=$(grep -v '^>' ref.fa | tr -d '\n' | wc -c)
+      [ -s p_2.fq ] || gatemap sim reads ref.fa -n 1000000 -l 150 --sub-rate 0.005 --indel-rate 0.0001 -t $T --seed 31 -o p 2> /dev/null
+      for r in 1 2 3; do
+        rm -rf o_new && mkdir o_new
+        timed "gatemap correct (round $r)" o_new/c_1.fq gatemap correct -t $T -v 4 --stats o_new/s.json -o o_new/c_1.fq -p o_new/c_2.fq p_1.fq p_2.fq
+        grep -E "D::correct|D::main" run.log | cut -c1-300 >> "$OUT/$STAGE.txt"
+        cat o_new/s.json >> "$OUT/$STAGE.txt"
+      done
+      rm -rf o_lighter && mkdir o_lighter
+      timed "lighter" o_lighter/x lighter -r p_1.fq -r p_2.fq -K 21 $len -t $T -od o_lighter
+      cd ..
       ;;
     peers)  # the CPU mappers on one's gzip files, beside gatemap (needs one's files)
       ref
