@@ -460,8 +460,12 @@ TEST(Fastq, BatchesCutThenParsedOnOtherThreadsAreNextBatchs) {
         EXPECT_EQ(g.seq, mate2 ? truth[i].substr(1) : truth[i]);
       }
     }
-    if (second == p2) EXPECT_EQ(reads, 1400u) << what;
-    if (second.empty()) EXPECT_EQ(reads, 700u);
+    if (second == p2) {
+      EXPECT_EQ(reads, 1400u) << what;
+    }
+    if (second.empty()) {
+      EXPECT_EQ(reads, 700u);
+    }
   }
   // The errors themselves, as a serial reader reports them.
   EXPECT_NE(one_pass(p1, bad2, 100, 1 << 20).second.find("bad2.fq' record 251: mate name 'q25x'"), std::string::npos);

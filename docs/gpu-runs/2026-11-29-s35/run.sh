@@ -10,7 +10,7 @@
 # gatemap-old (and ONE_EXTRA builds), ROUNDS (3) rounds alternating. whole: chr20 at 30x (6.3 M pairs, gzip -1) to
 # a sorted, duplicate-marked, indexed BAM, WHOLE_BUILDS. peers: strobealign (prebuilt index)
 # and minimap2 -ax sr on one's gzip files, beside gatemap gzip -> SAM. ecoli: correct on 1 M
-# E. coli pairs, -v 4 and --stats, 3 rounds, and Lighter once (#44's time).
+# E. coli pairs, this build and gatemap-old, -v 4 and --stats, 3 rounds, and Lighter once (#44).
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -98,17 +98,22 @@ for STAGE in "$@"; do
       done
       same ws_gatemap.bam ws_gatemap-old.bam >> "$OUT/$STAGE.txt"
       ;;
-    ecoli)  # correct, 1 M simulated E. coli pairs (as s33): this build -v 4 --stats, 3 rounds, Lighter once
+    ecoli)  # correct, 1 M simulated E. coli pairs (as s33): this build and gatemap-old -v 4 --stats,
+      # alternating, 3 rounds, Lighter once; corrections compared
       mkdir -p ec1 && cd ec1
       [ -s ref.fa ] || zcat $ROOT/.gpu-bundle/data/real/MG1655-K12.fasta.gz > ref.fa
       len=$(grep -v '^>' ref.fa | tr -d '\n' | wc -c)
       [ -s p_2.fq ] || gatemap sim reads ref.fa -n 1000000 -l 150 --sub-rate 0.005 --indel-rate 0.0001 -t $T --seed 31 -o p 2> /dev/null
       for r in 1 2 3; do
-        rm -rf o_new && mkdir o_new
-        timed "gatemap correct (round $r)" o_new/c_1.fq gatemap correct -t $T -v 4 --stats o_new/s.json -o o_new/c_1.fq -p o_new/c_2.fq p_1.fq p_2.fq
-        grep -E "D::correct|D::main" run.log | cut -c1-300 >> "$OUT/$STAGE.txt"
-        cat o_new/s.json >> "$OUT/$STAGE.txt"
+        for b in gatemap gatemap-old; do
+          rm -rf o_$b && mkdir o_$b
+          timed "$b correct (round $r)" o_$b/c_1.fq $b correct -t $T -v 4 --stats o_$b/s.json -o o_$b/c_1.fq -p o_$b/c_2.fq p_1.fq p_2.fq
+          grep -E "D::correct|D::main" run.log | cut -c1-300 >> "$OUT/$STAGE.txt"
+          grep -E "count_s|correct_s|read_wait|spectrum_s|write_s|kernel_ms" o_$b/s.json | tr -d '\n ' >> "$OUT/$STAGE.txt"
+          echo >> "$OUT/$STAGE.txt"
+        done
       done
+      { same o_gatemap/c_1.fq o_gatemap-old/c_1.fq; same o_gatemap/c_2.fq o_gatemap-old/c_2.fq; } >> "$OUT/$STAGE.txt"
       rm -rf o_lighter && mkdir o_lighter
       timed "lighter" o_lighter/x lighter -r p_1.fq -r p_2.fq -K 21 $len -t $T -od o_lighter
       cd ..
