@@ -134,8 +134,8 @@ struct WindowedMatches {
 // deflate::best_match's answer (the first way of the longest match) with fewer waits. The
 // twin reads, way after way, the byte at the best length so far (a way that differs there
 // cannot be longer) and compares the rare way that agrees: a lane's loads one behind the
-// other, on a 41%-full bucket 16 waits (sorted BAM: 9.7 ways a position, 1.5 of them
-// compared). Here the bytes of eight ways are loaded at once, at the best length of the
+// other (sorted BAM: 9.7 ways a position, 16 at 41% of them, 1.5 compared). Here the
+// bytes of eight ways are loaded at once, at the best length of the
 // group's start; a way that differs there still cannot be longer, and one that agrees is
 // checked again at the best length of its turn, as the twin would.
 constexpr int kWaysAtOnce = 8;
