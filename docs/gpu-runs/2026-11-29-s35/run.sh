@@ -11,6 +11,7 @@
 # a sorted, duplicate-marked, indexed BAM, WHOLE_BUILDS. peers: strobealign (prebuilt index)
 # and minimap2 -ax sr on one's gzip files, beside gatemap gzip -> SAM. ecoli: correct on 1 M
 # E. coli pairs, this build and gatemap-old, -v 4 and --stats, 3 rounds, and Lighter once (#44).
+# perf: perf stat and perf record of that correct run (perf bundled as a binary).
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -116,6 +117,15 @@ for STAGE in "$@"; do
       { same o_gatemap/c_1.fq o_gatemap-old/c_1.fq; same o_gatemap/c_2.fq o_gatemap-old/c_2.fq; } >> "$OUT/$STAGE.txt"
       rm -rf o_lighter && mkdir o_lighter
       timed "lighter" o_lighter/x lighter -r p_1.fq -r p_2.fq -K 21 $len -t $T -od o_lighter
+      cd ..
+      ;;
+    perf)  # where correct's 1 M E. coli run spends its CPU time (needs ecoli's files; perf bundled)
+      cd ec1
+      perf stat -e task-clock,page-faults,context-switches,cpu-migrations -- gatemap correct -t $T -o pc_1.fq -p pc_2.fq \
+        p_1.fq p_2.fq > /dev/null 2> "$OUT/perf_stat.txt"
+      perf record -F 2000 -g -o perf.data -- gatemap correct -t $T -o pc_1.fq -p pc_2.fq p_1.fq p_2.fq > /dev/null 2>&1
+      perf report -i perf.data --no-children --sort dso,symbol 2> /dev/null | grep -v "^$" | grep -E "^ +[0-9]" | head -80 > "$OUT/perf_symbols.txt"
+      perf report -i perf.data --no-children --sort dso 2> /dev/null | grep -E "^ +[0-9]" | head -20 > "$OUT/perf_dso.txt"
       cd ..
       ;;
     peers)  # the CPU mappers on one's gzip files, beside gatemap (needs one's files)
