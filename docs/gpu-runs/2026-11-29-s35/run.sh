@@ -126,6 +126,20 @@ for STAGE in "$@"; do
       perf record -F 2000 -g -o perf.data -- gatemap correct -t $T -o pc_1.fq -p pc_2.fq p_1.fq p_2.fq > /dev/null 2>&1
       perf report -i perf.data --no-children --sort dso,symbol 2> /dev/null | grep -v "^$" | grep -E "^ +[0-9]" | head -80 > "$OUT/perf_symbols.txt"
       perf report -i perf.data --no-children --sort dso 2> /dev/null | grep -E "^ +[0-9]" | head -20 > "$OUT/perf_dso.txt"
+      perf report -i perf.data --no-children --sort tid,symbol -g none 2> /dev/null | grep -E "^ +[0-9]" | head -120 > "$OUT/perf_threads.txt"
+      cd ..
+      ;;
+    malloc)  # correct's 1 M run with glibc's mmap threshold fixed high (no munmap churn beside the
+      # reader's page faults) vs the default, alternating, 3 rounds (needs ecoli's files)
+      cd ec1
+      for r in 1 2 3; do
+        timed "default (round $r)" pm_1.fq gatemap correct -t $T -v 4 -o pm_1.fq -p pm_2.fq p_1.fq p_2.fq
+        grep -E "first reading|outputs closed" run.log | cut -c1-200 >> "$OUT/$STAGE.txt"
+        GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296 \
+          timed "mmap_threshold 32 MiB, trim 4 GiB (round $r)" pt_1.fq gatemap correct -t $T -v 4 -o pt_1.fq -p pt_2.fq p_1.fq p_2.fq
+        grep -E "first reading|outputs closed" run.log | cut -c1-200 >> "$OUT/$STAGE.txt"
+      done
+      { same pm_1.fq pt_1.fq; same pm_2.fq pt_2.fq; } >> "$OUT/$STAGE.txt"
       cd ..
       ;;
     peers)  # the CPU mappers on one's gzip files, beside gatemap (needs one's files)
