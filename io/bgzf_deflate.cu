@@ -168,14 +168,13 @@ __device__ uint32_t best_match_grouped(const uint8_t* in, uint32_t n, uint32_t p
       if (len > best) {
         best = len;
         dist = p - c;
-        if (len == max_len) return kMatchFlag | best << 16 | (dist - 1);
+        if (len == max_len) return match_token(best, dist);
         at_best = in[p + best];
       }
     }
     if (ways < kWaysAtOnce) break;
   }
-  if (best < kMinMatch || (best == kMinMatch && dist > kFarForThree)) return 0;
-  return kMatchFlag | best << 16 | (dist - 1);
+  return match_token(best, dist);
 }
 
 // The matches, one warp per BGZF block, 32 positions at a time: each lane hashes its

@@ -137,6 +137,13 @@ struct ByteCompare {
   }
 };
 
+// The longest match found (best bytes at distance dist) as a token: 0 when it is under 3
+// bytes, or 3 bytes too far away to pay.
+GATEMAP_HD uint32_t match_token(uint32_t best, uint32_t dist) {
+  if (best < kMinMatch || (best == kMinMatch && dist > kFarForThree)) return 0;
+  return kMatchFlag | best << 16 | (dist - 1);
+}
+
 // The best match at p (p + 4 <= n) among the bucket's positions, newest first, at most
 // kNiceLength long, as a token (0 when none of 3 or more is worth it).
 template <class Compare>
@@ -157,8 +164,7 @@ GATEMAP_HD uint32_t best_match(const uint8_t* in, uint32_t n, uint32_t p, const 
       if (len == max_len) break;
     }
   }
-  if (best < kMinMatch || (best == kMinMatch && dist > kFarForThree)) return 0;
-  return kMatchFlag | best << 16 | (dist - 1);
+  return match_token(best, dist);
 }
 GATEMAP_HD uint32_t match_length(uint32_t token) { return token & kMatchFlag ? (token >> 16) & 0x1ff : 0; }
 
