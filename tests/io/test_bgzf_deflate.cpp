@@ -23,23 +23,14 @@ namespace deflate = gatemap::io::deflate;
 
 namespace {
 
-std::string deflate_one(const std::string& in) {
+// One block through `block_deflate` (the definition, deflate_block, unless told).
+using BlockDeflate = uint32_t (*)(const uint8_t*, uint32_t, deflate::Scratch, uint8_t*);
+std::string deflate_one(const std::string& in, BlockDeflate block_deflate = deflate::deflate_block) {
   std::vector<uint64_t> buckets(deflate::kBucketWords);
   std::vector<uint32_t> tokens(deflate::kMaxInput);
   std::string out(deflate::kMaxOutput, '\0');
-  const uint32_t n = deflate::deflate_block(reinterpret_cast<const uint8_t*>(in.data()), static_cast<uint32_t>(in.size()),
-                                            {buckets.data(), tokens.data()}, reinterpret_cast<uint8_t*>(out.data()));
-  out.resize(n);
-  return out;
-}
-
-std::string deflate_lazy_one(const std::string& in) {
-  std::vector<uint64_t> buckets(deflate::kBucketWords);
-  std::vector<uint32_t> tokens(deflate::kMaxInput);
-  std::string out(deflate::kMaxOutput, '\0');
-  const uint32_t n = deflate::deflate_block_lazy(reinterpret_cast<const uint8_t*>(in.data()),
-                                                 static_cast<uint32_t>(in.size()), {buckets.data(), tokens.data()},
-                                                 reinterpret_cast<uint8_t*>(out.data()));
+  const uint32_t n = block_deflate(reinterpret_cast<const uint8_t*>(in.data()), static_cast<uint32_t>(in.size()),
+                                   {buckets.data(), tokens.data()}, reinterpret_cast<uint8_t*>(out.data()));
   out.resize(n);
   return out;
 }
@@ -187,7 +178,7 @@ TEST(Deflate, MatchesSoughtOnlyWhereTheParseAsksGiveTheSameStream) {
   for (size_t at = 0; at < records.size() && at < 200 * size_t{deflate::kMaxInput}; at += deflate::kMaxInput) {
     in.push_back(records.substr(at, deflate::kMaxInput));
   }
-  for (size_t i = 0; i < in.size(); ++i) ASSERT_TRUE(deflate_lazy_one(in[i]) == deflate_one(in[i])) << "input " << i;
+  for (size_t i = 0; i < in.size(); ++i) ASSERT_TRUE(deflate_one(in[i], deflate::deflate_block_lazy) == deflate_one(in[i])) << "input " << i;
 }
 
 TEST(Deflate, BamLikeBlocksCompressNearLibdeflateLevel6) {
