@@ -128,20 +128,13 @@ void encode_bam_chunk(const bam1_t* const* recs, size_t n, int level, EncodedChu
 }
 
 void compress_chunks(EncodedChunk* chunks, size_t count, BlockCompressor& compressor) {
-  // A chunk whose blocks are already made (encode_bam_chunk) is left as it is.
-  std::vector<char> todo(count);
-  for (size_t c = 0; c < count; ++c) todo[c] = chunks[c].bgzf.empty();
   // Room for each block at its most, made on all threads (a window's is hundreds of MB).
 #pragma omp parallel for schedule(dynamic, 1)
-  for (size_t c = 0; c < count; ++c) {
-    if (todo[c]) chunks[c].bgzf.resize(chunks[c].block_begin.size() * BGZF_MAX_BLOCK_SIZE);
-  }
+  for (size_t c = 0; c < count; ++c) chunks[c].bgzf.resize(chunks[c].block_begin.size() * BGZF_MAX_BLOCK_SIZE);
   std::vector<BgzfJob> jobs;
-  std::vector<size_t> first_job(count, 0);
   for (size_t c = 0; c < count; ++c) {
     EncodedChunk& chunk = chunks[c];
-    first_job[c] = jobs.size();
-    for (size_t k = 0; todo[c] && k < chunk.block_begin.size(); ++k) {
+    for (size_t k = 0; k < chunk.block_begin.size(); ++k) {
       BgzfJob job;
       job.in = reinterpret_cast<const uint8_t*>(chunk.raw.data()) + chunk.block_begin[k];
       job.size = static_cast<uint32_t>(block_end(chunk, k) - chunk.block_begin[k]);
@@ -149,11 +142,12 @@ void compress_chunks(EncodedChunk* chunks, size_t count, BlockCompressor& compre
       jobs.push_back(job);
     }
   }
-  if (!jobs.empty()) compressor.compress(jobs.data(), jobs.size());
+  compressor.compress(jobs.data(), jobs.size());
   // Each chunk's blocks closed up behind one another.
+  std::vector<size_t> first_job(count + 1, 0);
+  for (size_t c = 0; c < count; ++c) first_job[c + 1] = first_job[c] + chunks[c].block_begin.size();
 #pragma omp parallel for schedule(dynamic, 1)
   for (size_t c = 0; c < count; ++c) {
-    if (!todo[c]) continue;
     EncodedChunk& chunk = chunks[c];
     std::vector<uint64_t> block_address(chunk.block_begin.size());
     size_t at = 0;

@@ -41,7 +41,7 @@ void encode_bam_chunk(const bam1_t* const* recs, size_t n, int level, EncodedChu
 // The same in two steps, for a compressor that takes many blocks at once (the GPU's):
 // encode_bam_blocks makes `raw` and its blocks (thread-safe for distinct outputs);
 // compress_chunks compresses every block of chunks[0, count) in one batch and fills
-// their `bgzf` and record offsets (chunks made by encode_bam_chunk among them are kept).
+// their `bgzf` and record offsets.
 void encode_bam_blocks(const bam1_t* const* recs, size_t n, EncodedChunk& out);
 void compress_chunks(EncodedChunk* chunks, size_t count, BlockCompressor& compressor);
 

@@ -47,11 +47,8 @@ class BamSorter {
   BamSorter& operator=(const BamSorter&) = delete;
 
   const std::string& read_group_id() const;
-  // The output's blocks compressed by `cs` (the GPU's) instead of htslib's (the runs keep
-  // htslib's): SamWriter::set_block_compressors.
-  void set_block_compressors(std::vector<std::shared_ptr<BlockCompressor>> cs, bool share_with_cpu) {
-    out_->set_block_compressors(std::move(cs), share_with_cpu);
-  }
+  // The output's blocks compressed by `c` (the GPU's) instead of htslib's (the runs keep htslib's).
+  void set_block_compressor(std::shared_ptr<BlockCompressor> c) { out_->set_block_compressor(std::move(c)); }
   // Copies the records in (the originals stay the caller's, to reuse or free: with
   // --markdup they carry a tag added here); may spill a run.
   void add(const std::vector<bam1_t*>& recs);

@@ -27,11 +27,6 @@ namespace gatemap::io {
 namespace {
 constexpr int64_t kFormatChunk = 1024;  // records a thread formats (or encodes as BAM) at a time
 constexpr size_t kGathered = 16384;     // records write() gathers before they are written as BAM
-// write_bam's share of chunks compressed by its encoding threads (set_block_compressors):
-// libdeflate's fastest level, ~100 MB/s a thread on the H200 host (the GPU's ~3.5 GB/s
-// would take ~30 threads to match; level 6 is half as fast again). Files ~3% larger on
-// that share.
-constexpr int kCpuShareLevel = 1;
 
 // One thread's room for encoding BAM, kept across batches.
 struct EncodeSpace {
@@ -52,10 +47,7 @@ struct SamWriter::BamState {
   // one written while the next is encoded.
   static constexpr size_t kWindows = 3;
   std::vector<EncodedChunk> windows[kWindows];
-  // A thread per block compressor (set_block_compressors), each compressing the windows
-  // given to it, and its time (-v 4).
-  std::vector<std::unique_ptr<SerialWorker>> compressing;
-  std::vector<double> compress_s;
+  SerialWorker compressing;  // compresses a window's chunks with the block compressor
   SerialWorker writer;       // writes a window's chunks in order
   SerialWorker indexing;     // tells the index of a written window's records in order
   ~BamState() {
@@ -189,18 +181,6 @@ SamWriter::~SamWriter() {
   if (hdr_) sam_hdr_destroy(hdr_);
 }
 
-void SamWriter::set_block_compressors(std::vector<std::shared_ptr<BlockCompressor>> cs, bool share_with_cpu) {
-  compressors_ = std::move(cs);
-  // The encoding threads beyond eight take a sixteenth each (at most half): on an H200
-  // with 16 threads that is 2 chunks in 16 (12.5%), which their idle time covers (they
-  // encode a window in a third of the time the GPU compresses one).
-  cpu_chunks_of_16_ = share_with_cpu && !compressors_.empty() ? std::clamp((threads_ - 8) / 4, 0, 8) : 0;
-  if (!bam_) return;
-  bam_->compressing.clear();
-  for (size_t i = 0; i < compressors_.size(); ++i) bam_->compressing.push_back(std::make_unique<SerialWorker>());
-  bam_->compress_s.assign(compressors_.size(), 0.0);
-}
-
 void SamWriter::write(const bam1_t* rec) {
   if (bam_) {
     bam_->gathered.push_back(bam_dup1(rec));
@@ -272,7 +252,7 @@ PreparedRecords::~PreparedRecords() {
 void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, CompressPool* pool) const {
   if (!can_prepare()) throw Error("internal: prepare() on bgzipped SAM");
   if (out.compressing.valid()) out.compressing.get();  // the chunks' last use
-  out.compressed = compressors_.empty() || pool;  // else write_prepared compresses
+  out.compressed = !compressor_ || pool;  // else write_prepared compresses
   const size_t n = recs.size(), chunks = (n + kFormatChunk - 1) / kFormatChunk;
   out.count = chunks;
   out.records = n;
@@ -282,7 +262,7 @@ void SamWriter::prepare(const std::vector<bam1_t*>& recs, PreparedRecords& out, 
     out.text.resize(chunks);
   }
   std::vector<std::exception_ptr> failed(chunks);
-  const bool defer = !compressors_.empty() || pool;  // compressed by the pool or by write_prepared
+  const bool defer = compressor_ || pool;  // compressed by the pool or by write_prepared
 #pragma omp parallel
   {
     kstring_t line = KS_INITIALIZE;
@@ -325,7 +305,7 @@ void SamWriter::encode(const bam1_t* const* recs, size_t n, bool defer, EncodedC
 
 void SamWriter::write_prepared(PreparedRecords& p) {
   if (p.compressing.valid()) p.compressing.get();
-  if (bam_ && !p.compressed) compress_chunks(p.chunks.data(), p.count, *compressors_[0]);
+  if (bam_ && !p.compressed) compress_chunks(p.chunks.data(), p.count, *compressor_);
   if (bam_) return write_chunks(p.chunks, p.count);
   for (size_t c = 0; c < p.count; ++c) {
     const std::string& text = p.text[c];
@@ -351,10 +331,7 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   BamState& bam = *bam_;
   const size_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
   // A GPU compressor is given a larger window: its kernel wants thousands of blocks.
-  const size_t window = (compressors_.empty() ? 16 : 32) * static_cast<size_t>(threads_);
-  // Chunks the encoding threads compress themselves (when the compressors share): by
-  // their number in the file, so the bytes do not depend on timing.
-  const auto on_cpu = [this](size_t chunk) { return static_cast<int>(chunk % 16) < cpu_chunks_of_16_; };
+  const size_t window = (compressor_ ? 32 : 16) * static_cast<size_t>(threads_);
   std::vector<std::exception_ptr> failed;
   std::future<void> written[BamState::kWindows];  // each window slot's last window, written and indexed
   std::vector<uint64_t> starts[BamState::kWindows];  // where its chunks begin in the file
@@ -383,11 +360,7 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
             const size_t first = (from + c) * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
             try {
               for (size_t i = 0; i < size; ++i) space.recs[i] = record_at(first + i, &space.views[i]);
-              if (on_cpu(from + c)) {
-                encode_bam_chunk(space.recs.data(), size, kCpuShareLevel, encoded[c]);
-              } else {
-                encode(space.recs.data(), size, !compressors_.empty(), encoded[c]);
-              }
+              encode(space.recs.data(), size, compressor_ != nullptr, encoded[c]);
             } catch (...) {
               failed[c] = std::current_exception();
             }
@@ -398,12 +371,11 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
         if (e) std::rethrow_exception(e);
       }
       std::shared_future<void> compressed;
-      if (!compressors_.empty()) {
-        const size_t w = k % compressors_.size();
-        compressed = bam.compressing[w]
-                         ->submit([this, w, &encoded, count] {
-                           const log::StageTimer timing(bam_->compress_s[w]);
-                           compress_chunks(encoded.data(), count, *compressors_[w]);
+      if (compressor_) {
+        compressed = bam.compressing
+                         .submit([this, &encoded, count] {
+                           const log::StageTimer timing(laps_.compress_s);
+                           compress_chunks(encoded.data(), count, *compressor_);
                          })
                          .share();
       }
@@ -424,8 +396,6 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
       }
     }
     for (size_t k = 0; k < BamState::kWindows; ++k) wait_until_written(written[k]);  // (the writer keeps their order)
-    laps_.compress_s = 0;
-    for (double s : bam.compress_s) laps_.compress_s += s;
   } catch (...) {
     for (std::future<void>& f : written) {
       if (f.valid()) f.wait();

@@ -90,13 +90,7 @@ class SamWriter {
   void write_bam(size_t n, const RecordAt& record_at);
   // BAM's blocks compressed by `c` (the GPU's) instead of htslib's bgzf_compress, on the
   // writing thread (write_prepared, and write_bam's writer while the next window is encoded).
-  void set_block_compressor(std::shared_ptr<BlockCompressor> c) { set_block_compressors({std::move(c)}, false); }
-  // The same with several: write_bam's windows go to each in turn, on threads of their
-  // own, so that a window's kernels start while the one before is still on the GPU (a
-  // window alone fills ~70% of an H200). With `share_with_cpu` (the compressors' bytes
-  // need not be a twin's), write_bam's encoding threads, which would wait for the GPU,
-  // compress a share of the chunks themselves at level 1 (write_bam says how much).
-  void set_block_compressors(std::vector<std::shared_ptr<BlockCompressor>> cs, bool share_with_cpu);
+  void set_block_compressor(std::shared_ptr<BlockCompressor> c) { compressor_ = std::move(c); }
   // Builds the index while writing (BAM in coordinate order only; call before the first
   // record): close() saves it to index_path (.bai with min_shift 0, .csi with 14) after
   // the BAM is in place (an old index of that name is removed first).
@@ -131,8 +125,7 @@ class SamWriter {
   void write_chunk_bytes(const std::vector<EncodedChunk>& chunks, size_t count, std::vector<uint64_t>& starts);
   void index_chunks(const std::vector<EncodedChunk>& chunks, size_t count, const std::vector<uint64_t>& starts);
   std::unique_ptr<BamState> bam_;
-  std::vector<std::shared_ptr<BlockCompressor>> compressors_;
-  int cpu_chunks_of_16_ = 0;  // write_bam's chunks compressed by its encoding threads, per 16
+  std::shared_ptr<BlockCompressor> compressor_;
   bool plain_sam_ = false;  // text straight to the file: write_all formats it in parallel
   std::unique_ptr<OutputFile> cram_index_;  // CRAM's .crai, built by htslib while writing
   int threads_ = 1;

@@ -74,10 +74,6 @@ std::shared_ptr<io::BlockCompressor> make_block_compressor(int device, int threa
   return c;
 }
 
-// BAM on the GPU: a lane's batches (each worker one more slot for the lane), or the sorted
-// output's windows, compressed by this many workers at once.
-constexpr int kCompressWorkers = 2;
-
 // Where records go: the output as they come, or (--sort) the bounded-memory sorter.
 class RecordOutput {
  public:
@@ -111,18 +107,15 @@ class RecordOutput {
     writer_->prepare(recs, out, pool);
   }
   bool is_bam() const { return path_is_bam_; }
-  // BAM's blocks compressed on this GPU (make_block_compressor): the sorted output's (by
-  // two compressors, a window each, and a share by the idle cores unless the bytes must
-  // be the twin's), and the unsorted output's where a lane has no compress pool of its own.
+  // BAM's blocks compressed on this GPU (make_block_compressor): the sorted output's, and
+  // the unsorted output's where a lane has no compress pool of its own.
   void compress_on(int device, int threads, bool twin) {
     if (!path_is_bam_) return;
+    std::shared_ptr<io::BlockCompressor> c = make_block_compressor(device, threads, twin);
+    if (!c) return;
     if (sorter_) {
-      std::vector<std::shared_ptr<io::BlockCompressor>> cs;
-      for (int k = 0; k < kCompressWorkers; ++k) {
-        if (auto c = make_block_compressor(device, std::max(1, threads / kCompressWorkers), twin)) cs.push_back(c);
-      }
-      if (!cs.empty()) sorter_->set_block_compressors(std::move(cs), device >= 0 && !twin);
-    } else if (auto c = make_block_compressor(device, threads, twin)) {
+      sorter_->set_block_compressor(std::move(c));
+    } else {
       writer_->set_block_compressor(std::move(c));
     }
   }
@@ -230,6 +223,9 @@ struct MapItem {
 // first used (200 ms per 100k reads), after which the slot's memory is reused.
 constexpr size_t kSlotsPerLane = 3;
 constexpr size_t kSlotsMore = 2;
+// BAM on the GPU: a lane's batches compressed by this many workers at once (each one more
+// slot for the lane).
+constexpr int kCompressWorkers = 2;
 
 // Where a lane's time went: the run's waits for input and its lanes' part of writing, and
 // (-v 4) the lanes of a many-GPU run side by side.

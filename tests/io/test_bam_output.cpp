@@ -196,50 +196,6 @@ TEST(BamOutput, WindowsInFlightKeepTheirOrder) {
   destroy(recs);
 }
 
-namespace {
-
-// Passes blocks on to htslib's level 1, counting them.
-struct CountedCompressor : io::BlockCompressor {
-  io::LevelDeflateCpu level1{1, 1};
-  size_t blocks = 0;
-  void compress(io::BgzfJob* jobs, size_t count) override {
-    blocks += count;
-    level1.compress(jobs, count);
-  }
-};
-
-}  // namespace
-
-// Two compressors taking write_bam's windows in turn (the sorted output on a GPU), with
-// and without a share of the chunks compressed by the encoding threads (12 threads: one
-// chunk in 16): the records are htslib's either way, and the share takes blocks from them.
-TEST(BamOutput, TwoCompressorsAndTheCpuShareKeepTheRecords) {
-  test::TempDir dir;
-  std::vector<bam1_t*> recs = random_records(400000, 9, false);  // two windows of 12 threads (384 chunks each)
-  size_t blocks_given[2] = {0, 0};
-  std::string expected;
-  for (const bool share : {false, true}) {
-    SCOPED_TRACE(share ? "with the CPU's share" : "compressors only");
-    const std::string ours = dir.file("ours.bam"), theirs = dir.file("theirs.bam");
-    auto first = std::make_shared<CountedCompressor>(), second = std::make_shared<CountedCompressor>();
-    {
-      io::SamWriter w(ours, header_info(), 12);
-      w.set_block_compressors({first, second}, share);
-      w.write_all(recs);
-      if (!share) write_with_htslib(theirs, recs, w.header());
-      w.close();
-    }
-    if (!share) expected = records_bytes(theirs);
-    EXPECT_TRUE(records_bytes(ours) == expected);
-    EXPECT_GT(first->blocks, 0u);
-    EXPECT_GT(second->blocks, 0u);
-    blocks_given[share] = first->blocks + second->blocks;
-  }
-  EXPECT_LT(blocks_given[1], blocks_given[0]);
-  EXPECT_GT(blocks_given[1], blocks_given[0] * 7 / 8);
-  destroy(recs);
-}
-
 TEST(BamOutput, IndexAnswersRegionsAsSamtoolsIndexDoes) {
   for (const int64_t length : {int64_t{2000000}, int64_t{1} << 30}) {  // BAI, and CSI past BAI's reach
     SCOPED_TRACE(length);
