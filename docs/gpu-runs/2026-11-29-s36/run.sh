@@ -12,7 +12,8 @@
 # strobealign (prebuilt index) and minimap2 -ax sr on one's gzip files, beside gatemap gzip ->
 # SAM. ecoli: correct on 1 M E. coli pairs, this build and gatemap-old, -v 4 and --stats, 3
 # rounds, and Lighter once (#44). teardown: teardown.cu's matrix (context, device, pinned,
-# managed and plain host memory; left at exit, freed, or the device reset first).
+# managed and plain host memory; left at exit, freed, or the device reset first). spectrum:
+# correct with the exact spectrum vs Bloom filters small enough for L2.
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -118,6 +119,18 @@ for STAGE in "$@"; do
       { same o_gatemap/c_1.fq o_gatemap-old/c_1.fq; same o_gatemap/c_2.fq o_gatemap-old/c_2.fq; } >> "$OUT/$STAGE.txt"
       rm -rf o_lighter && mkdir o_lighter
       timed "lighter" o_lighter/x lighter -r p_1.fq -r p_2.fq -K 21 $len -t $T -od o_lighter
+      cd ..
+      ;;
+    spectrum)  # correct's 1 M E. coli run (needs ecoli's files) with the exact spectrum (64 MiB,
+      # past L2) and Bloom filters that fit L2: is the correction kernel bound by the spectrum's reads?
+      cd ec1
+      for r in 1 2; do
+        for sp in "exact" "bloom --fpr 0.001" "bloom --fpr 0.0001"; do
+          timed "spectrum $sp (round $r)" ps_1.fq gatemap correct -t $T -v 4 --stats ps.json --spectrum $sp -o ps_1.fq -p ps_2.fq p_1.fq p_2.fq
+          grep -E "spectrum_bytes|correct_kernel_ms|correct_s|write_s|reads_changed" ps.json | tr -d '\n ' >> "$OUT/$STAGE.txt"
+          echo >> "$OUT/$STAGE.txt"
+        done
+      done
       cd ..
       ;;
     teardown)  # DEVICE_MB PINNED_MB HOST_MB HOW MANAGED_MB, twice each
