@@ -50,6 +50,13 @@ ref() {
   [ -s 20.fa ] || zcat $ROOT/.gpu-bundle/data/real/20.part*-of-6.fa.gz > 20.fa
   [ -s ref.gmi ] || gatemap index -t $T -o ref.gmi 20.fa 2> /dev/null
 }
+# ecoli_reads: 1 M simulated E. coli pairs (as s33) in ec1/, entered; len: the genome's length
+ecoli_reads() {
+  mkdir -p ec1 && cd ec1
+  [ -s ref.fa ] || zcat $ROOT/.gpu-bundle/data/real/MG1655-K12.fasta.gz > ref.fa
+  len=$(grep -v '^>' ref.fa | tr -d '\n' | wc -c)
+  [ -s p_2.fq ] || gatemap sim reads ref.fa -n 1000000 -l 150 --sub-rate 0.005 --indel-rate 0.0001 -t $T --seed 31 -o p 2> /dev/null
+}
 for STAGE in "$@"; do
   case $STAGE in
     tests)
@@ -103,10 +110,7 @@ for STAGE in "$@"; do
       ;;
     ecoli)  # correct, 1 M simulated E. coli pairs (as s33): this build and gatemap-old -v 4 --stats,
       # alternating, 3 rounds, Lighter once; corrections compared
-      mkdir -p ec1 && cd ec1
-      [ -s ref.fa ] || zcat $ROOT/.gpu-bundle/data/real/MG1655-K12.fasta.gz > ref.fa
-      len=$(grep -v '^>' ref.fa | tr -d '\n' | wc -c)
-      [ -s p_2.fq ] || gatemap sim reads ref.fa -n 1000000 -l 150 --sub-rate 0.005 --indel-rate 0.0001 -t $T --seed 31 -o p 2> /dev/null
+      ecoli_reads
       for r in 1 2 3; do
         for b in gatemap gatemap-old; do
           rm -rf o_$b && mkdir o_$b
@@ -123,10 +127,11 @@ for STAGE in "$@"; do
       ;;
     spectrum)  # correct's 1 M E. coli run (needs ecoli's files) with the exact spectrum (64 MiB,
       # past L2) and Bloom filters that fit L2: is the correction kernel bound by the spectrum's reads?
-      cd ec1
-      for r in 1 2; do
+      ecoli_reads
+      for r in $(seq ${ROUNDS:-2}); do
         for sp in "exact" "bloom --fpr 0.001" "bloom --fpr 0.0001"; do
           timed "spectrum $sp (round $r)" ps_1.fq gatemap correct -t $T -v 4 --stats ps.json --spectrum $sp -o ps_1.fq -p ps_2.fq p_1.fq p_2.fq
+          grep -E "D::correct\] (count pass|outputs|spectrum|exact|bloom)" run.log | cut -c1-200 >> "$OUT/$STAGE.txt"
           grep -E "spectrum_bytes|correct_kernel_ms|correct_s|write_s|reads_changed" ps.json | tr -d '\n ' >> "$OUT/$STAGE.txt"
           echo >> "$OUT/$STAGE.txt"
         done
