@@ -318,8 +318,8 @@ LaneEngines make_lane_engines(const KmerSpectrum& spectrum, const std::vector<in
       log::debug("correct", std::string("one correcting lane (") + e.what() + ")");
     }
   }
-  log::debug("correct", "spectrum on " + std::to_string(gpus) + " GPUs, " +
-                            std::to_string(lanes.size()) + " correcting lanes");
+  log::debug("correct", "spectrum on " + std::to_string(gpus) + " GPUs, " + std::to_string(lanes.size()) +
+                            " correcting lanes, ready at " + std::to_string(log::wall_seconds()) + " s");
   return lanes;
 }
 
@@ -454,6 +454,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
     write_corrected_reads(corrector, input, out1, out2.get(), sum);
   }
   sum.read_passes = input.passes();
+  log::debug("correct", "last batch written at " + std::to_string(log::wall_seconds()) + " s");
   out1.close();
   if (out2) out2->close();
   sum.correct_s = log::seconds_since(t0);

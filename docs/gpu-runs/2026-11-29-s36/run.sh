@@ -13,7 +13,7 @@
 # SAM. ecoli: correct on 1 M E. coli pairs, this build and gatemap-old, -v 4 and --stats, 3
 # rounds, and Lighter once (#44). teardown: teardown.cu's matrix (context, device, pinned,
 # managed and plain host memory; left at exit, freed, or the device reset first). spectrum:
-# correct with the exact spectrum vs Bloom filters small enough for L2.
+# correct with the exact spectrum vs Bloom filters small enough for L2. threads: correct at -t 16..8.
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -134,6 +134,17 @@ for STAGE in "$@"; do
           grep -E "D::correct\] (count pass|outputs|spectrum|exact|bloom)" run.log | cut -c1-200 >> "$OUT/$STAGE.txt"
           grep -E "spectrum_bytes|correct_kernel_ms|correct_s|write_s|reads_changed" ps.json | tr -d '\n ' >> "$OUT/$STAGE.txt"
           echo >> "$OUT/$STAGE.txt"
+        done
+      done
+      cd ..
+      ;;
+    threads)  # correct's 1 M E. coli run at -t 16 .. 8 (is the cutting thread short of a core?)
+      ecoli_reads
+      lscpu | grep -E "^(Thread|Core|Socket|NUMA node)" >> "$OUT/$STAGE.txt"
+      for r in $(seq ${ROUNDS:-2}); do
+        for t in 16 14 12 10 8; do
+          timed "correct -t $t (round $r)" pt_1.fq gatemap correct -t $t -v 4 -o pt_1.fq -p pt_2.fq p_1.fq p_2.fq
+          grep -E "D::correct\] (first reading|count pass|correcting lanes|last batch|outputs)" run.log | cut -c1-200 >> "$OUT/$STAGE.txt"
         done
       done
       cd ..
