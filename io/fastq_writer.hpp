@@ -1,11 +1,9 @@
 #pragma once
 // FASTQ output (plain, or bgzip when the path ends in ".gz"; "-" is stdout). Buffered;
 // every failed write or close throws IoError.
-#include <memory>
 #include <string>
 #include <string_view>
 
-#include "io/early_writeback.hpp"
 #include "io/fastq.hpp"
 #include "io/output_file.hpp"
 
@@ -38,7 +36,6 @@ class FastqWriter {
   std::string path_;
   OutputFile out_;  // a temporary name until close() succeeds
   BGZF* fp_ = nullptr;
-  std::unique_ptr<EarlyWriteback> writeback_;  // the file's pages go to disk as it grows
   std::string buf_;
 };
 
