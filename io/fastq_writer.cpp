@@ -1,8 +1,12 @@
 #include "io/fastq_writer.hpp"
 
+#include <fcntl.h>
 #include <htslib/bgzf.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "common/error.hpp"
 #include "io/hts_threads.hpp"
@@ -13,20 +17,40 @@ FastqWriter::FastqWriter(const std::string& path, int threads, int level)
     : path_(path.empty() ? "-" : path), out_(path_) {
   const bool gz = path_.size() > 3 && path_.compare(path_.size() - 3, 3, ".gz") == 0;
   if (level > 9) throw UsageError("compression level " + std::to_string(level) + " is not between 0 and 9");
-  const std::string mode = !gz ? "wu" : level >= 0 ? "w" + std::to_string(level) : "w";
-  fp_ = bgzf_open(out_.write_path().c_str(), mode.c_str());
+  if (!gz) {
+    const std::string& at = out_.write_path();
+    own_fd_ = at != "-";
+    fd_ = own_fd_ ? ::open(at.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : STDOUT_FILENO;
+    if (fd_ < 0) throw IoError("cannot write '" + path_ + "': " + std::strerror(errno));
+    return;
+  }
+  fp_ = bgzf_open(out_.write_path().c_str(), level >= 0 ? ("w" + std::to_string(level)).c_str() : "w");
   if (!fp_) throw IoError("cannot write '" + path_ + "'");
-  if (gz) set_bgzf_threads(fp_, threads, path_);
+  set_bgzf_threads(fp_, threads, path_);
 }
 
 FastqWriter::~FastqWriter() {
   if (fp_) bgzf_close(fp_);
+  if (own_fd_ && open_) ::close(fd_);
+}
+
+void FastqWriter::write_bytes(std::string_view bytes) {
+  if (fp_) {
+    if (!bytes.empty() && bgzf_write(fp_, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
+      throw IoError("write to '" + path_ + "' failed (disk full?)");
+    }
+    return;
+  }
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw IoError("write to '" + path_ + "' failed: " + std::strerror(n < 0 ? errno : ENOSPC));
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
 }
 
 void FastqWriter::flush_buffer() {
-  if (!buf_.empty() && bgzf_write(fp_, buf_.data(), buf_.size()) != static_cast<ssize_t>(buf_.size())) {
-    throw IoError("write to '" + path_ + "' failed (disk full?)");
-  }
+  write_bytes(buf_);
   buf_.clear();
 }
 
@@ -67,9 +91,7 @@ size_t format_fastq_record(const Read& read, char* out) {
 
 void FastqWriter::write_text(std::string_view records) {
   flush_buffer();
-  if (!records.empty() && bgzf_write(fp_, records.data(), records.size()) != static_cast<ssize_t>(records.size())) {
-    throw IoError("write to '" + path_ + "' failed (disk full?)");
-  }
+  write_bytes(records);
 }
 
 void FastqWriter::write_record(std::string_view name, std::string_view seq, std::string_view qual) {
@@ -84,10 +106,16 @@ void FastqWriter::write_record(std::string_view name, std::string_view seq, std:
 }
 
 void FastqWriter::close() {
-  if (!fp_) return;
+  if (!open_) return;
   flush_buffer();
-  const int ret = bgzf_close(fp_);
-  fp_ = nullptr;
+  open_ = false;
+  int ret = 0;
+  if (fp_) {
+    ret = bgzf_close(fp_);
+    fp_ = nullptr;
+  } else if (own_fd_) {
+    ret = ::close(fd_);
+  }
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
   out_.commit();
 }

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "io/fastq.hpp"
+#include "io/fastq_writer.hpp"
 #include "io/sam_writer.hpp"
 #include "io/vcf_writer.hpp"
 #include "../test_util.hpp"
@@ -166,4 +168,58 @@ TEST(VcfWriter, RoundTripsHeaderAndRecord) {
   bcf_destroy(rec);
   bcf_hdr_destroy(h);
   hts_close(fp);
+}
+
+// Plain (write(2)) and bgzip (htslib) FASTQ: read back, the same records, and a
+// formatted batch written as text reads back as the records it was made from.
+TEST(FastqWriter, PlainAndBgzipReadBack) {
+  test::TempDir dir;
+  std::vector<io::Read> reads(3000);
+  std::string text;
+  for (size_t i = 0; i < reads.size(); ++i) {
+    reads[i].name = "r" + std::to_string(i);
+    reads[i].seq = std::string(100 + i % 50, "ACGT"[i % 4]);
+    reads[i].qual = std::string(reads[i].seq.size(), 'I');
+    std::string record(io::fastq_record_size(reads[i]), '\0');
+    io::format_fastq_record(reads[i], record.data());
+    text += record;
+  }
+  for (const char* name : {"out.fq", "out.fq.gz"}) {
+    SCOPED_TRACE(name);
+    const std::string path = dir.file(name);
+    {
+      io::FastqWriter w(path, 2);
+      for (size_t i = 0; i < reads.size() / 2; ++i) w.write(reads[i]);  // buffered, 1 MB at a time
+      w.write_text(std::string_view(text).substr(text.find("@r" + std::to_string(reads.size() / 2) + "\n")));
+      w.close();
+    }
+    io::FastqSource src(path);
+    io::ReadBatch batch;
+    size_t n = 0;
+    while (src.next_batch(batch, 1000, 1 << 30)) {
+      for (const io::Read& r : batch.reads) {
+        ASSERT_LT(n, reads.size());
+        EXPECT_EQ(r.name, reads[n].name);
+        EXPECT_EQ(r.seq, reads[n].seq);
+        EXPECT_EQ(r.qual, reads[n].qual);
+        ++n;
+      }
+    }
+    EXPECT_EQ(n, reads.size());
+  }
+}
+
+TEST(FastqWriter, FullDiskIsAnError) {
+  if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "/dev/full not available";
+  io::Read r;
+  r.name = "r";
+  r.seq = std::string(150, 'A');
+  r.qual = std::string(150, 'I');
+  EXPECT_THROW(
+      {
+        io::FastqWriter w("/dev/full");
+        for (int i = 0; i < 100000; ++i) w.write(r);
+        w.close();
+      },
+      IoError);
 }
