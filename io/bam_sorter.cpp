@@ -144,18 +144,15 @@ void BamSorter::add(const std::vector<bam1_t*>& recs) {
     RecordArena::store(recs[i], base + offset[i]);
     buffer_[first + i] = {coordinate_key(recs[i]), static_cast<uint64_t>(records_) + i, base + offset[i]};
   }
-  std::sort(buffer_.begin() + first, buffer_.end());  // here, beside the mapping: the end merges
-  sorted_ends_.push_back(buffer_.size());
   records_ += static_cast<int64_t>(n);
   buffered_bytes_ += offset[n] + n * sizeof(Entry);
   if (buffered_bytes_ > opt_.memory_bytes) spill();
 }
 
-// add()'s sorted slices merged on all threads; the input order completes the key, so no
-// two entries are equal and ties stay in input order.
+// On all threads; the input order completes the key, so no two entries are equal and
+// ties stay in input order.
 void BamSorter::sort_buffer() {
-  merge_sorted_slices(buffer_, sorted_ends_, std::less<Entry>());
-  sorted_ends_.clear();
+  sort_on_all_threads(buffer_, std::less<Entry>());
 }
 
 // Calls f on each buffered record in sorted order (a view into the arena), then empties

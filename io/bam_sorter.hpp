@@ -87,7 +87,6 @@ class BamSorter {
   int spilled_ = 0;
   RecordArena arena_;
   MappedBuffer<Entry> buffer_;
-  std::vector<size_t> sorted_ends_;  // buffer_'s slices, one per add(), each sorted there
   size_t buffered_bytes_ = 0;
   int64_t records_ = 0;
   int64_t longest_contig_ = 0;

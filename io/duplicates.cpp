@@ -117,8 +117,6 @@ void DuplicateMarker::collect(const std::vector<bam1_t*>& recs) {
     ++counts_.pairs;
     pairs_.push(e.pair);
   }
-  fragments_.seal();  // sorted here, beside the mapping: decide() then merges
-  pairs_.seal();
 }
 
 bool DuplicateMarker::template_ends(const std::vector<bam1_t*>& recs, size_t begin, size_t end, uint32_t pair,

@@ -18,47 +18,28 @@
 
 namespace gatemap::io {
 
-constexpr size_t kLeastSortSlice = size_t{1} << 14;  // records a thread sorts or merges at least
-
-// Records whose slices are each sorted already (`ends`: where each slice ends, in order,
-// the last at records.size()) merged on all threads into the one sorted order. The
-// sorters sort each batch's slice as it comes, while the next batch is mapped: the end
-// of the run then only merges.
-template <class T, class Less>
-void merge_sorted_slices(MappedBuffer<T>& records, const std::vector<size_t>& ends, Less less) {
-  if (ends.size() < 2) return;
-  std::vector<std::pair<T*, T*>> slices;
-  size_t begin = 0;
-  for (const size_t end : ends) {
-    slices.emplace_back(records.begin() + begin, records.begin() + end);
-    begin = end;
-  }
-  const size_t n = records.size();
-  const int threads = static_cast<int>(std::clamp<size_t>(n / kLeastSortSlice, 1, omp_get_max_threads()));
-  MappedBuffer<T> merged;
-  merged.resize(n);
-  __gnu_parallel::multiway_merge(slices.begin(), slices.end(), merged.begin(), n, less,
-                                 __gnu_parallel::parallel_tag(threads));
-  records.swap(merged);
-}
-
 template <class T, class Less>
 void sort_on_all_threads(MappedBuffer<T>& records, Less less) {
+  constexpr size_t kLeastSlice = 1 << 14;
   const size_t n = records.size();
-  const int threads = static_cast<int>(std::clamp<size_t>(n / kLeastSortSlice, 1, omp_get_max_threads()));
+  const int threads = static_cast<int>(std::clamp<size_t>(n / kLeastSlice, 1, omp_get_max_threads()));
   if (threads == 1) {
     std::sort(records.begin(), records.end(), less);
     return;
   }
-  std::vector<size_t> ends(static_cast<size_t>(threads));
+  std::vector<std::pair<T*, T*>> slices(static_cast<size_t>(threads));
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
   for (int i = 0; i < threads; ++i) {
     T* from = records.begin() + n * static_cast<size_t>(i) / static_cast<size_t>(threads);
     T* to = records.begin() + n * static_cast<size_t>(i + 1) / static_cast<size_t>(threads);
     std::sort(from, to, less);
-    ends[static_cast<size_t>(i)] = static_cast<size_t>(to - records.begin());
+    slices[static_cast<size_t>(i)] = {from, to};
   }
-  merge_sorted_slices(records, ends, less);
+  MappedBuffer<T> merged;
+  merged.resize(n);
+  __gnu_parallel::multiway_merge(slices.begin(), slices.end(), merged.begin(), n, less,
+                                 __gnu_parallel::parallel_tag(threads));
+  records.swap(merged);
 }
 
 }  // namespace gatemap::io

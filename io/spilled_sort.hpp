@@ -66,15 +66,6 @@ class SpilledSort {
     buf_.push_back(x, cap_);  // grows, but never past the budget
     if (buf_.size() >= cap_) spill();
   }
-  // Sorts what was pushed since the last seal, here, so that the sort at the end (or at
-  // a spill) only merges the sealed slices (the mapper seals each batch's ends while the
-  // next batch is mapped).
-  void seal() {
-    const size_t from = sealed_.empty() ? 0 : sealed_.back();
-    if (buf_.size() == from) return;
-    std::sort(buf_.begin() + from, buf_.end(), less_);
-    sealed_.push_back(buf_.size());
-  }
   size_t runs() const { return spilled_; }  // runs written from memory
 
   // Calls f on every record in order. Once: the records are gone afterwards.
@@ -94,14 +85,8 @@ class SpilledSort {
   }
 
  private:
-  void sort_buffer() {  // on all threads: the sealed slices merged, or all of it sorted
-    if (sealed_.empty()) {
-      sort_on_all_threads(buf_, less_);
-    } else {
-      seal();
-      merge_sorted_slices(buf_, sealed_, less_);
-    }
-    sealed_.clear();
+  void sort_buffer() {  // on all threads
+    sort_on_all_threads(buf_, less_);
   }
   void spill() {
     sort_buffer();
@@ -200,7 +185,6 @@ class SpilledSort {
   Less less_;
   MappedBuffer<T> buf_;
   std::vector<std::string> runs_;  // on disk now (merged ones replace theirs)
-  std::vector<size_t> sealed_;     // where each sorted slice of buf_ ends (seal)
   size_t spilled_ = 0;
 };
 

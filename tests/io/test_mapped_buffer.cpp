@@ -1,7 +1,6 @@
 // MappedBuffer: records survive every growth (mremap moves them), never past the most
 // asked for, and the memory is kept by clear() and given back by release(). Sorted on
-// all threads, a buffer holds what std::sort gives, for any number of threads; so does
-// one whose slices were sorted as they came (merge_sorted_slices, SpilledSort::seal).
+// all threads, a buffer holds what std::sort gives, for any number of threads.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -12,8 +11,6 @@
 
 #include "io/mapped_buffer.hpp"
 #include "io/parallel_sort.hpp"
-#include "io/spilled_sort.hpp"
-#include "../test_util.hpp"
 
 namespace {
 struct Rec {
@@ -84,72 +81,4 @@ TEST(MappedBuffer, SortedOnAllThreadsAsByStdSort) {
     }
   }
   omp_set_num_threads(before);
-}
-
-namespace {
-struct Keyed {
-  uint32_t key;
-  uint32_t input;  // completes the key: no two equal
-  bool operator<(const Keyed& o) const { return key != o.key ? key < o.key : input < o.input; }
-  bool operator==(const Keyed& o) const { return key == o.key && input == o.input; }
-};
-}  // namespace
-
-// Slices of many sizes (empty ones, one record, past the least slice), each sorted,
-// merged on 1-7 threads: std::sort's order.
-TEST(MappedBuffer, SortedSlicesMergeAsByStdSort) {
-  std::mt19937 rng(6);
-  const int before = omp_get_max_threads();
-  for (const int threads : {1, 2, 7}) {
-    omp_set_num_threads(threads);
-    for (int trial = 0; trial < 5; ++trial) {
-      gatemap::io::MappedBuffer<Keyed> buf;
-      std::vector<Keyed> expected;
-      std::vector<size_t> ends;
-      const int slices = 1 + static_cast<int>(rng() % 40);
-      for (int s = 0; s < slices; ++s) {
-        const size_t first = buf.size(), n = rng() % 4 == 0 ? rng() % 2 : rng() % 40000;
-        for (size_t i = 0; i < n; ++i) {
-          const Keyed k{static_cast<uint32_t>(rng() % 3000), static_cast<uint32_t>(expected.size())};
-          buf.push_back(k, 1u << 24);
-          expected.push_back(k);
-        }
-        std::sort(buf.begin() + first, buf.end());
-        ends.push_back(buf.size());
-      }
-      gatemap::io::merge_sorted_slices(buf, ends, std::less<Keyed>());
-      std::sort(expected.begin(), expected.end());
-      ASSERT_TRUE(std::equal(buf.begin(), buf.end(), expected.begin(), expected.end()))
-          << slices << " slices, " << threads << " threads";
-    }
-  }
-  omp_set_num_threads(before);
-}
-
-// Batches sealed as they come, some spilling mid-batch (a small budget) and some left
-// unsealed at the end: every record once, in std::sort's order.
-TEST(SpilledSort, SealedBatchesComeOutSorted) {
-  gatemap::test::TempDir dir;
-  int files = 0;
-  for (const size_t budget : {size_t{1} << 30, size_t{200000} * sizeof(Keyed)}) {
-    gatemap::io::SpilledSort<Keyed, std::less<Keyed>> sorter(budget, [&] { return dir.file("run" + std::to_string(files++)); });
-    std::mt19937 rng(7);
-    std::vector<Keyed> expected;
-    for (int batch = 0; batch < 30; ++batch) {
-      const size_t n = rng() % 50000;
-      for (size_t i = 0; i < n; ++i) {
-        const Keyed k{static_cast<uint32_t>(rng() % 100000), static_cast<uint32_t>(expected.size())};
-        sorter.push(k);
-        expected.push_back(k);
-      }
-      if (batch % 7 != 6) sorter.seal();
-    }
-    std::sort(expected.begin(), expected.end());
-    std::vector<Keyed> got;
-    sorter.for_each_sorted([&](const Keyed& k) { got.push_back(k); });
-    EXPECT_TRUE(got == expected) << "budget " << budget << " bytes";
-    if (budget < (size_t{1} << 30)) {
-      EXPECT_GT(sorter.runs(), 0u);
-    }
-  }
 }
