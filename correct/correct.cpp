@@ -411,6 +411,12 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   // The reads are parsed while CUDA starts (looking for a device starts it: a few tenths
   // of a second).
   ReadInput input(opt.in1, opt.in2, batch_reads(opt), opt.keep_reads_gb, opt.threads);
+  // The outputs are opened before the reads are counted: one that cannot be written is
+  // said at once, not after the count pass (1 M pairs on 2 cores: 19 s).
+  const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();  // bgzip output on all of them
+  io::FastqWriter out1(opt.out1, threads, opt.gz_level);
+  std::unique_ptr<io::FastqWriter> out2;
+  if (!opt.out2.empty()) out2 = std::make_unique<io::FastqWriter>(opt.out2, threads, opt.gz_level);
   // With the GPU the reads are also kept as the text the correction pass writes (it is
   // otherwise bound by parsing them again) when the input's files say they fit a quarter
   // of the RAM (FASTQ text: about 2.3 bytes a base). Decided before the backend is known
@@ -442,10 +448,6 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   if (backend == gpu::Backend::gpu && engines.empty()) sum.backend = "cpu";
   CorrectOptions copt;
   copt.max_corrections = opt.max_corrections;
-  const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();  // bgzip output on all of them
-  io::FastqWriter out1(opt.out1, threads, opt.gz_level);
-  std::unique_ptr<io::FastqWriter> out2;
-  if (!opt.out2.empty()) out2 = std::make_unique<io::FastqWriter>(opt.out2, threads, opt.gz_level);
   const BatchCorrector corrector{spectrum, engines, copt, pass_through, threads};
   std::vector<KeptText> texts = input.take_text();
   if (!texts.empty()) {
