@@ -31,10 +31,11 @@ void register_index(CLI::App& app, AppContext& ctx) {
     const std::string out = args->out.empty() ? args->fasta + ".gmi" : args->out;
     io::check_not_input(out, "-o", {args->fasta});
     io::check_side_output(args->stats, "--stats", {args->fasta, out});
+    index::IndexFile file(out);  // an unwritable output said now, not after the build
     const double t0 = log::wall_seconds();
     auto idx = index::build_index(args->fasta, args->opt);
     const double t1 = log::wall_seconds();
-    index::save_index(*idx, out);
+    file.save(*idx);
     log::info("index", "wrote '" + out + "' in " + std::to_string(log::wall_seconds() - t1) + " s (build " +
                            std::to_string(t1 - t0) + " s)");
     log::info("main", "Real time: " + std::to_string(log::wall_seconds()) + " sec; CPU: " +

@@ -167,7 +167,20 @@ struct Writer {
 
 }  // namespace
 
-void save_index(const Index& idx, const std::string& path) {
+IndexFile::IndexFile(const std::string& path) : path_(path), out_(path) {
+  fp_ = std::fopen(out_.write_path().c_str(), "wb");
+  if (!fp_) throw IoError("cannot write '" + path + "': " + std::strerror(errno));
+}
+
+IndexFile::~IndexFile() {
+  if (fp_) std::fclose(fp_);
+}
+
+void save_index(const Index& idx, const std::string& path) { IndexFile(path).save(idx); }
+
+void IndexFile::save(const Index& idx) {
+  if (!fp_) throw Error("internal: index file '" + path_ + "' saved twice");
+  const std::string& path = path_;
   std::string names;
   std::vector<uint64_t> lengths;
   for (const auto& c : idx.contigs_) {
@@ -207,23 +220,17 @@ void save_index(const Index& idx, const std::string& path) {
   }
   h.header_checksum = checksum(&h, offsetof(FileHeader, header_checksum));
 
-  io::OutputFile out(path);
-  std::FILE* fp = std::fopen(out.write_path().c_str(), "wb");
-  if (!fp) throw IoError("cannot write '" + path + "': " + std::strerror(errno));
-  try {
-    Writer w{fp, path};
-    w.put(&h, sizeof(h));
+  Writer w{fp_, path};
+  w.put(&h, sizeof(h));
+  w.pad();
+  for (int i = 0; i < kSections; ++i) {
+    w.put(data[i], bytes[i]);
     w.pad();
-    for (int i = 0; i < kSections; ++i) {
-      w.put(data[i], bytes[i]);
-      w.pad();
-    }
-  } catch (...) {
-    std::fclose(fp);
-    throw;
   }
-  if (std::fclose(fp) != 0) throw IoError("closing '" + path + "' failed (disk full?)");
-  out.commit();
+  const int closed = std::fclose(fp_);
+  fp_ = nullptr;
+  if (closed != 0) throw IoError("closing '" + path + "' failed (disk full?)");
+  out_.commit();
 }
 
 namespace {

@@ -5,11 +5,13 @@
 // positions and never span an N or a contig boundary. Saved to one file (magic, version,
 // parameters, contig table, checksummed sections) and loaded by mmap.
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/packed_seq.hpp"
+#include "io/output_file.hpp"
 
 namespace gatemap::index {
 
@@ -103,7 +105,7 @@ class Index {
  private:
   friend std::unique_ptr<Index> build_index(const std::string&, const IndexOptions&);
   friend std::unique_ptr<Index> load_index(const std::string&, Checksums);
-  friend void save_index(const Index&, const std::string&);
+  friend class IndexFile;
   friend struct IndexBuilder;  // build_index's steps (index_build.cpp)
 
   int k_ = 15, stride_ = 1, bucket_bits_ = 0;
@@ -134,7 +136,23 @@ class Index {
 // Builds from a FASTA file (plain/gzip/bgzip). Progress on stderr. Throws on bad input
 // and when the reference does not fit 32-bit coordinates.
 std::unique_ptr<Index> build_index(const std::string& fasta_path, const IndexOptions& opt);
-// Writes the index file; throws IoError on any failed write.
+// An index file being written: opened (under a temporary name) before the index is
+// built, so that an output that cannot be written is said before the work, not after it.
+class IndexFile {
+ public:
+  explicit IndexFile(const std::string& path);  // throws IoError naming it
+  ~IndexFile();
+  IndexFile(const IndexFile&) = delete;
+  IndexFile& operator=(const IndexFile&) = delete;
+  // Writes `index` and gives the file its name; throws IoError on any failed write.
+  void save(const Index& index);
+
+ private:
+  std::string path_;
+  io::OutputFile out_;
+  std::FILE* fp_ = nullptr;
+};
+// Writes the index file (IndexFile's two steps at once).
 void save_index(const Index& index, const std::string& path);
 // Maps an index file; truncated, corrupted or wrong-version files throw FormatError.
 std::unique_ptr<Index> load_index(const std::string& path, Checksums when = Checksums::now);

@@ -112,17 +112,20 @@ TEST_F(Hostile, OptionsOutOfRangeAreUsageErrors) {
 
 // An output that cannot be written is said before the input is read: the input here
 // goes bad only at its last record, and the error names the output (correct opened its
-// outputs after the count pass: 19 s of work on 1 M pairs before saying so).
+// outputs after the count pass, 19 s of work on 1 M pairs before saying so; index after
+// the build).
 TEST_F(Hostile, UnwritableOutputIsSaidBeforeTheInputIsRead) {
   gatemap::test::TempDir d;
   write_file(d.file("bad_1.fq"), read_file(f("r_1.fq")) + "@last\nACGT\n+\nII\n");
   write_file(d.file("bad_2.fq"), read_file(f("r_2.fq")) + "@last\nACGT\n+\nII\n");
+  write_file(d.file("bad.fa"), read_file(f("ref.fa")) + ">last\nAC@GT\n");
   const std::string nowhere = d.file("no-such-folder") + "/out";
   const std::vector<std::string> cases = {
       "correct -o " + nowhere + ".fq " + d.file("bad_1.fq"),
       "correct -o " + d.file("c1.fq") + " -p " + nowhere + ".fq " + d.file("bad_1.fq") + " " + d.file("bad_2.fq"),
       "map -o " + nowhere + ".bam " + f("ref.gmi") + " " + d.file("bad_1.fq") + " " + d.file("bad_2.fq"),
       "map --sort -o " + nowhere + ".bam " + f("ref.gmi") + " " + d.file("bad_1.fq") + " " + d.file("bad_2.fq"),
+      "index -o " + nowhere + ".gmi " + d.file("bad.fa"),
   };
   for (const auto& args : cases) {
     std::string out;
