@@ -1,10 +1,10 @@
 #pragma once
 // FASTQ output (plain, or bgzip when the path ends in ".gz"; "-" is stdout). Buffered;
 // every failed write or close throws IoError. Plain output is written with write(2) and
-// not synced to disk at close, as FASTQ tools (Lighter, fastp, bwa's) leave theirs;
-// htslib's plain close synced only when a tail was left in its buffer, which made
-// correct's close of 1 M pairs' ~700 MB take 0.2-0.3 s in some runs and none in others
-// (H200). bgzip output is htslib's, synced at close as all of htslib's compressed files.
+// not synced to disk at close, as Lighter leaves its own (htslib's plain close synced
+// only when a tail was left in its buffer: correct's close of 1 M pairs' ~700 MB took
+// 0.2-0.3 s in some runs and none in others, H200). bgzip output is htslib's, synced at
+// close as all of htslib's compressed files.
 #include <string>
 #include <string_view>
 
