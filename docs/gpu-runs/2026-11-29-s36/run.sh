@@ -13,7 +13,8 @@
 # SAM. ecoli: correct on 1 M E. coli pairs, this build and gatemap-old, -v 4 and --stats, 3
 # rounds, and Lighter once (#44). teardown: teardown.cu's matrix (context, device, pinned,
 # managed and plain host memory; left at exit, freed, or the device reset first). spectrum:
-# correct with the exact spectrum vs Bloom filters small enough for L2. threads: correct at -t 16..8.
+# correct with the exact spectrum vs Bloom filters small enough for L2. threads: correct at -t 16..8. replace:
+# correct writing over its last outputs vs into fresh names.
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -146,6 +147,20 @@ for STAGE in "$@"; do
           timed "correct -t $t (round $r)" pt_1.fq gatemap correct -t $t -v 4 -o pt_1.fq -p pt_2.fq p_1.fq p_2.fq
           grep -E "D::correct\] (first reading|count pass|correcting lanes|last batch|outputs)" run.log | cut -c1-200 >> "$OUT/$STAGE.txt"
         done
+      done
+      cd ..
+      ;;
+    replace)  # correct's 1 M run writing over its last outputs vs into fresh names: does
+      # replacing a file cost (ext4 writes the new file out when it is renamed over another)?
+      ecoli_reads
+      df -T . | tail -1 >> "$OUT/$STAGE.txt"
+      mount | grep -E " / | /tmp " >> "$OUT/$STAGE.txt"
+      for r in $(seq ${ROUNDS:-3}); do
+        timed "over the last outputs (round $r)" pr_1.fq gatemap correct -t $T -v 4 -o pr_1.fq -p pr_2.fq p_1.fq p_2.fq
+        grep -E "D::correct\] (count pass|last batch|outputs)" run.log | cut -c1-200 >> "$OUT/$STAGE.txt"
+        rm -f pn_1.fq pn_2.fq; sleep 1
+        timed "fresh names (round $r)" pn_1.fq gatemap correct -t $T -v 4 -o pn_1.fq -p pn_2.fq p_1.fq p_2.fq
+        grep -E "D::correct\] (count pass|last batch|outputs)" run.log | cut -c1-200 >> "$OUT/$STAGE.txt"
       done
       cd ..
       ;;
