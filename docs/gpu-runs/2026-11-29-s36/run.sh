@@ -156,7 +156,7 @@ for STAGE in "$@"; do
       df -T . | tail -1 >> "$OUT/$STAGE.txt"
       mount | grep -E " / | /tmp " >> "$OUT/$STAGE.txt"
       for r in $(seq ${ROUNDS:-3}); do
-        timed "over the last outputs (round $r)" pr_1.fq gatemap correct -t $T -v 4 -o pr_1.fq -p pr_2.fq p_1.fq p_2.fq
+        timed "over the last outputs (round $r)" no-such-file gatemap correct -t $T -v 4 -o pr_1.fq -p pr_2.fq p_1.fq p_2.fq
         grep -E "D::correct\] (count pass|last batch|outputs)" run.log | cut -c1-200 >> "$OUT/$STAGE.txt"
         rm -f pn_1.fq pn_2.fq; sleep 1
         timed "fresh names (round $r)" pn_1.fq gatemap correct -t $T -v 4 -o pn_1.fq -p pn_2.fq p_1.fq p_2.fq
