@@ -117,7 +117,8 @@ void FastqWriter::close() {
     ret = ::close(fd_);
   }
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
-  out_.commit();
+  // bgzip output is synced by htslib's close; plain output is not (see the header).
+  out_.commit(own_fd_ ? OutputFile::Replace::remove_first : OutputFile::Replace::by_rename);
 }
 
 }  // namespace gatemap::io

@@ -22,8 +22,13 @@ class OutputFile {
 
   const std::string& path() const { return path_; }         // the name the user gave
   const std::string& write_path() const { return write_; }  // where to write until commit()
-  // Renames the finished file to path(); throws IoError when that fails.
-  void commit();
+  // Renames the finished file to path(); throws IoError when that fails. A file not yet
+  // on disk (not synced) replaces an old one of that name by removing it first: renamed
+  // over a file, ext4 writes the new one out before the rename returns (auto_da_alloc;
+  // correct's ~700 MB: 0.2-0.6 s, H200), which a new name never costs. The name then
+  // holds the old file, none, or the new one: never a part of one.
+  enum class Replace { by_rename, remove_first };
+  void commit(Replace how = Replace::by_rename);
 
  private:
   std::string path_, write_;

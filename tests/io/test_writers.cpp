@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 #include <htslib/sam.h>
 #include <htslib/vcf.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -207,6 +209,30 @@ TEST(FastqWriter, PlainAndBgzipReadBack) {
     }
     EXPECT_EQ(n, reads.size());
   }
+}
+
+// Written over an old file (removed first, not renamed over: see OutputFile::commit): the
+// name holds the new records; another name of the old file still holds the old ones; no
+// temporary file is left.
+TEST(FastqWriter, WrittenOverAnOldFile) {
+  test::TempDir dir;
+  const std::string path = dir.file("c.fq"), other = dir.file("old.fq");
+  test::write_file(path, "@old\nACGT\n+\nIIII\n");
+  ASSERT_EQ(link(path.c_str(), other.c_str()), 0);
+  for (const std::string& name : {std::string("new1"), std::string("new2")}) {
+    io::Read r;
+    r.name = name;
+    r.seq = "GGCC";
+    r.qual = "IIII";
+    io::FastqWriter w(path);
+    w.write(r);
+    w.close();
+    EXPECT_EQ(test::read_file(path), "@" + name + "\nGGCC\n+\nIIII\n");
+  }
+  EXPECT_EQ(test::read_file(other), "@old\nACGT\n+\nIIII\n");
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) files += entry.is_regular_file();
+  EXPECT_EQ(files, 2u);
 }
 
 TEST(FastqWriter, FullDiskIsAnError) {
