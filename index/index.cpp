@@ -230,7 +230,7 @@ void IndexFile::save(const Index& idx) {
   const int closed = std::fclose(fp_);
   fp_ = nullptr;
   if (closed != 0) throw IoError("closing '" + path + "' failed (disk full?)");
-  out_.commit();
+  out_.commit(io::OutputFile::Replace::remove_first);  // not synced: see OutputFile::commit
 }
 
 namespace {
