@@ -180,7 +180,6 @@ void save_index(const Index& idx, const std::string& path) { IndexFile(path).sav
 
 void IndexFile::save(const Index& idx) {
   if (!fp_) throw Error("internal: index file '" + path_ + "' saved twice");
-  const std::string& path = path_;
   std::string names;
   std::vector<uint64_t> lengths;
   for (const auto& c : idx.contigs_) {
@@ -220,7 +219,7 @@ void IndexFile::save(const Index& idx) {
   }
   h.header_checksum = checksum(&h, offsetof(FileHeader, header_checksum));
 
-  Writer w{fp_, path};
+  Writer w{fp_, path_};
   w.put(&h, sizeof(h));
   w.pad();
   for (int i = 0; i < kSections; ++i) {
@@ -229,7 +228,7 @@ void IndexFile::save(const Index& idx) {
   }
   const int closed = std::fclose(fp_);
   fp_ = nullptr;
-  if (closed != 0) throw IoError("closing '" + path + "' failed (disk full?)");
+  if (closed != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
   out_.commit(io::OutputFile::Replace::remove_first);  // not synced: see OutputFile::commit
 }
 

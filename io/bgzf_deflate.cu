@@ -414,8 +414,9 @@ BgzfDeflateGpu::~BgzfDeflateGpu() {
   const auto sum = [&](double Round::*lap) { return std::to_string(r[0].*lap + r[1].*lap); };
   log::debug("bgzf", "device " + std::to_string(impl_->device) + ": " + std::to_string(r[0].blocks_done + r[1].blocks_done) +
                          " blocks; making buffers " + sum(&Round::alloc_s) + " s, copying in " + sum(&Round::copy_in_s) +
-                         " s, waiting for the GPU " + sum(&Round::wait_s) + " s (kernels " + sum(&Round::kernel_s) + " s, of which finding matches " + sum(&Round::match_s) +
-                         " s), copying back and framing " + sum(&Round::copy_out_s) + " s");
+                         " s, waiting for the GPU " + sum(&Round::wait_s) + " s (kernels " + sum(&Round::kernel_s) +
+                         " s, of which finding matches " + sum(&Round::match_s) + " s), copying back and framing " +
+                         sum(&Round::copy_out_s) + " s");
 }
 
 double BgzfDeflateGpu::kernel_seconds() const { return impl_->rounds[0].kernel_s + impl_->rounds[1].kernel_s; }

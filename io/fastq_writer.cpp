@@ -31,7 +31,7 @@ FastqWriter::FastqWriter(const std::string& path, int threads, int level)
 
 FastqWriter::~FastqWriter() {
   if (fp_) bgzf_close(fp_);
-  if (own_fd_ && open_) ::close(fd_);
+  if (own_fd_ && fd_ >= 0) ::close(fd_);
 }
 
 void FastqWriter::write_bytes(std::string_view bytes) {
@@ -106,9 +106,8 @@ void FastqWriter::write_record(std::string_view name, std::string_view seq, std:
 }
 
 void FastqWriter::close() {
-  if (!open_) return;
+  if (!fp_ && fd_ < 0) return;  // closed already
   flush_buffer();
-  open_ = false;
   int ret = 0;
   if (fp_) {
     ret = bgzf_close(fp_);
@@ -116,6 +115,7 @@ void FastqWriter::close() {
   } else if (own_fd_) {
     ret = ::close(fd_);
   }
+  fd_ = -1;
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
   // bgzip output is synced by htslib's close; plain output is not (see the header).
   out_.commit(own_fd_ ? OutputFile::Replace::remove_first : OutputFile::Replace::by_rename);

@@ -41,9 +41,8 @@ class FastqWriter {
   std::string path_;
   OutputFile out_;  // a temporary name until close() succeeds
   BGZF* fp_ = nullptr;  // bgzip output
-  int fd_ = -1;         // plain output
+  int fd_ = -1;         // plain output (-1 once closed)
   bool own_fd_ = false;  // fd_ opened here (not standard output)
-  bool open_ = true;
   std::string buf_;
 };
 

@@ -48,9 +48,11 @@ OutputFile::~OutputFile() {
 
 void OutputFile::commit(Replace how) {
   if (committed_) return;
-  if (write_ != path_ && how == Replace::remove_first) static_cast<void>(::unlink(path_.c_str()));  // (none: fine)
-  if (write_ != path_ && std::rename(write_.c_str(), path_.c_str()) != 0) {
-    throw IoError("cannot rename '" + write_ + "' to '" + path_ + "': " + std::strerror(errno));
+  if (write_ != path_) {
+    if (how == Replace::remove_first) static_cast<void>(::unlink(path_.c_str()));  // (none: fine)
+    if (std::rename(write_.c_str(), path_.c_str()) != 0) {
+      throw IoError("cannot rename '" + write_ + "' to '" + path_ + "': " + std::strerror(errno));
+    }
   }
   on_signal_.release();
   committed_ = true;
