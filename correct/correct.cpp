@@ -174,7 +174,9 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
                          "spectrum correction, or -k too large): reads are written unchanged; --solid N forces a threshold");
   }
   log::info("correct", "solid threshold " + std::to_string(sum.threshold) + ": " + std::to_string(sum.solid_kmers) +
-                           " solid k-mers in " + (spectrum.kind == KmerSpectrum::Kind::exact ? "an exact" : "a Bloom") +
+                           " solid k-mers in " + (spectrum.kind == KmerSpectrum::Kind::bloom      ? "a Bloom"
+                                             : spectrum.kind == KmerSpectrum::Kind::exact ? "an exact"
+                                                                                          : "a compact exact") +
                            " spectrum of " + std::to_string(sum.spectrum_bytes >> 20) + " MiB");
   return spectrum;
 }

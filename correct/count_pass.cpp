@@ -28,17 +28,18 @@ void count_parts(CountTable& table, ReadInput& input, std::vector<KmerPart> todo
 }
 
 // --spectrum auto: the exact set while its table takes at most this much (about 90 M
-// solid k-mers: a bacterial or chromosome-sized set), a Bloom filter beyond. The exact
+// solid k-mers in 64-bit slots, 170 M in compact ones: a bacterial or chromosome-sized
+// set), a Bloom filter beyond. The exact
 // set has no false positives (a Bloom filter's let an error pass as solid now and then);
 // lookups cost about the same, one cache line each.
 constexpr size_t kAutoExactBytes = size_t{1} << 30;
 
-bool is_exact(uint64_t n, const std::string& kind) {
-  return kind == "exact" || (kind == "auto" && KmerSpectrum::exact_bytes(n) <= kAutoExactBytes);
+bool is_exact(int k, uint64_t n, const std::string& kind) {
+  return kind == "exact" || (kind == "auto" && KmerSpectrum::exact_bytes(k, n) <= kAutoExactBytes);
 }
 
 KmerSpectrum empty_spectrum(int k, uint64_t n, const std::string& kind, double fpr) {
-  return is_exact(n, kind) ? KmerSpectrum::make_exact(k, n) : KmerSpectrum::make_bloom(k, n, fpr);
+  return is_exact(k, n, kind) ? KmerSpectrum::make_exact(k, n) : KmerSpectrum::make_bloom(k, n, fpr);
 }
 
 // An unlinked temporary file in $TMPDIR (or /tmp): gone when closed or the process dies.
@@ -169,7 +170,7 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
     solid += stats.histogram[c];
   }
   const auto t0 = std::chrono::steady_clock::now();
-  if (counted.size() == 1 && stats.threshold && is_exact(solid, opt.kind)) {
+  if (counted.size() == 1 && stats.threshold && is_exact(table.k(), solid, opt.kind)) {
     // The solid k-mers leave the table for the set (the CPU table empties itself before
     // the set is made: the counts and the set never take host memory at once; the GPU
     // table fills the set on the device).

@@ -200,7 +200,8 @@ KmerCorrectGpu::KmerCorrectGpu(const KmerSpectrum& spectrum, int device) : impl_
   }
   auto words = std::make_shared<gpu::DeviceBuffer<uint64_t>>(spectrum.words.size());
   GATEMAP_CUDA_CHECK(cudaMemcpy(words->data(), spectrum.words.data(), spectrum.bytes(), cudaMemcpyHostToDevice));
-  im.view = {words->data(), spectrum.mask, spectrum.hashes, spectrum.k, spectrum.kind == KmerSpectrum::Kind::bloom};
+  im.view = detail::view_of(spectrum);
+  im.view.words = words->data();
   im.spectrum_d = std::move(words);
   GATEMAP_CUDA_CHECK(cudaDeviceGetAttribute(&im.sm_count, cudaDevAttrMultiProcessorCount, device));
   int optin = 0;

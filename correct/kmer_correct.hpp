@@ -26,22 +26,29 @@ namespace gatemap::correct {
 constexpr int kCorrectMaxReadLen = 1024;  // longer reads pass unchanged (counted)
 constexpr int kMaxK = 31;
 
+// What inserting a k-mer into an exact set did.
+enum class SlotClaim : uint8_t { added, present, too_far };
+
 // The solid k-mers: a blocked Bloom filter (kmer_correct_core.hpp) or an exact hash set (open
-// addressing, linear probing, empty slots hold kEmptyKmer).
+// addressing, linear probing): whole k-mers in 64-bit slots (empty ones hold kEmptyKmer) or,
+// where a k-mer's remainder and distance fit, 32-bit slots (compact, kmer_correct_core.hpp).
 struct KmerSpectrum {
-  enum class Kind : uint8_t { bloom, exact };
+  enum class Kind : uint8_t { bloom, exact, compact };
   static constexpr uint64_t kEmptyKmer = ~uint64_t(0);
   int k = 21;
   Kind kind = Kind::bloom;
-  std::vector<uint64_t> words;  // bloom: the bit array; exact: the slots
-  uint64_t mask = 0;            // bloom: bits - 1; exact: slots - 1 (both powers of two)
+  std::vector<uint64_t> words;  // bloom: the bit array; exact: the slots; compact: two slots a word
+  uint64_t mask = 0;            // bloom: bits - 1; exact, compact: slots - 1 (both powers of two)
   int hashes = 0;               // bloom only
+  int rem_bits = 0;             // compact only: the bits of a k-mer its slot keeps
   uint64_t n_kmers = 0;
 
-  // Sized for n k-mers: a Bloom filter at false-positive rate fpr, or an exact set.
+  // Sized for n k-mers: a Bloom filter at false-positive rate fpr, or an exact set (compact
+  // where it can be, unless `wide`).
   static KmerSpectrum make_bloom(int k, uint64_t n, double fpr);
-  static KmerSpectrum make_exact(int k, uint64_t n);
-  static size_t exact_bytes(uint64_t n);  // what make_exact(k, n) takes
+  static KmerSpectrum make_exact(int k, uint64_t n, bool wide = false);
+  static size_t exact_bytes(int k, uint64_t n);  // what make_exact(k, n) takes
+  bool is_exact() const { return kind != Kind::bloom; }
   void insert(uint64_t canonical_kmer);
   // Many at once, on all threads (a Bloom filter's bits do not depend on the order, nor
   // does which k-mers an exact set holds).
@@ -51,9 +58,13 @@ struct KmerSpectrum {
   void set_bloom_bits_atomic(uint64_t canonical_kmer);
   bool contains(uint64_t canonical_kmer) const;
   size_t bytes() const { return words.size() * sizeof(uint64_t); }
+  uint64_t slots_filled() const;  // exact sets: slots holding a k-mer
+  // A compact set made an exact one of 64-bit slots (the same k-mers): what an insertion
+  // too far from its home does.
+  void widen();
 
  private:
-  bool claim_slot(uint64_t canonical_kmer);  // exact set
+  SlotClaim claim_slot(uint64_t canonical_kmer);  // exact sets
   void check_capacity() const;
 };
 

@@ -31,10 +31,6 @@ double blocked_bloom_fpr(double bits_per_key, int hashes) {
   return rate;
 }
 
-detail::SpectrumView view_of(const KmerSpectrum& s) {
-  return {s.words.data(), s.mask, s.hashes, s.k, s.kind == KmerSpectrum::Kind::bloom};
-}
-
 // The read could not be made solid: keep only the corrections that no remaining weak
 // window covers (those away from whatever could not be fixed, e.g. an indel), put the
 // rest back. Corrected when something was kept.
@@ -218,33 +214,82 @@ KmerSpectrum KmerSpectrum::make_bloom(int k, uint64_t n, double fpr) {
   return s;
 }
 
-size_t KmerSpectrum::exact_bytes(uint64_t n) { return pow2_at_least(n + n / 2 + 1) * sizeof(uint64_t); }
+namespace {
 
-KmerSpectrum KmerSpectrum::make_exact(int k, uint64_t n) {
+// Slots for n k-mers at a load of at most 2/3.
+uint64_t exact_slots(uint64_t n) { return pow2_at_least(n + n / 2 + 1); }
+
+// The bits a compact set of this many slots keeps of a 2k-bit k-mer, or -1 where the
+// distances would get too few bits (or the slots outnumber the k-mers).
+int compact_rem_bits(int k, uint64_t slots) {
+  int slot_bits = 0;
+  while ((uint64_t(1) << slot_bits) < slots) ++slot_bits;
+  const int rem_bits = 2 * k - slot_bits;
+  return rem_bits >= 0 && 32 - rem_bits >= detail::kCompactMinDistBits ? rem_bits : -1;
+}
+
+}  // namespace
+
+size_t KmerSpectrum::exact_bytes(int k, uint64_t n) {
+  const uint64_t slots = exact_slots(n);
+  return slots * (compact_rem_bits(k, slots) >= 0 ? sizeof(uint32_t) : sizeof(uint64_t));
+}
+
+KmerSpectrum KmerSpectrum::make_exact(int k, uint64_t n, bool wide) {
   if (k < 1 || k > kMaxK) throw UsageError("k must be between 1 and " + std::to_string(kMaxK));
   KmerSpectrum s;
   s.k = k;
-  s.kind = Kind::exact;
-  const uint64_t slots = exact_bytes(n) / sizeof(uint64_t);  // load at most 2/3
-  s.words.assign(slots, kEmptyKmer);
+  const uint64_t slots = exact_slots(n);
+  const int rem_bits = wide ? -1 : compact_rem_bits(k, slots);
+  s.kind = rem_bits >= 0 ? Kind::compact : Kind::exact;
+  s.rem_bits = std::max(rem_bits, 0);
+  s.words.assign(rem_bits >= 0 ? slots / 2 : slots, kEmptyKmer);  // compact: two empty slots a word
   s.mask = slots - 1;
   return s;
 }
 
 // Linear probing, the empty slot claimed by compare-and-swap (safe beside other threads
-// inserting); false when x was there already.
-bool KmerSpectrum::claim_slot(uint64_t x) {
+// inserting).
+SlotClaim KmerSpectrum::claim_slot(uint64_t x) {
+  if (kind == Kind::compact) return detail::compact_claim(words.data(), mask, rem_bits, k, x);
   for (uint64_t slot = detail::mix64(x) & mask;; slot = (slot + 1) & mask) {
     uint64_t seen = kEmptyKmer;
-    if (__atomic_compare_exchange_n(&words[slot], &seen, x, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return true;
-    if (seen == x) return false;
+    if (__atomic_compare_exchange_n(&words[slot], &seen, x, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      return SlotClaim::added;
+    }
+    if (seen == x) return SlotClaim::present;
   }
+}
+
+void KmerSpectrum::widen() {
+  if (kind != Kind::compact) return;
+  std::vector<uint64_t> held;
+  held.reserve(n_kmers);
+  for (uint64_t i = 0; i <= mask; ++i) {
+    const uint32_t v = detail::compact_slot(words.data(), i);
+    if (v == detail::kEmptySlot32) continue;
+    const uint64_t home = (i - (v >> rem_bits)) & mask;
+    held.push_back(detail::unpermute_bits(home << rem_bits | (v & detail::low_bits_mask(rem_bits)), 2 * k));
+  }
+  kind = Kind::exact;
+  rem_bits = 0;
+  words.assign(mask + 1, kEmptyKmer);  // as many slots, whole
+  for (uint64_t x : held) claim_slot(x);
+}
+
+uint64_t KmerSpectrum::slots_filled() const {
+  uint64_t filled = 0;
+  for (uint64_t i = 0; kind != Kind::bloom && i <= mask; ++i) {
+    filled += kind == Kind::compact ? detail::compact_slot(words.data(), i) != detail::kEmptySlot32
+                                    : words[i] != kEmptyKmer;
+  }
+  return filled;
 }
 
 // An exact set holds at most 2/3 of its slots (make_exact sizes it so): beyond, the
 // caller's count was wrong.
 void KmerSpectrum::check_capacity() const {
-  if (kind == Kind::exact && n_kmers * 3 > (mask + 1) * 2) throw Error("exact k-mer set over its capacity");
+  if (is_exact() && n_kmers * 3 > (mask + 1) * 2) throw Error("exact k-mer set over its capacity");
 }
 
 void KmerSpectrum::insert(uint64_t x) {
@@ -253,10 +298,17 @@ void KmerSpectrum::insert(uint64_t x) {
     ++n_kmers;
     return;
   }
-  n_kmers += claim_slot(x);
+  SlotClaim c = claim_slot(x);
+  if (c == SlotClaim::too_far) {
+    widen();
+    c = claim_slot(x);
+  }
+  n_kmers += c == SlotClaim::added;
   check_capacity();
 }
 
+// A compact set that cannot place a k-mer within its distances (k-mers crowding one
+// place: never by chance at these loads) is widened, and the k-mer placed there.
 void KmerSpectrum::insert_many(const std::vector<uint64_t>& xs) {
   uint64_t added = 0;
   if (kind == Kind::bloom) {
@@ -264,8 +316,22 @@ void KmerSpectrum::insert_many(const std::vector<uint64_t>& xs) {
     for (size_t i = 0; i < xs.size(); ++i) set_bloom_bits_atomic(xs[i]);
     added = xs.size();
   } else {
+    std::vector<uint64_t> too_far;
 #pragma omp parallel for schedule(static) reduction(+ : added)
-    for (size_t i = 0; i < xs.size(); ++i) added += claim_slot(xs[i]);
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const SlotClaim c = claim_slot(xs[i]);
+      added += c == SlotClaim::added;
+      if (c == SlotClaim::too_far) {
+#pragma omp critical(spectrum_too_far)
+        too_far.push_back(xs[i]);
+      }
+    }
+    if (!too_far.empty()) {
+      n_kmers += added;
+      added = 0;
+      widen();
+      for (uint64_t x : too_far) added += claim_slot(x) == SlotClaim::added;
+    }
   }
   n_kmers += added;
   check_capacity();
@@ -278,7 +344,7 @@ void KmerSpectrum::set_bloom_bits_atomic(uint64_t x) {
   }
 }
 
-bool KmerSpectrum::contains(uint64_t x) const { return detail::spectrum_contains(view_of(*this), x); }
+bool KmerSpectrum::contains(uint64_t x) const { return detail::spectrum_contains(detail::view_of(*this), x); }
 
 void CorrectBatch::add(const std::string& seq) {
   offset.push_back(static_cast<int64_t>(codes.size()));
@@ -293,7 +359,7 @@ std::string CorrectBatch::sequence(size_t i) const {
 }
 
 void correct_reads_cpu(const KmerSpectrum& spectrum, const CorrectOptions& opt, CorrectBatch& batch) {
-  const detail::SpectrumView view = view_of(spectrum);
+  const detail::SpectrumView view = detail::view_of(spectrum);
   batch.status.assign(batch.size(), 0);
   batch.changed.assign(batch.size(), 0);
   ParallelErrors errors;

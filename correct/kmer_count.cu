@@ -21,7 +21,7 @@ namespace {
 using Key = unsigned long long;
 constexpr Key kEmpty = ~Key(0);
 constexpr int kThreads = 256;
-enum Counter { kUsed, kSeen, kScratch, kCounters };
+enum Counter { kUsed, kSeen, kScratch, kTooFar, kCounters };
 
 struct Table {
   Key* keys;
@@ -82,12 +82,21 @@ __global__ void compact_kernel(Table t, uint64_t slots, KmerPart part, uint32_t 
 }
 
 // Every k-mer counted at least `threshold` times into an exact set (KmerSpectrum's: linear
-// probing from mix64, the empty slot claimed by compare-and-swap).
-__global__ void exact_set_kernel(Table t, uint64_t slots, uint32_t threshold, Key* words, uint64_t mask, Key* n_added) {
-  Key mine = 0;
+// probing, the empty slot claimed by compare-and-swap; a compact set's from its permuted
+// home, counting the k-mers it could not place near it).
+__global__ void exact_set_kernel(Table t, uint64_t slots, uint32_t threshold, Key* words, detail::SpectrumView set,
+                                 Key* n_added, Key* n_too_far) {
+  Key mine = 0, far = 0;
+  const uint64_t mask = set.mask;
   for (uint64_t s = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; s < slots; s += uint64_t(gridDim.x) * blockDim.x) {
     const Key key = t.keys[s];
     if (key == kEmpty || t.counts[s] < threshold) continue;
+    if (set.kind == KmerSpectrum::Kind::compact) {
+      const SlotClaim c = detail::compact_claim(reinterpret_cast<uint64_t*>(words), mask, set.rem_bits, set.k, key);
+      mine += c == SlotClaim::added;
+      far += c == SlotClaim::too_far;
+      continue;
+    }
     for (uint64_t w = detail::mix64(key) & mask;; w = (w + 1) & mask) {
       const Key seen = atomicCAS(&words[w], kEmpty, key);
       if (seen == kEmpty) {
@@ -98,6 +107,7 @@ __global__ void exact_set_kernel(Table t, uint64_t slots, uint32_t threshold, Ke
     }
   }
   if (mine) atomicAdd(n_added, mine);
+  if (far) atomicAdd(n_too_far, far);
 }
 
 // The Bloom bits of every k-mer counted at least `threshold` times.
@@ -420,14 +430,22 @@ KmerSpectrum KmerCountGpu::take_exact_spectrum(uint32_t threshold, uint64_t soli
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
   const cudaStream_t st = im.stream.get();
   KmerSpectrum spectrum = KmerSpectrum::make_exact(im.k, solid);
-  gpu::DeviceBuffer<Key> words(spectrum.words.size());
-  GATEMAP_CUDA_CHECK(cudaMemsetAsync(words.data(), 0xff, spectrum.bytes(), st));  // every slot empty
-  GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.counters.data() + kScratch, 0, sizeof(Key), st));
-  exact_set_kernel<<<im.grid(im.slots), kThreads, 0, st>>>(im.table(), im.slots, std::max(threshold, 1u), words.data(),
-                                                           spectrum.mask, im.counters.data() + kScratch);
-  GATEMAP_CUDA_CHECK(cudaGetLastError());
-  GATEMAP_CUDA_CHECK(cudaMemcpyAsync(spectrum.words.data(), words.data(), spectrum.bytes(), cudaMemcpyDeviceToHost, st));
-  im.read_counters();
+  for (;;) {
+    gpu::DeviceBuffer<Key> words(spectrum.words.size());
+    GATEMAP_CUDA_CHECK(cudaMemsetAsync(words.data(), 0xff, spectrum.bytes(), st));  // every slot empty
+    GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.counters.data() + kScratch, 0, 2 * sizeof(Key), st));  // and kTooFar
+    exact_set_kernel<<<im.grid(im.slots), kThreads, 0, st>>>(im.table(), im.slots, std::max(threshold, 1u),
+                                                             words.data(), detail::view_of(spectrum),
+                                                             im.counters.data() + kScratch,
+                                                             im.counters.data() + kTooFar);
+    GATEMAP_CUDA_CHECK(cudaGetLastError());
+    GATEMAP_CUDA_CHECK(
+        cudaMemcpyAsync(spectrum.words.data(), words.data(), spectrum.bytes(), cudaMemcpyDeviceToHost, st));
+    im.read_counters();
+    if (im.counters_h.data()[kTooFar] == 0) break;
+    // k-mers crowding one place of a compact set (never by chance): whole k-mers instead.
+    spectrum = KmerSpectrum::make_exact(im.k, solid, /*wide=*/true);
+  }
   spectrum.n_kmers = im.counters_h.data()[kScratch];
   if (spectrum.n_kmers > solid) throw Error("internal: more solid k-mers than the histogram counted");
   reset(KmerPart{});

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
@@ -118,6 +119,69 @@ TEST(KmerSpectrum, BloomHasNoFalseNegativesAndItsRate) {
   auto e = correct::KmerSpectrum::make_exact(21, n);
   for (uint64_t i = 0; i < n; ++i) e.insert(i * 7);
   for (uint64_t i = 0; i < 3 * n; ++i) ASSERT_EQ(e.contains(i), i % 7 == 0 && i / 7 < n) << i;
+}
+
+// The compact set's key: a bijection of the 2k-bit values and its inverse.
+TEST(KmerSpectrum, CompactPermutationIsABijection) {
+  for (int bits = 2; bits <= 16; bits += 2) {
+    std::vector<uint8_t> hit(size_t{1} << bits, 0);
+    for (uint64_t x = 0; x < hit.size(); ++x) {
+      const uint64_t p = correct::detail::permute_bits(x, bits);
+      ASSERT_LT(p, hit.size());
+      ASSERT_FALSE(hit[p]) << bits << " " << x;
+      hit[p] = 1;
+      ASSERT_EQ(correct::detail::unpermute_bits(p, bits), x);
+    }
+  }
+  for (int bits : {42, 62}) {
+    for (uint64_t i = 0; i < 100000; ++i) {
+      const uint64_t x = correct::detail::mix64(i) & correct::detail::low_bits_mask(bits);
+      ASSERT_EQ(correct::detail::unpermute_bits(correct::detail::permute_bits(x, bits), bits), x);
+    }
+  }
+}
+
+// A compact set holds exactly what was inserted (against std::set), in half the bytes;
+// k-mers crowding one home past the distances its slots can say widen it, losing none.
+TEST(KmerSpectrum, CompactSetIsExactAndWidensWhenCrowded) {
+  const int k = 21;
+  const uint64_t n = 1000000;
+  auto s = correct::KmerSpectrum::make_exact(k, n);
+  ASSERT_EQ(s.kind, correct::KmerSpectrum::Kind::compact);
+  EXPECT_EQ(s.bytes(), correct::KmerSpectrum::make_exact(k, n, true).bytes() / 2);
+  std::set<uint64_t> truth;
+  std::vector<uint64_t> keys;
+  for (uint64_t i = 0; i < n; ++i) keys.push_back(correct::detail::mix64(i) >> 22);
+  for (uint64_t i = 0; i < 1000; ++i) keys.push_back(keys[i * 17]);  // inserted twice
+  truth.insert(keys.begin(), keys.end());
+  s.insert_many(keys);
+  EXPECT_EQ(s.n_kmers, truth.size());
+  EXPECT_EQ(s.slots_filled(), truth.size());
+  for (uint64_t x : keys) ASSERT_TRUE(s.contains(x));
+  for (uint64_t i = 0; i < 500000; ++i) {
+    const uint64_t x = correct::detail::mix64(i + (1ULL << 40)) >> 22;
+    ASSERT_EQ(s.contains(x), truth.count(x) == 1) << x;
+  }
+  // 100 more k-mers than the distances reach whose permuted values share one home slot.
+  auto crowded = correct::KmerSpectrum::make_exact(k, n);
+  ASSERT_EQ(crowded.kind, correct::KmerSpectrum::Kind::compact);
+  const uint64_t home = 12345, crowd = correct::detail::compact_max_dist(crowded.rem_bits) + 100;
+  std::vector<uint64_t> same_home;
+  for (uint64_t rem = 0; rem < crowd; ++rem) {
+    same_home.push_back(correct::detail::unpermute_bits(home << crowded.rem_bits | rem * 7, 2 * k));
+  }
+  crowded.insert_many({keys.begin(), keys.begin() + 1000});
+  crowded.insert_many(same_home);
+  EXPECT_EQ(crowded.kind, correct::KmerSpectrum::Kind::exact);
+  EXPECT_EQ(crowded.n_kmers, crowd + 1000);
+  EXPECT_EQ(crowded.slots_filled(), crowd + 1000);
+  for (uint64_t x : same_home) ASSERT_TRUE(crowded.contains(x));
+  for (uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(crowded.contains(keys[i]));
+  EXPECT_FALSE(crowded.contains(keys[5000]));
+  auto one_by_one = correct::KmerSpectrum::make_exact(k, n);
+  for (uint64_t x : same_home) one_by_one.insert(x);
+  EXPECT_EQ(one_by_one.kind, correct::KmerSpectrum::Kind::exact);
+  EXPECT_EQ(one_by_one.n_kmers, crowd);
 }
 
 correct::KmerSpectrum spectrum_of(const std::vector<io::Read>& reads, const std::string& kind,

@@ -6,6 +6,7 @@
 #include "correct/correct.hpp"
 #include "correct/count_pass.hpp"
 #include "correct/kmer_correct.hpp"
+#include "correct/kmer_correct_core.hpp"
 #include "correct/kmer_count.hpp"
 #include "correct/kmer_count_gpu.hpp"
 #include "correct/read_input.hpp"
@@ -90,28 +91,79 @@ TEST(CountGpu, GrowsFromASmallTableToTheCpuTwinsCounts) {
 TEST(CountGpu, ExactSpectrumHoldsTheCpuTwinsSolidKmers) {
   GATEMAP_REQUIRE_GPU();
   auto set = test::make_correction_set(20000, 150, 25, 0.7, 3, 7);
-  correct::KmerCounter cpu(21);
-  cpu.add(set.reads);
-  std::vector<correct::KmerPart> dropped;
-  for (uint32_t t : {2u, 5u}) {
-    const auto h = cpu.histogram(correct::kHistogramMax);
-    uint64_t solid = 0;
-    for (size_t c = t; c < h.size(); ++c) solid += h[c];
-    const correct::KmerSpectrum want = correct::build_spectrum(cpu, t, "exact", 0);
-    correct::KmerCountGpu again(21, size_t(256) << 20);
-    again.add(set.reads, dropped);
-    const correct::KmerSpectrum got = again.take_exact_spectrum(t, solid);
-    SCOPED_TRACE(t);
-    EXPECT_EQ(got.n_kmers, want.n_kmers);
-    EXPECT_EQ(got.words.size(), want.words.size());
-    uint64_t held = 0;
-    cpu.for_each_solid(t, [&](uint64_t x) { held += got.contains(x); });
-    EXPECT_EQ(held, want.n_kmers);
-    uint64_t filled = 0;
-    for (uint64_t w : got.words) filled += w != correct::KmerSpectrum::kEmptyKmer;
-    EXPECT_EQ(filled, want.n_kmers);
-    EXPECT_EQ(again.distinct(), 0u);
+  for (int k : {13, 21}) {  // compact slots, whole ones
+    correct::KmerCounter cpu(k);
+    cpu.add(set.reads);
+    std::vector<correct::KmerPart> dropped;
+    for (uint32_t t : {2u, 5u}) {
+      const auto h = cpu.histogram(correct::kHistogramMax);
+      uint64_t solid = 0;
+      for (size_t c = t; c < h.size(); ++c) solid += h[c];
+      const correct::KmerSpectrum want = correct::build_spectrum(cpu, t, "exact", 0);
+      correct::KmerCountGpu again(k, size_t(256) << 20);
+      again.add(set.reads, dropped);
+      const correct::KmerSpectrum got = again.take_exact_spectrum(t, solid);
+      SCOPED_TRACE(std::to_string(k) + " " + std::to_string(t));
+      EXPECT_EQ(got.kind, k == 13 ? correct::KmerSpectrum::Kind::compact : correct::KmerSpectrum::Kind::exact);
+      EXPECT_EQ(got.kind, want.kind);
+      EXPECT_EQ(got.n_kmers, want.n_kmers);
+      EXPECT_EQ(got.words.size(), want.words.size());
+      uint64_t held = 0;
+      cpu.for_each_solid(t, [&](uint64_t x) { held += got.contains(x); });
+      EXPECT_EQ(held, want.n_kmers);
+      EXPECT_EQ(got.slots_filled(), want.n_kmers);
+      EXPECT_EQ(again.distinct(), 0u);
+    }
+    EXPECT_TRUE(dropped.empty());
   }
+}
+
+std::string kmer_text(uint64_t x, int k) {
+  std::string s(static_cast<size_t>(k), 'A');
+  for (int d = 0; d < k; ++d) s[d] = "ACGT"[(x >> (2 * (k - 1 - d))) & 3];
+  return s;
+}
+
+// Solid k-mers crowding one home of a compact set past the distances its slots can say:
+// the GPU fills an exact set of whole k-mers instead, as the CPU twin widens its own.
+TEST(CountGpu, ExactSpectrumOfCrowdedKmersIsWidened) {
+  GATEMAP_REQUIRE_GPU();
+  const int k = 21;
+  std::vector<io::Read> reads;
+  const auto add_twice = [&](const std::string& seq) {
+    for (int i = 0; i < 2; ++i) reads.push_back({"r" + std::to_string(reads.size()), seq, std::string(seq.size(), 'I')});
+  };
+  for (uint64_t i = 0; i < 400000; ++i) add_twice(kmer_text(correct::detail::mix64(i) >> 22, k));
+  auto layout = correct::KmerSpectrum::make_exact(k, 402000);
+  ASSERT_EQ(layout.kind, correct::KmerSpectrum::Kind::compact);
+  const uint64_t crowd = correct::detail::compact_max_dist(layout.rem_bits) + 100, home = 777;
+  uint64_t placed = 0;
+  for (uint64_t rem = 0; placed < crowd; ++rem) {
+    const uint64_t x = correct::detail::unpermute_bits(home << layout.rem_bits | rem, 2 * k);
+    uint64_t rc = 0;
+    for (int d = 0; d < k; ++d) rc = rc << 2 | (3 - ((x >> (2 * d)) & 3));
+    if (x > rc) continue;  // the tables keep the canonical form
+    add_twice(kmer_text(x, k));
+    ++placed;
+  }
+  correct::KmerCounter cpu(k);
+  cpu.add(reads);
+  const auto h = cpu.histogram(correct::kHistogramMax);
+  uint64_t solid = 0;
+  for (size_t c = 2; c < h.size(); ++c) solid += h[c];
+  ASSERT_EQ(correct::KmerSpectrum::make_exact(k, solid).kind, correct::KmerSpectrum::Kind::compact);
+  const correct::KmerSpectrum want = correct::build_spectrum(cpu, 2, "exact", 0);
+  std::vector<correct::KmerPart> dropped;
+  correct::KmerCountGpu gpu(k, size_t(256) << 20);
+  gpu.add(reads, dropped);
+  const correct::KmerSpectrum got = gpu.take_exact_spectrum(2, solid);
+  EXPECT_EQ(want.kind, correct::KmerSpectrum::Kind::exact);
+  EXPECT_EQ(got.kind, correct::KmerSpectrum::Kind::exact);
+  EXPECT_EQ(got.n_kmers, solid);
+  EXPECT_EQ(want.n_kmers, solid);
+  uint64_t held = 0;
+  cpu.for_each_solid(2, [&](uint64_t x) { held += got.contains(x) && want.contains(x); });
+  EXPECT_EQ(held, solid);
   EXPECT_TRUE(dropped.empty());
 }
 
