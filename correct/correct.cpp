@@ -128,7 +128,7 @@ size_t default_count_budget(gpu::Backend backend) {
 KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int device, ReadInput& input,
                         CorrectSummary& sum) {
   const auto t0 = std::chrono::steady_clock::now();
-  const SpectrumOptions sopt{opt.threshold, opt.spectrum, opt.bloom_fpr};
+  const SpectrumOptions sopt{opt.threshold, opt.spectrum, opt.bloom_fpr, backend == gpu::Backend::gpu};
   const size_t budget = opt.count_mem ? opt.count_mem : default_count_budget(backend);
   CountStats stats;
   KmerSpectrum spectrum;

@@ -34,12 +34,12 @@ void count_parts(CountTable& table, ReadInput& input, std::vector<KmerPart> todo
 // lookups cost about the same, one cache line each.
 constexpr size_t kAutoExactBytes = size_t{1} << 30;
 
-bool is_exact(int k, uint64_t n, const std::string& kind) {
-  return kind == "exact" || (kind == "auto" && KmerSpectrum::exact_bytes(k, n) <= kAutoExactBytes);
+bool is_exact(int k, uint64_t n, const std::string& kind, bool compact) {
+  return kind == "exact" || (kind == "auto" && KmerSpectrum::exact_bytes(k, n, compact) <= kAutoExactBytes);
 }
 
-KmerSpectrum empty_spectrum(int k, uint64_t n, const std::string& kind, double fpr) {
-  return is_exact(k, n, kind) ? KmerSpectrum::make_exact(k, n) : KmerSpectrum::make_bloom(k, n, fpr);
+KmerSpectrum empty_spectrum(int k, uint64_t n, const std::string& kind, double fpr, bool compact) {
+  return is_exact(k, n, kind, compact) ? KmerSpectrum::make_exact(k, n, compact) : KmerSpectrum::make_bloom(k, n, fpr);
 }
 
 // An unlinked temporary file in $TMPDIR (or /tmp): gone when closed or the process dies.
@@ -109,10 +109,11 @@ class CountFile {
 
 }  // namespace
 
-KmerSpectrum build_spectrum(const CountTable& table, uint32_t threshold, const std::string& kind, double fpr) {
+KmerSpectrum build_spectrum(const CountTable& table, uint32_t threshold, const std::string& kind, double fpr,
+                            bool compact) {
   uint64_t n = 0;
   table.for_each_solid(threshold, [&](uint64_t) { ++n; });
-  KmerSpectrum s = empty_spectrum(table.k(), n, kind, fpr);
+  KmerSpectrum s = empty_spectrum(table.k(), n, kind, fpr, compact);
   table.insert_solid(threshold, s);
   return s;
 }
@@ -170,16 +171,16 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
     solid += stats.histogram[c];
   }
   const auto t0 = std::chrono::steady_clock::now();
-  if (counted.size() == 1 && stats.threshold && is_exact(table.k(), solid, opt.kind)) {
+  if (counted.size() == 1 && stats.threshold && is_exact(table.k(), solid, opt.kind, opt.compact)) {
     // The solid k-mers leave the table for the set (the CPU table empties itself before
     // the set is made: the counts and the set never take host memory at once; the GPU
     // table fills the set on the device).
-    KmerSpectrum spectrum = table.take_exact_spectrum(stats.threshold, solid);
+    KmerSpectrum spectrum = table.take_exact_spectrum(stats.threshold, solid, opt.compact);
     log::debug("correct", "exact spectrum filled");
     stats.spectrum_s = log::seconds_since(t0);
     return spectrum;
   }
-  KmerSpectrum spectrum = empty_spectrum(table.k(), solid, opt.kind, opt.bloom_fpr);
+  KmerSpectrum spectrum = empty_spectrum(table.k(), solid, opt.kind, opt.bloom_fpr, opt.compact);
   if (!stats.threshold) return spectrum;
   const auto insert = [&] { table.insert_solid(stats.threshold, spectrum); };
   if (counted.size() == 1) {
@@ -192,7 +193,7 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
     // Round 2: each part again (the same counts), its solid k-mers into the spectrum.
     log::warn("correct", "the k-mer counts could not be kept in $TMPDIR: collecting the solid k-mers of " +
                              std::to_string(counted.size()) + " parts in a second round of passes");
-    spectrum = empty_spectrum(table.k(), solid, opt.kind, opt.bloom_fpr);  // any filled from the file: again
+    spectrum = empty_spectrum(table.k(), solid, opt.kind, opt.bloom_fpr, opt.compact);  // any filled from the file: again
     stats.rounds = 2;
     count_parts(table, input, counted, insert);
   }

@@ -54,11 +54,12 @@ class CountTable {
     reset(KmerPart{});
     return keys;
   }
-  // The exact spectrum of the k-mers seen at least `threshold` times (`solid` of them), after
-  // which the table is empty as after take_solid.
-  virtual KmerSpectrum take_exact_spectrum(uint32_t threshold, uint64_t solid) {
+  // The exact spectrum of the k-mers seen at least `threshold` times (`solid` of them; in
+  // compact slots where they fit, with `compact`), after which the table is empty as after
+  // take_solid.
+  virtual KmerSpectrum take_exact_spectrum(uint32_t threshold, uint64_t solid, bool compact) {
     const std::vector<uint64_t> keys = take_solid(threshold);
-    KmerSpectrum spectrum = KmerSpectrum::make_exact(k(), solid);
+    KmerSpectrum spectrum = KmerSpectrum::make_exact(k(), solid, compact);
     spectrum.insert_many(keys);
     return spectrum;
   }

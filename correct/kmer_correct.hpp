@@ -43,11 +43,11 @@ struct KmerSpectrum {
   int rem_bits = 0;             // compact only: the bits of a k-mer its slot keeps
   uint64_t n_kmers = 0;
 
-  // Sized for n k-mers: a Bloom filter at false-positive rate fpr, or an exact set (compact
-  // where it can be, unless `wide`).
+  // Sized for n k-mers: a Bloom filter at false-positive rate fpr, or an exact set (with
+  // `compact`, in compact slots where the k-mers fit them).
   static KmerSpectrum make_bloom(int k, uint64_t n, double fpr);
-  static KmerSpectrum make_exact(int k, uint64_t n, bool wide = false);
-  static size_t exact_bytes(int k, uint64_t n);  // what make_exact(k, n) takes
+  static KmerSpectrum make_exact(int k, uint64_t n, bool compact = true);
+  static size_t exact_bytes(int k, uint64_t n, bool compact = true);  // what make_exact takes
   bool is_exact() const { return kind != Kind::bloom; }
   void insert(uint64_t canonical_kmer);
   // Many at once, on all threads (a Bloom filter's bits do not depend on the order, nor

@@ -230,17 +230,17 @@ int compact_rem_bits(int k, uint64_t slots) {
 
 }  // namespace
 
-size_t KmerSpectrum::exact_bytes(int k, uint64_t n) {
+size_t KmerSpectrum::exact_bytes(int k, uint64_t n, bool compact) {
   const uint64_t slots = exact_slots(n);
-  return slots * (compact_rem_bits(k, slots) >= 0 ? sizeof(uint32_t) : sizeof(uint64_t));
+  return slots * (compact && compact_rem_bits(k, slots) >= 0 ? sizeof(uint32_t) : sizeof(uint64_t));
 }
 
-KmerSpectrum KmerSpectrum::make_exact(int k, uint64_t n, bool wide) {
+KmerSpectrum KmerSpectrum::make_exact(int k, uint64_t n, bool compact) {
   if (k < 1 || k > kMaxK) throw UsageError("k must be between 1 and " + std::to_string(kMaxK));
   KmerSpectrum s;
   s.k = k;
   const uint64_t slots = exact_slots(n);
-  const int rem_bits = wide ? -1 : compact_rem_bits(k, slots);
+  const int rem_bits = compact ? compact_rem_bits(k, slots) : -1;
   s.kind = rem_bits >= 0 ? Kind::compact : Kind::exact;
   s.rem_bits = std::max(rem_bits, 0);
   s.words.assign(rem_bits >= 0 ? slots / 2 : slots, kEmptyKmer);  // compact: two empty slots a word

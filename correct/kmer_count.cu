@@ -425,11 +425,11 @@ void KmerCountGpu::for_each_counted(uint32_t threshold, const std::function<void
   }
 }
 
-KmerSpectrum KmerCountGpu::take_exact_spectrum(uint32_t threshold, uint64_t solid) {
+KmerSpectrum KmerCountGpu::take_exact_spectrum(uint32_t threshold, uint64_t solid, bool compact) {
   Impl& im = *impl_;
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));
   const cudaStream_t st = im.stream.get();
-  KmerSpectrum spectrum = KmerSpectrum::make_exact(im.k, solid);
+  KmerSpectrum spectrum = KmerSpectrum::make_exact(im.k, solid, compact);
   for (;;) {
     gpu::DeviceBuffer<Key> words(spectrum.words.size());
     GATEMAP_CUDA_CHECK(cudaMemsetAsync(words.data(), 0xff, spectrum.bytes(), st));  // every slot empty
@@ -444,7 +444,7 @@ KmerSpectrum KmerCountGpu::take_exact_spectrum(uint32_t threshold, uint64_t soli
     im.read_counters();
     if (im.counters_h.data()[kTooFar] == 0) break;
     // k-mers crowding one place of a compact set (never by chance): whole k-mers instead.
-    spectrum = KmerSpectrum::make_exact(im.k, solid, /*wide=*/true);
+    spectrum = KmerSpectrum::make_exact(im.k, solid, /*compact=*/false);
   }
   spectrum.n_kmers = im.counters_h.data()[kScratch];
   if (spectrum.n_kmers > solid) throw Error("internal: more solid k-mers than the histogram counted");

@@ -33,7 +33,7 @@ class KmerCountGpu : public CountTable {
   void for_each_counted(uint32_t threshold, const std::function<void(uint64_t, uint32_t)>& fn) const override;
   void insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const override;  // a Bloom filter on the device
   // The exact set filled on the device, then copied to the host.
-  KmerSpectrum take_exact_spectrum(uint32_t threshold, uint64_t solid) override;
+  KmerSpectrum take_exact_spectrum(uint32_t threshold, uint64_t solid, bool compact) override;
 
   size_t slots() const;
   double kernel_ms() const;  // counting kernels so far (CUDA events)

@@ -33,6 +33,9 @@ class InputStream {
   // reader is past them).
   std::string_view mapped() const;
   void release_mapped(size_t before);
+  // How far its reader goes between two release_mapped calls: half the pages populated
+  // ahead of it (16 MB; less for a small file).
+  size_t release_step() const;
 
   // How far ahead of its consumer a gzip member's one inflating thread may read, for
   // every stream of the process, open or not (at least 6 MB, the default). A consumer

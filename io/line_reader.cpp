@@ -12,7 +12,10 @@ namespace gatemap::io {
 
 LineReader::LineReader(const std::string& path, int threads) : in_(std::make_unique<InputStream>(path, threads)) {
   const std::string_view mapped = in_->mapped();
-  if (!mapped.empty()) data_ = mapped.data(), end_ = mapped.size(), eof_ = mapped_ = true;  // lines found in place
+  if (!mapped.empty()) {  // lines found in place; the pages read dropped as it goes
+    data_ = mapped.data(), end_ = mapped.size(), eof_ = mapped_ = true;
+    release_step_ = in_->release_step();
+  }
 }
 
 LineReader::~LineReader() = default;
@@ -21,7 +24,6 @@ const std::string& LineReader::path() const { return in_->path(); }
 
 namespace {
 constexpr size_t kBlock = size_t(1) << 20;
-constexpr size_t kReleaseEvery = size_t(16) << 20;  // a mapped file's bytes read before its pages are dropped
 }
 
 void LineReader::fill() {
@@ -70,7 +72,7 @@ bool LineReader::next(std::string_view& line) {
     ok = find_line(begin, len, after);
   }
   if (!ok) return false;
-  if (mapped_ && begin >= released_ + kReleaseEvery) in_->release_mapped(released_ = begin);
+  if (mapped_ && begin >= released_ + release_step_) in_->release_mapped(released_ = begin);
   pos_ = after;
   ++line_no_;
   line = std::string_view(data_ + begin, len);
@@ -80,7 +82,7 @@ bool LineReader::next(std::string_view& line) {
 void LineReader::consume(size_t bytes, int64_t lines) {
   pos_ += bytes;
   line_no_ += lines;
-  if (pos_ >= released_ + kReleaseEvery) in_->release_mapped(released_ = pos_);
+  if (pos_ >= released_ + release_step_) in_->release_mapped(released_ = pos_);
 }
 
 bool LineReader::peek(std::string_view& line) {

@@ -47,6 +47,7 @@ class LineReader {
   const char* data_ = nullptr;  // buf_, or a plain file's mapped bytes
   size_t pos_ = 0, end_ = 0;
   size_t released_ = 0;  // a mapped file's pages before this are dropped
+  size_t release_step_ = 0;  // how far past released_ the next drop comes
   bool eof_ = false;
   bool mapped_ = false;
   bool have_peeked_ = false, peeked_ok_ = false;

@@ -102,7 +102,7 @@ TEST(CountGpu, ExactSpectrumHoldsTheCpuTwinsSolidKmers) {
       const correct::KmerSpectrum want = correct::build_spectrum(cpu, t, "exact", 0);
       correct::KmerCountGpu again(k, size_t(256) << 20);
       again.add(set.reads, dropped);
-      const correct::KmerSpectrum got = again.take_exact_spectrum(t, solid);
+      const correct::KmerSpectrum got = again.take_exact_spectrum(t, solid, true);
       SCOPED_TRACE(std::to_string(k) + " " + std::to_string(t));
       EXPECT_EQ(got.kind, k == 13 ? correct::KmerSpectrum::Kind::compact : correct::KmerSpectrum::Kind::exact);
       EXPECT_EQ(got.kind, want.kind);
@@ -156,7 +156,7 @@ TEST(CountGpu, ExactSpectrumOfCrowdedKmersIsWidened) {
   std::vector<correct::KmerPart> dropped;
   correct::KmerCountGpu gpu(k, size_t(256) << 20);
   gpu.add(reads, dropped);
-  const correct::KmerSpectrum got = gpu.take_exact_spectrum(2, solid);
+  const correct::KmerSpectrum got = gpu.take_exact_spectrum(2, solid, true);
   EXPECT_EQ(want.kind, correct::KmerSpectrum::Kind::exact);
   EXPECT_EQ(got.kind, correct::KmerSpectrum::Kind::exact);
   EXPECT_EQ(got.n_kmers, solid);
