@@ -29,7 +29,7 @@ void register_correct(CLI::App& app, AppContext& ctx) {
       ->capture_default_str();
   sub->add_option("--spectrum", o->spectrum,
                   "Solid k-mers as an exact hash set or a Bloom filter (auto: exact while its table takes at most "
-                  "1 GiB, about 90 M solid k-mers)")
+                  "1 GiB, about 90 M solid k-mers; for a GPU 170 M at k <= 21)")
       ->check(CLI::IsMember({"auto", "bloom", "exact"}))
       ->capture_default_str();
   sub->add_option("--fpr", o->bloom_fpr, "Bloom filter false-positive rate (--spectrum bloom, or auto past 1 GiB)")
