@@ -29,9 +29,8 @@ void count_parts(CountTable& table, ReadInput& input, std::vector<KmerPart> todo
 
 // --spectrum auto: the exact set while its table takes at most this much (about 90 M
 // solid k-mers in 64-bit slots, 170 M in compact ones: a bacterial or chromosome-sized
-// set), a Bloom filter beyond. The exact
-// set has no false positives (a Bloom filter's let an error pass as solid now and then);
-// lookups cost about the same, one cache line each.
+// set), a Bloom filter beyond. The exact set has no false positives (a Bloom filter's let
+// an error pass as solid now and then); lookups cost about the same, one cache line each.
 constexpr size_t kAutoExactBytes = size_t{1} << 30;
 
 bool is_exact(int k, uint64_t n, const std::string& kind, bool compact) {

@@ -85,7 +85,9 @@ GATEMAP_HD uint64_t unpermute_bits(uint64_t x, int bits) {
   return x ^ (x >> r);
 }
 
-GATEMAP_HD uint32_t compact_max_dist(int rem_bits) { return (uint32_t(1) << (32 - rem_bits)) - 2; }  // all ones: empty
+GATEMAP_HD uint32_t compact_max_dist(int rem_bits) {  // all ones: the empty slot (rem_bits may be 0)
+  return static_cast<uint32_t>((uint64_t(1) << (32 - rem_bits)) - 2);
+}
 GATEMAP_HD uint32_t compact_entry(uint64_t rem, uint32_t dist, int rem_bits) {
   return static_cast<uint32_t>(rem) | (dist << rem_bits);
 }

@@ -183,6 +183,17 @@ TEST(KmerSpectrum, CompactSetIsExactAndWidensWhenCrowded) {
   for (uint64_t x : same_home) one_by_one.insert(x);
   EXPECT_EQ(one_by_one.kind, correct::KmerSpectrum::Kind::exact);
   EXPECT_EQ(one_by_one.n_kmers, crowd);
+  // As many slots as 8-mers: the slot keeps the distance alone; every 8-mer asked.
+  auto all_bits = correct::KmerSpectrum::make_exact(8, 40000);
+  ASSERT_EQ(all_bits.kind, correct::KmerSpectrum::Kind::compact);
+  ASSERT_EQ(all_bits.rem_bits, 0);
+  std::vector<uint8_t> in(65536, 0);
+  for (uint64_t i = 0; i < 40000; ++i) {
+    const uint64_t x = correct::detail::mix64(i) & 0xffff;
+    all_bits.insert(x);
+    in[x] = 1;
+  }
+  for (uint64_t x = 0; x < in.size(); ++x) ASSERT_EQ(all_bits.contains(x), in[x] == 1) << x;
 }
 
 correct::KmerSpectrum spectrum_of(const std::vector<io::Read>& reads, const std::string& kind,
