@@ -92,6 +92,15 @@ GATEMAP_HD uint32_t compact_entry(uint64_t rem, uint32_t dist, int rem_bits) {
   return static_cast<uint32_t>(rem) | (dist << rem_bits);
 }
 
+// Where x lives in a compact set: its home slot and the remainder its slot keeps.
+struct CompactKey {
+  uint64_t home, rem;
+};
+GATEMAP_HD CompactKey compact_key(uint64_t x, int k, int rem_bits) {
+  const uint64_t p = permute_bits(x, 2 * k);
+  return {p >> rem_bits, p & low_bits_mask(rem_bits)};
+}
+
 // Slot i of a compact set: half a 64-bit word, the low half first (as a uint32_t array
 // lies in memory on these little-endian machines).
 GATEMAP_HD uint32_t compact_slot(const uint64_t* words, uint64_t i) {
@@ -111,12 +120,12 @@ GATEMAP_HD uint64_t compare_and_swap(uint64_t* word, uint64_t expected, uint64_t
 // Inserts x into a compact set (linear probing; safe beside other threads, host or
 // device, doing the same).
 GATEMAP_HD SlotClaim compact_claim(uint64_t* words, uint64_t mask, int rem_bits, int k, uint64_t x) {
-  const uint64_t p = permute_bits(x, 2 * k), home = p >> rem_bits, rem = p & low_bits_mask(rem_bits);
+  const CompactKey key = compact_key(x, k, rem_bits);
   const uint32_t last = compact_max_dist(rem_bits);
   for (uint32_t d = 0; d <= last; ++d) {
-    const uint64_t i = (home + d) & mask;
+    const uint64_t i = (key.home + d) & mask;
     const int shift = 32 * static_cast<int>(i & 1);
-    const uint32_t want = compact_entry(rem, d, rem_bits);
+    const uint32_t want = compact_entry(key.rem, d, rem_bits);
     uint64_t word = ~uint64_t(0);  // a guess: the swap says what is there
     for (;;) {
       const uint32_t held = static_cast<uint32_t>(word >> shift);
@@ -133,11 +142,11 @@ GATEMAP_HD SlotClaim compact_claim(uint64_t* words, uint64_t mask, int rem_bits,
 
 GATEMAP_HD bool spectrum_contains(const SpectrumView& s, uint64_t x) {
   if (s.kind == KmerSpectrum::Kind::compact) {
-    const uint64_t p = permute_bits(x, 2 * s.k), home = p >> s.rem_bits, rem = p & low_bits_mask(s.rem_bits);
+    const CompactKey key = compact_key(x, s.k, s.rem_bits);
     const uint32_t last = compact_max_dist(s.rem_bits);
     for (uint32_t d = 0; d <= last; ++d) {
-      const uint32_t v = compact_slot(s.words, (home + d) & s.mask);
-      if (v == compact_entry(rem, d, s.rem_bits)) return true;
+      const uint32_t v = compact_slot(s.words, (key.home + d) & s.mask);
+      if (v == compact_entry(key.rem, d, s.rem_bits)) return true;
       if (v == kEmptySlot32) return false;
     }
     return false;
@@ -163,8 +172,7 @@ GATEMAP_HD bool spectrum_contains(const SpectrumView& s, uint64_t x) {
 // overlap their cache misses; the GPU hides them with other warps).
 inline void spectrum_prefetch(const SpectrumView& s, uint64_t x) {
   if (s.kind == KmerSpectrum::Kind::compact) {  // the home slot
-    const uint64_t home = permute_bits(x, 2 * s.k) >> s.rem_bits;
-    __builtin_prefetch(s.words + (home >> 1));
+    __builtin_prefetch(s.words + (compact_key(x, s.k, s.rem_bits).home >> 1));
     return;
   }
   __builtin_prefetch(s.words + (s.kind == KmerSpectrum::Kind::bloom ? bloom_block(x, s.mask) >> 6 : mix64(x) & s.mask));
