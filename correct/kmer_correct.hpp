@@ -48,7 +48,6 @@ struct KmerSpectrum {
   static KmerSpectrum make_bloom(int k, uint64_t n, double fpr);
   static KmerSpectrum make_exact(int k, uint64_t n, bool compact = true);
   static size_t exact_bytes(int k, uint64_t n, bool compact = true);  // what make_exact takes
-  bool is_exact() const { return kind != Kind::bloom; }
   void insert(uint64_t canonical_kmer);
   // Many at once, on all threads (a Bloom filter's bits do not depend on the order, nor
   // does which k-mers an exact set holds).

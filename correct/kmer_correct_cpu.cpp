@@ -289,7 +289,7 @@ uint64_t KmerSpectrum::slots_filled() const {
 // An exact set holds at most 2/3 of its slots (make_exact sizes it so): beyond, the
 // caller's count was wrong.
 void KmerSpectrum::check_capacity() const {
-  if (is_exact() && n_kmers * 3 > (mask + 1) * 2) throw Error("exact k-mer set over its capacity");
+  if (kind != Kind::bloom && n_kmers * 3 > (mask + 1) * 2) throw Error("exact k-mer set over its capacity");
 }
 
 void KmerSpectrum::insert(uint64_t x) {
