@@ -117,8 +117,17 @@ GATEMAP_HD uint64_t compare_and_swap(uint64_t* word, uint64_t expected, uint64_t
 #endif
 }
 
-// Inserts x into a compact set (linear probing; safe beside other threads, host or
-// device, doing the same).
+// Inserts x into an exact set of whole k-mers (linear probing from mix64, the empty slot
+// claimed by compare-and-swap: safe beside other threads, host or device, doing the same).
+GATEMAP_HD SlotClaim exact_claim(uint64_t* words, uint64_t mask, uint64_t x) {
+  for (uint64_t slot = mix64(x) & mask;; slot = (slot + 1) & mask) {
+    const uint64_t seen = compare_and_swap(&words[slot], KmerSpectrum::kEmptyKmer, x);
+    if (seen == KmerSpectrum::kEmptyKmer) return SlotClaim::added;
+    if (seen == x) return SlotClaim::present;
+  }
+}
+
+// Inserts x into a compact set (linear probing; as safe as exact_claim).
 GATEMAP_HD SlotClaim compact_claim(uint64_t* words, uint64_t mask, int rem_bits, int k, uint64_t x) {
   const CompactKey key = compact_key(x, k, rem_bits);
   const uint32_t last = compact_max_dist(rem_bits);

@@ -248,17 +248,9 @@ KmerSpectrum KmerSpectrum::make_exact(int k, uint64_t n, bool compact) {
   return s;
 }
 
-// Linear probing, the empty slot claimed by compare-and-swap (safe beside other threads
-// inserting).
 SlotClaim KmerSpectrum::claim_slot(uint64_t x) {
-  if (kind == Kind::compact) return detail::compact_claim(words.data(), mask, rem_bits, k, x);
-  for (uint64_t slot = detail::mix64(x) & mask;; slot = (slot + 1) & mask) {
-    uint64_t seen = kEmptyKmer;
-    if (__atomic_compare_exchange_n(&words[slot], &seen, x, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-      return SlotClaim::added;
-    }
-    if (seen == x) return SlotClaim::present;
-  }
+  return kind == Kind::compact ? detail::compact_claim(words.data(), mask, rem_bits, k, x)
+                               : detail::exact_claim(words.data(), mask, x);
 }
 
 void KmerSpectrum::widen() {

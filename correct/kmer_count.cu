@@ -81,30 +81,21 @@ __global__ void compact_kernel(Table t, uint64_t slots, KmerPart part, uint32_t 
   }
 }
 
-// Every k-mer counted at least `threshold` times into an exact set (KmerSpectrum's: linear
-// probing, the empty slot claimed by compare-and-swap; a compact set's from its permuted
-// home, counting the k-mers it could not place near it).
+// Every k-mer counted at least `threshold` times into an exact set, claimed as the CPU
+// twin claims them (kmer_correct_core.hpp), counting the k-mers a compact set could not
+// place near their home.
 __global__ void exact_set_kernel(Table t, uint64_t slots, uint32_t threshold, Key* words, detail::SpectrumView set,
                                  Key* n_added, Key* n_too_far) {
   Key mine = 0, far = 0;
-  const uint64_t mask = set.mask;
+  uint64_t* set_words = reinterpret_cast<uint64_t*>(words);
   for (uint64_t s = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; s < slots; s += uint64_t(gridDim.x) * blockDim.x) {
     const Key key = t.keys[s];
     if (key == kEmpty || t.counts[s] < threshold) continue;
-    if (set.kind == KmerSpectrum::Kind::compact) {
-      const SlotClaim c = detail::compact_claim(reinterpret_cast<uint64_t*>(words), mask, set.rem_bits, set.k, key);
-      mine += c == SlotClaim::added;
-      far += c == SlotClaim::too_far;
-      continue;
-    }
-    for (uint64_t w = detail::mix64(key) & mask;; w = (w + 1) & mask) {
-      const Key seen = atomicCAS(&words[w], kEmpty, key);
-      if (seen == kEmpty) {
-        ++mine;
-        break;
-      }
-      if (seen == key) break;
-    }
+    const SlotClaim c = set.kind == KmerSpectrum::Kind::compact
+                            ? detail::compact_claim(set_words, set.mask, set.rem_bits, set.k, key)
+                            : detail::exact_claim(set_words, set.mask, key);
+    mine += c == SlotClaim::added;
+    far += c == SlotClaim::too_far;
   }
   if (mine) atomicAdd(n_added, mine);
   if (far) atomicAdd(n_too_far, far);

@@ -131,7 +131,13 @@ TEST(CountGpu, ExactSpectrumOfCrowdedKmersIsWidened) {
   const int k = 21;
   std::vector<io::Read> reads;
   const auto add_twice = [&](const std::string& seq) {
-    for (int i = 0; i < 2; ++i) reads.push_back({"r" + std::to_string(reads.size()), seq, std::string(seq.size(), 'I')});
+    for (int i = 0; i < 2; ++i) {
+      io::Read r;
+      r.name = "r" + std::to_string(reads.size());
+      r.seq = seq;
+      r.qual = std::string(seq.size(), 'I');
+      reads.push_back(r);
+    }
   };
   for (uint64_t i = 0; i < 400000; ++i) add_twice(kmer_text(correct::detail::mix64(i) >> 22, k));
   auto layout = correct::KmerSpectrum::make_exact(k, 402000);
