@@ -127,7 +127,7 @@ void encode_bam_chunk(const bam1_t* const* recs, size_t n, int level, EncodedChu
   set_record_offsets(out, block_address);
 }
 
-void compress_chunks(EncodedChunk* chunks, size_t count, BlockCompressor& compressor) {
+std::vector<BgzfJob> block_jobs(EncodedChunk* chunks, size_t count) {
   // Room for each block at its most, made on all threads (a window's is hundreds of MB).
 #pragma omp parallel for schedule(dynamic, 1)
   for (size_t c = 0; c < count; ++c) chunks[c].bgzf.resize(chunks[c].block_begin.size() * BGZF_MAX_BLOCK_SIZE);
@@ -142,8 +142,10 @@ void compress_chunks(EncodedChunk* chunks, size_t count, BlockCompressor& compre
       jobs.push_back(job);
     }
   }
-  compressor.compress(jobs.data(), jobs.size());
-  // Each chunk's blocks closed up behind one another.
+  return jobs;
+}
+
+void close_up_blocks(EncodedChunk* chunks, size_t count, const std::vector<BgzfJob>& jobs) {
   std::vector<size_t> first_job(count + 1, 0);
   for (size_t c = 0; c < count; ++c) first_job[c + 1] = first_job[c] + chunks[c].block_begin.size();
 #pragma omp parallel for schedule(dynamic, 1)
@@ -160,6 +162,12 @@ void compress_chunks(EncodedChunk* chunks, size_t count, BlockCompressor& compre
     chunk.bgzf.resize(at);
     set_record_offsets(chunk, block_address);
   }
+}
+
+void compress_chunks(EncodedChunk* chunks, size_t count, BlockCompressor& compressor) {
+  std::vector<BgzfJob> jobs = block_jobs(chunks, count);
+  compressor.compress(jobs.data(), jobs.size());
+  close_up_blocks(chunks, count, jobs);
 }
 
 }  // namespace gatemap::io

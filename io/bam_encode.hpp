@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "io/bgzf_deflate.hpp"
+
 namespace gatemap::io {
 
 // What a BAM index needs of a record, and where the record ends.
@@ -30,8 +32,6 @@ struct EncodedChunk {
   std::vector<size_t> block_begin, record_end;
 };
 
-class BlockCompressor;  // io/bgzf_deflate.hpp
-
 // Encodes recs[0, n) into `out` (cleared first) at BGZF compression level `level` (0-9;
 // -1: 6, htslib's default) with htslib's bgzf_compress. Throws IoError naming the record
 // when BAM cannot hold it (a name over 254 characters, a position over 2^31-1).
@@ -44,5 +44,10 @@ void encode_bam_chunk(const bam1_t* const* recs, size_t n, int level, EncodedChu
 // their `bgzf` and record offsets.
 void encode_bam_blocks(const bam1_t* const* recs, size_t n, EncodedChunk& out);
 void compress_chunks(EncodedChunk* chunks, size_t count, BlockCompressor& compressor);
+// compress_chunks in two steps, for a compressor's start(): the chunks' blocks as jobs
+// (their room made in `bgzf`), then, once the jobs are complete, each chunk's blocks
+// closed up behind one another and its record offsets set.
+std::vector<BgzfJob> block_jobs(EncodedChunk* chunks, size_t count);
+void close_up_blocks(EncodedChunk* chunks, size_t count, const std::vector<BgzfJob>& jobs);
 
 }  // namespace gatemap::io

@@ -63,24 +63,45 @@ void LevelDeflateCpu::compress(BgzfJob* jobs, size_t count) {
 
 namespace {
 
-// The GPU for every batch, the fallback for a batch the GPU fails and all after it.
+// The GPU for every batch, the fallback for a batch the GPU fails and all after it:
+// with start(), every batch not yet known complete (the last one started, and the new one).
 class GpuOrFallback : public BlockCompressor {
  public:
   GpuOrFallback(std::unique_ptr<BgzfDeflateGpu> gpu, std::unique_ptr<BlockCompressor> fallback)
       : gpu_(std::move(gpu)), fallback_(std::move(fallback)) {}
   void compress(BgzfJob* jobs, size_t count) override {
-    if (!gpu_) {
-      fallback_->compress(jobs, count);
-      return;
-    }
-    const bool on_gpu = gpu::run_or_fall_back("bgzf", "BAM compression", [&] { gpu_->compress(jobs, count); },
-                                              [&] { fallback_->compress(jobs, count); });
-    if (!on_gpu) gpu_.reset();
+    start(jobs, count);
+    finish();
+  }
+  void start(BgzfJob* jobs, size_t count) override {
+    unfinished_.push_back({jobs, count});
+    on_gpu([&] { gpu_->start(jobs, count); });
+    if (!unfinished_.empty()) unfinished_.erase(unfinished_.begin(), unfinished_.end() - 1);  // all but this one
+  }
+  void finish() override {
+    on_gpu([&] { gpu_->finish(); });
+    unfinished_.clear();
   }
 
  private:
+  struct Batch {
+    BgzfJob* jobs;
+    size_t count;
+  };
+  // Runs the GPU's step; when there is no GPU or it fails, the unfinished batches on the fallback.
+  template <class Step>
+  void on_gpu(Step&& step) {
+    const auto on_cpu = [&] {
+      for (const Batch& b : unfinished_) fallback_->compress(b.jobs, b.count);
+      unfinished_.clear();
+    };
+    if (!gpu_) return on_cpu();
+    if (!gpu::run_or_fall_back("bgzf", "BAM compression", step, on_cpu)) gpu_.reset();
+  }
+
   std::unique_ptr<BgzfDeflateGpu> gpu_;
   std::unique_ptr<BlockCompressor> fallback_;
+  std::vector<Batch> unfinished_;  // started, not yet known complete
 };
 
 }  // namespace

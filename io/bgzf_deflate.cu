@@ -389,6 +389,7 @@ struct BgzfDeflateGpu::Impl {
   int threads = 1;
   size_t blocks_per_round = 0;
   Round rounds[2];
+  size_t started = 0;  // rounds started: the next one goes to rounds[started % 2]
   Staging staging;
 };
 
@@ -423,28 +424,50 @@ double BgzfDeflateGpu::kernel_seconds() const { return impl_->rounds[0].kernel_s
 double BgzfDeflateGpu::match_seconds() const { return impl_->rounds[0].match_s + impl_->rounds[1].match_s; }
 
 // Rounds alternate between the two buffer sets: round k starts (its copies up, its
-// kernel) while round k-1's kernel runs, then round k-1 is finished. A batch of more
-// than a few hundred blocks is cut in two rounds so that they overlap. Cut in four or
-// eight (less waiting for the first round's copies and the last's), the sorted writer's
-// windows went slower: `bench bgzf` in windows of 2,048 blocks 2,371 and 1,555 MB/s vs
-// 3,434 (docs/gpu-runs/2026-11-29-s35/h200-5-index-rounds): the GPU wants many blocks.
-constexpr size_t kLeastRound = 256, kRoundsPerCall = 2;
-void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
+// kernel) while round k-1's kernel runs, then round k-1 is finished, across batches too.
+// compress() cuts a batch of more than a few hundred blocks in two rounds so that they
+// overlap (cut in four or eight, `bench bgzf` in windows of 2,048 blocks went 2,371 and
+// 1,555 MB/s vs 3,434: docs/gpu-runs/2026-11-29-s35/h200-5-index-rounds). start() need
+// not: its batch overlaps the one before. In one round each, the sorted writer's windows
+// were compressed in 0.19 s instead of 0.26-0.30 (1 M pairs, H200, docs/gpu-runs/
+// 2026-11-29-s38/h200-5-rounds).
+constexpr size_t kLeastRound = 256;
+void BgzfDeflateGpu::start(BgzfJob* jobs, size_t count) { start_rounds(jobs, count, 1); }
+
+void BgzfDeflateGpu::start_rounds(BgzfJob* jobs, size_t count, size_t most_rounds) {
   Impl& m = *impl_;
+  if (count == 0) return finish();
   GATEMAP_CUDA_CHECK(cudaSetDevice(m.device));
-  const size_t rounds = std::clamp<size_t>(count / kLeastRound, 1, kRoundsPerCall);
+  const size_t rounds = std::clamp<size_t>(count / kLeastRound, 1, most_rounds);
   const size_t per_round = std::min(m.blocks_per_round, (count + rounds - 1) / rounds);
   try {
-    size_t k = 0;
-    for (size_t from = 0; from < count; from += per_round, ++k) {
-      m.rounds[k % 2].start(jobs + from, std::min(per_round, count - from), m.threads, m.staging);
-      m.rounds[(k + 1) % 2].finish(m.threads, m.staging);
+    for (size_t from = 0; from < count; from += per_round) {
+      Round& now = m.rounds[m.started % 2];
+      Round& before = m.rounds[(m.started + 1) % 2];  // this batch's last round, or the batch before's
+      ++m.started;
+      now.start(jobs + from, std::min(per_round, count - from), m.threads, m.staging);
+      before.finish(m.threads, m.staging);
     }
-    m.rounds[(k + 1) % 2].finish(m.threads, m.staging);
   } catch (...) {
-    m.rounds[0].count = m.rounds[1].count = 0;  // the twin redoes the batch
+    m.rounds[0].count = m.rounds[1].count = 0;  // the twin redoes the batches not yet complete
     throw;
   }
+}
+
+void BgzfDeflateGpu::finish() {
+  Impl& m = *impl_;
+  try {
+    GATEMAP_CUDA_CHECK(cudaSetDevice(m.device));
+    m.rounds[(m.started + 1) % 2].finish(m.threads, m.staging);  // the last round started
+  } catch (...) {
+    m.rounds[0].count = m.rounds[1].count = 0;
+    throw;
+  }
+}
+
+void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
+  start_rounds(jobs, count, 2);
+  finish();
 }
 
 }  // namespace gatemap::io

@@ -25,6 +25,12 @@ class BlockCompressor {
  public:
   virtual ~BlockCompressor() = default;
   virtual void compress(BgzfJob* jobs, size_t count) = 0;
+  // Batches one after another, each one's start beside the last one's end (a GPU's
+  // kernel then never waits for a batch's copies): start() begins a batch and returns
+  // once every batch started before it is compressed; finish() completes the last one.
+  // A batch's jobs must stay until it is complete. Here: start() compresses it whole.
+  virtual void start(BgzfJob* jobs, size_t count) { compress(jobs, count); }
+  virtual void finish() {}
 };
 
 // The CPU twin, on `threads` OpenMP threads.
@@ -45,10 +51,13 @@ class BgzfDeflateGpu : public BlockCompressor {
   BgzfDeflateGpu(int device, int threads, size_t blocks_per_round = 4096);
   ~BgzfDeflateGpu() override;
   void compress(BgzfJob* jobs, size_t count) override;
+  void start(BgzfJob* jobs, size_t count) override;
+  void finish() override;
   double kernel_seconds() const;  // the kernels' time so far (CUDA events)
   double match_seconds() const;   // of which finding the matches
 
  private:
+  void start_rounds(BgzfJob* jobs, size_t count, size_t most_rounds);  // start() in up to most_rounds rounds
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -9,6 +9,8 @@ struct BgzfDeflateGpu::Impl {};
 BgzfDeflateGpu::BgzfDeflateGpu(int, int, size_t) { throw CudaError("this gatemap was built without CUDA"); }
 BgzfDeflateGpu::~BgzfDeflateGpu() = default;
 void BgzfDeflateGpu::compress(BgzfJob*, size_t) {}
+void BgzfDeflateGpu::start(BgzfJob*, size_t) {}
+void BgzfDeflateGpu::finish() {}
 double BgzfDeflateGpu::kernel_seconds() const { return 0; }
 double BgzfDeflateGpu::match_seconds() const { return 0; }
 

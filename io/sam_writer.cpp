@@ -13,6 +13,7 @@
 #include <cstring>
 #include <exception>
 #include <future>
+#include <optional>
 #include <vector>
 
 #include "common/error.hpp"
@@ -321,7 +322,10 @@ void SamWriter::write_prepared(PreparedRecords& p) {
 // at a time; a window's blocks compressed by the block compressor (when there is one) on
 // a thread of its own, then written in order (and the index told each record's place) on
 // the BAM's writing thread, while the next windows are encoded. (An ordered loop made
-// threads that finished early wait for the chunks before theirs.)
+// threads that finished early wait for the chunks before theirs.) The compressor takes
+// the windows one after another with start(): a GPU's last round of a window still runs
+// while the next one is encoded and goes up, so a window is complete (and written) once
+// the next one has started.
 void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   if (!bam_) {  // CRAM (htslib encodes it on its threads): one record at a time
     bam1_t view{};
@@ -330,21 +334,65 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   }
   BamState& bam = *bam_;
   const size_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
-  // A GPU compressor is given a larger window: its kernel wants thousands of blocks.
-  const size_t window = (compressor_ ? 32 : 16) * static_cast<size_t>(threads_);
+  // A GPU compressor is given a larger window: its kernel wants thousands of blocks (at
+  // 16 threads ~2,300, one round each; 32 chunks a thread were slower, and 12-20 alike:
+  // docs/gpu-runs/2026-11-29-s38/h200-5-rounds).
+  const size_t window = (compressor_ ? 24 : 16) * static_cast<size_t>(threads_);
+  constexpr size_t kSlots = BamState::kWindows;
   std::vector<std::exception_ptr> failed;
-  std::future<void> written[BamState::kWindows];  // each window slot's last window, written and indexed
-  std::vector<uint64_t> starts[BamState::kWindows];  // where its chunks begin in the file
+  size_t counts[kSlots] = {};                 // each window slot's chunks
+  std::vector<BgzfJob> jobs[kSlots];          // and blocks, while the compressor has them
+  std::future<void> written[kSlots];          // each window slot's last window, written and indexed
+  std::vector<uint64_t> starts[kSlots];       // where its chunks begin in the file
+  std::shared_future<void> compressed;        // the last compressing step submitted
   const auto wait_until_written = [&](std::future<void>& f) {
     const log::StageTimer timing(laps_.wait_s);
     if (f.valid()) f.get();
   };
+  // Writes the window in `slot` once `complete` says its blocks are.
+  const auto write_window = [&](size_t slot, std::shared_future<void> complete) {
+    std::vector<EncodedChunk>& encoded = bam.windows[slot];
+    std::vector<uint64_t>& window_starts = starts[slot];
+    const size_t count = counts[slot];
+    std::future<void> wrote = bam.writer.submit([this, &encoded, count, complete, &window_starts] {
+      if (complete.valid()) complete.get();
+      const log::StageTimer timing(laps_.write_s);
+      write_chunk_bytes(encoded, count, window_starts);
+    });
+    if (bam.index) {  // beside the writer, bound by the disk (1 M pairs: 0.04 s of its 0.2-0.3 s)
+      written[slot] = bam.indexing.submit([this, &encoded, count, &window_starts, wrote = wrote.share()] {
+        wrote.get();
+        const log::StageTimer timing(laps_.index_s);
+        index_chunks(encoded, count, window_starts);
+      });
+    } else {
+      written[slot] = std::move(wrote);
+    }
+  };
+  // Starts the window in `next` on the compressor (none: finishes the last one), then
+  // closes up the window in `before` (if any), which that completed.
+  const auto compress_window = [&](std::optional<size_t> next, std::optional<size_t> before) {
+    compressed = bam.compressing
+                     .submit([this, &bam, &jobs, &counts, next, before] {
+                       const log::StageTimer timing(laps_.compress_s);
+                       if (next) {
+                         jobs[*next] = block_jobs(bam.windows[*next].data(), counts[*next]);
+                         compressor_->start(jobs[*next].data(), jobs[*next].size());
+                       } else {
+                         compressor_->finish();
+                       }
+                       if (before) close_up_blocks(bam.windows[*before].data(), counts[*before], jobs[*before]);
+                     })
+                     .share();
+  };
+  size_t windows = 0;
   try {
-    for (size_t from = 0, k = 0; from < chunks; from += window, ++k) {
-      const size_t slot = k % BamState::kWindows, count = std::min(window, chunks - from);
+    for (size_t from = 0; from < chunks; from += window, ++windows) {
+      const size_t slot = windows % kSlots, count = std::min(window, chunks - from);
       wait_until_written(written[slot]);
       std::vector<EncodedChunk>& encoded = bam.windows[slot];
       if (encoded.size() < count) encoded.resize(count);
+      counts[slot] = count;
       failed.assign(count, nullptr);
       for (EncodeSpace& space : bam.spaces) {  // here: nothing may throw out of the threads below
         space.views.resize(kFormatChunk);
@@ -370,33 +418,22 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
       for (const std::exception_ptr& e : failed) {
         if (e) std::rethrow_exception(e);
       }
-      std::shared_future<void> compressed;
-      if (compressor_) {
-        compressed = bam.compressing
-                         .submit([this, &encoded, count] {
-                           const log::StageTimer timing(laps_.compress_s);
-                           compress_chunks(encoded.data(), count, *compressor_);
-                         })
-                         .share();
+      if (!compressor_) {
+        write_window(slot, {});
+        continue;
       }
-      std::vector<uint64_t>& window_starts = starts[slot];
-      std::future<void> wrote = bam.writer.submit([this, &encoded, count, compressed, &window_starts] {
-        if (compressed.valid()) compressed.get();
-        const log::StageTimer timing(laps_.write_s);
-        write_chunk_bytes(encoded, count, window_starts);
-      });
-      if (bam.index) {  // beside the writer, bound by the disk (1 M pairs: 0.04 s of its 0.2-0.3 s)
-        written[slot] = bam.indexing.submit([this, &encoded, count, &window_starts, wrote = wrote.share()] {
-          wrote.get();
-          const log::StageTimer timing(laps_.index_s);
-          index_chunks(encoded, count, window_starts);
-        });
-      } else {
-        written[slot] = std::move(wrote);
-      }
+      const size_t before = (slot + kSlots - 1) % kSlots;
+      compress_window(slot, windows > 0 ? std::optional<size_t>(before) : std::nullopt);
+      if (windows > 0) write_window(before, compressed);
     }
-    for (size_t k = 0; k < BamState::kWindows; ++k) wait_until_written(written[k]);  // (the writer keeps their order)
+    if (compressor_ && windows > 0) {
+      const size_t last = (windows - 1) % kSlots;
+      compress_window(std::nullopt, last);
+      write_window(last, compressed);
+    }
+    for (size_t k = 0; k < kSlots; ++k) wait_until_written(written[k]);  // (the writer keeps their order)
   } catch (...) {
+    if (compressed.valid()) compressed.wait();  // (its steps keep their order)
     for (std::future<void>& f : written) {
       if (f.valid()) f.wait();
     }

@@ -179,8 +179,9 @@ TEST(BamOutput, RecordsAreTheBytesHtslibWrites) {
   destroy(recs);
 }
 
-// More records than three windows of one thread (32 chunks of 1024 records each): the
-// windows are encoded, compressed and written by three threads in turn, in order.
+// More records than three windows of one thread (24 chunks of 1024 records each): the
+// windows are encoded, compressed (each started beside the one before) and written by
+// three threads in turn, in order.
 TEST(BamOutput, WindowsInFlightKeepTheirOrder) {
   test::TempDir dir;
   std::vector<bam1_t*> recs = random_records(140000, 8, false);
