@@ -195,6 +195,35 @@ TEST_F(Hostile, FailedMapLeavesNoOutput) {
   EXPECT_EQ(n, 1);
 }
 
+// map restarts itself with malloc on huge pages (apps/main.cpp), keeping a user's other
+// glibc tunables; a user's own choice of it stands. The records are the same either way.
+TEST_F(Hostile, MapAsksMallocForHugePagesUnlessTheUserChose) {
+  const std::string args = "map -t 2 -v 4 " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
+  std::string ours, theirs, other;
+  ASSERT_EQ(gm(args + " -o " + f("huge.sam"), &ours), 0) << ours;
+  EXPECT_NE(ours.find("[D::main] GLIBC_TUNABLES glibc.malloc.hugetlb=1\n"), std::string::npos) << ours;
+  ASSERT_EQ(run_command("GLIBC_TUNABLES=glibc.malloc.hugetlb=0 " + kBin + " " + args + " -o " + f("small.sam"), &theirs), 0)
+      << theirs;
+  EXPECT_NE(theirs.find("[D::main] GLIBC_TUNABLES glibc.malloc.hugetlb=0\n"), std::string::npos) << theirs;
+  ASSERT_EQ(run_command("GLIBC_TUNABLES=glibc.malloc.arena_max=4 " + kBin + " " + args + " -o " + f("other.sam"), &other), 0)
+      << other;
+  EXPECT_NE(other.find("[D::main] GLIBC_TUNABLES glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1\n"), std::string::npos)
+      << other;
+  std::string index_log;
+  ASSERT_EQ(gm("index -v 4 -o " + f("again.gmi") + " " + f("ref.fa"), &index_log), 0) << index_log;
+  EXPECT_EQ(index_log.find("GLIBC_TUNABLES"), std::string::npos) << index_log;  // map's alone
+  const auto records = [](const std::string& sam) {
+    std::string body, line;
+    std::istringstream in(read_file(sam));
+    while (std::getline(in, line)) {
+      if (line.rfind("@PG", 0) != 0) body += line + "\n";
+    }
+    return body;
+  };
+  EXPECT_EQ(records(f("small.sam")), records(f("huge.sam")));
+  EXPECT_EQ(records(f("other.sam")), records(f("huge.sam")));
+}
+
 // OpenMP's thread binding (OMP_PROC_BIND, OMP_PLACES: often set on clusters) bound the
 // first thread to one core and with it every thread gatemap starts: a run on one core.
 // It is undone with a warning: as many CPUs as without it, the same records.
