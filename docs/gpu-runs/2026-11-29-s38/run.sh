@@ -14,7 +14,9 @@
 # big: 10 M E. coli pairs and chr20 at 30x, this build, gatemap-old and Lighter once each.
 # threads: correct at -t 16..8. knobs: 1 M gzip -> sorted md BAM under the experiment's
 # KNOBS (label:VAR=value,...), ROUNDS rounds, beside plain -> SAM. ab: 1 M gzip -> sorted md
-# BAM, this build and gatemap-old alternating, ROUNDS (5) rounds, plain -> SAM once a round. replace: correct writing over its last outputs vs into fresh names.
+# BAM, this build and gatemap-old alternating, ROUNDS (5) rounds, plain -> SAM once a round.
+# thp: plain -> SAM and gzip -> sorted md BAM with and without glibc's malloc on huge pages
+# (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), ROUNDS (3) rounds. replace: correct writing over its last outputs vs into fresh names.
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -108,6 +110,19 @@ for STAGE in "$@"; do
         done
       done
       same as_gatemap.bam as_gatemap-old.bam >> "$OUT/$STAGE.txt"
+      ;;
+    thp)  # malloc's memory on transparent huge pages, or not
+      ref
+      [ -s o_2.fq.gz ] || { gatemap sim reads 20.fa -n 1000000 -l 150 -t $T --seed 11 -o o 2> /dev/null; gzip -1 -k o_1.fq & gzip -1 -k o_2.fq; wait; }
+      { ldd --version | head -1; cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag; } >> "$OUT/$STAGE.txt"
+      for r in $(seq ${ROUNDS:-3}); do
+        for v in "base" "thp GLIBC_TUNABLES=glibc.malloc.hugetlb=1"; do
+          read -r label vars <<< "$v"
+          timed "$label: plain -> SAM (round $r)" tp_$label.sam env $vars gatemap map -t $T -v 4 -o tp_$label.sam ref.gmi o_1.fq o_2.fq
+          timed "$label: gzip -> sorted md BAM (round $r)" ts_$label.bam env $vars gatemap map -t $T -v 4 --sort --markdup -o ts_$label.bam ref.gmi o_1.fq.gz o_2.fq.gz
+        done
+      done
+      { same tp_base.sam tp_thp.sam; same ts_base.bam ts_thp.bam; } >> "$OUT/$STAGE.txt"
       ;;
     bgzf)
       gatemap bench bgzf -t $T os_gatemap.bam > "$OUT/bgzf.txt" 2>&1
