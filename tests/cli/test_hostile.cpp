@@ -28,6 +28,16 @@ const std::string kBin = GATEMAP_BINARY;
 
 bool exists(const std::string& path) { return std::filesystem::exists(path); }
 
+// A SAM file's lines but @PG (the command line differs between runs).
+std::string sam_records(const std::string& sam) {
+  std::string body, line;
+  std::istringstream in(read_file(sam));
+  while (std::getline(in, line)) {
+    if (line.rfind("@PG", 0) != 0) body += line + "\n";
+  }
+  return body;
+}
+
 // A small simulated data set, made once: reference, index, donor, pairs, sorted BAM.
 class Hostile : public ::testing::Test {
  protected:
@@ -212,16 +222,8 @@ TEST_F(Hostile, MapAsksMallocForHugePagesUnlessTheUserChose) {
   std::string index_log;
   ASSERT_EQ(gm("index -v 4 -o " + f("again.gmi") + " " + f("ref.fa"), &index_log), 0) << index_log;
   EXPECT_EQ(index_log.find("GLIBC_TUNABLES"), std::string::npos) << index_log;  // map's alone
-  const auto records = [](const std::string& sam) {
-    std::string body, line;
-    std::istringstream in(read_file(sam));
-    while (std::getline(in, line)) {
-      if (line.rfind("@PG", 0) != 0) body += line + "\n";
-    }
-    return body;
-  };
-  EXPECT_EQ(records(f("small.sam")), records(f("huge.sam")));
-  EXPECT_EQ(records(f("other.sam")), records(f("huge.sam")));
+  EXPECT_EQ(sam_records(f("small.sam")), sam_records(f("huge.sam")));
+  EXPECT_EQ(sam_records(f("other.sam")), sam_records(f("huge.sam")));
 }
 
 // OpenMP's thread binding (OMP_PROC_BIND, OMP_PLACES: often set on clusters) bound the
@@ -245,15 +247,7 @@ TEST_F(Hostile, OpenMpThreadBindingIsUndone) {
   };
   EXPECT_NE(cpus(plain), "none") << plain;
   EXPECT_EQ(cpus(bound), cpus(plain)) << bound;
-  const auto records = [](const std::string& sam) {
-    std::string body, line;
-    std::istringstream in(read_file(sam));
-    while (std::getline(in, line)) {
-      if (line.rfind("@PG", 0) != 0) body += line + "\n";
-    }
-    return body;
-  };
-  EXPECT_EQ(records(f("bound.sam")), records(f("unbound.sam")));
+  EXPECT_EQ(sam_records(f("bound.sam")), sam_records(f("unbound.sam")));
 }
 
 // Under a memory limit the mapper either finishes or says it ran out: never a crash,
