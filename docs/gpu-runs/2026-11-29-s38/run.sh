@@ -16,7 +16,8 @@
 # KNOBS (label:VAR=value,...), ROUNDS rounds, beside plain -> SAM. ab: 1 M gzip -> sorted md
 # BAM, this build and gatemap-old alternating, ROUNDS (5) rounds, plain -> SAM once a round.
 # thp: plain -> SAM and gzip -> sorted md BAM with and without glibc's malloc on huge pages
-# (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), ROUNDS (3) rounds. replace: correct writing over its last outputs vs into fresh names.
+# (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), ROUNDS (3) rounds. thp_other: the same for call
+# (10 Mbp at 30x, as s33's callspeed) and correct (1 M E. coli pairs), ROUNDS (3) rounds. replace: correct writing over its last outputs vs into fresh names.
 set -uo pipefail
 [ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
 R=$PWD/.gpu-bundle/run
@@ -123,6 +124,26 @@ for STAGE in "$@"; do
         done
       done
       { same tp_base.sam tp_thp.sam; same ts_base.bam ts_thp.bam; } >> "$OUT/$STAGE.txt"
+      ;;
+    thp_other)  # call and correct with and without malloc on huge pages
+      if [ ! -s cs/pe.bam ]; then
+        mkdir -p cs
+        gatemap sim genome --length 10000000 --contigs 4 --seed 11 -t $T -o cs/ref.fa 2> /dev/null
+        gatemap sim variants cs/ref.fa -o cs/donor 2> /dev/null
+        gatemap sim reads cs/ref.fa --vcf cs/donor.truth.vcf.gz -n 1000000 -l 150 -t $T -o cs/pe 2> /dev/null
+        gatemap index -t $T -o cs/ref.gmi cs/ref.fa 2> /dev/null
+        gatemap map -t $T --sort -R '@RG\tID:donor\tSM:donor' -o cs/pe.bam cs/ref.gmi cs/pe_1.fq cs/pe_2.fq 2> /dev/null
+      fi
+      ( ecoli_reads )
+      for r in $(seq ${ROUNDS:-3}); do
+        for v in "base" "thp GLIBC_TUNABLES=glibc.malloc.hugetlb=1"; do
+          read -r label vars <<< "$v"
+          timed "$label: call 10 Mbp at 30x (round $r)" cs/$label.vcf env $vars gatemap call -t $T -v 4 -r cs/ref.fa -o cs/$label.vcf cs/pe.bam
+          timed "$label: correct 1 M E. coli pairs (round $r)" ec1/c_$label.1.fq env $vars gatemap correct -t $T -v 4 -o ec1/c_$label.1.fq -p ec1/c_$label.2.fq ec1/p_1.fq ec1/p_2.fq
+        done
+      done
+      { cmp -s <(grep -v '^##' cs/base.vcf) <(grep -v '^##' cs/thp.vcf) && echo "same calls" || echo "DIFFERENT calls"
+        same ec1/c_base.1.fq ec1/c_thp.1.fq; } >> "$OUT/$STAGE.txt"
       ;;
     bgzf)
       gatemap bench bgzf -t $T os_gatemap.bam > "$OUT/bgzf.txt" 2>&1
