@@ -425,27 +425,20 @@ double BgzfDeflateGpu::match_seconds() const { return impl_->rounds[0].match_s +
 
 // Rounds alternate between the two buffer sets: round k starts (its copies up, its
 // kernel) while round k-1's kernel runs, then round k-1 is finished, across batches too.
-// compress() cuts a batch of more than a few hundred blocks in two rounds so that they
-// overlap (cut in four or eight, `bench bgzf` in windows of 2,048 blocks went 2,371 and
-// 1,555 MB/s vs 3,434: docs/gpu-runs/2026-11-29-s35/h200-5-index-rounds). start() need
-// not: its batch overlaps the one before. In one round each, the sorted writer's windows
-// were compressed in 0.19 s instead of 0.26-0.30 (1 M pairs, H200, docs/gpu-runs/
-// 2026-11-29-s38/h200-5-rounds).
-constexpr size_t kLeastRound = 256;
-void BgzfDeflateGpu::start(BgzfJob* jobs, size_t count) { start_rounds(jobs, count, 1); }
-
-void BgzfDeflateGpu::start_rounds(BgzfJob* jobs, size_t count, size_t most_rounds) {
+// A batch goes up in one round (of at most blocks_per_round blocks): the next batch's round
+// overlaps it. The sorted writer's windows, cut in two rounds each and drained one by one,
+// were compressed in 0.26-0.30 s; in one round each, started beside the one before, in
+// 0.19 s (1 M pairs, H200, docs/gpu-runs/2026-11-29-s38/h200-5-rounds).
+void BgzfDeflateGpu::start(BgzfJob* jobs, size_t count) {
   Impl& m = *impl_;
   if (count == 0) return finish();
   GATEMAP_CUDA_CHECK(cudaSetDevice(m.device));
-  const size_t rounds = std::clamp<size_t>(count / kLeastRound, 1, most_rounds);
-  const size_t per_round = std::min(m.blocks_per_round, (count + rounds - 1) / rounds);
   try {
-    for (size_t from = 0; from < count; from += per_round) {
+    for (size_t from = 0; from < count; from += m.blocks_per_round) {
       Round& now = m.rounds[m.started % 2];
       Round& before = m.rounds[(m.started + 1) % 2];  // this batch's last round, or the batch before's
       ++m.started;
-      now.start(jobs + from, std::min(per_round, count - from), m.threads, m.staging);
+      now.start(jobs + from, std::min(m.blocks_per_round, count - from), m.threads, m.staging);
       before.finish(m.threads, m.staging);
     }
   } catch (...) {
@@ -466,7 +459,7 @@ void BgzfDeflateGpu::finish() {
 }
 
 void BgzfDeflateGpu::compress(BgzfJob* jobs, size_t count) {
-  start_rounds(jobs, count, 2);
+  start(jobs, count);
   finish();
 }
 

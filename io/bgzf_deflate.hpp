@@ -57,7 +57,6 @@ class BgzfDeflateGpu : public BlockCompressor {
   double match_seconds() const;   // of which finding the matches
 
  private:
-  void start_rounds(BgzfJob* jobs, size_t count, size_t most_rounds);  // start() in up to most_rounds rounds
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
