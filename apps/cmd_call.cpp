@@ -1,5 +1,6 @@
 // gatemap call: germline SNPs and indels of one diploid sample from sorted BAM/SAM.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "apps/commands.hpp"
@@ -8,6 +9,8 @@
 #include "common/log.hpp"
 #include "common/stats_report.hpp"
 #include "io/output_file.hpp"
+#include "io/run_paths.hpp"
+#include "io/vcf_writer.hpp"
 #include "io/text_output.hpp"
 
 namespace gatemap::apps {
@@ -53,13 +56,24 @@ void register_call(CLI::App& app, AppContext& ctx) {
     o->command_line = ctx.command_line;
     o->version = GATEMAP_VERSION;
     o->leave_to_exit = true;
-    std::vector<std::string> files = o->inputs;
-    files.push_back(o->reference);
-    files.push_back(o->output);
-    io::check_side_output(*stats, "--stats", files);
+    // Every path at once (io/run_paths.hpp): inputs, their indexes, the reference and a
+    // -L BED file are never written; the VCF, its index and --stats each have a name of their own.
+    io::RunPaths paths;
+    for (const std::string& in : o->inputs) paths.reads(in);
+    paths.reads(o->reference);
+    for (const std::string& l : o->intervals) {
+      if (std::filesystem::is_regular_file(l)) paths.reads(l);
+    }
+    const std::vector<std::string> vcf_index = io::vcf_index_names(o->output);
+    paths.writes(o->output.empty() ? "-" : o->output, "-o", vcf_index).writes(*stats, "--stats").check();
     const std::string tsv = caller::format_stats(caller::run_call(*o));
     log::info("call", stats_line(tsv));
-    if (!stats->empty()) io::write_side_output(*stats, stats_json(tsv));
+    try {
+      if (!stats->empty()) io::write_side_output(*stats, stats_json(tsv));
+    } catch (...) {  // no output under its name after a failure, a report's included
+      io::remove_outputs(o->output, vcf_index);
+      throw;
+    }
     return 0;
   });
 }

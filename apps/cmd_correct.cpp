@@ -9,6 +9,7 @@
 #include "correct/correct.hpp"
 #include "io/bam_sorter.hpp"
 #include "io/output_file.hpp"
+#include "io/run_paths.hpp"
 #include "io/text_output.hpp"
 
 namespace gatemap::apps {
@@ -69,13 +70,22 @@ void register_correct(CLI::App& app, AppContext& ctx) {
       ->check(CLI::Range(0, 9));
   on_run(sub, ctx, [o, summary, stats, count_mem] {
     o->count_mem = *count_mem == "0" ? 0 : io::parse_memory(*count_mem, "--count-mem");
-    io::check_side_output(*summary, "--summary", {o->in1, o->in2, o->out1, o->out2, *stats});
-    io::check_side_output(*stats, "--stats", {o->in1, o->in2, o->out1, o->out2});
+    // Every path at once (io/run_paths.hpp), before any work.
+    io::RunPaths paths;
+    paths.reads(o->in1).reads(o->in2);
+    paths.writes(o->out1, "-o").writes(o->out2, "-p").writes(*summary, "--summary").writes(*stats, "--stats").check();
     const correct::CorrectSummary s = correct::run_correct(*o);
     const std::string text = correct::format_summary(s);
     log::info("correct", stats_line(text));
-    if (!summary->empty()) io::write_side_output(*summary, text);
-    if (!stats->empty()) io::write_side_output(*stats, stats_json(text));
+    try {
+      if (!summary->empty()) io::write_side_output(*summary, text);
+      if (!stats->empty()) io::write_side_output(*stats, stats_json(text));
+    } catch (...) {  // no output under its name after a failure, a report's included
+      io::remove_outputs(o->out1);
+      io::remove_outputs(o->out2);
+      if (!summary->empty()) io::remove_outputs(*summary);
+      throw;
+    }
     return 0;
   });
 }

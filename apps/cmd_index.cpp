@@ -6,6 +6,7 @@
 #include "common/stats_report.hpp"
 #include "index/index.hpp"
 #include "io/output_file.hpp"
+#include "io/run_paths.hpp"
 #include "io/text_output.hpp"
 
 namespace gatemap::apps {
@@ -29,8 +30,8 @@ void register_index(CLI::App& app, AppContext& ctx) {
   sub->add_option("--stats", args->stats, "Write the index's counts and times as JSON");
   on_run(sub, ctx, [args] {
     const std::string out = args->out.empty() ? args->fasta + ".gmi" : args->out;
-    io::check_not_input(out, "-o", {args->fasta});
-    io::check_side_output(args->stats, "--stats", {args->fasta, out});
+    // The FASTA's own index (REF.gmi) is this command's output: only the FASTA is kept safe.
+    io::RunPaths().reads(args->fasta, false).writes(out, "-o").writes(args->stats, "--stats").check();
     index::IndexFile file(out);  // an unwritable output said now, not after the build
     const double t0 = log::wall_seconds();
     auto idx = index::build_index(args->fasta, args->opt);

@@ -8,6 +8,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <new>
 #include <string>
@@ -54,7 +56,32 @@ bool ask_malloc_for_huge_pages() {
   return setenv("GLIBC_TUNABLES", ((tunables.empty() ? "" : tunables + ":") + "glibc.malloc.hugetlb=1").c_str(), 1) == 0;
 }
 
+// Whether exec of /proc/self/exe starts this program again. Not when the kernel started
+// another one that runs us: the dynamic loader (`ld.so gatemap ...`: /proc/self/exe is
+// ld.so, not the file our code is mapped from) or valgrind (its tool is /proc/self/exe; it
+// preloads its vgpreload libraries into the program it runs). Then gatemap runs without
+// the settings above, as it does where exec fails.
+bool can_restart_itself() {
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload != nullptr && std::strstr(preload, "vgpreload") != nullptr) return false;
+  char exe[4096];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return false;
+  exe[n] = '\0';
+  const auto here = reinterpret_cast<uintptr_t>(&can_restart_itself);
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {  // "begin-end perms offset dev inode   path"
+    uintptr_t begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &begin, &end) != 2 || here < begin || here >= end) continue;
+    const size_t path = line.find('/');
+    return path != std::string::npos && line.compare(path, std::string::npos, exe) == 0;
+  }
+  return false;
+}
+
 void restart_with_our_runtime_settings(int argc, char** argv) {
+  if (!can_restart_itself()) return;
   bool restart = false;
   if (std::getenv("OMP_WAIT_POLICY") == nullptr) restart = setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
   if (argc > 1 && std::string(argv[1]) == "map" && ask_malloc_for_huge_pages()) restart = true;
@@ -105,7 +132,14 @@ int main(int argc, char** argv) {
   // worker thread do); loaded now, that cannot fail, and abort, later under a memory limit.
   dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_NODELETE);
   apps::AppContext ctx;
-  for (int i = 0; i < argc; ++i) ctx.command_line += (i ? " " : "") + std::string(argv[i]);
+  // As written to @PG CL and ##commandline: one line, so tabs and newlines (a file name may
+  // hold them) are written as \t and \n.
+  for (int i = 0; i < argc; ++i) {
+    if (i) ctx.command_line += ' ';
+    for (const char* c = argv[i]; *c; ++c) {
+      ctx.command_line += *c == '\t' ? std::string("\\t") : *c == '\n' ? std::string("\\n") : std::string(1, *c);
+    }
+  }
 
   CLI::App app{"gatemap " GATEMAP_VERSION ": GPU-accelerated short-read mapper and variant caller", "gatemap"};
   app.set_version_flag("--version", GATEMAP_VERSION);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "io/output_file.hpp"
 #include "io/sam_reader.hpp"
 
 namespace gatemap::caller {
@@ -46,7 +47,13 @@ ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq, int th
     : min_mapq_(min_mapq) {
   if (paths.empty()) throw UsageError("no input BAM/SAM");
   std::vector<std::pair<std::string, std::string>> samples;  // SM, first file
-  for (const std::string& p : paths) {
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string& p = paths[i];
+    for (size_t j = 0; j < i; ++j) {  // one file twice would count each read twice
+      if (p == paths[j] || (p != "-" && paths[j] != "-" && io::same_file(p, paths[j]))) {
+        throw UsageError("'" + p + "' is given twice: each input BAM once");
+      }
+    }
     auto f = std::make_unique<File>(p, threads, reference);
     f->rec = bam_init1();
     if (!f->rec) throw std::bad_alloc();

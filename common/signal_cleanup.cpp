@@ -113,7 +113,8 @@ void say(const char* text) {
 }
 
 // A bus error in a mapped input: the file has become shorter than when it was mapped. Says
-// which file, removes the outputs, and ends the process by the signal.
+// which file, removes the outputs, and exits with status 1 as for any bad input (no core
+// dump: nothing in gatemap failed). A bus error anywhere else ends the process by the signal.
 void on_bus_error(int sig, siginfo_t* info, void*) {
   const char* at = static_cast<const char*>(info->si_addr);
   const char* path = nullptr;
@@ -124,6 +125,8 @@ void on_bus_error(int sig, siginfo_t* info, void*) {
     say("[E::gatemap] '");
     say(path);
     say("' became shorter while it was read (changed or truncated by another program); stopped, outputs removed\n");
+    remove_registered_twice();
+    _exit(EXIT_FAILURE);
   } else {
     say("[E::gatemap] bus error; stopped, outputs removed\n");
   }

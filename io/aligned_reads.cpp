@@ -60,7 +60,20 @@ void AlignedReads::convert(const bam1_t* b, int64_t number, Read& read) const {
   if (read.name.empty() || read.name == "*") {
     throw FormatError("'" + in_.path() + "' record " + std::to_string(number) + ": record has no name");
   }
+  // SAM's QNAME is printable ASCII without spaces: a tab or newline would break the output.
+  for (const char c : read.name) {
+    if (c < '!' || c > '~') {
+      throw FormatError("'" + in_.path() + "' record " + std::to_string(number) +
+                        ": the read name has a character SAM does not allow in QNAME (a tab, newline, space or "
+                        "control character)");
+    }
+  }
+  // As from FASTQ (and as bwa mem pairs them): "/1" and "/2" end a mate's name.
   read.mate_suffix.clear();
+  if (read.name.size() > 2 && read.name[read.name.size() - 2] == '/' && (read.name.back() == '1' || read.name.back() == '2')) {
+    read.mate_suffix.assign(read.name, read.name.size() - 2, 2);
+    read.name.resize(read.name.size() - 2);
+  }
   const uint16_t flag = b->core.flag;
   read.mate = (flag & BAM_FPAIRED) ? ((flag & BAM_FREAD1) ? 1 : (flag & BAM_FREAD2) ? 2 : 0) : 0;
   const int n = b->core.l_qseq;

@@ -322,13 +322,20 @@ bool FastqSource::next_batch_smart(ReadBatch& pairs, SinglesAmongPairs& singles,
     if (!has_next && !at_end_) break;  // its mate may be the next record read
     if (has_next && ahead_[taken].name == ahead_[taken + 1].name) {
       if (taken + 2 > max_reads && taken > 0) break;  // a pair is never split between batches
-      if (ahead_[taken].mate == 2 && ahead_[taken + 1].mate == 1) std::swap(ahead_[taken], ahead_[taken + 1]);
+      const bool second_first = (ahead_[taken].mate == 2 && ahead_[taken + 1].mate == 1) ||
+                                (ahead_[taken].mate_suffix == "/2" && ahead_[taken + 1].mate_suffix == "/1");
+      if (second_first) std::swap(ahead_[taken], ahead_[taken + 1]);
       bases += ahead_[taken].seq.size() + ahead_[taken + 1].seq.size();
       pairs.reads.push_back(std::move(ahead_[taken]));
       pairs.reads.push_back(std::move(ahead_[taken + 1]));
       singles.single.push_back(0);
       taken += 2;
     } else {
+      if (ahead_[taken].mate != 0) {  // SAM/BAM flags it a mate: its mate is elsewhere in the file
+        throw FormatError("'" + mate1_->path() + "': read '" + ahead_[taken].name +
+                          "' is flagged as one of a pair but its mate is not next to it: group the mates first "
+                          "(samtools collate -o grouped.bam '" + mate1_->path() + "')");
+      }
       bases += ahead_[taken].seq.size();
       singles.reads.reads.push_back(std::move(ahead_[taken]));
       singles.single.push_back(1);

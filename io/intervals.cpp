@@ -53,6 +53,7 @@ class Parser {
     if (dash != std::string_view::npos && !parse_position(range.substr(dash + 1), true, end)) {
       bad("the end must be a position");
     }
+    if (end < beg) bad("the end lies before the begin");  // 1-based, inclusive: 100-100 is one base
     add(it->second, beg - 1, end, bad);
   }
 

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "common/error.hpp"
+#include "io/run_paths.hpp"
 
 namespace gatemap::io {
 
@@ -66,22 +67,23 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 void check_not_input(const std::string& out, const std::string& flag, const std::vector<std::string>& inputs) {
-  if (written_in_place(out)) return;
-  for (const std::string& in : inputs) {
-    if (in.empty() || in == "-") continue;
-    if (same_file(out, in)) throw UsageError(flag + " '" + out + "' is also an input: refusing to overwrite it");
-  }
+  RunPaths paths;
+  for (const std::string& in : inputs) paths.reads(in);
+  paths.writes(out, flag).check();
 }
 
 void check_side_output(const std::string& path, const std::string& flag, const std::vector<std::string>& others) {
   if (path.empty()) return;
-  check_not_input(path, flag, others);
-  if (written_in_place(path)) return;
-  const fs::path folder = fs::path(path).parent_path();
-  std::error_code ec;
-  if (!folder.empty() && !fs::is_directory(folder, ec)) {
-    throw UsageError(flag + " '" + path + "': folder '" + folder.string() + "' does not exist");
+  RunPaths paths;
+  for (const std::string& other : others) paths.reads(other);
+  paths.writes(path, flag).check();
+}
+
+void remove_outputs(const std::string& path, const std::vector<std::string>& beside) {
+  for (const std::string& p : beside) {
+    if (!written_in_place(p)) static_cast<void>(std::remove(p.c_str()));
   }
+  if (!written_in_place(path)) static_cast<void>(std::remove(path.c_str()));
 }
 
 std::string make_temp_folder(const std::string& prefix) {

@@ -43,13 +43,19 @@ std::string make_temp_folder(const std::string& prefix);
 // Whether two paths name the same file (existing or not).
 bool same_file(const std::string& a, const std::string& b);
 
-// Throws UsageError ("<flag> 'x' is also an input") when `out` names the same file as
-// one of `inputs` (empty names and "-" are skipped).
+// Throws UsageError ("<flag> 'x' is also an input") when `out` names one of `inputs`
+// or an index of one (empty names and "-" are skipped): io/run_paths.hpp's rule for a
+// command with one output.
 void check_not_input(const std::string& out, const std::string& flag, const std::vector<std::string>& inputs);
 
-// A report beside the main output (--stats, --summary, --wrong), checked at the start: not
-// one of `others` (the inputs and the main outputs, by identity) and its folder exists,
+// A report beside the main output (--stats, --summary, --wrong), checked at the start as
+// io/run_paths.hpp checks every output against `others` (the inputs and the main outputs),
 // so a bad name fails before any work (UsageError). Written by io/text_output.hpp.
 void check_side_output(const std::string& path, const std::string& flag, const std::vector<std::string>& others);
+
+// Removes a committed output and the files beside it (its index) when a later step of the
+// run fails (a report that could not be written): no output under its name after a
+// failure. Standard output and other non-regular files are left alone; never throws.
+void remove_outputs(const std::string& path, const std::vector<std::string>& beside = {});
 
 }  // namespace gatemap::io

@@ -97,7 +97,13 @@ bool SamReader::next(bam1_t* b) {
                       (cram_ ? " (a CRAM is decoded against the reference given: is it the reference the CRAM was written against?)"
                              : " (truncated or corrupt?)"));
   }
-  if (r < 0) return false;
+  if (r < 0) {
+    // A seekable file's marker was checked when it was opened; a pipe's only shows here.
+    if (!itr_ && fp_->format.compression == bgzf && fp_->fp.bgzf->no_eof_block) {
+      throw FormatError("'" + path_ + "' has no BGZF end-of-file marker: the input is truncated (an interrupted copy?)");
+    }
+    return false;
+  }
   ++records_;
   return true;
 }

@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -75,6 +76,16 @@ std::string parse_read_group(const std::string& value, std::string& id) {
   id = line.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
   if (id.empty()) throw UsageError("-R '" + value + "': empty read group ID");
   if (line.find('\n') != std::string::npos) throw UsageError("-R '" + value + "': contains a newline");
+  // Every field after @RG is TAG:VALUE (a letter, a letter or digit, ':'), as htslib
+  // parses a header line: said here, naming -R, rather than by htslib as a bad header.
+  for (size_t at = 4; at <= line.size();) {
+    const size_t next = std::min(line.find('\t', at), line.size());
+    const std::string field = line.substr(at, next - at);
+    const bool shaped = field.size() >= 4 && std::isalpha(static_cast<unsigned char>(field[0])) &&
+                        std::isalnum(static_cast<unsigned char>(field[1])) && field[2] == ':';
+    if (!shaped) throw UsageError("-R '" + value + "': field '" + field + "' is not TAG:VALUE (e.g. SM:sample)");
+    at = next + 1;
+  }
   return line;
 }
 

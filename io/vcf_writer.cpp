@@ -22,8 +22,14 @@ void check_vcf_name(const std::string& path, const std::string& flag) {
   throw UsageError(flag + " '" + path + "': a VCF is written to a .vcf, .vcf.gz or .bcf name (or '-' for stdout)");
 }
 
+std::vector<std::string> vcf_index_names(const std::string& path) {
+  if (ends_with(path, ".bcf")) return {path + ".csi"};
+  if (ends_with(path, ".gz")) return {path + ".tbi"};
+  return {};
+}
+
 VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info, int threads)
-    : path_(path.empty() ? "-" : path), out_(path_) {
+    : path_(path.empty() ? "-" : path), out_(path_), threads_(threads) {
   const char* mode = ends_with(path_, ".bcf") ? "wb" : ends_with(path_, ".gz") ? "wz" : "w";
   hdr_ = bcf_hdr_init("w");
   if (!hdr_) throw Error("cannot allocate a VCF header");
@@ -53,12 +59,9 @@ VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info, int thr
   }
   if (mode[1] != '\0') set_hts_threads(fp_, threads, path_);  // bgzip or BCF
   if (bcf_hdr_write(fp_, hdr_) != 0) throw IoError("cannot write the VCF header to '" + path_ + "'");
-  if (mode[1] != '\0' && path_ != "-") {
-    const bool bcf = mode[1] == 'b';
-    index_ = std::make_unique<OutputFile>(path_ + (bcf ? ".csi" : ".tbi"));
-    if (bcf_idx_init(fp_, hdr_, bcf ? 14 : 0, index_->write_path().c_str()) != 0) {
-      throw IoError("cannot start the index '" + index_->path() + "'");
-    }
+  if (mode[1] != '\0' && out_.write_path() != path_) {  // a file, not stdout or a pipe
+    index_min_shift_ = mode[1] == 'b' ? 14 : 0;
+    index_ = std::make_unique<OutputFile>(path_ + (index_min_shift_ ? ".csi" : ".tbi"));
   }
 }
 
@@ -73,10 +76,16 @@ void VcfWriter::write(bcf1_t* rec) {
 
 void VcfWriter::close() {
   if (!fp_) return;
-  if (index_ && bcf_idx_save(fp_) != 0) throw IoError("cannot write the index '" + index_->path() + "'");
   const int ret = hts_close(fp_);
   fp_ = nullptr;
   if (ret != 0) throw IoError("closing '" + path_ + "' failed (disk full?)");
+  // Indexed from the finished file, not as it is written: htslib before 1.19 gives every
+  // record the first block's offset when it compresses on several threads and indexes at
+  // once (bcf_idx_init). Reading back costs a decompression of the file on `threads_`.
+  if (index_ && bcf_index_build3(out_.write_path().c_str(), index_->write_path().c_str(), index_min_shift_,
+                                 threads_ > 1 ? threads_ : 0) != 0) {
+    throw IoError("cannot write the index '" + index_->path() + "'");
+  }
   // The VCF is put in place before its index, with no older index of its name beside it
   // in between.
   if (index_) std::remove(index_->path().c_str());

@@ -29,11 +29,14 @@ struct VcfHeaderInfo {
 // suffix it does not write.
 void check_vcf_name(const std::string& path, const std::string& flag);
 
+// The index VcfWriter writes beside `path` (PATH.tbi for .vcf.gz, PATH.csi for .bcf), if any.
+std::vector<std::string> vcf_index_names(const std::string& path);
+
 class VcfWriter {
  public:
-  // Compressed output (.vcf.gz, .bcf) is compressed on `threads` threads and indexed as
-  // it is written, as `bcftools --write-index` does: PATH.tbi for .vcf.gz, PATH.csi for
-  // .bcf (saved under a temporary name, put in place after the VCF by close()).
+  // Compressed output (.vcf.gz, .bcf) is compressed on `threads` threads and indexed by
+  // close(), as `bcftools --write-index` does: PATH.tbi for .vcf.gz, PATH.csi for .bcf
+  // (saved under a temporary name, put in place after the VCF).
   VcfWriter(const std::string& path, const VcfHeaderInfo& info, int threads = 1);
   ~VcfWriter();
   VcfWriter(const VcfWriter&) = delete;
@@ -47,6 +50,8 @@ class VcfWriter {
   std::string path_;
   OutputFile out_;  // a temporary name until close() succeeds
   std::unique_ptr<OutputFile> index_;  // compressed output's index, likewise
+  int index_min_shift_ = 0;            // 0: .tbi; 14: .csi (BCF)
+  int threads_ = 1;
   htsFile* fp_ = nullptr;
   bcf_hdr_t* hdr_ = nullptr;
 };

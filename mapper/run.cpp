@@ -19,9 +19,11 @@
 #include "io/compress_pool.hpp"
 #include "io/input_stream.hpp"
 #include "io/output_file.hpp"
+#include "io/run_paths.hpp"
 #include "io/sam_writer.hpp"
 #include "io/text_output.hpp"
 #include "mapper/insert_model.hpp"
+#include "mapper/reference_check.hpp"
 
 namespace gatemap::mapper {
 
@@ -164,6 +166,13 @@ void tune_malloc() {
 #endif
 }
 
+// The index a sorted output gets beside it (io/bam_sorter.cpp: .bai, or .csi for long contigs).
+std::vector<std::string> output_indexes(const RunOptions& opt) {
+  if (!opt.sort) return {};
+  if (io::sam_output_mode(opt.output) == std::string("wc")) return {opt.output + ".crai"};
+  return {opt.output + ".bai", opt.output + ".csi"};
+}
+
 // Option errors, before the index loads (UsageError).
 void check_options(const RunOptions& opt) {
   if (opt.batch_reads < 2) throw UsageError("--batch must be at least 2");
@@ -176,8 +185,13 @@ void check_options(const RunOptions& opt) {
   if (opt.sort && mode != "wb" && mode != "wc") throw UsageError("--sort needs -o FILE.bam or FILE.cram");
   if (opt.bgzf_gpu && opt.bam_level >= 0) throw UsageError("--bgzf-gpu has a compression of its own: leave out -l");
   if (opt.bgzf_gpu && mode != "wb") throw UsageError("--bgzf-gpu compresses BAM: it needs -o FILE.bam");
-  io::check_not_input(opt.output, "-o", {opt.index_path, opt.reads1, opt.reads2});
-  io::check_side_output(opt.stats_path, "--stats", {opt.index_path, opt.reads1, opt.reads2, opt.output});
+  if (!opt.read_group.empty()) {  // before the index loads (11 GB for GRCh37)
+    std::string id;
+    io::parse_read_group(opt.read_group, id);
+  }
+  io::RunPaths paths;
+  paths.reads(opt.index_path).reads(opt.reference).reads(opt.reads1).reads(opt.reads2);
+  paths.writes(opt.output, "-o", output_indexes(opt)).writes(opt.stats_path, "--stats").check();
 }
 
 // A batch of reads on its way through the run: read, mapped by a lane, written.
@@ -526,6 +540,9 @@ MapStats run_mapping(RunOptions opt) {
   // Reads from SAM/BAM/CRAM keep their read groups (RG:Z:, carried as their comment)
   // with the input's @RG lines, unless -R names the run's one read group.
   if (!source.read_groups().empty() && opt.read_group.empty()) opt.map.output.copy_comment = true;
+  if (!opt.reference.empty() && io::sam_output_mode(opt.output) == std::string("wc")) {
+    check_reference_matches_index(*idx, opt.reference, threads);
+  }
   RecordOutput out(opt, *idx, source.read_groups());
   opt.map.output.read_group_id = out.read_group_id();
 
@@ -586,7 +603,12 @@ MapStats run_mapping(RunOptions opt) {
   st.output_wait_s = reads.reader_wait_s();
   add_duplicates(out, st);
   const double wall = log::wall_seconds();
-  report(st, opt.stats_path);
+  try {
+    report(st, opt.stats_path);
+  } catch (...) {  // no output under its name after a failure, a report's included
+    io::remove_outputs(opt.output, output_indexes(opt));
+    throw;
+  }
   log::info("main", "Real time: " + std::to_string(wall) + " sec; CPU: " + std::to_string(log::cpu_seconds()) +
                         " sec; Peak RSS: " + std::to_string(log::peak_rss_bytes() / 1048576) + " MiB");
   if (st.reads + st.secondary + st.supplementary != st.records) throw Error("internal: records do not match reads");

@@ -153,7 +153,8 @@ bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::stri
     aux("XA", 'Z', f.xa.size() + 1, f.xa.c_str());
   }
   if (copy_comment) append_comment_tags(b, read.comment);  // checked by check_comment_tags
-  if (!read_group.empty()) {
+  if (!read_group.empty()) {  // the run's read group (-R) replaces one a comment carried
+    if (uint8_t* copied = bam_aux_get(b, "RG")) bam_aux_del(b, copied);
     aux("RG", 'Z', read_group.size() + 1, read_group.c_str());
   }
   return owner.release();

@@ -95,6 +95,7 @@ TEST(InputStream, PlainFilesAreMappedAndTheirPagesDroppedBehindTheReader) {
 
 // A mapped file made shorter while it is read (another program truncating it) ends the
 // run with a message naming it, not a bare bus error.
+// A data error, not a crash: status 1 and no core dump (the signal is not raised again).
 TEST(InputStreamDeathTest, AFileTruncatedWhileMappedIsNamed) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   test::TempDir dir;
@@ -108,7 +109,7 @@ TEST(InputStreamDeathTest, AFileTruncatedWhileMappedIsNamed) {
         }
         std::exit(0);
       },
-      testing::KilledBySignal(SIGBUS), "'.*shrinks.fq' became shorter while it was read");
+      testing::ExitedWithCode(1), "'.*shrinks.fq' became shorter while it was read");
 }
 
 TEST(InputStream, EmptyAndTinyFiles) {
