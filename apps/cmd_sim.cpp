@@ -79,9 +79,19 @@ void add_variants(CLI::App* sim, AppContext& ctx) {
     }
     const auto ref = io::read_fasta(a->ref);
     const auto donor = sim::simulate_donor(ref, a->opt);
-    io::write_fasta(a->prefix + ".hap1.fa", donor.hap[0]);
-    io::write_fasta(a->prefix + ".hap2.fa", donor.hap[1]);
-    sim::write_truth_vcf(a->prefix + ".truth.vcf.gz", ref, donor.variants, ctx.command_line);
+    // Three files, all or none: the truth first (its header refuses some contig names),
+    // and the ones finished removed when a later one fails.
+    std::vector<std::string> written;
+    try {
+      sim::write_truth_vcf(a->prefix + ".truth.vcf.gz", ref, donor.variants, ctx.command_line);
+      written = {a->prefix + ".truth.vcf.gz", a->prefix + ".truth.vcf.gz.tbi"};
+      io::write_fasta(a->prefix + ".hap1.fa", donor.hap[0]);
+      written.push_back(a->prefix + ".hap1.fa");
+      io::write_fasta(a->prefix + ".hap2.fa", donor.hap[1]);
+    } catch (...) {
+      for (const std::string& w : written) io::remove_outputs(w);
+      throw;
+    }
     log::info("sim", "donor: " + std::to_string(donor.variants.size()) + " variants");
     return 0;
   });

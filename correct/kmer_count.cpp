@@ -1,5 +1,7 @@
 #include "correct/kmer_count.hpp"
 
+#include "common/parallel.hpp"
+
 #include <malloc.h>
 #include <omp.h>
 
@@ -86,8 +88,9 @@ void KmerCounter::place(std::vector<uint64_t>& slots, uint64_t slot_word) {
 
 void KmerCounter::narrow() {
   part_ = part_.child(0);
+  ParallelErrors errors;  // out of memory is an error, not an abort from the OpenMP region
 #pragma omp parallel for schedule(dynamic, 4)
-  for (size_t sh = 0; sh < kShards; ++sh) {
+  for (size_t sh = 0; sh < kShards; ++sh) errors.run([&] {
     Shard& s = shards_[sh];
     size_t slots = kMinSlots;
     while (slots * 7 < s.used * 10) slots *= 2;  // half the keys go: room without growing soon
@@ -101,7 +104,8 @@ void KmerCounter::narrow() {
       ++kept.used;
     }
     s = std::move(kept);
-  }
+  });
+  errors.rethrow();
 }
 
 uint64_t KmerCounter::seen_once() const {
@@ -233,6 +237,13 @@ void KmerCounter::add_chunk(const std::vector<io::Read>& reads, size_t begin, si
   const int T = omp_get_max_threads();
   const auto shard_of = [](uint64_t h) { return static_cast<size_t>(h >> (64 - kShardBits)); };
   std::vector<size_t> offset(static_cast<size_t>(T) * kShards + 1, 0);
+  // Allocated before the region: out of memory between its barriers would end the process.
+  size_t kept = 0;
+#pragma omp parallel for schedule(static) reduction(+ : kept)
+  for (size_t i = 0; i < n; ++i) kept += hashes_[i] != kNoKmer;
+  sorted_.resize(kept);
+  std::vector<size_t> next(static_cast<size_t>(T) * kShards);  // where each thread's k-mers of each shard go
+  ParallelErrors errors;  // a shard that cannot grow: an error after the region, not an abort in it
 #pragma omp parallel num_threads(T)
   {
     const size_t t = static_cast<size_t>(omp_get_thread_num());
@@ -244,19 +255,19 @@ void KmerCounter::add_chunk(const std::vector<io::Read>& reads, size_t begin, si
 #pragma omp single
     {
       for (size_t i = 1; i < offset.size(); ++i) offset[i] += offset[i - 1];
-      sorted_.resize(offset.back());
     }  // implicit barrier
-    std::vector<size_t> next(kShards);  // where this thread's k-mers of each shard go
-    for (size_t sh = 0; sh < kShards; ++sh) next[sh] = offset[sh * T + t];
+    size_t* mine = next.data() + t * kShards;
+    for (size_t sh = 0; sh < kShards; ++sh) mine[sh] = offset[sh * T + t];
     for (size_t i = lo; i < hi; ++i) {
-      if (hashes_[i] != kNoKmer) sorted_[next[shard_of(hashes_[i])]++] = hashes_[i];
+      if (hashes_[i] != kNoKmer) sorted_[mine[shard_of(hashes_[i])]++] = hashes_[i];
     }
 #pragma omp barrier
 #pragma omp for schedule(dynamic, 4)
-    for (size_t sh = 0; sh < kShards; ++sh) {
+    for (size_t sh = 0; sh < kShards; ++sh) errors.run([&] {
       for (size_t i = offset[sh * T]; i < offset[(sh + 1) * T]; ++i) insert(shards_[sh], sorted_[i]);
-    }
+    });
   }
+  errors.rethrow();
 }
 
 void KmerCounter::insert_solid(uint32_t threshold, KmerSpectrum& spectrum) const {

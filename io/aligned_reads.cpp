@@ -5,6 +5,7 @@
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
+#include "common/log.hpp"
 #include "common/split_threads.hpp"
 
 namespace gatemap::io {
@@ -19,6 +20,7 @@ AlignedReads::AlignedReads(const std::string& path, int threads, const std::stri
   for (int i = 0; i < groups; ++i) {
     kstring_t line = KS_INITIALIZE;
     if (sam_hdr_find_line_pos(in_.header(), "RG", i, &line) == 0) read_groups_.emplace_back(line.s, line.l);
+    if (sam_hdr_find_tag_pos(in_.header(), "RG", i, "ID", &line) == 0) group_ids_.emplace(line.s, line.l);
     ks_free(&line);
   }
 }
@@ -96,7 +98,14 @@ void AlignedReads::convert(const bam1_t* b, int64_t number, Read& read) const {
   }
   read.comment.clear();
   if (const uint8_t* rg = bam_aux_get(b, "RG")) {
-    if (const char* id = bam_aux2Z(rg)) read.comment = std::string("RG:Z:") + id;
+    const char* id = bam_aux2Z(rg);
+    if (id && group_ids_.count(id)) {
+      read.comment = std::string("RG:Z:") + id;
+    } else if (id && !warned_undeclared_group_.exchange(true)) {  // an output with it would fail validation
+      log::warn("map", "'" + in_.path() + "' record " + std::to_string(number) + " has RG:Z:" + id +
+                           ", which no @RG line of its header declares: such read groups are not written (name the "
+                           "run's read group with -R, or add the @RG line: samtools addreplacerg)");
+    }
   }
 }
 

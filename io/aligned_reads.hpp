@@ -7,8 +7,10 @@
 // so that the mapper can carry it; the header's @RG lines are kept for the output.
 #include <htslib/sam.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "io/fastq.hpp"
@@ -41,6 +43,8 @@ class AlignedReads : public ReadRecords {
   std::vector<int64_t> numbers_;  // their numbers in the file, for messages
   bool by_coordinate_ = false;
   std::vector<std::string> read_groups_;
+  std::unordered_set<std::string> group_ids_;  // the @RG lines' IDs
+  mutable std::atomic<bool> warned_undeclared_group_{false};  // an RG tag no @RG line declares, said once
 };
 
 }  // namespace gatemap::io

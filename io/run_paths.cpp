@@ -1,5 +1,6 @@
 #include "io/run_paths.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -82,6 +83,9 @@ void RunPaths::check() const {
                          "'s output; name a file");
       }
       on_stdout = &w;
+      if (::fcntl(STDOUT_FILENO, F_GETFD) < 0) {  // started with >&-: every write would fail
+        throw IoError(w.flag + " '" + w.path + "': standard output is closed; name a file with " + w.flag);
+      }
       continue;
     }
     if (special_file(w.path)) continue;  // /dev/null, a pipe: nothing there to lose
