@@ -14,6 +14,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "../test_util.hpp"
 #include "index/format.hpp"
@@ -780,16 +781,18 @@ TEST_F(Hostile, SideOutputsAreCheckedBeforeAnyWork) {
   gatemap::test::TempDir d;
   const std::string reads = write_file(d.file("r.fq"), read_file(f("r_1.fq")));
   const std::string before = read_file(reads);
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"map --stats " + d.file("o.sam") + " -o " + d.file("o.sam") + " " + f("ref.gmi") + " " + reads, "--stats"},
+  // A name that is also an input or output is a usage error (2); a folder that does not
+  // exist is one a file cannot be made in, as for the main output (1: io/run_paths.hpp).
+  const std::vector<std::tuple<std::string, std::string, int>> cases = {
+      {"map --stats " + d.file("o.sam") + " -o " + d.file("o.sam") + " " + f("ref.gmi") + " " + reads, "--stats", 2},
       {"map --stats " + d.file("nodir/s.json") + " -o " + d.file("o.sam") + " " + f("ref.gmi") + " " + reads,
-       "--stats"},
-      {"correct --summary " + reads + " -o " + d.file("c.fq") + " " + reads, "--summary"},
-      {"correct --summary " + d.file("nodir/s.tsv") + " -o " + d.file("c.fq") + " " + reads, "--summary"},
+       "--stats", 1},
+      {"correct --summary " + reads + " -o " + d.file("c.fq") + " " + reads, "--summary", 2},
+      {"correct --summary " + d.file("nodir/s.tsv") + " -o " + d.file("c.fq") + " " + reads, "--summary", 1},
   };
-  for (const auto& [args, flag] : cases) {
+  for (const auto& [args, flag, status] : cases) {
     std::string out;
-    EXPECT_EQ(gm(args, &out), 2) << args << "\n" << out;
+    EXPECT_EQ(gm(args, &out), status) << args << "\n" << out;
     EXPECT_NE(out.find(flag), std::string::npos) << out;
     EXPECT_FALSE(exists(d.file("o.sam")));
     EXPECT_FALSE(exists(d.file("c.fq")));

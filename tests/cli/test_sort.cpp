@@ -6,8 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
+#include <string>
 
 #include "../test_util.hpp"
 
@@ -104,6 +106,65 @@ TEST_F(Sort, SpilledRunsMergeIntoSamtoolsOrder) {
   for (const auto& e : std::filesystem::directory_iterator(d.path())) {
     EXPECT_EQ(e.path().filename().string().find(".gatemap"), std::string::npos) << e.path();
   }
+}
+
+// The peak RSS figure of a run's last stderr line, in MiB.
+long peak_rss_mib(const std::string& log) {
+  const size_t at = log.rfind("Peak RSS: ");
+  return at == std::string::npos ? -1 : std::stol(log.substr(at + 10));
+}
+
+// The number in "(N runs spilled)".
+long runs_spilled(const std::string& log) {
+  const size_t at = log.find(" runs spilled)");
+  if (at == std::string::npos) return -1;
+  const size_t begin = log.rfind('(', at);
+  return std::stol(log.substr(begin + 1, at - begin - 1));
+}
+
+// A genome's worth of runs in small: at least 50 spilled runs (one thread, 1 MiB) merge
+// into exactly samtools sort's records and order.
+TEST_F(Sort, FiftyRunsMergeIntoSamtoolsOrder) {
+  if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
+  gatemap::test::TempDir d;
+  std::string out;
+  ASSERT_EQ(run_command(kBin + " sim reads " + f("ref.fa") + " -n 80000 --seed 5 -o " + d.file("m"), &out), 0) << out;
+  const std::string reads = " " + f("ref.gmi") + " " + d.file("m_1.fq") + " " + d.file("m_2.fq");
+  ASSERT_EQ(run_command(kBin + " map -t 1 --batch 1000 --sort -m 1M -o " + d.file("s.bam") + reads, &out), 0) << out;
+  EXPECT_GE(runs_spilled(out), 50) << out;
+  ASSERT_EQ(run_command(kBin + " map -t 1 --batch 1000 -o " + d.file("u.bam") + reads + " && samtools sort -o " +
+                        d.file("ss.bam") + " " + d.file("u.bam")),
+            0);
+  std::string ours, theirs;
+  ASSERT_EQ(run_command("samtools view " + d.file("s.bam"), &ours), 0);
+  ASSERT_EQ(run_command("samtools view " + d.file("ss.bam"), &theirs), 0);
+  EXPECT_GT(ours.size(), 10000000u);
+  EXPECT_TRUE(ours == theirs) << "records or order differ from samtools sort";
+}
+
+// Memory flat in the input: with a small sort budget, 4x the reads (4x the runs, on disk)
+// take at most 15% more peak RSS (each the smaller of two runs).
+TEST_F(Sort, PeakRssFlatInTheNumberOfReads) {
+  gatemap::test::TempDir d;
+  std::string out;
+  ASSERT_EQ(run_command(kBin + " sim reads " + f("ref.fa") + " -n 32000 --seed 6 -o " + d.file("big"), &out), 0) << out;
+  const auto peak = [&](const std::string& r1, const std::string& r2) {
+    long least = -1;
+    for (int round = 0; round < 2; ++round) {
+      EXPECT_EQ(run_command(kBin + " map -t 2 --batch 2000 --sort --markdup -m 1M -o " + d.file("p.bam") + " " +
+                                f("ref.gmi") + " " + r1 + " " + r2,
+                            &out),
+                0)
+          << out;
+      const long rss = peak_rss_mib(out);
+      least = least < 0 ? rss : std::min(least, rss);
+    }
+    return least;
+  };
+  const long small = peak(f("r_1.fq"), f("r_2.fq"));  // 8,000 pairs
+  const long large = peak(d.file("big_1.fq"), d.file("big_2.fq"));  // 32,000: 4x
+  ASSERT_GT(small, 0);
+  EXPECT_LE(large, small * 115 / 100) << small << " MiB for 8,000 pairs, " << large << " MiB for 32,000";
 }
 
 // The sort does not depend on the memory budget (records of pairs depend on the batch
