@@ -13,6 +13,7 @@ if [[ "${1:-}" == "--test" || "${1:-}" == "--bench" ]]; then
   packages+=(snakemake bcftools)  # the workflow's test (workflow/test/run.sh)
   packages+=(slurmctld slurmd slurm-client munge)  # a one-node SLURM for the profile's test (workflow/test/slurm.sh)
   packages+=(bwa)  # the oracle of smart pairing (-p) and AS/XS (tests/mapper/test_bwa_agreement.cpp)
+  packages+=(valgrind)  # gatemap started by another program (tests/cli/test_data_loss.cpp)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(minimap2 time bc lighter freebayes)  # tools compared side by side in benchmarks

@@ -254,8 +254,8 @@ TEST_F(DataLoss, CallRefusesDoubledTruncatedOrBackwardInputs) {
   EXPECT_EQ(run_command("cat " + f("aln.bam") + " | timeout 120 " + kBin + " " + call + "-", &out), 0) << out;
 }
 
-// (8) Run through the dynamic loader, gatemap does not restart itself as ld.so; with
-// standard output closed, the error says so before anything is written.
+// (8) Run through the dynamic loader or valgrind, gatemap does not restart itself as
+// them; with standard output closed, the error says so before anything is written.
 TEST_F(DataLoss, ProcessEdges) {
   gatemap::test::TempDir d;
   std::string out, loader;
@@ -266,8 +266,26 @@ TEST_F(DataLoss, ProcessEdges) {
         << out;
     EXPECT_TRUE(exists(d.file("l.sam")));
   }
+  // Under valgrind, /proc/self/exe is valgrind's tool: gatemap runs without restarting.
+  if (run_command("command -v valgrind") == 0) {
+    EXPECT_EQ(run_command("valgrind -q " + kBin + " version", &out), 0) << out;
+    EXPECT_NE(out.find("gatemap "), std::string::npos) << out;
+  }
   EXPECT_EQ(run_command("(" + kBin + " map " + f("ref.fa") + " " + f("r_1.fq") + " >&-)", &out), 1) << out;
   EXPECT_NE(out.find("standard output is closed"), std::string::npos) << out;
+  // Out of memory anywhere in `correct` (its k-mer counter's OpenMP regions included): at
+  // every limit an error with status 1 or a finished run, never an abort, and never a
+  // hidden temporary left beside the outputs.
+  for (int limit_mb = 250; limit_mb <= 700; limit_mb += 50) {
+    gatemap::test::TempDir o;
+    const int status = run_command("ulimit -v " + std::to_string(limit_mb * 1024) + "; " + kBin + " correct -t 2 -o " +
+                                       o.file("c1.fq") + " -p " + o.file("c2.fq") + " " + f("r_1.fq") + " " + f("r_2.fq"),
+                                   &out);
+    EXPECT_TRUE(status == 0 || status == 1) << limit_mb << " MB: status " << status << "\n" << out;
+    for (const auto& e : std::filesystem::directory_iterator(o.path())) {
+      EXPECT_NE(e.path().filename().string()[0], '.') << limit_mb << " MB left " << e.path();
+    }
+  }
   // sim variants: a contig name a VCF header refuses leaves none of its three files.
   write_file(d.file("bad.fa"), ">a,b\n" + std::string(2000, 'A') + "\n");
   EXPECT_EQ(gm("sim variants " + d.file("bad.fa") + " -o " + d.file("donor"), &out), 1) << out;
