@@ -8,7 +8,7 @@
 # figures the 30x extrapolation scales.
 # Per step one TSV row on stdout: wall s, CPU s (user + sys), peak RSS, peak GPU memory
 # (nvidia-smi, where present), peak temporary disk (the sorter's --tmp-dir), output bytes.
-# Usage: scripts/bench_genome.sh STAGE... (prep genome chr20 chr20x30 report), in OUTDIR
+# Usage: scripts/bench_genome.sh STAGE... (prep20 chr20 chr20x30 prep genome report), in OUTDIR
 #   env: OUTDIR (/tmp/gm_genome), GATEMAP, PAIRS (50000000), THREADS (all), CHR20 (FASTA),
 #   MAP_FLAGS, CALL_FLAGS (added to every map / call), LOG (stderr of every command);
 #   for a quick try on a small machine: SCALE (1), CHR20_PAIRS (1000000), CHR20_DEEP_PAIRS (6300000)
@@ -34,28 +34,29 @@ note() { echo "[bench_genome] $*" >&2; echo "## $*" >> "$LOG"; }
 # (set, step, wall, CPU, peak RSS, peak GPU memory, peak bytes under SPILL, OUTPUT's bytes).
 measure() {
   local set=$1 step=$2 output=$3 spill=$4 smi= disk= st
+  local tmp=$OUTDIR/.measure.$set.$step  # its own files: two steps may run at once
   shift 4
   echo "## $set $step: $*" >> "$LOG"
   if command -v nvidia-smi > /dev/null; then
-    nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > "$OUTDIR/.gpu" & smi=$!
+    nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > "$tmp.gpu" & smi=$!
   fi
-  : > "$OUTDIR/.disk"
+  : > "$tmp.disk"
   if [ -n "$spill" ]; then
     mkdir -p "$spill"
-    while sleep 1; do du -sb "$spill" 2> /dev/null | cut -f1; done >> "$OUTDIR/.disk" & disk=$!
+    while sleep 1; do du -sb "$spill" 2> /dev/null | cut -f1; done >> "$tmp.disk" & disk=$!
   fi
   st=$(date +%s%N)
-  "$TIME" -f '%e %U %S %M' -o "$OUTDIR/.time" "$@" 2>> "$LOG" || { note "$set $step failed"; }
+  "$TIME" -f '%e %U %S %M' -o "$tmp.time" "$@" 2>> "$LOG" || { note "$set $step failed"; }
   local wall; wall=$(awk -v a="$st" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
   [ -z "$smi" ] || { kill "$smi"; wait "$smi" 2> /dev/null || true; }
   [ -z "$disk" ] || { kill "$disk"; wait "$disk" 2> /dev/null || true; }
-  local cpu rss gpu tmp bytes
-  cpu=$(tail -1 "$OUTDIR/.time" | awk '{ printf "%.1f", $2 + $3 }')
-  rss=$(tail -1 "$OUTDIR/.time" | awk '{ printf "%.0f", $4 / 1024 }')
-  gpu=$( { sort -n "$OUTDIR/.gpu" 2> /dev/null || true; } | tail -1)
-  tmp=$(sort -n "$OUTDIR/.disk" | tail -1)
+  local cpu rss gpu peak bytes
+  cpu=$(tail -1 "$tmp.time" | awk '{ printf "%.1f", $2 + $3 }')
+  rss=$(tail -1 "$tmp.time" | awk '{ printf "%.0f", $4 / 1024 }')
+  gpu=$( { sort -n "$tmp.gpu" 2> /dev/null || true; } | tail -1)
+  peak=$(sort -n "$tmp.disk" | tail -1)
   bytes=$(stat -c %s "$output" 2> /dev/null || echo 0)
-  printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$set" "$step" "$wall" "$cpu" "$rss" "${gpu:-na}" "${tmp:-0}" "$bytes" \
+  printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$set" "$step" "$wall" "$cpu" "$rss" "${gpu:-na}" "${peak:-0}" "$bytes" \
     | tee -a "$ROWS"
 }
 
@@ -89,32 +90,33 @@ user_path() {
 
 for stage in "$@"; do
   case $stage in
-    prep)  # the genome, its index, the chr20 reference, donors and reads
+    prep20)  # chr20 alone: its index, a donor, 1 M pairs and the 30x set
+      if [ ! -s chr20/ref.gmi ]; then
+        mkdir -p chr20
+        awk '/^>/ { print ">20"; next } { print }' "$CHR20" > chr20/ref.fa
+        "$G" index -t "$T" -o chr20/ref.gmi chr20/ref.fa 2>> "$LOG"
+      fi
+      donor_set chr20 chr20/ref.fa "$CHR20_PAIRS"
+      mkdir -p chr20x30
+      [ -s chr20x30/pe_2.fq.gz ] || { cp chr20/donor.truth.vcf.gz* chr20x30/
+        "$G" sim reads chr20/ref.fa --vcf chr20/donor.truth.vcf.gz -n "$CHR20_DEEP_PAIRS" -l 150 --gz --seed 12 -t "$T" \
+          -o chr20x30/pe 2>> "$LOG"; } ;;
+    prep)  # the genome (the real chr20 in place of its 20 with CHR20), its index, a donor, PAIRS pairs
       if [ ! -s genome/ref.gmi ]; then
         mkdir -p genome
-        measure genome sim_genome genome/ref.fa "" "$G" sim genome --like grch37 --scale "$SCALE" -t "$T" -o genome/sim.fa
-        if [ -n "${CHR20:-}" ]; then  # the real chr20 in place of the simulated one
+        measure genome sim_genome genome/sim.fa "" "$G" sim genome --like grch37 --scale "$SCALE" -t "$T" -o genome/sim.fa
+        if [ -n "${CHR20:-}" ]; then
           awk '/^>/ { keep = ($1 != ">20") } keep' genome/sim.fa > genome/ref.fa
           awk '/^>/ { print ">20"; next } { print }' "$CHR20" >> genome/ref.fa
           rm genome/sim.fa
         else
           mv genome/sim.fa genome/ref.fa
         fi
-        measure genome index genome/ref.gmi "" "$G" index -t "$T" -o genome/ref.gmi genome/ref.fa
-      fi
-      if [ -n "${CHR20:-}" ] && [ ! -s chr20/ref.gmi ]; then
-        mkdir -p chr20
-        awk '/^>/ { print ">20"; next } { print }' "$CHR20" > chr20/ref.fa
-        "$G" index -t "$T" -o chr20/ref.gmi chr20/ref.fa 2>> "$LOG"
+        # Indexed while the donor (one thread) and its reads are made: the rows' times overlap.
+        measure genome index genome/ref.gmi "" "$G" index -t "$T" -o genome/ref.gmi genome/ref.fa &
       fi
       donor_set genome genome/ref.fa "$PAIRS"
-      if [ -s chr20/ref.gmi ]; then
-        donor_set chr20 chr20/ref.fa "$CHR20_PAIRS"
-        mkdir -p chr20x30
-        [ -s chr20x30/pe_2.fq.gz ] || { cp chr20/donor.truth.vcf.gz* chr20x30/
-          "$G" sim reads chr20/ref.fa --vcf chr20/donor.truth.vcf.gz -n "$CHR20_DEEP_PAIRS" -l 150 --gz --seed 12 -t "$T" \
-            -o chr20x30/pe 2>> "$LOG"; }
-      fi
+      wait
       df -h "$OUTDIR" | tail -1 | sed 's/^/# disk after prep: /' ;;
     genome) user_path genome genome genome/ref.fa ;;
     chr20) user_path chr20 chr20 chr20/ref.fa ;;
