@@ -8,9 +8,10 @@
 # figures the 30x extrapolation scales.
 # Per step one TSV row on stdout: wall s, CPU s (user + sys), peak RSS, peak GPU memory
 # (nvidia-smi, where present), peak temporary disk (the sorter's --tmp-dir), output bytes.
-# Usage: scripts/bench_genome.sh STAGE... (prep20 chr20 chr20x30 prep genome report), in OUTDIR
+# Usage: scripts/bench_genome.sh STAGE... (prep20 chr20 old chr20x30 prep genome report), in OUTDIR
 #   env: OUTDIR (/tmp/gm_genome), GATEMAP, PAIRS (50000000), THREADS (all), CHR20 (FASTA),
-#   MAP_FLAGS, CALL_FLAGS (added to every map / call), LOG (stderr of every command);
+#   MAP_FLAGS, CALL_FLAGS (added to every map / call), LOG (stderr of every command), OLD
+#   (another gatemap build, for the stage `old`: chr20 beside it, records and calls compared);
 #   for a quick try on a small machine: SCALE (1), CHR20_PAIRS (1000000), CHR20_DEEP_PAIRS (6300000)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -121,6 +122,15 @@ for stage in "$@"; do
     genome) user_path genome genome genome/ref.fa ;;
     chr20) user_path chr20 chr20 chr20/ref.fa ;;
     chr20x30) user_path chr20x30 chr20x30 chr20/ref.fa ;;
+    old)  # OLD (another gatemap build) on the chr20 set: its times beside, records and calls compared
+      d=chr20
+      measure chr20_old map_sort_markdup "$d/old.bam" "$d/spill" "$OLD" map -t "$T" --sort --markdup --tmp-dir "$d/spill" \
+        -R "@RG\tID:chr20\tSM:donor" -o "$d/old.bam" chr20/ref.gmi "$d/pe_1.fq.gz" "$d/pe_2.fq.gz"
+      measure chr20_old call "$d/old.vcf.gz" "" "$OLD" call -t "$T" -r chr20/ref.fa -o "$d/old.vcf.gz" "$d/old.bam"
+      cmp -s <(samtools view "$d/pe.bam") <(samtools view "$d/old.bam") \
+        && echo "# chr20: records identical to OLD's" || echo "# chr20: records DIFFER from OLD's"
+      cmp -s <(gzip -dc "$d/calls.vcf.gz" | grep -v '^##') <(gzip -dc "$d/old.vcf.gz" | grep -v '^##') \
+        && echo "# chr20: calls identical to OLD's" || echo "# chr20: calls DIFFER from OLD's" ;;
     report)  # per pair and per Mbp, and the 30x genome from them (see docs/BENCHMARKS.md)
       awk -F'\t' -v pairs="$PAIRS" -v scale="$SCALE" -v c20="$CHR20_PAIRS" -v c20deep="$CHR20_DEEP_PAIRS" '
         { wall[$1 "/" $2] = $3; cpu[$1 "/" $2] = $4 }
