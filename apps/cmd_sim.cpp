@@ -73,6 +73,7 @@ void add_variants(CLI::App* sim, AppContext& ctx) {
       ->capture_default_str();
   sub->add_option("--max-indel", a->opt.max_indel, "Longest indel")->check(CLI::Range(1, 500))->capture_default_str();
   sub->add_option("--seed", a->opt.seed, "Random seed")->capture_default_str();
+  sub->add_option("-t,--threads", a->opt.threads, "Threads (the donor does not depend on it)")->capture_default_str();
   on_run(sub, ctx, [a, &ctx] {
     for (const char* suffix : {".hap1.fa", ".hap2.fa", ".truth.vcf.gz"}) {
       io::check_not_input(a->prefix + suffix, "-o", {a->ref});  // e.g. `-o p` for p.hap1.fa itself

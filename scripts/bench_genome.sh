@@ -68,7 +68,7 @@ donor_set() {
   [ -s "$dir/pe_2.fq.gz" ] && return
   mkdir -p "$dir"
   measure "$(basename "$dir")" sim_variants "$dir/donor.truth.vcf.gz" "" \
-    "$G" sim variants "$ref" --seed 5 -o "$dir/donor"
+    "$G" sim variants "$ref" --seed 5 -t "$T" -o "$dir/donor"
   measure "$(basename "$dir")" sim_reads "$dir/pe_1.fq.gz" "" \
     "$G" sim reads "$ref" --vcf "$dir/donor.truth.vcf.gz" -n "$n" -l 150 --gz --seed 11 -t "$T" -o "$dir/pe"
   rm -f "$dir"/donor.hap*.fa

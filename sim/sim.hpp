@@ -44,6 +44,7 @@ struct VariantOptions {
   double hom_fraction = 0.33;
   int max_indel = 50;
   uint64_t seed = 2;
+  int threads = 1;            // -t: contigs at once (the donor does not depend on it)
 };
 
 // A diploid donor: left-aligned, non-overlapping variants (sorted) and the two haplotypes.
@@ -52,8 +53,9 @@ struct Donor {
   std::vector<io::FastaRecord> hap[2];
 };
 Donor simulate_donor(const std::vector<io::FastaRecord>& ref, const VariantOptions& opt);
-// Builds donor.hap[] from donor.variants (sorted, non-overlapping per haplotype).
-void apply_donor(const std::vector<io::FastaRecord>& ref, Donor& donor);
+// Builds donor.hap[] from donor.variants (sorted by position within each contig,
+// non-overlapping per haplotype), each haplotype of each contig on one of `threads`.
+void apply_donor(const std::vector<io::FastaRecord>& ref, Donor& donor, int threads = 1);
 // A donor from a VCF's first sample (phased or not: allele 1 of GT on haplotype 1).
 // Records on unknown contigs, without genotype, symbolic or overlapping are skipped and counted.
 Donor load_donor_vcf(const std::vector<io::FastaRecord>& ref, const std::string& path);

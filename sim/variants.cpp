@@ -30,16 +30,25 @@ int indel_length(Rng& rng, int max_len) {
 
 }  // namespace
 
-void apply_donor(const std::vector<io::FastaRecord>& ref, Donor& donor) {
-  // Each haplotype (sequences uppercased, like the reference the mapper sees).
+void apply_donor(const std::vector<io::FastaRecord>& ref, Donor& donor, int threads) {
+  // Each contig's variants, in their order (sorted by position within a contig).
+  const int32_t n = static_cast<int32_t>(ref.size());
+  std::vector<std::vector<size_t>> of_contig(ref.size());
+  for (size_t vi = 0; vi < donor.variants.size(); ++vi) {
+    of_contig[static_cast<size_t>(donor.variants[vi].contig)].push_back(vi);
+  }
+  for (int h = 0; h < 2; ++h) donor.hap[h].assign(ref.size(), {});
+  // Each haplotype of each contig apart (sequences uppercased, like the reference the
+  // mapper sees); the same sequences for any number of threads.
+#pragma omp parallel for schedule(dynamic, 1) collapse(2) num_threads(std::max(1, threads))
   for (int h = 0; h < 2; ++h) {
-    size_t vi = 0;
-    for (int32_t c = 0; c < static_cast<int32_t>(ref.size()); ++c) {
-      io::FastaRecord hap{ref[c].name, {}};
+    for (int32_t c = 0; c < n; ++c) {
+      io::FastaRecord& hap = donor.hap[h][static_cast<size_t>(c)];
+      hap.name = ref[c].name;
       const std::string& seq = ref[c].seq;
       hap.seq.reserve(seq.size());
       int64_t at = 0;
-      for (; vi < donor.variants.size() && donor.variants[vi].contig == c; ++vi) {
+      for (const size_t vi : of_contig[static_cast<size_t>(c)]) {
         const Variant& v = donor.variants[vi];
         if (!(v.genotype & (1 << h))) continue;
         for (; at < v.pos; ++at) hap.seq += upper(seq[at]);
@@ -47,7 +56,6 @@ void apply_donor(const std::vector<io::FastaRecord>& ref, Donor& donor) {
         at = v.pos + static_cast<int64_t>(v.ref.size());
       }
       for (; at < static_cast<int64_t>(seq.size()); ++at) hap.seq += upper(seq[at]);
-      donor.hap[h].push_back(std::move(hap));
     }
   }
 }
@@ -56,7 +64,12 @@ Donor simulate_donor(const std::vector<io::FastaRecord>& ref, const VariantOptio
   Donor donor;
   const double rate = opt.snp_rate + opt.indel_rate;
   if (rate <= 0 || rate > 0.1) throw UsageError("variant rates must add up to (0, 0.1]");
+  // Each contig from its own random substream, on its own thread: the same donor for any
+  // number of threads. Its variants are appended in contig order after.
+  std::vector<std::vector<Variant>> per_contig(ref.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, opt.threads))
   for (int32_t c = 0; c < static_cast<int32_t>(ref.size()); ++c) {
+    std::vector<Variant>& out = per_contig[static_cast<size_t>(c)];
     Rng rng(substream(opt.seed, c + 1));
     const std::string& seq = ref[c].seq;
     const int64_t len = static_cast<int64_t>(seq.size());
@@ -100,12 +113,13 @@ Donor simulate_donor(const std::vector<io::FastaRecord>& ref, const VariantOptio
       bool has_n = false;
       for (int64_t i = std::max<int64_t>(0, v.pos - 1); i < span_end + 1 && i < len; ++i) has_n |= upper(seq[i]) == 'N';
       if (v.pos <= last_end || has_n || v.alt.find('N') != std::string::npos) continue;
-      donor.variants.push_back(v);
+      out.push_back(v);
       last_end = span_end + 1;
       p = std::max(p, span_end);
     }
   }
-  apply_donor(ref, donor);
+  for (auto& vs : per_contig) donor.variants.insert(donor.variants.end(), vs.begin(), vs.end());
+  apply_donor(ref, donor, opt.threads);
   return donor;
 }
 

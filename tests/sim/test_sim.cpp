@@ -192,6 +192,25 @@ TEST(Sim, TruthVcfAppliedToTheReferenceGivesTheHaplotypes) {
   }
 }
 
+// Contigs are simulated on threads of their own, each from its own random substream:
+// the same donor, variant for variant and base for base, for any number of threads.
+TEST(Sim, DonorDoesNotDependOnTheThreads) {
+  const auto g = small_genome();
+  sim::VariantOptions one, many;
+  many.threads = 3;
+  const auto a = sim::simulate_donor(g, one), b = sim::simulate_donor(g, many);
+  ASSERT_EQ(a.variants.size(), b.variants.size());
+  ASSERT_GT(a.variants.size(), 10u);
+  for (size_t i = 0; i < a.variants.size(); ++i) {
+    EXPECT_EQ(a.variants[i].contig, b.variants[i].contig) << i;
+    EXPECT_EQ(a.variants[i].pos, b.variants[i].pos) << i;
+    EXPECT_EQ(a.variants[i].alt, b.variants[i].alt) << i;
+  }
+  for (int h = 0; h < 2; ++h) {
+    for (size_t c = 0; c < g.size(); ++c) EXPECT_EQ(a.hap[h][c].seq, b.hap[h][c].seq) << h << " " << c;
+  }
+}
+
 TEST(Sim, TruthNamesRoundTrip) {
   sim::ReadTruth a{"GL000192.1", 12345, true, "10S90M2D50M"}, b{"X", 7, false, "150M"};
   const std::string name = sim::encode_truth_name(42, a, &b);
