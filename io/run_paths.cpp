@@ -20,14 +20,13 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// What a reader of `path` may also read, or a tool build beside it: its indexes (samtools
+// What a reader of `path` may also read, or a tool builds beside it: its indexes (samtools
 // finds x.bam.bai and x.bai), and for gatemap's index the FASTA behind it (CRAM, -T).
 std::vector<std::string> read_with(const std::string& path) {
   std::vector<std::string> out = {path};
   for (const char* ext : {".bai", ".csi", ".crai", ".tbi", ".fai", ".gzi", ".gmi"}) out.push_back(path + ext);
-  for (const char* ext : {".bam", ".cram"}) {
-    if (ends_with(path, ext)) out.push_back(path.substr(0, path.size() - std::string(ext).size()) + (ext[1] == 'b' ? ".bai" : ".crai"));
-  }
+  if (ends_with(path, ".bam")) out.push_back(path.substr(0, path.size() - 4) + ".bai");
+  if (ends_with(path, ".cram")) out.push_back(path.substr(0, path.size() - 5) + ".crai");
   if (ends_with(path, ".gmi")) {
     const std::string fasta = path.substr(0, path.size() - 4);
     out.push_back(fasta);
