@@ -1,10 +1,12 @@
 #pragma once
 // An external sort of plain records (trivially copyable): records are kept in memory up
-// to a byte budget, then sorted and written raw to a temporary file (a run); at the end
+// to a byte budget, then sorted and written to a temporary file (a run, as compressed
+// blocks: io/run_blocks.hpp); at the end
 // for_each_sorted merges the runs and what is left in memory, in order. For keys that grow
 // with the input (duplicate marking): memory stays near the budget for any input size.
 // Less must order the records strictly (no two equal, as keys ending in the record's
 // input number do): the one order is then found on all threads (io/parallel_sort.hpp).
+#include <omp.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <string>
 #include <type_traits>
@@ -20,6 +23,7 @@
 #include "common/error.hpp"
 #include "io/mapped_buffer.hpp"
 #include "io/parallel_sort.hpp"
+#include "io/run_blocks.hpp"
 
 namespace gatemap::io {
 
@@ -93,58 +97,54 @@ class SpilledSort {
     spill_sorted();
     buf_.clear();
   }
+  // Records a run's block holds (io/run_blocks.hpp): whole records only.
+  static constexpr size_t kBlockRecords = kRunBlockBytes / sizeof(T);
+
+  // The buffer as a run of compressed blocks, compressed on all threads.
   void spill_sorted() {
     const std::string path = temp_path_();
     runs_.push_back(path);
     ++spilled_;
-    FILE* fp = std::fopen(path.c_str(), "wb");
-    bool ok = fp && std::fwrite(buf_.data(), sizeof(T), buf_.size(), fp) == buf_.size();
-    if (fp && std::fclose(fp) != 0) ok = false;
-    if (!ok) throw IoError("cannot write the temporary file '" + path + "' (disk full? see --tmp-dir)");
+    BlockRunWriter out(path);
+    for (const auto& block : compress_run_blocks(reinterpret_cast<const char*>(buf_.data()), buf_.size() * sizeof(T),
+                                                 kBlockRecords * sizeof(T), omp_get_max_threads())) {
+      out.write_compressed(block);
+    }
+    out.close();
   }
 
-  // The runs merged into a new one (written through a buffer); the old ones removed.
+  // The runs merged into a new one (a block at a time); the old ones removed.
   std::string merge_into_run(const std::vector<std::string>& group) {
     const std::string path = temp_path_();
-    FILE* out = std::fopen(path.c_str(), "wb");
-    if (!out) throw IoError("cannot write the temporary file '" + path + "' (disk full? see --tmp-dir)");
+    BlockRunWriter out(path);
     std::vector<T> chunk;
-    chunk.reserve(4096);
-    bool ok = true;
+    chunk.reserve(kBlockRecords);
     const auto write = [&] {
-      ok = ok && std::fwrite(chunk.data(), sizeof(T), chunk.size(), out) == chunk.size();
+      if (!chunk.empty()) out.write(reinterpret_cast<const char*>(chunk.data()), chunk.size() * sizeof(T));
       chunk.clear();
     };
-    try {
-      merge(group, [&](const T& x) {
-        chunk.push_back(x);
-        if (chunk.size() == 4096) write();
-      });
-      write();
-    } catch (...) {
-      std::fclose(out);
-      throw;
-    }
-    if (std::fclose(out) != 0) ok = false;
-    if (!ok) throw IoError("cannot write the temporary file '" + path + "' (disk full? see --tmp-dir)");
+    merge(group, [&](const T& x) {
+      chunk.push_back(x);
+      if (chunk.size() == kBlockRecords) write();
+    });
+    write();
+    out.close();
     for (const std::string& p : group) std::remove(p.c_str());
     return path;
   }
 
-  // k-way merge of these runs; each read through a buffer of its share of the budget.
+  // k-way merge of these runs, each read a block at a time.
   template <class F>
   void merge(const std::vector<std::string>& paths, F&& f) {
     struct Run {
-      FILE* fp = nullptr;
-      std::vector<T> buf;
+      std::unique_ptr<BlockRunReader> in;
+      std::vector<T> buf;  // room for a whole block
       size_t at = 0, n = 0;
     };
     std::vector<Run> runs(paths.size());
-    const size_t per_run = std::max<size_t>(256, cap_ / runs.size());
     const auto refill = [&](size_t i) {
       Run& r = runs[i];
-      r.n = std::fread(r.buf.data(), sizeof(T), r.buf.size(), r.fp);
-      if (r.n == 0 && std::ferror(r.fp)) throw IoError("cannot read the temporary file '" + paths[i] + "'");
+      r.n = r.in->next(reinterpret_cast<char*>(r.buf.data())) / sizeof(T);
       r.at = 0;
       return r.n > 0;
     };
@@ -155,29 +155,17 @@ class SpilledSort {
       return !less_(x, y) && a > b;
     };
     std::priority_queue<size_t, std::vector<size_t>, decltype(later)> heap(later);
-    const auto close_all = [&] {
-      for (Run& r : runs) {
-        if (r.fp) std::fclose(r.fp);
-      }
-    };
-    try {
-      for (size_t i = 0; i < runs.size(); ++i) {
-        runs[i].fp = std::fopen(paths[i].c_str(), "rb");
-        if (!runs[i].fp) throw IoError("cannot reopen the temporary file '" + paths[i] + "': " + std::strerror(errno));
-        runs[i].buf.resize(per_run);
-        if (refill(i)) heap.push(i);
-      }
-      while (!heap.empty()) {
-        const size_t i = heap.top();
-        heap.pop();
-        f(runs[i].buf[runs[i].at]);
-        if (++runs[i].at < runs[i].n || refill(i)) heap.push(i);
-      }
-    } catch (...) {
-      close_all();
-      throw;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      runs[i].in = std::make_unique<BlockRunReader>(paths[i]);
+      runs[i].buf.resize((kRunBlockBytes + sizeof(T) - 1) / sizeof(T));
+      if (refill(i)) heap.push(i);
     }
-    close_all();
+    while (!heap.empty()) {
+      const size_t i = heap.top();
+      heap.pop();
+      f(runs[i].buf[runs[i].at]);
+      if (++runs[i].at < runs[i].n || refill(i)) heap.push(i);
+    }
   }
 
   size_t cap_;  // records in memory before a run is written
