@@ -221,7 +221,11 @@ class Caller {
   // A window needs reads past the query's end (one widened over a long cluster at its
   // span's end): the query goes on from the first read not yet pulled.
   void extend_query(int tid, int64_t until) {
-    queried_until_ = std::min(contig_len(tid), until);
+    const int64_t end = std::min(contig_len(tid), until);
+    // Queried to the contig's end already: windows past it pull nothing more (a second
+    // query would end before it begins, which the index refuses).
+    if (end <= queried_until_) return;
+    queried_until_ = end;
     reader_.query(tid, pulled_until_, queried_until_);
     advance();
     while (has_pending_ && pending_.pos < pulled_until_) advance();  // in the window already, or done
