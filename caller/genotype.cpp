@@ -2,7 +2,7 @@
 // the haplotypes that carry it; a genotype {a, b} has sum over reads of
 // log10(10^l(a) / 2 + 10^l(b) / 2). Priors from the heterozygosity theta (per alt
 // allele): hom-ref 1 - 1.5 theta, het ref/alt theta / n, hom-alt theta / (2 n), two
-// alts theta^2. QUAL = -10 log10 P(hom-ref | reads); GQ from the best genotype's
+// alts theta^2. QUAL = -10 log10 P(hom-ref | reads), uncapped; GQ from the best genotype's
 // posterior; PL normalised to the best; AD counts reads whose allele is better than
 // every other by 0.2 log10 units (GATK's informative-read rule).
 #include <algorithm>
@@ -98,8 +98,10 @@ SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_
   for (double p : post) total = log10_sum(total, p);
   const size_t best = static_cast<size_t>(std::max_element(post.begin(), post.end()) - post.begin());
   call.gt_a = gts[best].first, call.gt_b = gts[best].second;
+  // Where the posterior of 0/0 underflows (deep data) QUAL comes from its log: no cap,
+  // which made QD (QUAL over the informative reads) fall with depth (6,000x: QD 0.5).
   const double p_ref = std::pow(10.0, post[0] - total);
-  call.qual = p_ref <= 0 ? 3000.0 : std::min(3000.0, -10.0 * std::log10(p_ref));
+  call.qual = p_ref > 0 ? -10.0 * std::log10(p_ref) : -10.0 * (post[0] - total);
   const double p_best = std::pow(10.0, post[best] - total);
   call.gq = p_best >= 1.0 ? 99 : static_cast<int>(std::min(99.0, -10.0 * std::log10(1.0 - p_best)));
   const double max_gl = *std::max_element(gl.begin(), gl.end());

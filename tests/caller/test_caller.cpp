@@ -86,6 +86,28 @@ TEST(CallerGenotype, HetHomAndNoEvidence) {
   EXPECT_LT(none.qual, 1);
 }
 
+// Deep data: at 6,000 reads a clean het's posterior of 0/0 is far below double's range;
+// QUAL keeps growing with the evidence (no cap), so QUAL over the informative reads (QD)
+// stays near what it is at 30x instead of falling under GATK's QD < 2 filter.
+TEST(CallerGenotype, QualGrowsWithDepthAndQdDoesNot) {
+  auto lik_for = [](int n_ref, int n_alt) {
+    std::vector<double> lik;
+    for (int r = 0; r < n_ref; ++r) lik.insert(lik.end(), {-1.0, -4.0});
+    for (int r = 0; r < n_alt; ++r) lik.insert(lik.end(), {-4.0, -1.0});
+    return lik;
+  };
+  const std::vector<std::string> alleles{"A", "T"};
+  const auto shallow = caller::detail::genotype_site(lik_for(15, 15), 30, 2, {0, 1}, alleles, 1e-3);
+  const auto deep = caller::detail::genotype_site(lik_for(3000, 3000), 6000, 2, {0, 1}, alleles, 1e-3);
+  EXPECT_EQ(deep.gt_a, 0);
+  EXPECT_EQ(deep.gt_b, 1);
+  ASSERT_TRUE(std::isfinite(deep.qual));
+  EXPECT_GT(deep.qual, 100 * shallow.qual);  // 200x the reads: QUAL grows about as much
+  const double qd_shallow = shallow.qual / 30, qd_deep = deep.qual / 6000;
+  EXPECT_GT(qd_deep, 2.0);
+  EXPECT_NEAR(qd_deep, qd_shallow, 0.2 * qd_shallow);
+}
+
 // Four reads, likelihoods worked out by hand: GL(0/0) = -0.5 - 3 - 2 - 1 = -6.5,
 // GL(1/1) = -3.5 - 0.2 - 0.1 - 1 = -4.8, GL(0/1) = sum of log10((10^ref + 10^alt) / 2) =
 // -0.80058 - 0.50034 - 0.39559 - 1 = -2.69651; PL 38, 0, 21. With theta 1e-3 the posterior
