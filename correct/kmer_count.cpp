@@ -1,7 +1,5 @@
 #include "correct/kmer_count.hpp"
 
-#include "common/parallel.hpp"
-
 #include <malloc.h>
 #include <omp.h>
 
@@ -9,6 +7,7 @@
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
+#include "common/parallel.hpp"
 #include "correct/kmer_correct_core.hpp"
 
 namespace gatemap::correct {

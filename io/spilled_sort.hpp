@@ -1,8 +1,8 @@
 #pragma once
 // An external sort of plain records (trivially copyable): records are kept in memory up
 // to a byte budget, then sorted and written to a temporary file (a run, as compressed
-// blocks: io/run_blocks.hpp); at the end
-// for_each_sorted merges the runs and what is left in memory, in order. For keys that grow
+// blocks: io/run_blocks.hpp); at the end for_each_sorted merges the runs and what is left
+// in memory, in order. For keys that grow
 // with the input (duplicate marking): memory stays near the budget for any input size.
 // Less must order the records strictly (no two equal, as keys ending in the record's
 // input number do): the one order is then found on all threads (io/parallel_sort.hpp).
@@ -10,9 +10,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 #include <memory>
 #include <queue>

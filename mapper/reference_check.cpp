@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/parallel.hpp"
 
 namespace gatemap::mapper {
 
@@ -36,21 +37,24 @@ void check_reference_matches_index(const index::Index& idx, const std::string& f
       windows.push_back({c, b, std::min(idx.contigs()[c].length, b + kWindow)});
     }
   }
+  // Loaded once first: a missing .fai is built here, not by every thread at once.
+  const auto load = [&fasta] {
+    std::unique_ptr<faidx_t, void (*)(faidx_t*)> fai(fai_load(fasta.c_str()), fai_destroy);
+    if (!fai) throw IoError("cannot read the reference '" + fasta + "' (a FASTA, or its .fai)");
+    return fai;
+  };
+  load();
   // The first window that differs, in reference order, with where and how.
   size_t first_bad = std::numeric_limits<size_t>::max();
   std::string why;
-  bool unreadable = false;
+  ParallelErrors errors;  // an exception may not leave the OpenMP region
 #pragma omp parallel num_threads(std::max(1, threads))
   {
     // One handle a thread: faidx reads are not thread-safe on a shared handle.
-    std::unique_ptr<faidx_t, void (*)(faidx_t*)> fai(fai_load(fasta.c_str()), fai_destroy);
+    std::unique_ptr<faidx_t, void (*)(faidx_t*)> fai(nullptr, fai_destroy);
+    errors.run([&] { fai = load(); });
 #pragma omp for schedule(dynamic, 1)
-    for (size_t w = 0; w < windows.size(); ++w) {
-      if (!fai) {
-#pragma omp critical(reference_check)
-        unreadable = true;
-        continue;
-      }
+    for (size_t w = 0; w < windows.size(); ++w) errors.run([&] {
       const Window& win = windows[w];
       const index::Contig& contig = idx.contigs()[win.contig];
       hts_pos_t len = 0;
@@ -73,9 +77,9 @@ void check_reference_matches_index(const index::Index& idx, const std::string& f
 #pragma omp critical(reference_check)
         if (w < first_bad) first_bad = w, why = bad;
       }
-    }
+    });
   }
-  if (unreadable) throw IoError("cannot read the reference '" + fasta + "' (a FASTA, or its .fai)");
+  errors.rethrow();
   if (!why.empty()) {
     throw UsageError("-T '" + fasta + "' is not the index's reference: " + why +
                      "; a CRAM written against it would not decode");

@@ -62,14 +62,16 @@ TEST(CallerEvents, SnpInsertionDeletionLeftAligned) {
   EXPECT_EQ(ev[0].alt, "GA");
 }
 
+// Read x haplotype likelihoods for two haplotypes (ref, alt): n_ref reads favour the
+// first and n_alt the second, each by 3 log10 units.
+std::vector<double> lik_for(int n_ref, int n_alt) {
+  std::vector<double> lik;
+  for (int r = 0; r < n_ref; ++r) lik.insert(lik.end(), {-1.0, -4.0});
+  for (int r = 0; r < n_alt; ++r) lik.insert(lik.end(), {-4.0, -1.0});
+  return lik;
+}
+
 TEST(CallerGenotype, HetHomAndNoEvidence) {
-  // Two haplotypes (ref, alt); reads favour one by 3 log10 units.
-  auto lik_for = [](int n_ref, int n_alt) {
-    std::vector<double> lik;
-    for (int r = 0; r < n_ref; ++r) lik.insert(lik.end(), {-1.0, -4.0});
-    for (int r = 0; r < n_alt; ++r) lik.insert(lik.end(), {-4.0, -1.0});
-    return lik;
-  };
   const std::vector<std::string> alleles{"A", "T"};
   auto het = caller::detail::genotype_site(lik_for(15, 15), 30, 2, {0, 1}, alleles, 1e-3);
   EXPECT_EQ(het.gt_a, 0);
@@ -90,12 +92,6 @@ TEST(CallerGenotype, HetHomAndNoEvidence) {
 // QUAL keeps growing with the evidence (no cap), so QUAL over the informative reads (QD)
 // stays near what it is at 30x instead of falling under GATK's QD < 2 filter.
 TEST(CallerGenotype, QualGrowsWithDepthAndQdDoesNot) {
-  auto lik_for = [](int n_ref, int n_alt) {
-    std::vector<double> lik;
-    for (int r = 0; r < n_ref; ++r) lik.insert(lik.end(), {-1.0, -4.0});
-    for (int r = 0; r < n_alt; ++r) lik.insert(lik.end(), {-4.0, -1.0});
-    return lik;
-  };
   const std::vector<std::string> alleles{"A", "T"};
   const auto shallow = caller::detail::genotype_site(lik_for(15, 15), 30, 2, {0, 1}, alleles, 1e-3);
   const auto deep = caller::detail::genotype_site(lik_for(3000, 3000), 6000, 2, {0, 1}, alleles, 1e-3);

@@ -57,7 +57,9 @@ TEST(SpilledSort, CompressedRunsMergeIntoStdSortOrder) {
     test::TempDir dir;
     size_t runs = 0;
     EXPECT_TRUE(same(sorted_through_runs(in, budget, dir, &runs), want)) << budget;
-    if (budget < (size_t{1} << 20)) EXPECT_GT(runs, 10u) << budget;
+    if (budget < (size_t{1} << 20)) {
+      EXPECT_GT(runs, 10u) << budget;
+    }
   }
 }
 
