@@ -19,7 +19,10 @@ void register_call(CLI::App& app, AppContext& ctx) {
   auto o = std::make_shared<caller::CallOptions>();
   auto stats = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("call", "Call SNPs and indels (active regions, local assembly, GPU pair-HMM)");
-  sub->add_option("inputs", o->inputs, "Coordinate-sorted BAM, CRAM (decoded with -r) or SAM (several are merged)")->required();
+  sub->add_option("inputs", o->inputs,
+                  "Coordinate-sorted BAM, CRAM (decoded with -r) or SAM; several are merged, their samples (@RG SM) "
+                  "each a column of the VCF")
+      ->required();
   sub->add_option("-r,--reference", o->reference, "Reference FASTA")->required();
   sub->add_option("-o,--output", o->output, "VCF (.vcf.gz: bgzip; default stdout)");
   sub->add_option("-L,--intervals", o->intervals,
@@ -27,7 +30,8 @@ void register_call(CLI::App& app, AppContext& ctx) {
                   "input; gives exactly the whole run's calls there")
       ->allow_extra_args(false);
   sub->add_flag("--gvcf", o->gvcf,
-                "gVCF (as -ERC GVCF): every base in a variant record or a reference block (<NON_REF>, END, GQ bands)");
+                "gVCF (as -ERC GVCF) of one sample, for 'gatemap joint': every base in a variant record or a reference "
+                "block (<NON_REF>, END, GQ bands)");
   sub->add_option("--backend", o->backend, "Pair-HMM on gpu, cpu or auto")
       ->check(CLI::IsMember({"gpu", "cpu", "auto"}))
       ->capture_default_str();
@@ -46,7 +50,7 @@ void register_call(CLI::App& app, AppContext& ctx) {
   sub->add_option("--min-qd", o->min_qd, "Calls below this QD (QUAL by depth) get FILTER LowQD")
       ->check(finite_in(0, 1e6))
       ->capture_default_str();
-  sub->add_option("--max-haplotypes", o->max_haplotypes, "Haplotypes per region")
+  sub->add_option("--max-haplotypes", o->max_haplotypes, "Haplotypes per region, per sample (a cohort's: at most 128, as GATK's)")
       ->check(CLI::Range(2, 1024))
       ->capture_default_str();
   sub->add_option("-t,--threads", o->threads, "Threads (0: all)")->capture_default_str();

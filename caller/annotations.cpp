@@ -67,27 +67,29 @@ double rank_sum_z(const std::vector<double>& alt, const std::vector<double>& ref
   return (u - mean) / std::sqrt(var);
 }
 
-SiteAnnotations annotate_site(const std::vector<ReadAtSite>& reads, double qual, bool non_ref_genotype) {
+SiteAnnotations annotate_site(const std::vector<ReadAtSite>& reads, double qual) {
   SiteAnnotations a;
   int table[4] = {0, 0, 0, 0};
   int informative = 0;
   double mq_squares = 0;
-  std::vector<double> alt_mq, ref_mq, alt_pos, ref_pos;
+  std::vector<double> alt_mq, ref_mq, alt_pos, ref_pos, alt_bq, ref_bq;
   for (const ReadAtSite& r : reads) {
     mq_squares += static_cast<double>(r.mapq) * r.mapq;
     if (r.allele < 0) continue;
-    ++informative;
+    if (r.in_non_ref_sample) ++informative;
     const bool alt = r.allele > 0;
     ++table[(alt ? 2 : 0) + (r.reverse ? 1 : 0)];
     (alt ? alt_mq : ref_mq).push_back(r.mapq);
     (alt ? alt_pos : ref_pos).push_back(r.read_pos);
+    if (r.base_q >= 0) (alt ? alt_bq : ref_bq).push_back(r.base_q);
   }
   if (!reads.empty()) a.mq = std::sqrt(mq_squares / static_cast<double>(reads.size()));
-  if (non_ref_genotype && informative > 0) a.qd = qual / informative;
+  if (informative > 0) a.qd = qual / informative;
   a.fs = fisher_strand(table);
   a.sor = strand_odds_ratio(table);
   a.mq_rank_sum = rank_sum_z(alt_mq, ref_mq);
   a.read_pos_rank_sum = rank_sum_z(alt_pos, ref_pos);
+  a.base_q_rank_sum = rank_sum_z(alt_bq, ref_bq);
   return a;
 }
 

@@ -4,15 +4,16 @@
 // SNPs). From the reads over the site: each read's allele (the informative-read rule of
 // AD), strand, mapping quality and position in the read; the alternate alleles count as
 // one, as GATK counts them.
-//   QD   QUAL / the informative reads (AD's sum) of a non-reference genotype.
+//   QD   QUAL / the informative reads (AD's sum) of the samples with a non-reference genotype.
 //   FS   Fisher's exact test (two-sided) of ref/alt reads by strand, -10 log10 p; the
 //        table scaled down to 200 reads first (GATK's normalisation).
 //   SOR  the symmetric odds ratio of that table with a pseudocount of 1 per cell:
 //        ln(R + 1/R) + ln(min/max of the ref strands) - ln(min/max of the alt strands).
 //   MQ   root mean square of the reads' mapping qualities.
-//   MQRankSum, ReadPosRankSum: the Mann-Whitney U test of alt against ref reads (MQ; the
-//        site's distance from the read's nearer end, soft clips counted) as a z-score
-//        (normal approximation, ties corrected); only where both alleles have reads.
+//   MQRankSum, ReadPosRankSum, BaseQRankSum: the Mann-Whitney U test of alt against ref
+//        reads (MQ; the site's distance from the read's nearer end, soft clips counted;
+//        the base quality at the site) as a z-score (normal approximation, ties
+//        corrected); only where both alleles have reads.
 // Not done as GATK: QD above 35 is not jittered down to ~30.
 #include <cmath>
 #include <vector>
@@ -24,14 +25,16 @@ struct ReadAtSite {
   bool reverse = false;
   int mapq = 0;
   int read_pos = 0;  // from the read's nearer end
+  int base_q = -1;   // at the site; -1: none (the read is deleted there)
+  bool in_non_ref_sample = true;  // its sample's genotype is not hom-ref (QD's reads)
 };
 
 struct SiteAnnotations {
   double qd = NAN, fs = 0, sor = 0, mq = 0;
-  double mq_rank_sum = NAN, read_pos_rank_sum = NAN;  // NAN: not both alleles seen
+  double mq_rank_sum = NAN, read_pos_rank_sum = NAN, base_q_rank_sum = NAN;  // NAN: not both alleles seen
 };
 
-SiteAnnotations annotate_site(const std::vector<ReadAtSite>& reads, double qual, bool non_ref_genotype);
+SiteAnnotations annotate_site(const std::vector<ReadAtSite>& reads, double qual);
 
 // The pieces, for tests: table = {ref forward, ref reverse, alt forward, alt reverse}.
 double fisher_strand(const int table[4]);

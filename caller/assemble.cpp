@@ -2,11 +2,11 @@
 // (bases below min_base_q break them), edges weighted by read support, non-reference
 // edges seen fewer than min_prune times dropped. A repeated reference k-mer or a cycle
 // reachable from the source makes k grow (21, 25, 31, 41, 51, 63); the best-scoring source-to-sink
-// paths (sum of log10 edge weight / node out-weight, as GATK scores them) are the
-// haplotypes.
+// paths (sum of log10 edge weight / node out-weight, as GATK scores them; found best
+// first) are the haplotypes.
 #include <algorithm>
 #include <cmath>
-#include <functional>
+#include <queue>
 
 #include "caller/detail.hpp"
 #include "common/dna.hpp"
@@ -136,6 +136,42 @@ bool has_cycle_from(const Graph& g, int source) {
   return false;
 }
 
+// The `wanted` best-scoring source-to-sink paths of the DAG, best first, each spelled as
+// `prefix` (the source's k-mer) and the bases its nodes add. A path scores the sum of
+// log10(edge weight / its node's out-weight), as GATK scores them: the score only falls
+// as a path grows, so a best-first search takes complete paths off its queue in order,
+// and a node taken off `wanted` times already leads to no better path (k shortest paths).
+// Deep data makes graphs of millions of paths: this finds the best without walking them.
+std::vector<std::string> best_paths(const Graph& g, int source, int sink, const std::string& prefix, int wanted) {
+  struct Step {
+    int node, parent;  // the path's last node, and the step before it (-1: the source)
+  };
+  std::vector<Step> steps{{source, -1}};
+  std::priority_queue<std::pair<double, int>> queue;  // score, -step (ties: the earlier step)
+  queue.push({0.0, 0});
+  std::vector<int> taken(g.out.size(), 0);
+  std::vector<std::string> paths;
+  for (int64_t budget = 200000; !queue.empty() && static_cast<int>(paths.size()) < wanted && budget > 0; --budget) {
+    const auto [score, neg] = queue.top();
+    queue.pop();
+    const int at = -neg, v = steps[at].node;
+    if (taken[v]++ >= wanted) continue;
+    if (v == sink) {
+      std::string tail;
+      for (int s = at; steps[s].parent >= 0; s = steps[s].parent) tail.push_back(g.last_base[steps[s].node]);
+      paths.push_back(prefix + std::string(tail.rbegin(), tail.rend()));
+      continue;
+    }
+    double total = 0;
+    for (const Edge& e : g.out[v]) total += std::max(e.weight, 1);
+    for (const Edge& e : g.out[v]) {
+      steps.push_back({e.to, at});
+      queue.push({score + std::log10(std::max(e.weight, 1) / total), -static_cast<int>(steps.size() - 1)});
+    }
+  }
+  return paths;
+}
+
 }  // namespace
 
 std::vector<std::string> assemble(const std::string& ref_region, const std::vector<std::string>& read_slices,
@@ -164,34 +200,10 @@ std::vector<std::string> assemble(const std::string& ref_region, const std::vect
     const int source = on_ref.front(), sink = on_ref.back();
     if (has_cycle_from(g, source)) continue;
 
-    // Best paths by depth-first search, bounded in work.
-    struct Path {
-      double score;
-      std::string seq;
-    };
-    std::vector<Path> found;
-    std::string seq = ref_region.substr(0, k);
-    int64_t budget = 200000;
-    std::function<void(int, double)> walk = [&](int v, double score) {
-      if (--budget < 0) return;
-      if (v == sink) {
-        found.push_back({score, seq});
-        return;
-      }
-      double total = 0;
-      for (const Edge& e : g.out[v]) total += std::max(e.weight, 1);
-      for (const Edge& e : g.out[v]) {
-        seq.push_back(g.last_base[e.to]);
-        walk(e.to, score + std::log10(std::max(e.weight, 1) / total));
-        seq.pop_back();
-      }
-    };
-    walk(source, 0.0);
-    std::sort(found.begin(), found.end(), [](const Path& a, const Path& b) { return a.score > b.score; });
     std::vector<std::string> haps{ref_region};
-    for (const Path& p : found) {
+    for (std::string& p : best_paths(g, source, sink, ref_region.substr(0, k), max_haplotypes)) {
       if (static_cast<int>(haps.size()) >= max_haplotypes) break;
-      if (std::find(haps.begin(), haps.end(), p.seq) == haps.end()) haps.push_back(p.seq);
+      if (p != ref_region) haps.push_back(std::move(p));
     }
     return haps;
   }

@@ -55,36 +55,30 @@ struct PartCalls {
   CallStats stats;
 };
 
-// The header of the run's VCF: the reference's contigs, the sample, the fields written.
-io::VcfHeaderInfo vcf_header(const CallOptions& opt, const Reference& ref, const std::string& sample) {
+// The header of the run's VCF: the reference's contigs, the samples, the fields written.
+io::VcfHeaderInfo vcf_header(const CallOptions& opt, const Reference& ref, const std::vector<std::string>& samples) {
   io::VcfHeaderInfo info;
   for (const auto& r : ref) info.contigs.emplace_back(r.name, static_cast<int64_t>(r.seq.size()));
   info.reference = opt.reference;
   info.command_line = opt.command_line;
   info.version = opt.version;
-  info.samples = {sample};
-  info.extra_lines = {"##FILTER=<ID=LowQD,Description=\"QD below --min-qd: few alt reads among many, as errors make them\">",
-                      "##INFO=<ID=DP,Number=1,Type=Integer,Description=\"Reads in the active region over the site\">",
-                      "##INFO=<ID=QD,Number=1,Type=Float,Description=\"Variant Confidence/Quality by Depth\">",
-                      "##INFO=<ID=FS,Number=1,Type=Float,Description=\"Phred-scaled p-value using Fisher's exact test to "
-                      "detect strand bias\">",
-                      "##INFO=<ID=SOR,Number=1,Type=Float,Description=\"Symmetric Odds Ratio of 2x2 contingency table to "
-                      "detect strand bias\">",
-                      "##INFO=<ID=MQ,Number=1,Type=Float,Description=\"RMS Mapping Quality\">",
-                      "##INFO=<ID=MQRankSum,Number=1,Type=Float,Description=\"Z-score From Wilcoxon rank sum test of Alt "
-                      "vs. Ref read mapping qualities\">",
-                      "##INFO=<ID=ReadPosRankSum,Number=1,Type=Float,Description=\"Z-score from Wilcoxon rank sum test of "
-                      "Alt vs. Ref read position bias\">",
-                      "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">",
-                      "##FORMAT=<ID=GQ,Number=1,Type=Integer,Description=\"Genotype quality\">",
-                      "##FORMAT=<ID=DP,Number=1,Type=Integer,Description=\"Reads scored at the site\">",
-                      "##FORMAT=<ID=AD,Number=R,Type=Integer,Description=\"Informative reads per allele\">",
-                      "##FORMAT=<ID=PL,Number=G,Type=Integer,Description=\"Phred-scaled genotype likelihoods\">"};
+  info.samples = samples;
+  info.extra_lines = detail::site_header_lines(opt.gvcf);
   if (opt.gvcf) {
     const auto lines = gvcf_header_lines();
     info.extra_lines.insert(info.extra_lines.end(), lines.begin(), lines.end());
   }
   return info;
+}
+
+// A gVCF holds one sample (GATK's rule too): its blocks are one sample's confidence.
+void check_samples(const CallOptions& opt, const std::vector<std::string>& samples) {
+  if (opt.gvcf && samples.size() > 1) {
+    throw UsageError("--gvcf calls one sample, and the input holds " + std::to_string(samples.size()) + " ('" +
+                     samples[0] + "', '" + samples[1] + "'" + (samples.size() > 2 ? ", ..." : "") +
+                     "): make each sample's gVCF apart and give them to 'gatemap joint', or call the BAMs together "
+                     "without --gvcf");
+  }
 }
 
 class Caller {
@@ -134,7 +128,8 @@ class Caller {
       input_.load_indexes();
       return;
     }
-    const io::VcfHeaderInfo info = vcf_header(opt, ref_, input_.sample());
+    check_samples(opt, input_.samples());
+    const io::VcfHeaderInfo info = vcf_header(opt, ref_, input_.samples());
     if (!opt.intervals.empty()) {  // bad intervals or no index: errors before any output
       intervals_ = parse_intervals(opt.intervals, info.contigs);
       input_.load_indexes();
@@ -345,7 +340,8 @@ class Caller {
     const int64_t len = static_cast<int64_t>(seq.size());
     const int pad = opt_.region_padding;
     auto t0 = std::chrono::steady_clock::now();
-    std::vector<Region> regions = detail::find_regions(seq, ws_, we, reads_, opt_.min_base_q, pad, opt_.max_region);
+    std::vector<Region> regions = detail::find_regions(seq, ws_, we, reads_, opt_.min_base_q, pad, opt_.max_region,
+                                                       static_cast<int>(input_.samples().size()));
     const bool cut_at_end = we < len && !regions.empty() && regions.back().end >= we - pad;
     if (lead_in_ && !regions.empty() && regions.front().cluster < ws_ + 2 * pad) {
       const int64_t first = regions.front().cluster;
@@ -395,7 +391,7 @@ class Caller {
     w->tid = tid;
     {
       const log::StageTimer timing(stats_.assembly_s);
-      w->work = detail::assemble_regions(regions, reads_, seq, opt_);
+      w->work = detail::assemble_regions(regions, reads_, seq, opt_, static_cast<int>(input_.samples().size()));
     }
     for (const RegionWork& r : w->work) {
       ++stats_.regions;
@@ -439,7 +435,8 @@ class Caller {
     std::vector<SiteRecord> records;
     {
       const log::StageTimer timing(stats_.genotype_s);
-      records = detail::genotype_regions(w.work, w.batch, w.lik, contig_seq(w.tid), opt_);
+      records = detail::genotype_regions(w.work, w.batch, w.lik, contig_seq(w.tid), opt_,
+                                         static_cast<int>(input_.samples().size()));
     }
     const log::StageTimer timing(stats_.write_s);  // to the end: records written, the window released
     std::vector<detail::SiteCall> calls;
@@ -594,7 +591,7 @@ CallStats call_in_parts(const CallOptions& opt, std::shared_ptr<const Reference>
   const int lanes = static_cast<int>(engines.size());
   const std::vector<std::vector<Interval>> parts = split_intervals(wanted, lanes * kPartsPerLane, kMinPartWindows * opt.window);
   const int threads = omp_get_max_threads();
-  io::VcfWriter vcf(opt.output, vcf_header(opt, *ref, input.sample()), std::min(8, threads));
+  io::VcfWriter vcf(opt.output, vcf_header(opt, *ref, input.samples()), std::min(8, threads));
   log::info("call", std::to_string(parts.size()) + " parts on " + std::to_string(lanes) + " lanes (" +
                         gpu::backend_name(backend) + "), " + std::to_string(std::max(1, threads / lanes)) +
                         " threads each");

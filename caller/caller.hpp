@@ -1,8 +1,9 @@
 #pragma once
-// gatemap call: germline SNPs and indels of one diploid sample in the manner of GATK
-// HaplotypeCaller: active regions from per-position evidence, candidate haplotypes from
-// a local de Bruijn assembly, read x haplotype likelihoods from the pair-HMM batch engine
-// (GPU or CPU twin), diploid genotypes with priors, VCF.
+// gatemap call: germline SNPs and indels of one or more diploid samples in the manner of
+// GATK HaplotypeCaller: active regions from per-position evidence of every sample's reads,
+// candidate haplotypes from a local de Bruijn assembly of them, read x haplotype
+// likelihoods from the pair-HMM batch engine (GPU or CPU twin), each sample's diploid
+// genotype from its own reads with priors, VCF (a column per sample).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,7 +11,7 @@
 namespace gatemap::caller {
 
 struct CallOptions {
-  std::vector<std::string> inputs;  // coordinate-sorted BAM/SAM
+  std::vector<std::string> inputs;  // coordinate-sorted BAM/SAM/CRAM, of one sample or several (@RG SM)
   std::string reference;            // FASTA (plain or gzip)
   std::string output = "-";         // VCF (.vcf.gz: bgzip)
   std::string backend = "auto";     // pair-HMM on gpu | cpu | auto

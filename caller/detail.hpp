@@ -1,5 +1,6 @@
 #pragma once
 // Internal types and steps of the caller (one file per step), exposed for the tests.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@ struct AlignedRead {
   std::vector<uint32_t> cigar;    // htslib encoding
   int mapq = 0;
   bool reverse = false;
+  int sample = 0;                 // index into the run's samples (@RG SM)
 };
 
 // The longest reference span of the reads: reads (sorted by start) that reach a position
@@ -33,11 +35,13 @@ struct Region {
   int64_t cluster = 0;
 };
 std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int64_t win_end,
-                                 const std::vector<AlignedRead>& reads, int min_base_q, int padding, int max_len);
+                                 const std::vector<AlignedRead>& reads, int min_base_q, int padding, int max_len,
+                                 int n_samples = 1);
 
 // The part of a read over [begin, end) of the reference (soft clips next to it included):
-// bases and qualities; empty when the read barely touches it.
-void read_slice(const AlignedRead& r, int64_t begin, int64_t end, std::string& bases, std::vector<uint8_t>& quals);
+// bases and qualities, and where in the read it starts; empty when the read barely touches it.
+void read_slice(const AlignedRead& r, int64_t begin, int64_t end, std::string& bases, std::vector<uint8_t>& quals,
+                int* first_base = nullptr);
 // The reference a read covers, its soft clips extending the alignment: [first, second).
 std::pair<int64_t, int64_t> unclipped_span(const AlignedRead& r);
 
@@ -67,25 +71,38 @@ struct Event {
 std::vector<Event> haplotype_events(const std::string& ref_region, int64_t region_begin, const std::string& hap,
                                     const std::string& contig_seq);
 
-// Diploid genotype of one site from read x haplotype log10 likelihoods.
-struct SiteCall {
-  Event site;                      // pos and ref of the site; alleles below
-  std::vector<std::string> alleles;  // [0] = ref
+// One sample's diploid genotype at a site. gt_a < 0: no read of the sample covers it (./.).
+struct SampleCall {
   int gt_a = 0, gt_b = 0;
-  double qual = 0;
   int gq = 0, dp = 0;
   std::vector<int> pl, ad;
   // gVCF: PL over the alleles and <NON_REF> last, whose per-read likelihood is the second
   // best of the alleles' (GATK's rule); GT, GQ and QUAL do not change.
   std::vector<int> pl_non_ref;
-  SiteAnnotations annotations;  // INFO's QD, FS, SOR, MQ, MQRankSum, ReadPosRankSum
 };
-// lik[r * n_haps + h]; hap_allele[h] = allele index of haplotype h at this site.
-// read_alleles, if given, gets each read's allele by the informative-read rule of AD
-// (-1: none).
+
+// The genotypes of every sample at one site.
+struct SiteCall {
+  Event site;                        // pos and ref of the site; alleles below
+  std::vector<std::string> alleles;  // [0] = ref
+  double qual = 0;                   // -10 log10 P(every sample hom-ref | reads)
+  int dp = 0;                        // reads over the site, all samples
+  std::vector<SampleCall> samples;
+  SiteAnnotations annotations;  // INFO's QD, FS, SOR, MQ, MQRankSum, ReadPosRankSum, BaseQRankSum
+  bool any_non_ref() const {
+    return std::any_of(samples.begin(), samples.end(), [](const SampleCall& s) { return s.gt_a > 0 || s.gt_b > 0; });
+  }
+};
+// lik[r * n_haps + h]; hap_allele[h] = allele index of haplotype h at this site;
+// read_sample[r] the sample of read r (of n_samples; empty: all sample 0). Each sample's
+// genotype from its own reads; with several samples the genotypes' prior is the
+// population's (allele frequencies estimated from every sample, EM), QUAL the
+// probability that no sample carries an alternate allele. read_alleles, if given, gets
+// each read's allele by the informative-read rule of AD (-1: none).
 SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_haps,
                        const std::vector<int>& hap_allele, const std::vector<std::string>& alleles, double het,
-                       bool with_non_ref = false, std::vector<int>* read_alleles = nullptr);
+                       bool with_non_ref = false, std::vector<int>* read_alleles = nullptr,
+                       const std::vector<int>& read_sample = {}, int n_samples = 1);
 
 // A region with its reads' slices and candidate haplotypes, ready for the pair-HMM.
 struct RegionWork {
@@ -102,6 +119,8 @@ struct RegionWork {
     int length = 0;
     int mapq = 0;
     bool reverse = false;
+    int sample = 0;
+    int first = 0;                  // the read's base at the slice's first
   };
   std::vector<SliceRead> slice_reads;
   std::vector<std::string> haps;
@@ -119,8 +138,9 @@ struct SiteRecord {
 };
 // The non-reference sites of a region at or above min_qual; lik holds its read x
 // haplotype likelihoods from index `at` on; het_snp/het_indel are the priors.
+// n_samples: of the run (reads carry theirs).
 std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double>& lik, size_t at,
                                    const std::string& contig_seq, double het_snp, double het_indel, double min_qual,
-                                   bool with_non_ref = false);
+                                   bool with_non_ref = false, int n_samples = 1);
 
 }  // namespace gatemap::caller::detail

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "common/error.hpp"
@@ -23,30 +24,41 @@ struct ReadInput::File {
   sam_hdr_t* hdr;
   bam1_t* rec = nullptr;
   bool has = false;  // rec holds the next record
+  std::unordered_map<std::string, int> rg_sample;  // @RG ID -> sample
+  int only_sample = -1;                           // the file's sample, where it has one
   int last_tid = -1;
   int64_t last_pos = -1;
 };
 
 namespace {
-// The SM of every @RG line of the file, in order of appearance, added to `samples`
-// (sample -> the file it was first seen in) where new.
-void add_samples(const std::string& path, sam_hdr_t* hdr, std::vector<std::pair<std::string, std::string>>& samples) {
-  kstring_t ks = KS_INITIALIZE;
+// Adds the samples (@RG SM) of a file to `samples`, where new, and maps its read groups
+// to them; a file without SM is the sample "sample".
+void add_samples(sam_hdr_t* hdr, std::vector<std::string>& samples, std::unordered_map<std::string, int>& rg_sample,
+                 int& only_sample) {
+  const auto index_of = [&](const std::string& sm) {
+    const auto it = std::find(samples.begin(), samples.end(), sm);
+    if (it != samples.end()) return static_cast<int>(it - samples.begin());
+    samples.push_back(sm);
+    return static_cast<int>(samples.size() - 1);
+  };
+  kstring_t id = KS_INITIALIZE, sm = KS_INITIALIZE;
+  std::vector<int> seen;
   for (int i = 0; i < sam_hdr_count_lines(hdr, "RG"); ++i) {
-    if (sam_hdr_find_tag_pos(hdr, "RG", i, "SM", &ks) != 0) continue;
-    const std::string sm(ks.s, ks.l);
-    if (std::none_of(samples.begin(), samples.end(), [&](const auto& s) { return s.first == sm; })) {
-      samples.emplace_back(sm, path);
-    }
+    if (sam_hdr_find_tag_pos(hdr, "RG", i, "SM", &sm) != 0) continue;
+    const int s = index_of(std::string(sm.s, sm.l));
+    if (sam_hdr_find_tag_pos(hdr, "RG", i, "ID", &id) == 0) rg_sample[std::string(id.s, id.l)] = s;
+    if (std::find(seen.begin(), seen.end(), s) == seen.end()) seen.push_back(s);
   }
-  ks_free(&ks);
+  ks_free(&id);
+  ks_free(&sm);
+  if (seen.empty()) seen.push_back(index_of("sample"));
+  only_sample = seen.size() == 1 ? seen[0] : -1;
 }
 }  // namespace
 
 ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq, int threads, const std::string& reference)
     : min_mapq_(min_mapq) {
   if (paths.empty()) throw UsageError("no input BAM/SAM");
-  std::vector<std::pair<std::string, std::string>> samples;  // SM, first file
   for (size_t i = 0; i < paths.size(); ++i) {
     const std::string& p = paths[i];
     for (size_t j = 0; j < i; ++j) {  // one file twice would count each read twice
@@ -59,7 +71,7 @@ ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq, int th
     if (!f->rec) throw std::bad_alloc();
     std::vector<std::string> names;
     for (int i = 0; i < sam_hdr_nref(f->hdr); ++i) names.emplace_back(sam_hdr_tid2name(f->hdr, i));
-    add_samples(p, f->hdr, samples);
+    add_samples(f->hdr, samples_, f->rg_sample, f->only_sample);
     if (files_.empty()) {
       contigs_ = names;
       for (int i = 0; i < sam_hdr_nref(f->hdr); ++i) lengths_.push_back(sam_hdr_tid2len(f->hdr, i));
@@ -68,16 +80,6 @@ ReadInput::ReadInput(const std::vector<std::string>& paths, int min_mapq, int th
     }
     files_.push_back(std::move(f));
   }
-  // One diploid sample per run, as the VCF has one column: reads of two samples would be
-  // genotyped as one. (HaplotypeCaller would call each; here each is called apart.)
-  if (samples.size() > 1) {
-    throw FormatError("the input holds reads of " + std::to_string(samples.size()) + " samples ('" +
-                      samples[0].first + "' in '" + samples[0].second + "', '" + samples[1].first + "' in '" +
-                      samples[1].second + "'" + (samples.size() > 2 ? ", ..." : "") +
-                      "): gatemap call calls one sample; call each apart (samtools split splits a BAM by read "
-                      "group) and merge the VCFs (bcftools merge), or give its gVCFs to GATK's GenotypeGVCFs");
-  }
-  if (!samples.empty()) sample_ = samples.front().first;
   spare_ = bam_init1();
   if (!spare_) throw std::bad_alloc();
   for (auto& f : files_) fill(*f);
@@ -125,7 +127,7 @@ void ReadInput::query(int tid, int64_t begin, int64_t end) {
   }
 }
 
-const bam1_t* ReadInput::next_record(int& tid) {
+const bam1_t* ReadInput::next_record(int& tid, int& sample) {
   for (;;) {
     File* best = nullptr;
     for (auto& f : files_) {
@@ -143,6 +145,18 @@ const bam1_t* ReadInput::next_record(int& tid) {
       ++filtered_;
       fill(*best);
       continue;
+    }
+    sample = best->only_sample;
+    if (sample < 0) {  // a file of several samples: the read group says which
+      const uint8_t* rg = bam_aux_get(b, "RG");
+      const char* id = rg ? bam_aux2Z(rg) : nullptr;
+      const auto it = id ? best->rg_sample.find(id) : best->rg_sample.end();
+      if (it == best->rg_sample.end()) {
+        throw FormatError("'" + best->in.path() + "' record " + std::to_string(best->in.records_read()) + " (" +
+                          bam_get_qname(b) + "): " + (id ? "read group '" + std::string(id) + "' has no @RG line with SM" : std::string("no RG tag")) +
+                          ", and the file holds several samples");
+      }
+      sample = it->second;
     }
     // Handed out as it is; the file moves on at the next call.
     std::swap(best->rec, spare_);
@@ -169,9 +183,11 @@ void ReadInput::to_read(const bam1_t* b, detail::AlignedRead& read) {
 }
 
 bool ReadInput::next(int& tid, detail::AlignedRead& read) {
-  const bam1_t* b = next_record(tid);
+  int sample = 0;
+  const bam1_t* b = next_record(tid, sample);
   if (!b) return false;
   to_read(b, read);
+  read.sample = sample;
   return true;
 }
 

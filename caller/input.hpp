@@ -1,6 +1,9 @@
 #pragma once
 // Coordinate-sorted SAM/BAM input, several files merged by position, filtered as the
 // caller wants (unmapped, secondary, supplementary, duplicate, QC-fail, low MAPQ out).
+// Samples are the @RG lines' SM (one name in several files is one sample, as GATK's); a
+// read's sample is its RG's, or its file's only sample. A file without SM is the sample
+// "sample" (files of one sample's lanes merge).
 #include <htslib/sam.h>
 
 #include <memory>
@@ -19,17 +22,18 @@ class ReadInput {
   ~ReadInput();
   ReadInput(const ReadInput&) = delete;
   ReadInput& operator=(const ReadInput&) = delete;
-  // Contig names and lengths of the (first) header, and the sample name from its first @RG SM.
+  // Contig names and lengths of the (first) header, and the samples in order of appearance.
   const std::vector<std::string>& contigs() const { return contigs_; }
   const std::vector<int64_t>& contig_lengths() const { return lengths_; }
-  const std::string& sample() const { return sample_; }
+  const std::vector<std::string>& samples() const { return samples_; }
   // Next kept read in coordinate order; false at the end. Unplaced records (RNAME '*')
   // are skipped wherever they are. Throws FormatError, naming the file and record, when a
-  // file is not coordinate-sorted, a record lies outside its contig, or headers disagree.
+  // file is not coordinate-sorted, a record lies outside its contig, its read group is
+  // not in a header of several samples, or headers disagree.
   bool next(int& tid, detail::AlignedRead& read);
-  // The same, as the record itself (valid until the next call; null at the end), and
-  // the conversion next() applies to it.
-  const bam1_t* next_record(int& tid);
+  // The same, as the record itself (valid until the next call; null at the end) and its
+  // sample, and the conversion next() applies to it (the sample aside).
+  const bam1_t* next_record(int& tid, int& sample);
   static void to_read(const bam1_t* record, detail::AlignedRead& read);
   // From now on only the reads overlapping [begin, end) of contig tid, through each
   // input's index (.bai/.csi; a clear error when one has none).
@@ -46,7 +50,7 @@ class ReadInput {
   std::vector<std::unique_ptr<File>> files_;
   std::vector<std::string> contigs_;
   std::vector<int64_t> lengths_;
-  std::string sample_ = "sample";
+  std::vector<std::string> samples_;
   bam1_t* spare_ = nullptr;  // the record handed out last (swapped with a file's)
   int min_mapq_;
   int64_t seen_ = 0, filtered_ = 0, unplaced_ = 0;

@@ -1,7 +1,7 @@
 // Fallback haplotypes for a region the assembler cannot resolve (a repeat longer than
 // the largest k): candidate events are those the reads' own alignments show
 // (mismatches of good quality, insertions, deletions) at least twice and in at least
-// 10% of the reads over them; haplotypes are the combinations of them that reads carry
+// 10% of the reads over them, in some sample; haplotypes are the combinations of them that reads carry
 // together.
 #include <htslib/sam.h>
 
@@ -73,26 +73,39 @@ std::vector<std::string> pileup_haplotypes(const std::string& ref_region, int64_
                                            const std::vector<const AlignedRead*>& reads, int min_base_q,
                                            int max_haplotypes) {
   const int64_t end = begin + static_cast<int64_t>(ref_region.size());
+  size_t samples = 1;
+  for (const AlignedRead* r : reads) samples = std::max(samples, static_cast<size_t>(r->sample) + 1);
   std::vector<std::vector<Ev>> per_read;
-  std::map<Ev, int> support;
+  std::map<Ev, std::vector<int>> support;  // reads showing the event, per sample
   for (const AlignedRead* r : reads) {
     per_read.push_back(read_events(*r, begin, end, ref_region, min_base_q));
-    for (const Ev& e : per_read.back()) ++support[e];
+    for (const Ev& e : per_read.back()) {
+      auto& n = support[e];
+      n.resize(samples, 0);
+      ++n[static_cast<size_t>(r->sample)];
+    }
   }
-  // An event is a candidate when at least 2 reads show it and they are 10% of the reads
-  // over its position (not of the region's: a region of a few hundred bases holds 5x
-  // its depth in reads, which hid hets with 2-3 alt reads at 15x).
-  std::vector<int> depth(static_cast<size_t>(end - begin) + 1, 0);  // reads covering each offset
+  // An event is a candidate when, in some sample, at least 2 reads show it and they are
+  // 10% of the reads over its position (not of the region's: a region of a few hundred
+  // bases holds 5x its depth in reads, which hid hets with 2-3 alt reads at 15x; not of
+  // every sample's: the others' reads would hide one sample's het).
+  const size_t width = static_cast<size_t>(end - begin) + 1;
+  std::vector<int> depth(samples * width, 0);  // reads of each sample covering each offset
   for (const AlignedRead* r : reads) {
     const int64_t from = std::max(r->pos, begin), to = std::min(r->end, end);
     if (from >= to) continue;
-    ++depth[static_cast<size_t>(from - begin)];
-    --depth[static_cast<size_t>(to - begin)];
+    int* d = &depth[static_cast<size_t>(r->sample) * width];
+    ++d[static_cast<size_t>(from - begin)];
+    --d[static_cast<size_t>(to - begin)];
   }
-  for (size_t i = 1; i < depth.size(); ++i) depth[i] += depth[i - 1];
-  const auto candidate = [&](const Ev& e, int n) {
-    const int at = depth[static_cast<size_t>(std::get<0>(e))];
-    return n >= 2 && n >= 0.1 * at;
+  for (size_t s = 0; s < samples; ++s) {
+    for (size_t i = 1; i < width; ++i) depth[s * width + i] += depth[s * width + i - 1];
+  }
+  const auto candidate = [&](const Ev& e, const std::vector<int>& n) {
+    for (size_t s = 0; s < samples; ++s) {
+      if (n[s] >= 2 && n[s] >= 0.1 * depth[s * width + static_cast<size_t>(std::get<0>(e))]) return true;
+    }
+    return false;
   };
   // Haplotypes as the reads phase them: the combinations of candidate events that reads
   // carry together, most supported first; then any candidate not yet on a haplotype.

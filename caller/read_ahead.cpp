@@ -48,9 +48,9 @@ void ReadAhead::take_records() {
     // The slot is this thread's until it is marked raw.
     s.n = 0, s.last = false, s.error = nullptr;
     try {
-      int tid = -1;
+      int tid = -1, sample = 0;
       while (s.n < kBatchReads) {
-        const bam1_t* b = input_.next_record(tid);
+        const bam1_t* b = input_.next_record(tid, sample);
         if (!b) {
           s.last = true;
           break;
@@ -59,9 +59,11 @@ void ReadAhead::take_records() {
           s.records.push_back(bam_init1());
           if (!s.records.back()) throw std::bad_alloc();
           s.tids.push_back(-1);
+          s.samples.push_back(0);
         }
         if (!bam_copy1(s.records[s.n], b)) throw std::bad_alloc();
-        s.tids[s.n++] = tid;
+        s.tids[s.n] = tid;
+        s.samples[s.n++] = sample;
       }
     } catch (...) {
       s.error = std::current_exception();
@@ -101,6 +103,7 @@ void ReadAhead::convert() {
       for (size_t i = 0; i < s->n; ++i) {
         s->reads[i].first = s->tids[i];
         ReadInput::to_read(s->records[i], s->reads[i].second);
+        s->reads[i].second.sample = s->samples[i];
       }
     } catch (...) {
       s->reads.clear();

@@ -45,7 +45,7 @@ class ReadAhead {
   struct Slot {
     State state = State::free;
     std::vector<bam1_t*> records;  // copies, reused from batch to batch
-    std::vector<int> tids;
+    std::vector<int> tids, samples;
     size_t n = 0;
     std::vector<std::pair<int, detail::AlignedRead>> reads;
     bool last = false;  // the input ends after this batch

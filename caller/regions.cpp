@@ -1,6 +1,7 @@
 // Active regions: per-position evidence of variation from the reads (mismatching bases
 // of good quality, insertions, deleted bases, soft clips of 5+ bases), a position being
-// active when it has at least 2 such events and they make 10% of its depth; active
+// active when, in some sample, it has at least 2 such events and they make 10% of that
+// sample's depth (a het of one sample is not diluted by the others' reads); active
 // stretches (gaps up to the padding joined) become cores of bounded length, padded.
 #include <htslib/sam.h>
 #include <omp.h>
@@ -18,9 +19,11 @@ int64_t longest_span(const std::vector<AlignedRead>& reads) {
 }
 
 std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int64_t win_end,
-                                 const std::vector<AlignedRead>& reads, int min_base_q, int padding, int max_len) {
+                                 const std::vector<AlignedRead>& reads, int min_base_q, int padding, int max_len,
+                                 int n_samples) {
   const int64_t n = win_end - win_begin;
-  std::vector<float> depth(static_cast<size_t>(std::max<int64_t>(n, 0)), 0.f), evid(depth.size(), 0.f);
+  const int64_t S = std::max(1, n_samples);  // per position, a count per sample
+  std::vector<float> depth(static_cast<size_t>(std::max<int64_t>(n, 0) * S), 0.f), evid(depth.size(), 0.f);
   // Evidence per position, in slices of positions on all threads: each slice walks the
   // reads (sorted by start) that can reach it, in order, so sums are the serial ones.
   const int64_t slices = std::max<int64_t>(1, std::min<int64_t>(n / 8192, 4 * omp_get_max_threads()));
@@ -28,8 +31,9 @@ std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int6
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t sl = 0; sl < slices; ++sl) {
     const int64_t lo = win_begin + n * sl / slices, hi = win_begin + n * (sl + 1) / slices;
+    int64_t sample = 0;
     auto add = [&](std::vector<float>& v, int64_t p, float w) {
-      if (p >= lo && p < hi) v[p - win_begin] += w;
+      if (p >= lo && p < hi) v[(p - win_begin) * S + sample] += w;
     };
     const auto first = std::partition_point(reads.begin(), reads.end(),
                                             [&](const AlignedRead& r) { return r.pos + longest + 1 < lo; });
@@ -37,6 +41,7 @@ std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int6
       const AlignedRead& r = *it;
       if (r.pos > hi) break;  // an insertion or clip adds at most one base before the read
       if (r.end + 1 < lo) continue;
+      sample = r.sample;
       int64_t rpos = r.pos;
       int q = 0;
       for (size_t k = 0; k < r.cigar.size(); ++k) {
@@ -88,7 +93,8 @@ std::vector<Region> find_regions(const std::string& ref, int64_t win_begin, int6
     }
   };
   for (int64_t i = 0; i < n; ++i) {
-    const bool active = evid[i] >= 2.f && evid[i] >= 0.1f * std::max(depth[i], 1.f);
+    bool active = false;
+    for (int64_t k = i * S; k < (i + 1) * S; ++k) active |= evid[k] >= 2.f && evid[k] >= 0.1f * std::max(depth[k], 1.f);
     if (!active) continue;
     const int64_t p = win_begin + i;
     if (s >= 0 && p - e <= padding) {
@@ -112,7 +118,8 @@ std::pair<int64_t, int64_t> unclipped_span(const AlignedRead& r) {
   return {r.pos - lead, r.end + trail};
 }
 
-void read_slice(const AlignedRead& r, int64_t begin, int64_t end, std::string& bases, std::vector<uint8_t>& quals) {
+void read_slice(const AlignedRead& r, int64_t begin, int64_t end, std::string& bases, std::vector<uint8_t>& quals,
+                int* first_base) {
   // The reference position each query base stands for: soft clips extend the alignment,
   // inserted bases go with the base before them.
   int64_t rpos = r.pos;
@@ -144,6 +151,7 @@ void read_slice(const AlignedRead& r, int64_t begin, int64_t end, std::string& b
   if (first < 0 || last - first + 1 < 20) return;
   bases = r.seq.substr(first, last - first + 1);
   quals.assign(r.qual.begin() + first, r.qual.begin() + last + 1);
+  if (first_base) *first_base = first;
 }
 
 }  // namespace gatemap::caller::detail

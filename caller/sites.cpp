@@ -14,9 +14,9 @@ namespace gatemap::caller::detail {
 
 namespace {
 
-// The distance of reference position `site` from the read's nearer end, in read bases
-// (soft clips counted; a site in a deletion: the base after it).
-int read_position(const RegionWork::SliceRead& r, int64_t site) {
+// The read's base at reference position `site` (soft clips counted; a site in a
+// deletion: the base after it).
+int read_base_at(const RegionWork::SliceRead& r, int64_t site) {
   int at = 0;
   int64_t g = r.pos;
   for (const uint32_t c : r.cigar) {
@@ -29,15 +29,46 @@ int read_position(const RegionWork::SliceRead& r, int64_t site) {
     if (type & 1) at += len;
     if (type & 2) g += len;
   }
-  at = std::clamp(at, 0, std::max(0, r.length - 1));
-  return std::min(at, r.length - 1 - at);
+  return std::clamp(at, 0, std::max(0, r.length - 1));
+}
+
+// Alleles that share their last bases (left by dropping the longest reference allele of a
+// multi-allelic site: CAG>CAGAG is C>CAG) or their first ones are trimmed to VCF's
+// minimal form, one base kept.
+void trim_alleles(SiteCall& call) {
+  auto& al = call.alleles;
+  const auto all_longer_than_one = [&] {
+    return std::all_of(al.begin(), al.end(), [](const std::string& a) { return a.size() > 1; });
+  };
+  while (all_longer_than_one() &&
+         std::all_of(al.begin(), al.end(), [&](const std::string& a) { return a.back() == al[0].back(); })) {
+    for (std::string& a : al) a.pop_back();
+  }
+  while (all_longer_than_one() &&
+         std::all_of(al.begin(), al.end(), [&](const std::string& a) { return a[0] == al[0][0]; })) {
+    for (std::string& a : al) a.erase(0, 1);
+    ++call.site.pos;
+  }
+  call.site.ref = al[0];
+}
+
+// The alleles some sample's genotype carries, the reference first.
+std::vector<int> called_alleles(const SiteCall& call) {
+  std::vector<int> keep{0};
+  for (const SampleCall& s : call.samples) {
+    for (const int a : {s.gt_a, s.gt_b}) {
+      if (a > 0 && std::find(keep.begin(), keep.end(), a) == keep.end()) keep.push_back(a);
+    }
+  }
+  std::sort(keep.begin(), keep.end());
+  return keep;
 }
 
 }  // namespace
 
 std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double>& lik, size_t at,
                                    const std::string& seq, double het_snp, double het_indel, double min_qual,
-                                   bool with_non_ref) {
+                                   bool with_non_ref, int n_samples) {
   // Sites: events grouped by position; alleles share the longest reference allele.
   std::map<int64_t, std::vector<Event>> sites;
   for (const auto& evs : w.events) {
@@ -49,7 +80,7 @@ std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double
   const size_t region_reads = w.slices.size(), n_haps = w.haps.size();
   std::vector<double> site_lik;
   std::vector<size_t> site_reads;  // the region's reads over the site
-  std::vector<int> read_alleles;
+  std::vector<int> read_alleles, read_sample;
   std::vector<SiteRecord> out;
   for (auto& [pos, evs] : sites) {
     size_t ref_len = 0;
@@ -59,9 +90,11 @@ std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double
     const int64_t site_end = pos + static_cast<int64_t>(ref_len) + (insertion ? 1 : 0);
     site_lik.clear();
     site_reads.clear();
+    read_sample.clear();
     for (size_t r = 0; r < region_reads; ++r) {
       if (w.spans[r].first >= site_end || w.spans[r].second <= pos) continue;
       site_reads.push_back(r);
+      read_sample.push_back(w.slice_reads[r].sample);
       const auto row = lik.begin() + static_cast<int64_t>(at + r * n_haps);
       site_lik.insert(site_lik.end(), row, row + static_cast<int64_t>(n_haps));
     }
@@ -80,41 +113,48 @@ std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double
     const bool snp =
         std::all_of(evs.begin(), evs.end(), [](const Event& e) { return e.ref.size() == 1 && e.alt.size() == 1; });
     const double het = snp ? het_snp : het_indel;
-    SiteCall call =
-        genotype_site(site_lik, n_reads, n_haps, hap_allele, alleles, het, with_non_ref, &read_alleles);
-    if (call.gt_a == 0 && call.gt_b == 0) continue;
-    if (alleles.size() > 2) {
-      // Keep the alleles of the called genotype only (haplotypes with a dropped allele count as reference).
-      std::vector<int> keep{0};
-      if (call.gt_a) keep.push_back(call.gt_a);
-      if (call.gt_b && call.gt_b != call.gt_a) keep.push_back(call.gt_b);
-      if (keep.size() < alleles.size()) {
-        std::vector<std::string> sub;
-        for (int a : keep) sub.push_back(alleles[a]);
-        std::vector<int> sub_allele(n_haps, 0);
-        for (size_t h = 0; h < n_haps; ++h) {
-          const auto it = std::find(keep.begin(), keep.end(), hap_allele[h]);
-          sub_allele[h] = it == keep.end() ? 0 : static_cast<int>(it - keep.begin());
-        }
-        call = genotype_site(site_lik, n_reads, n_haps, sub_allele, sub, het, with_non_ref, &read_alleles);
-        if (call.gt_a == 0 && call.gt_b == 0) continue;
+    const auto genotype = [&](const std::vector<int>& allele_of_hap, const std::vector<std::string>& site_alleles) {
+      return genotype_site(site_lik, n_reads, n_haps, allele_of_hap, site_alleles, het, with_non_ref, &read_alleles,
+                           read_sample, n_samples);
+    };
+    SiteCall call = genotype(hap_allele, alleles);
+    if (!call.any_non_ref()) continue;
+    // Keep the alleles of the called genotypes only (haplotypes with a dropped allele count as reference).
+    const std::vector<int> keep = called_alleles(call);
+    if (keep.size() < alleles.size()) {
+      std::vector<std::string> sub;
+      for (int a : keep) sub.push_back(alleles[a]);
+      std::vector<int> sub_allele(n_haps, 0);
+      for (size_t h = 0; h < n_haps; ++h) {
+        const auto it = std::find(keep.begin(), keep.end(), hap_allele[h]);
+        sub_allele[h] = it == keep.end() ? 0 : static_cast<int>(it - keep.begin());
       }
+      call = genotype(sub_allele, sub);
+      if (!call.any_non_ref()) continue;
     }
     if (call.qual < min_qual) continue;
     call.site.pos = pos;
     std::vector<ReadAtSite> facts(n_reads);
+    std::vector<bool> non_ref_sample(call.samples.size());
+    for (size_t s = 0; s < call.samples.size(); ++s) non_ref_sample[s] = call.samples[s].gt_a > 0 || call.samples[s].gt_b > 0;
     for (size_t i = 0; i < n_reads; ++i) {
-      const RegionWork::SliceRead& r = w.slice_reads[site_reads[i]];
-      facts[i] = {read_alleles[i], r.reverse, r.mapq, read_position(r, pos)};
+      const size_t slice = site_reads[i];
+      const RegionWork::SliceRead& r = w.slice_reads[slice];
+      const int at = read_base_at(r, pos);
+      const int in_slice = at - r.first;
+      const int base_q = in_slice >= 0 && in_slice < static_cast<int>(w.quals[slice].size()) ? w.quals[slice][in_slice] : -1;
+      facts[i] = {read_alleles[i], r.reverse, r.mapq, std::min(at, r.length - 1 - at), base_q,
+                  static_cast<bool>(non_ref_sample[read_sample[i]])};
     }
-    call.annotations = annotate_site(facts, call.qual, true);
+    call.annotations = annotate_site(facts, call.qual);
+    trim_alleles(call);
     // How far the site lies outside this region's core: where regions overlap, the
     // call of the region that has the site in (or nearest to) its core is kept.
     const int64_t ref_end = pos + static_cast<int64_t>(ref_len);
     const int64_t away = ref_end <= w.region.core_begin ? w.region.core_begin - ref_end + 1
                          : pos >= w.region.core_end     ? pos - w.region.core_end + 1
                                                         : 0;
-    out.push_back({pos, away, std::move(call)});
+    out.push_back({call.site.pos, away, std::move(call)});
   }
   return out;
 }

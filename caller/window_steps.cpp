@@ -35,8 +35,12 @@ void add_missing_events(const std::string& ref_region, int64_t begin, const std:
 }  // namespace
 
 std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, const std::vector<AlignedRead>& reads,
-                                         const std::string& seq, const CallOptions& opt) {
+                                         const std::string& seq, const CallOptions& opt, int n_samples) {
   std::vector<RegionWork> work(regions.size());
+  // A cohort's region holds every sample's haplotypes: the cap grows with the samples, to
+  // GATK's population cap of 128 (each sample's few variants combine into many paths).
+  const int max_haps = n_samples > 1 ? std::max(opt.max_haplotypes, std::min(128, opt.max_haplotypes * n_samples))
+                                     : opt.max_haplotypes;
   const int64_t longest = longest_span(reads);  // a region's reads start at most this far before it
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 1)
@@ -52,25 +56,26 @@ std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, con
       for (auto it = first; it != reads.end() && it->pos < w.region.end; ++it) {
         const AlignedRead& r = *it;
         if (r.end <= w.region.begin) continue;
-        read_slice(r, w.region.begin, w.region.end, bases, quals);
+        int first_base = 0;
+        read_slice(r, w.region.begin, w.region.end, bases, quals, &first_base);
         if (bases.empty()) continue;
         w.slices.push_back(bases);
         w.quals.push_back(quals);
         const auto [first, last] = unclipped_span(r);
         w.spans.emplace_back(std::max(first, w.region.begin), std::min(last, w.region.end));
-        w.slice_reads.push_back({r.pos, r.cigar, static_cast<int>(r.seq.size()), r.mapq, r.reverse});
+        w.slice_reads.push_back({r.pos, r.cigar, static_cast<int>(r.seq.size()), r.mapq, r.reverse, r.sample, first_base});
         used.push_back(&r);
       }
       const std::string ref_region = seq.substr(w.region.begin, w.region.end - w.region.begin);
-      w.haps = assemble(ref_region, w.slices, w.quals, kAssemblyMinBaseQ, opt.min_prune, opt.max_haplotypes);
+      w.haps = assemble(ref_region, w.slices, w.quals, kAssemblyMinBaseQ, opt.min_prune, max_haps);
       const std::vector<std::string> pileup =
-          pileup_haplotypes(ref_region, w.region.begin, used, opt.min_base_q, opt.max_haplotypes);
+          pileup_haplotypes(ref_region, w.region.begin, used, opt.min_base_q, max_haps);
       if (w.haps.size() < 2) {  // no k worked, or the graph shows no alternative to the reference
         w.assembled = false;
         w.haps = pileup;
       }
       for (const std::string& h : w.haps) w.events.push_back(haplotype_events(ref_region, w.region.begin, h, seq));
-      if (w.assembled) add_missing_events(ref_region, w.region.begin, seq, pileup, opt.max_haplotypes, w);
+      if (w.assembled) add_missing_events(ref_region, w.region.begin, seq, pileup, max_haps, w);
     });
   }
   errors.rethrow();
@@ -135,7 +140,7 @@ pairhmm::PairHmmBatch pairhmm_batch(std::vector<RegionWork>& work) {
 
 std::vector<SiteRecord> genotype_regions(const std::vector<RegionWork>& work, const pairhmm::PairHmmBatch& batch,
                                          const std::vector<double>& lik, const std::string& seq,
-                                         const CallOptions& opt) {
+                                         const CallOptions& opt, int n_samples) {
   std::vector<size_t> offset(batch.groups.size() + 1, 0);
   for (size_t g = 0; g < batch.groups.size(); ++g) {
     offset[g + 1] = offset[g] + static_cast<size_t>(batch.groups[g].n_reads) * batch.groups[g].n_haps;
@@ -147,7 +152,8 @@ std::vector<SiteRecord> genotype_regions(const std::vector<RegionWork>& work, co
     errors.run([&] {
       if (work[i].group < 0) return;
       per_region[i] =
-          call_sites(work[i], lik, offset[work[i].group], seq, opt.het_snp, opt.het_indel, opt.min_qual, opt.gvcf);
+          call_sites(work[i], lik, offset[work[i].group], seq, opt.het_snp, opt.het_indel, opt.min_qual, opt.gvcf,
+                     n_samples);
     });
   }
   errors.rethrow();

@@ -12,16 +12,17 @@
 
 namespace gatemap::caller::detail {
 
+// n_samples: of the run (the haplotype cap grows with it).
 std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, const std::vector<AlignedRead>& reads,
-                                         const std::string& contig_seq, const CallOptions& opt);
+                                         const std::string& contig_seq, const CallOptions& opt, int n_samples);
 
 // Reads x haplotypes of every region with an alternative, one group each (sets group).
 pairhmm::PairHmmBatch pairhmm_batch(std::vector<RegionWork>& work);
 
-// The sites of every region from the batch's likelihoods, sorted by position and then by
-// distance from the region's core.
+// The sites of every region from the batch's likelihoods (n_samples genotyped), sorted
+// by position and then by distance from the region's core.
 std::vector<SiteRecord> genotype_regions(const std::vector<RegionWork>& work, const pairhmm::PairHmmBatch& batch,
                                          const std::vector<double>& lik, const std::string& contig_seq,
-                                         const CallOptions& opt);
+                                         const CallOptions& opt, int n_samples);
 
 }  // namespace gatemap::caller::detail

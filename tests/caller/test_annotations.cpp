@@ -34,11 +34,11 @@ double fisher_oracle(int a, int b, int c, int d) {
 // Six informative reads (ref: forward x3; alt: reverse x3) and one that is not.
 TEST(Annotations, HandComputedPileup) {
   const std::vector<ReadAtSite> reads = {
-      {0, false, 60, 10}, {0, false, 60, 20}, {0, false, 50, 30},  // ref
-      {1, true, 60, 5},   {1, true, 40, 2},   {1, true, 30, 40},   // alt
-      {-1, true, 0, 7},                                            // no allele
+      {0, false, 60, 10, 30}, {0, false, 60, 20, 35}, {0, false, 50, 30, 40},  // ref
+      {1, true, 60, 5, 20},   {1, true, 40, 2, 25},   {1, true, 30, 40, 40},   // alt
+      {-1, true, 0, 7, 10},                                                    // no allele
   };
-  const SiteAnnotations a = annotate_site(reads, 120.0, true);
+  const SiteAnnotations a = annotate_site(reads, 120.0);
   EXPECT_DOUBLE_EQ(a.qd, 20.0);  // 120 / 6 informative reads
   // Table [[3, 0], [0, 3]]: P(a = 3) = P(a = 0) = 1/20, the other tables 9/20: p = 0.1.
   EXPECT_NEAR(a.fs, 10.0, 1e-9);
@@ -52,15 +52,23 @@ TEST(Annotations, HandComputedPileup) {
   // Positions: 2, 5 (alt) 1, 2; 10, 20, 30 (ref) 3-5; 40 (alt) 6. U = 9 - 6 = 3, variance
   // 9/12 x 7 = 5.25: z = -1.5 / sqrt(5.25).
   EXPECT_NEAR(a.read_pos_rank_sum, -1.5 / std::sqrt(5.25), 1e-9);
+  // Base qualities: 20, 25 (alt) 1, 2; 30, 35 (ref) 3, 4; 40 x2 (ref, alt) 5.5 each. U = 8.5 - 6
+  // = 2.5, variance 9/12 (7 - 6/30) = 5.1: z = -2 / sqrt(5.1).
+  EXPECT_NEAR(a.base_q_rank_sum, -2 / std::sqrt(5.1), 1e-9);
 }
 
 TEST(Annotations, RankSumsNeedBothAllelesAndQdANonRefGenotype) {
-  const std::vector<ReadAtSite> alt_only = {{1, false, 60, 3}, {1, true, 60, 9}};
-  const SiteAnnotations a = annotate_site(alt_only, 50.0, true);
+  std::vector<ReadAtSite> alt_only = {{1, false, 60, 3, 30}, {1, true, 60, 9, 30}};
+  const SiteAnnotations a = annotate_site(alt_only, 50.0);
   EXPECT_TRUE(std::isnan(a.mq_rank_sum));
   EXPECT_TRUE(std::isnan(a.read_pos_rank_sum));
+  EXPECT_TRUE(std::isnan(a.base_q_rank_sum));
   EXPECT_DOUBLE_EQ(a.qd, 25.0);
-  EXPECT_TRUE(std::isnan(annotate_site(alt_only, 50.0, false).qd));
+  // QD counts the reads of samples called non-reference only (a cohort's other samples do not).
+  alt_only[1].in_non_ref_sample = false;
+  EXPECT_DOUBLE_EQ(annotate_site(alt_only, 50.0).qd, 50.0);
+  alt_only[0].in_non_ref_sample = false;
+  EXPECT_TRUE(std::isnan(annotate_site(alt_only, 50.0).qd));
 }
 
 TEST(Annotations, FisherStrandEqualsAnExactTestAndScalesDeepTables) {

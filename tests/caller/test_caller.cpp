@@ -74,17 +74,17 @@ std::vector<double> lik_for(int n_ref, int n_alt) {
 TEST(CallerGenotype, HetHomAndNoEvidence) {
   const std::vector<std::string> alleles{"A", "T"};
   auto het = caller::detail::genotype_site(lik_for(15, 15), 30, 2, {0, 1}, alleles, 1e-3);
-  EXPECT_EQ(het.gt_a, 0);
-  EXPECT_EQ(het.gt_b, 1);
+  EXPECT_EQ(het.samples[0].gt_a, 0);
+  EXPECT_EQ(het.samples[0].gt_b, 1);
   EXPECT_GT(het.qual, 100);
-  EXPECT_EQ(het.ad, (std::vector<int>{15, 15}));
-  EXPECT_EQ(het.pl.size(), 3u);
-  EXPECT_EQ(het.pl[1], 0);
+  EXPECT_EQ(het.samples[0].ad, (std::vector<int>{15, 15}));
+  EXPECT_EQ(het.samples[0].pl.size(), 3u);
+  EXPECT_EQ(het.samples[0].pl[1], 0);
   auto hom = caller::detail::genotype_site(lik_for(0, 30), 30, 2, {0, 1}, alleles, 1e-3);
-  EXPECT_EQ(hom.gt_a, 1);
-  EXPECT_EQ(hom.gt_b, 1);
+  EXPECT_EQ(hom.samples[0].gt_a, 1);
+  EXPECT_EQ(hom.samples[0].gt_b, 1);
   auto none = caller::detail::genotype_site(lik_for(30, 0), 30, 2, {0, 1}, alleles, 1e-3);
-  EXPECT_EQ(none.gt_b, 0);
+  EXPECT_EQ(none.samples[0].gt_b, 0);
   EXPECT_LT(none.qual, 1);
 }
 
@@ -95,8 +95,8 @@ TEST(CallerGenotype, QualGrowsWithDepthAndQdDoesNot) {
   const std::vector<std::string> alleles{"A", "T"};
   const auto shallow = caller::detail::genotype_site(lik_for(15, 15), 30, 2, {0, 1}, alleles, 1e-3);
   const auto deep = caller::detail::genotype_site(lik_for(3000, 3000), 6000, 2, {0, 1}, alleles, 1e-3);
-  EXPECT_EQ(deep.gt_a, 0);
-  EXPECT_EQ(deep.gt_b, 1);
+  EXPECT_EQ(deep.samples[0].gt_a, 0);
+  EXPECT_EQ(deep.samples[0].gt_b, 1);
   ASSERT_TRUE(std::isfinite(deep.qual));
   EXPECT_GT(deep.qual, 100 * shallow.qual);  // 200x the reads: QUAL grows about as much
   const double qd_shallow = shallow.qual / 30, qd_deep = deep.qual / 6000;
@@ -112,21 +112,21 @@ TEST(CallerGenotype, QualGrowsWithDepthAndQdDoesNot) {
 TEST(CallerGenotype, HandComputedLikelihoodsAtLowDepth) {
   const std::vector<double> lik{-0.5, -3.5, -3.0, -0.2, -2.0, -0.1, -1.0, -1.0};
   const auto call = caller::detail::genotype_site(lik, 4, 2, {0, 1}, {"A", "T"}, 1e-3);
-  EXPECT_EQ(call.gt_a, 0);
-  EXPECT_EQ(call.gt_b, 1);
-  EXPECT_EQ(call.pl, (std::vector<int>{38, 0, 21}));
+  EXPECT_EQ(call.samples[0].gt_a, 0);
+  EXPECT_EQ(call.samples[0].gt_b, 1);
+  EXPECT_EQ(call.samples[0].pl, (std::vector<int>{38, 0, 21}));
   EXPECT_NEAR(call.qual, 8.689, 0.001);
-  EXPECT_EQ(call.gq, 8);
+  EXPECT_EQ(call.samples[0].gq, 8);
   EXPECT_EQ(call.dp, 4);
-  EXPECT_EQ(call.ad, (std::vector<int>{1, 2}));
+  EXPECT_EQ(call.samples[0].ad, (std::vector<int>{1, 2}));
   // Six reads all for the alt by 2 units: 1/1; PL(0/0) = 120, PL(0/1) = 6 x 10 log10(2) = 18.
   const std::vector<double> alt6{-2.5, -0.5, -2.5, -0.5, -2.5, -0.5, -2.5, -0.5, -2.5, -0.5, -2.5, -0.5};
   const auto hom = caller::detail::genotype_site(alt6, 6, 2, {0, 1}, {"A", "T"}, 1e-3);
-  EXPECT_EQ(hom.gt_a, 1);
-  EXPECT_EQ(hom.gt_b, 1);
-  EXPECT_EQ(hom.pl[0], 120);
-  EXPECT_EQ(hom.pl[1], 18);
-  EXPECT_EQ(hom.pl[2], 0);
+  EXPECT_EQ(hom.samples[0].gt_a, 1);
+  EXPECT_EQ(hom.samples[0].gt_b, 1);
+  EXPECT_EQ(hom.samples[0].pl[0], 120);
+  EXPECT_EQ(hom.samples[0].pl[1], 18);
+  EXPECT_EQ(hom.samples[0].pl[2], 0);
 }
 
 // Two SNPs carried by one haplotype (the assembly lacks the haplotype with the second
@@ -155,10 +155,10 @@ TEST(CallerGenotype, ReadsThatDoNotReachTheSiteDoNotCount) {
   const auto sites = caller::detail::call_sites(w, lik, 0, seq, 1e-3, 1.25e-4, 10.0);
   ASSERT_EQ(sites.size(), 1u);
   EXPECT_EQ(sites[0].pos, 50);
-  EXPECT_EQ(sites[0].call.gt_a, 1);
-  EXPECT_EQ(sites[0].call.gt_b, 1);
+  EXPECT_EQ(sites[0].call.samples[0].gt_a, 1);
+  EXPECT_EQ(sites[0].call.samples[0].gt_b, 1);
   EXPECT_EQ(sites[0].call.dp, 8);
-  EXPECT_EQ(sites[0].call.ad, (std::vector<int>{0, 8}));
+  EXPECT_EQ(sites[0].call.samples[0].ad, (std::vector<int>{0, 8}));
   // INFO from the 8 reads over the site (MQ 58-65, 4 per strand, all alt).
   const auto& a = sites[0].call.annotations;
   double squares = 0;
@@ -410,8 +410,8 @@ TEST(CallerRealData, Hg002SitesWithOnlyAltReadsAreHomozygous) {
     std::istringstream parts(f[9]);
     for (std::string x; std::getline(parts, x, ':');) sample.push_back(x);
     gt[std::stoll(f[1])] = sample[0];
-    std::vector<int> ad;  // the fourth field: reads per allele
-    std::istringstream ad_text(sample.at(3));
+    std::vector<int> ad;  // the second field (GT:AD:DP:GQ:PL): reads per allele
+    std::istringstream ad_text(sample.at(1));
     for (std::string x; std::getline(ad_text, x, ',');) ad.push_back(std::stoi(x));
     const int alt_reads = std::accumulate(ad.begin() + 1, ad.end(), 0);
     if (ad.at(0) == 0 && alt_reads >= 5) {
