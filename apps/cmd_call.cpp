@@ -1,4 +1,4 @@
-// gatemap call: germline SNPs and indels of one diploid sample from sorted BAM/SAM.
+// gatemap call: germline SNPs and indels of diploid samples from sorted BAM/SAM/CRAM.
 #include <cstdio>
 #include <filesystem>
 #include <memory>

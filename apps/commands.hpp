@@ -57,6 +57,7 @@ void register_eval(CLI::App&, AppContext&);
 void register_pairhmm(CLI::App&, AppContext&);
 void register_correct(CLI::App&, AppContext&);
 void register_call(CLI::App&, AppContext&);
+void register_joint(CLI::App&, AppContext&);
 void register_bench(CLI::App&, AppContext&);
 void register_demo(CLI::App&, AppContext&);
 

@@ -84,6 +84,9 @@ SiteAnnotations annotate_site(const std::vector<ReadAtSite>& reads, double qual)
     if (r.base_q >= 0) (alt ? alt_bq : ref_bq).push_back(r.base_q);
   }
   if (!reads.empty()) a.mq = std::sqrt(mq_squares / static_cast<double>(reads.size()));
+  std::copy(table, table + 4, a.strand_table);
+  a.mq_squares = mq_squares;
+  a.reads = static_cast<int>(reads.size());
   if (informative > 0) a.qd = qual / informative;
   a.fs = fisher_strand(table);
   a.sor = strand_odds_ratio(table);

@@ -32,6 +32,13 @@ struct ReadAtSite {
 struct SiteAnnotations {
   double qd = NAN, fs = 0, sor = 0, mq = 0;
   double mq_rank_sum = NAN, read_pos_rank_sum = NAN, base_q_rank_sum = NAN;  // NAN: not both alleles seen
+  // The raw values a gVCF carries for joint genotyping (GATK's SB and RAW_MQandDP): the
+  // strand table {ref forward, ref reverse, alt forward, alt reverse} and the sum of
+  // squared mapping qualities over the reads.
+  int strand_table[4] = {0, 0, 0, 0};
+  double mq_squares = 0;
+  int reads = 0;
+  double excess_het = NAN, inbreeding_coeff = NAN;  // a cohort's (joint)
 };
 
 SiteAnnotations annotate_site(const std::vector<ReadAtSite>& reads, double qual);

@@ -93,6 +93,11 @@ struct SiteCall {
     return std::any_of(samples.begin(), samples.end(), [](const SampleCall& s) { return s.gt_a > 0 || s.gt_b > 0; });
   }
 };
+// The genotypes of samples from their log10 likelihoods gl[s * G + g] (G genotypes of A
+// alleles in VCF order), as genotype_site makes them: sets each sample's GT, GQ and PL
+// (its dp, already set, 0 meaning no call) and qual; returns qual.
+double genotype_samples(const std::vector<double>& gl, int A, double het, std::vector<SampleCall>& samples,
+                        double& qual);
 // lik[r * n_haps + h]; hap_allele[h] = allele index of haplotype h at this site;
 // read_sample[r] the sample of read r (of n_samples; empty: all sample 0). Each sample's
 // genotype from its own reads; with several samples the genotypes' prior is the

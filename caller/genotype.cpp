@@ -100,6 +100,47 @@ std::vector<double> population_prior(const std::vector<double>& gl, const std::v
 }
 }  // namespace
 
+double genotype_samples(const std::vector<double>& gl, int A, double het, std::vector<SampleCall>& samples,
+                        double& qual) {
+  std::vector<std::pair<int, int>> gts;
+  for (int b = 0; b < A; ++b) {
+    for (int a = 0; a <= b; ++a) gts.emplace_back(a, b);
+  }
+  const size_t G = gts.size(), S = samples.size();
+  const std::vector<double> het_prior = heterozygosity_prior(gts, A, het);
+  // QUAL: every sample hom-ref, each under the heterozygosity prior. Where the posterior
+  // of 0/0 underflows (deep data) QUAL comes from its log: no cap, which made QD (QUAL
+  // over the informative reads) fall with depth (6,000x: QD 0.5).
+  qual = 0;
+  for (size_t s = 0; s < S; ++s) {
+    if (samples[s].dp == 0) continue;
+    const std::vector<double> post = posterior(&gl[s * G], het_prior);
+    const double p_ref = std::pow(10.0, post[0]);
+    qual += p_ref > 0 ? -10.0 * std::log10(p_ref) : -10.0 * post[0];
+  }
+  // Each sample's genotype: one sample under the heterozygosity prior, a cohort under its
+  // allele frequencies (Hardy-Weinberg).
+  const std::vector<double> prior = S == 1 ? het_prior : population_prior(gl, gts, A, het, samples);
+  for (size_t s = 0; s < S; ++s) {
+    SampleCall& sc = samples[s];
+    const double* g = &gl[s * G];
+    const std::vector<double> post = posterior(g, prior);
+    const size_t best = static_cast<size_t>(std::max_element(post.begin(), post.end()) - post.begin());
+    const double max_gl = *std::max_element(g, g + G);
+    sc.pl.clear();
+    for (size_t k = 0; k < G; ++k) sc.pl.push_back(static_cast<int>(std::lround(std::min(1e6, -10.0 * (g[k] - max_gl)))));
+    if (sc.dp == 0) {  // no read: no call
+      sc.gt_a = sc.gt_b = -1;
+      sc.gq = 0;
+      continue;
+    }
+    sc.gt_a = gts[best].first, sc.gt_b = gts[best].second;
+    const double p_best = std::pow(10.0, post[best]);
+    sc.gq = p_best >= 1.0 ? 99 : static_cast<int>(std::min(99.0, -10.0 * std::log10(1.0 - p_best)));
+  }
+  return qual;
+}
+
 SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_haps,
                        const std::vector<int>& hap_allele, const std::vector<std::string>& alleles, double het,
                        bool with_non_ref, std::vector<int>* read_alleles, const std::vector<int>& read_sample,
@@ -149,34 +190,7 @@ SiteCall genotype_site(const std::vector<double>& lik, size_t n_reads, size_t n_
       g[k] += log10_sum(al[r * A + gts[k].first], al[r * A + gts[k].second]) - std::log10(2.0);
     }
   }
-  const std::vector<double> het_prior = heterozygosity_prior(gts, A, het);
-  // QUAL: every sample hom-ref, each under the heterozygosity prior. Where the posterior
-  // of 0/0 underflows (deep data) QUAL comes from its log: no cap, which made QD (QUAL
-  // over the informative reads) fall with depth (6,000x: QD 0.5).
-  for (size_t s = 0; s < S; ++s) {
-    if (call.samples[s].dp == 0) continue;
-    const std::vector<double> post = posterior(&gl[s * G], het_prior);
-    const double p_ref = std::pow(10.0, post[0]);
-    call.qual += p_ref > 0 ? -10.0 * std::log10(p_ref) : -10.0 * post[0];
-  }
-  // Each sample's genotype: one sample under the heterozygosity prior, a cohort under its
-  // allele frequencies (Hardy-Weinberg).
-  const std::vector<double> prior = S == 1 ? het_prior : population_prior(gl, gts, A, het, call.samples);
-  for (size_t s = 0; s < S; ++s) {
-    SampleCall& sc = call.samples[s];
-    const double* g = &gl[s * G];
-    const std::vector<double> post = posterior(g, prior);
-    const size_t best = static_cast<size_t>(std::max_element(post.begin(), post.end()) - post.begin());
-    const double max_gl = *std::max_element(g, g + G);
-    for (size_t k = 0; k < G; ++k) sc.pl.push_back(static_cast<int>(std::lround(std::min(1e6, -10.0 * (g[k] - max_gl)))));
-    if (sc.dp == 0) {  // no read: no call
-      sc.gt_a = sc.gt_b = -1;
-      continue;
-    }
-    sc.gt_a = gts[best].first, sc.gt_b = gts[best].second;
-    const double p_best = std::pow(10.0, post[best]);
-    sc.gq = p_best >= 1.0 ? 99 : static_cast<int>(std::min(99.0, -10.0 * std::log10(1.0 - p_best)));
-  }
+  genotype_samples(gl, A, het, call.samples, call.qual);
   if (with_non_ref) {
     for (size_t s = 0; s < S; ++s) {
       std::vector<double> mine;

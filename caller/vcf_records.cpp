@@ -18,11 +18,22 @@ std::vector<std::string> site_header_lines(bool gvcf) {
                   "order as listed\">",
                   "##INFO=<ID=AN,Number=1,Type=Integer,Description=\"Total number of alleles in called genotypes\">"});
   }
+  if (gvcf) {
+    lines.insert(lines.end(),
+                 {"##INFO=<ID=RAW_MQandDP,Number=2,Type=Integer,Description=\"Raw data (sum of squared MQ and total "
+                  "depth) for improved RMS Mapping Quality calculation\">",
+                  "##FORMAT=<ID=SB,Number=4,Type=Integer,Description=\"Per-sample component statistics which comprise "
+                  "the Fisher's Exact Test to detect strand bias.\">"});
+  }
   lines.insert(
       lines.end(),
       {"##INFO=<ID=BaseQRankSum,Number=1,Type=Float,Description=\"Z-score from Wilcoxon rank sum test of Alt Vs. Ref "
        "base qualities\">",
        "##INFO=<ID=DP,Number=1,Type=Integer,Description=\"Reads in the active region over the site\">",
+       "##INFO=<ID=ExcessHet,Number=1,Type=Float,Description=\"Phred-scaled p-value for exact test of excess "
+       "heterozygosity\">",
+       "##INFO=<ID=InbreedingCoeff,Number=1,Type=Float,Description=\"Inbreeding coefficient as estimated from the "
+       "genotype likelihoods per-sample when compared against the Hardy-Weinberg expectation\">",
        "##INFO=<ID=FS,Number=1,Type=Float,Description=\"Phred-scaled p-value using Fisher's exact test to detect strand "
        "bias\">",
        "##INFO=<ID=MQ,Number=1,Type=Float,Description=\"RMS Mapping Quality\">",
@@ -82,10 +93,16 @@ void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf, doubl
   info("BaseQRankSum", a.base_q_rank_sum);
   int32_t dp = c.dp;
   bcf_update_info_int32(hdr, rec.get(), "DP", &dp, 1);
+  info("ExcessHet", a.excess_het);
   info("FS", a.fs);
+  info("InbreedingCoeff", a.inbreeding_coeff);
   info("MQ", a.mq);
   info("MQRankSum", a.mq_rank_sum);
   info("QD", a.qd);
+  if (gvcf) {
+    const int32_t raw[2] = {static_cast<int32_t>(std::lround(a.mq_squares)), a.reads};
+    bcf_update_info_int32(hdr, rec.get(), "RAW_MQandDP", raw, 2);
+  }
   info("ReadPosRankSum", a.read_pos_rank_sum);
   info("SOR", a.sor);
   // FORMAT GT:AD:DP:GQ:PL, a column per sample (./. where no read covers the site).
@@ -94,8 +111,13 @@ void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf, doubl
     const bool called = s.gt_a >= 0;
     gt.push_back(called ? bcf_gt_unphased(s.gt_a) : bcf_gt_missing);
     gt.push_back(called ? bcf_gt_unphased(s.gt_b) : bcf_gt_missing);
-    ad.insert(ad.end(), s.ad.begin(), s.ad.end());
-    if (gvcf) ad.push_back(0);
+    if (s.ad.empty()) {  // a reference block's sample (joint): no AD
+      ad.push_back(bcf_int32_missing);
+      ad.insert(ad.end(), c.alleles.size() - 1 + (gvcf ? 1 : 0), bcf_int32_vector_end);
+    } else {
+      ad.insert(ad.end(), s.ad.begin(), s.ad.end());
+      if (gvcf) ad.push_back(0);
+    }
     sdp.push_back(s.dp);
     gq.push_back(called ? s.gq : bcf_int32_missing);
     const std::vector<int>& p = gvcf ? s.pl_non_ref : s.pl;
@@ -107,6 +129,7 @@ void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf, doubl
   bcf_update_format_int32(hdr, rec.get(), "DP", sdp.data(), n);
   bcf_update_format_int32(hdr, rec.get(), "GQ", gq.data(), n);
   bcf_update_format_int32(hdr, rec.get(), "PL", pl.data(), static_cast<int>(pl.size()));
+  if (gvcf) bcf_update_format_int32(hdr, rec.get(), "SB", a.strand_table, 4);  // one sample
   vcf.write(rec.get());
 }
 

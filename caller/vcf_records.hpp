@@ -2,7 +2,8 @@
 // A called site as a VCF record: QUAL, FILTER (PASS or LowQD), INFO AC/AF/AN (not in a
 // gVCF), DP and GATK's annotations (caller/annotations.hpp), FORMAT GT:AD:DP:GQ:PL as
 // GATK writes them, a column per sample; in a gVCF the ALT list ends with <NON_REF> (AD 0
-// for it, PL over every genotype with it).
+// for it, PL over every genotype with it) and the raw values joint genotyping needs
+// (INFO RAW_MQandDP, FORMAT SB).
 #include <string>
 #include <vector>
 

@@ -1,0 +1,362 @@
+// The `joint` run: the gVCFs' contigs cut into chunks called on all threads (through the
+// inputs' tabix/CSI indexes; unindexed inputs are read in one pass), each chunk reading
+// its inputs side by side by position; chunks written in order.
+#include "caller/joint.hpp"
+
+#include <htslib/faidx.h>
+#include <htslib/kstring.h>
+#include <htslib/tbx.h>
+#include <htslib/vcf.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+#include "caller/vcf_records.hpp"
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "common/parallel.hpp"
+#include "common/thread_budget.hpp"
+#include "io/output_file.hpp"
+#include "io/vcf_writer.hpp"
+
+namespace gatemap::caller {
+
+namespace {
+
+using detail::GvcfEntry;
+constexpr int64_t kChunk = 1000000;  // bases a thread calls at a time
+
+// One gVCF's header and its index (null: none).
+struct GvcfFile {
+  std::string path;
+  htsFile* fp = nullptr;
+  bcf_hdr_t* hdr = nullptr;
+  tbx_t* tbx = nullptr;
+  hts_idx_t* csi = nullptr;  // a BCF's
+  ~GvcfFile() {
+    if (tbx) tbx_destroy(tbx);
+    if (csi) hts_idx_destroy(csi);
+    if (hdr) bcf_hdr_destroy(hdr);
+    if (fp) hts_close(fp);
+  }
+};
+
+std::unique_ptr<GvcfFile> open_gvcf(const std::string& path) {
+  auto f = std::make_unique<GvcfFile>();
+  f->path = path;
+  f->fp = hts_open(path.c_str(), "r");
+  if (!f->fp) throw IoError("cannot open '" + path + "'");
+  f->hdr = bcf_hdr_read(f->fp);
+  if (!f->hdr) throw FormatError("'" + path + "' is not a VCF/BCF (no header)");
+  if (bcf_hdr_nsamples(f->hdr) != 1) {
+    throw FormatError("'" + path + "' holds " + std::to_string(bcf_hdr_nsamples(f->hdr)) +
+                      " samples: joint takes one gVCF per sample ('gatemap call --gvcf')");
+  }
+  if (bcf_hdr_id2int(f->hdr, BCF_DT_ID, "NON_REF") < 0 && bcf_hdr_id2int(f->hdr, BCF_DT_ID, "END") < 0) {
+    throw FormatError("'" + path + "' is not a gVCF (no <NON_REF> or END in its header): make it with 'gatemap call "
+                      "--gvcf'");
+  }
+  return f;
+}
+
+// A reader of one gVCF over a region (or the whole file), one record at a time, with a
+// header of its own (htslib's parsing may change a header: not shared between threads).
+class GvcfCursor {
+ public:
+  GvcfCursor(const GvcfFile& file, const char* region) : f_(file), rec_(bcf_init()) {
+    fp_ = hts_open(f_.path.c_str(), "r");
+    if (!fp_) throw IoError("cannot open '" + f_.path + "'");
+    hdr_ = bcf_hdr_read(fp_);
+    if (!hdr_) throw FormatError("'" + f_.path + "' is not a VCF/BCF (no header)");
+    if (region) {  // (a contig the file has no record on: no iterator, nothing to read)
+      itr_ = f_.tbx ? tbx_itr_querys(f_.tbx, region) : bcf_itr_querys(f_.csi, hdr_, region);
+    } else {
+      whole_ = true;
+    }
+  }
+  ~GvcfCursor() {
+    if (itr_) hts_itr_destroy(itr_);
+    if (hdr_) bcf_hdr_destroy(hdr_);
+    if (fp_) hts_close(fp_);
+    bcf_destroy(rec_);
+    free(line_.s);
+  }
+  GvcfCursor(const GvcfCursor&) = delete;
+  GvcfCursor& operator=(const GvcfCursor&) = delete;
+
+  // The next record (unpacked), or null at the end. Throws FormatError naming the file on
+  // a malformed or out-of-order record.
+  bcf1_t* next() {
+    int r = -1;
+    if (whole_) {
+      r = bcf_read(fp_, hdr_, rec_);
+    } else if (itr_ && f_.tbx) {
+      r = tbx_itr_next(fp_, f_.tbx, itr_, &line_);
+      if (r >= 0 && vcf_parse(&line_, hdr_, rec_) < 0) r = -2;
+    } else if (itr_) {
+      r = bcf_itr_next(fp_, itr_, rec_);
+    }
+    if (r == -1) return nullptr;
+    ++records_;
+    if (r < -1 || rec_->errcode) throw FormatError("'" + f_.path + "': record " + std::to_string(records_) + " is malformed");
+    if (rec_->rid < last_rid_ || (rec_->rid == last_rid_ && rec_->pos < last_pos_)) {
+      throw FormatError("'" + f_.path + "': record " + std::to_string(records_) + " (" + bcf_seqname(hdr_, rec_) + ":" +
+                        std::to_string(rec_->pos + 1) + ") is out of order: sort it (bcftools sort)");
+    }
+    last_rid_ = rec_->rid, last_pos_ = rec_->pos;
+    bcf_unpack(rec_, BCF_UN_ALL);
+    return rec_;
+  }
+  bcf_hdr_t* header() const { return hdr_; }
+
+ private:
+  const GvcfFile& f_;
+  htsFile* fp_ = nullptr;
+  bcf_hdr_t* hdr_ = nullptr;
+  hts_itr_t* itr_ = nullptr;
+  bcf1_t* rec_;
+  kstring_t line_ = KS_INITIALIZE;
+  bool whole_ = false;
+  int64_t records_ = 0;
+  int last_rid_ = -1;
+  int64_t last_pos_ = -1;
+};
+
+bool is_block(const bcf1_t* rec) { return rec->n_allele == 2 && std::strcmp(rec->d.allele[1], "<NON_REF>") == 0; }
+
+// A record as an entry (its kind: block or variant).
+GvcfEntry entry_of(const bcf_hdr_t* hdr, bcf1_t* rec) {
+  GvcfEntry e;
+  e.kind = is_block(rec) ? GvcfEntry::Kind::block : GvcfEntry::Kind::variant;
+  e.pos = rec->pos;
+  for (int a = 0; a < rec->n_allele; ++a) e.alleles.emplace_back(rec->d.allele[a]);
+  bcf_hdr_t* h = const_cast<bcf_hdr_t*>(hdr);
+  int32_t* v = nullptr;
+  int n = 0;
+  const auto ints = [&](const char* key, std::vector<int>& out) {
+    out.clear();
+    const int k = bcf_get_format_int32(h, rec, key, &v, &n);
+    for (int i = 0; i < k && v[i] != bcf_int32_vector_end; ++i) out.push_back(v[i] == bcf_int32_missing ? 0 : v[i]);
+  };
+  ints("PL", e.pl);
+  std::vector<int> one;
+  ints("DP", one);
+  if (!one.empty()) e.dp = one[0];
+  if (e.kind == GvcfEntry::Kind::variant) {
+    ints("AD", e.ad);
+    ints("SB", one);
+    for (size_t k = 0; k < 4 && k < one.size(); ++k) e.sb[k] = one[k];
+    if (bcf_get_info_int32(h, rec, "RAW_MQandDP", &v, &n) == 2) e.mq_squares = v[0], e.mq_reads = v[1];
+    float* f = nullptr;
+    int nf = 0;
+    for (auto [key, out] : {std::pair{"MQRankSum", &e.mq_rank_sum}, {"ReadPosRankSum", &e.read_pos_rank_sum},
+                            {"BaseQRankSum", &e.base_q_rank_sum}}) {
+      if (bcf_get_info_float(h, rec, key, &f, &nf) == 1 && !bcf_float_is_missing(f[0])) *out = f[0];
+    }
+    free(f);
+    if (std::find(e.alleles.begin(), e.alleles.end(), "<NON_REF>") == e.alleles.end()) {
+      free(v);
+      throw FormatError("record " + std::string(bcf_seqname(hdr, rec)) + ":" + std::to_string(rec->pos + 1) +
+                        " has no <NON_REF> allele: not a gVCF record (make the gVCFs with 'gatemap call --gvcf')");
+    }
+  }
+  free(v);
+  return e;
+}
+
+// What each input says from one position to the next.
+struct SampleState {
+  GvcfEntry block, variant, here;  // the last block, the last variant record, one starting here
+  int64_t block_end = -1, variant_end = -1;  // exclusive
+  bool has_here = false;
+};
+
+// The sites of [begin, end) of contig rid (the whole files where region is null), in order.
+std::vector<detail::SiteCall> call_chunk(const std::vector<std::unique_ptr<GvcfFile>>& files, const char* region,
+                                         int rid, int64_t begin, int64_t end, const JointOptions& opt,
+                                         int64_t& records, std::vector<int>& rids) {
+  const size_t S = files.size();
+  std::vector<std::unique_ptr<GvcfCursor>> cursors;
+  std::vector<bcf1_t*> cur(S, nullptr);
+  for (size_t s = 0; s < S; ++s) {
+    cursors.push_back(std::make_unique<GvcfCursor>(*files[s], region));
+    cur[s] = cursors[s]->next();
+  }
+  std::vector<SampleState> state(S);
+  std::vector<GvcfEntry> entries(S);
+  std::vector<detail::SiteCall> out;
+  int state_rid = -1;
+  for (;;) {
+    int r = INT32_MAX;
+    int64_t p = INT64_MAX;
+    for (size_t s = 0; s < S; ++s) {
+      if (cur[s] && (cur[s]->rid < r || (cur[s]->rid == r && cur[s]->pos < p))) r = cur[s]->rid, p = cur[s]->pos;
+    }
+    if (r == INT32_MAX) break;
+    if (r != state_rid) state.assign(S, SampleState{}), state_rid = r;
+    bool site = false;
+    for (size_t s = 0; s < S; ++s) {
+      SampleState& st = state[s];
+      st.has_here = false;
+      while (cur[s] && cur[s]->rid == r && cur[s]->pos == p) {
+        ++records;
+        GvcfEntry e = entry_of(cursors[s]->header(), cur[s]);
+        if (e.kind == GvcfEntry::Kind::block) {
+          int32_t* v = nullptr;
+          int n = 0;
+          st.block_end = bcf_get_info_int32(cursors[s]->header(), cur[s], "END", &v, &n) == 1 ? v[0] : p + 1;
+          free(v);
+          st.block = std::move(e);
+        } else {
+          st.variant_end = p + static_cast<int64_t>(e.alleles[0].size());
+          st.variant = e;
+          st.here = std::move(e);
+          st.has_here = site = true;
+        }
+        cur[s] = cursors[s]->next();
+      }
+    }
+    if (!site || (region && (r != rid || p < begin || p >= end))) continue;
+    for (size_t s = 0; s < S; ++s) {
+      const SampleState& st = state[s];
+      if (st.has_here) {
+        entries[s] = st.here;
+      } else if (st.variant_end > p && st.variant.pos < p) {
+        entries[s] = st.variant;
+        entries[s].kind = GvcfEntry::Kind::spanning;
+      } else if (st.block_end > p && st.block.pos <= p) {
+        entries[s] = st.block;
+      } else {
+        entries[s] = GvcfEntry{};
+      }
+    }
+    detail::SiteCall call;
+    if (detail::joint_site(p, entries, opt, call)) {
+      out.push_back(std::move(call));
+      rids.push_back(r);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+JointStats run_joint(const JointOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  use_threads(opt.threads);
+  if (opt.inputs.empty()) throw UsageError("no gVCF given");
+  if (opt.reference.empty()) throw UsageError("-r REF.fa is required");
+  io::check_vcf_name(opt.output, "-o");
+  std::vector<std::unique_ptr<GvcfFile>> files;
+  std::vector<std::string> samples;
+  bool indexed = true;
+  for (const std::string& path : opt.inputs) {
+    for (const auto& f : files) {
+      if (f->path == path || io::same_file(f->path, path)) throw UsageError("'" + path + "' is given twice: each gVCF once");
+    }
+    files.push_back(open_gvcf(path));
+    GvcfFile& f = *files.back();
+    const std::string sample = f.hdr->samples[0];
+    if (std::find(samples.begin(), samples.end(), sample) != samples.end()) {
+      throw FormatError("sample '" + sample + "' of '" + path + "' is in another gVCF too: one gVCF per sample");
+    }
+    samples.push_back(sample);
+    if (f.fp->format.format == bcf) {
+      f.csi = bcf_index_load(path.c_str());
+    } else {
+      f.tbx = tbx_index_load(path.c_str());
+    }
+    indexed &= f.tbx || f.csi;
+  }
+  // Contigs: the first header's, the same in every gVCF and in the reference.
+  const bcf_hdr_t* h0 = files[0]->hdr;
+  io::VcfHeaderInfo info;
+  const std::unique_ptr<faidx_t, void (*)(faidx_t*)> fai(fai_load(opt.reference.c_str()), fai_destroy);
+  if (!fai) throw IoError("cannot read the reference '" + opt.reference + "' (a FASTA, or its .fai)");
+  int n_contigs = 0;
+  const char** names = bcf_hdr_seqnames(h0, &n_contigs);
+  for (int c = 0; c < n_contigs; ++c) {
+    const bcf_hrec_t* hrec = bcf_hdr_get_hrec(h0, BCF_HL_CTG, "ID", names[c], nullptr);
+    const int at = hrec ? bcf_hrec_find_key(const_cast<bcf_hrec_t*>(hrec), "length") : -1;
+    const int64_t len = at >= 0 ? std::stoll(hrec->vals[at]) : 0;
+    const int64_t ref_len = faidx_seq_len(fai.get(), names[c]);
+    if (ref_len < 0 || (len > 0 && ref_len != len)) {
+      const std::string name = names[c];
+      free(names);
+      throw FormatError("contig '" + name + "' of '" + files[0]->path + "' is " +
+                        (ref_len < 0 ? "not in" : "another length in") + " '" + opt.reference +
+                        "': use the reference the gVCFs were called against");
+    }
+    info.contigs.emplace_back(names[c], ref_len);
+  }
+  free(names);
+  for (size_t s = 1; s < files.size(); ++s) {
+    int n = 0;
+    const char** other = bcf_hdr_seqnames(files[s]->hdr, &n);
+    bool same = n == n_contigs;
+    for (int c = 0; same && c < n; ++c) same = info.contigs[c].first == other[c];
+    free(other);
+    if (!same) {
+      throw FormatError("'" + files[s]->path + "': its contigs differ from those of '" + files[0]->path +
+                        "' (another reference?)");
+    }
+  }
+  info.reference = opt.reference;
+  info.command_line = opt.command_line;
+  info.version = opt.version;
+  info.samples = samples;
+  info.extra_lines = detail::site_header_lines(false);
+  io::VcfWriter vcf(opt.output, info, std::min(8, omp_get_max_threads()));
+  // Chunks of the contigs, in order; unindexed input: one pass over the whole files.
+  struct Chunk {
+    int rid;
+    int64_t begin, end;
+  };
+  std::vector<Chunk> chunks;
+  if (indexed) {
+    for (int c = 0; c < n_contigs; ++c) {
+      for (int64_t b = 0; b < info.contigs[c].second; b += kChunk) chunks.push_back({c, b, std::min(info.contigs[c].second, b + kChunk)});
+    }
+  } else {
+    log::info("joint", "the gVCFs are not all indexed (.tbi/.csi): read in one pass, on one thread");
+    chunks.push_back({-1, 0, 0});
+  }
+  JointStats stats;
+  const int threads = omp_get_max_threads();
+  const size_t batch = static_cast<size_t>(std::max(1, threads) * 4);
+  for (size_t first = 0; first < chunks.size(); first += batch) {
+    const size_t n = std::min(batch, chunks.size() - first);
+    std::vector<std::vector<detail::SiteCall>> calls(n);
+    std::vector<std::vector<int>> rids(n);
+    std::vector<int64_t> records(n, 0);
+    ParallelErrors errors;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t i = 0; i < n; ++i) {
+      errors.run([&] {
+        const Chunk& ch = chunks[first + i];
+        std::string region;
+        if (ch.rid >= 0) region = info.contigs[ch.rid].first + ":" + std::to_string(ch.begin + 1) + "-" + std::to_string(ch.end);
+        calls[i] = call_chunk(files, ch.rid >= 0 ? region.c_str() : nullptr, ch.rid, ch.begin, ch.end, opt, records[i], rids[i]);
+      });
+    }
+    errors.rethrow();
+    for (size_t i = 0; i < n; ++i) {
+      stats.records += records[i];
+      for (size_t k = 0; k < calls[i].size(); ++k) {
+        // Unindexed input: the record's contig id is the first header's (all agree).
+        detail::write_site(vcf, rids[i][k], calls[i][k], false, opt.min_qd);
+        ++stats.calls;
+      }
+    }
+    log::info("joint", std::to_string(std::min(chunks.size(), first + n)) + " of " + std::to_string(chunks.size()) +
+                           " chunks: " + std::to_string(stats.calls) + " calls");
+  }
+  vcf.close();
+  stats.total_s = log::seconds_since(t0);
+  return stats;
+}
+
+}  // namespace gatemap::caller
