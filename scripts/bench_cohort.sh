@@ -38,17 +38,17 @@ child() {
   bcftools merge --force-samples "$1.truth.vcf.gz" "$2.truth.vcf.gz" 2>> "$LOG" |
     awk -F'\t' -v OFS='\t' '/^##/ { print; next }
       /^#CHROM/ { print $1, $2, $3, $4, $5, $6, $7, $8, $9, "donor"; next }
-      { split($10, m, "|"); split($11, d, "|"); if (m[1] == ".") m[1] = 0; if (d[1] == ".") d[1] = 0
+      { split($10, m, "|"); split($11, d, "|"); if ($10 ~ /^\./) m[1] = 0; if ($11 ~ /^\./) d[1] = 0
         if (m[1] == 0 && d[1] == 0) next
-        print $1, $2, $3, $4, $5, $6, $7, $8, "GT", m[1] "|" d[1] }' | bgzip > "$3.truth.vcf.gz"
-  tabix -f "$3.truth.vcf.gz"
+        print $1, $2, $3, $4, $5, $6, $7, $8, "GT", m[1] "|" d[1] }' | bcftools view -Oz -o "$3.truth.vcf.gz"
+  bcftools index -f -t "$3.truth.vcf.gz"
 }
 
 # with_shared OWN SHARED OUT: OUT.truth.vcf.gz, the variants of both donors (the shared
 # one's where both have a variant at a position).
 with_shared() {
   bcftools concat -a -D "$2.truth.vcf.gz" "$1.truth.vcf.gz" 2>> "$LOG" | bcftools sort -Oz -o "$3.truth.vcf.gz" 2>> "$LOG"
-  tabix -f "$3.truth.vcf.gz"
+  bcftools index -f -t "$3.truth.vcf.gz"
 }
 
 # sample NAME DEPTH: NAME.DEPTH.bam (sorted, indexed, @RG SM:NAME) from NAME's truth.
