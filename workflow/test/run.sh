@@ -5,7 +5,9 @@
 #     single-process commands give on the same reads (map per lane, merge, markdup, one
 #     `gatemap call` over the whole genome);
 #  2. after one shard's BAM is deleted, a re-run redoes that shard and what depends on it
-#     (its sample's merge, calls and VCF), nothing of the other sample.
+#     (its sample's merge, calls and VCF), nothing of the other sample;
+#  3. gvcf=True: gVCFs as one process writes them; joint=True: cohort.vcf.gz as `gatemap
+#     joint` of them writes it.
 # Usage: workflow/test/run.sh path/to/gatemap   (needs snakemake, samtools, bcftools)
 set -euo pipefail
 gatemap=$(realpath "${1:?usage: run.sh path/to/gatemap}")
@@ -140,4 +142,15 @@ if [[ "$covered" != "$total" ]]; then
   exit 1
 fi
 echo "gVCF: $total bases covered once, $(variants results/vcf/s1.g.vcf.gz | wc -l) variant records as one process"
+
+# 4. joint=True: the samples' gVCFs genotyped together equal `gatemap joint` of them.
+snakemake -s "$snakefile" --cores 2 --quiet --config "${config[@]}" joint=True > snakemake_joint.log 2>&1 \
+  || { tail -50 snakemake_joint.log >&2; exit 1; }
+"$gatemap" joint -r ref.fa -o one_joint.vcf.gz results/vcf/s1.g.vcf.gz results/vcf/s2.g.vcf.gz 2>> sim.log
+if ! cmp -s <(records results/cohort.vcf.gz) <(records one_joint.vcf.gz) \
+    || [[ $(bcftools query -l results/cohort.vcf.gz | tr '\n' ' ') != "s1 s2 " ]]; then
+  echo "FAIL: the workflow's cohort.vcf.gz differs from 'gatemap joint' of its gVCFs" >&2
+  exit 1
+fi
+echo "joint: $(bcftools view -H results/cohort.vcf.gz | wc -l) cohort records as one process"
 echo "workflow test passed"
