@@ -8,6 +8,9 @@
 #   cohort   COHORT (10) samples at COHORT_DEPTH (5)x sharing half their variants (the
 #            donor of seed 100 in all, one of its own each): recall of the shared variants
 #            per way, beside `bcftools mpileup | bcftools call -m` of all BAMs
+#   speed    on REF_FA (a FASTA, e.g. chr20): SPEED_SAMPLES (3) donors at SPEED_DEPTH (30)x
+#            called one at a time and together, and `joint` of their gVCFs with those of
+#            more donors at JOINT_DEPTH (10)x up to JOINT_SAMPLES (10): wall seconds
 # Usage: scripts/bench_cohort.sh STAGE... ; env: OUTDIR (/tmp/gm_cohort), GATEMAP, THREADS,
 #   LENGTH (genome bp, 2000000), DEPTHS, COHORT, COHORT_DEPTH. Prints a TSV (set, way,
 #   sample, measure, value) and `# ` lines; stderr of every command in OUTDIR/runs.log.
@@ -29,6 +32,12 @@ secs() { local s; s=$(date +%s%N); "$@"; awk -v a="$s" -v b="$(date +%s%N)" 'BEG
 
 reference() {
   [ -s ref.gmi ] && return
+  if [ -n "${REF_FA:-}" ]; then
+    cp "$REF_FA" ref.fa
+    LENGTH=$(awk '!/^>/ { n += length($0) } END { print n }' ref.fa)
+    run "$G" index -t "$T" -o ref.gmi ref.fa
+    return
+  fi
   run "$G" sim genome --length "$LENGTH" --contigs 3 --seed 7 -o ref.fa
   run "$G" index -t "$T" -o ref.gmi ref.fa
 }
@@ -144,6 +153,30 @@ for stage in "$@"; do
           join - <(sort cohort.$way.called) -a1 | awk -v way="$way" -v n="$COHORT" '
             { called += ($2 == "" ? 0 : $2); total += n }
             END { printf "cohort\t%s\tall\tshared_recall\t%.4f\n", way, called / total }'
+      done ;;
+    speed)
+      reference
+      [ -n "${REF_FA:-}" ] && LENGTH=$(awk '!/^>/ { n += length($0) } END { print n }' ref.fa)
+      bams=() gvcfs=() t=0
+      for i in $(seq "${JOINT_SAMPLES:-10}"); do
+        n=d$i depth=${SPEED_DEPTH:-30}
+        [ "$i" -le "${SPEED_SAMPLES:-3}" ] || depth=${JOINT_DEPTH:-10}
+        [ -s "$n.truth.vcf.gz" ] || run "$G" sim variants ref.fa --seed $((300 + i)) -t "$T" -o "$n"
+        sample "$n" "$depth"
+        row speed "$n" "$n" "gvcf_call_s" "$(secs run "$G" call -t "$T" --gvcf -r ref.fa -o "$n.g.vcf.gz" "$n.$depth.bam")"
+        gvcfs+=("$n.g.vcf.gz")
+        if [ "$i" -le "${SPEED_SAMPLES:-3}" ]; then
+          bams+=("$n.$depth.bam")
+          t=$(awk -v a="$t" -v b="$(secs run "$G" call -t "$T" -r ref.fa -o "$n.vcf.gz" "$n.$depth.bam")" 'BEGIN { print a + b }')
+        fi
+      done
+      row speed single "${#bams[@]}" call_s_summed "$t"
+      row speed multi "${#bams[@]}" call_s "$(secs run "$G" call -t "$T" -r ref.fa -o multi.vcf.gz "${bams[@]}")"
+      row speed joint "${SPEED_SAMPLES:-3}" joint_s \
+        "$(secs run "$G" joint -t "$T" -r ref.fa -o joint_first.vcf.gz "${gvcfs[@]:0:${SPEED_SAMPLES:-3}}")"
+      row speed joint "${#gvcfs[@]}" joint_s "$(secs run "$G" joint -t "$T" -r ref.fa -o joint.vcf.gz "${gvcfs[@]}")"
+      for v in multi.vcf.gz joint_first.vcf.gz joint.vcf.gz; do
+        row speed "$v" all records "$(gzip -dc "$v" | grep -vc '^#')"
       done ;;
     *) echo "unknown stage '$stage'" >&2; exit 2 ;;
   esac

@@ -130,7 +130,8 @@ for stage in "$@"; do
       cmp -s <(samtools view "$d/pe.bam") <(samtools view "$d/old.bam") \
         && echo "# chr20: records identical to OLD's" || echo "# chr20: records DIFFER from OLD's"
       cmp -s <(gzip -dc "$d/calls.vcf.gz" | grep -v '^##') <(gzip -dc "$d/old.vcf.gz" | grep -v '^##') \
-        && echo "# chr20: calls identical to OLD's" || echo "# chr20: calls DIFFER from OLD's" ;;
+        && echo "# chr20: calls identical to OLD's" || echo "# chr20: calls differ from OLD's (fields or records)"
+      "$G" eval vcf "$d/donor.truth.vcf.gz" "$d/old.vcf.gz" -r chr20/ref.fa 2>> "$LOG" | sed "s/^/# chr20_old eval: /" ;;
     report)  # per pair and per Mbp, and the 30x genome from them (see docs/BENCHMARKS.md)
       awk -F'\t' -v pairs="$PAIRS" -v scale="$SCALE" -v c20="$CHR20_PAIRS" -v c20deep="$CHR20_DEEP_PAIRS" '
         { wall[$1 "/" $2] = $3; cpu[$1 "/" $2] = $4 }

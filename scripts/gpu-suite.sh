@@ -22,6 +22,8 @@
 #   genome     scripts/bench_genome.sh GENOME_STAGES (prep20 chr20 old chr20x30 prep genome report) with
 #              the real chr20 in the genome, GENOME_PAIRS (50 M) pairs, in /tmp/gm_genome:
 #              genome.tsv (a row per step) and genome.log; touches /tmp/gm_genome/done at the end
+#   cohort     scripts/bench_cohort.sh speed on chr20: 3 donors at 30x called alone and together,
+#              joint of their gVCFs and of 10 (7 more donors at 10x); touches /tmp/gm_cohort/done
 set -uo pipefail
 OUT=${OUT:-gpu-out}
 if [ "${1:-}" = bundle ]; then  # here: build and pack
@@ -29,7 +31,7 @@ if [ "${1:-}" = bundle ]; then  # here: build and pack
   cd "$(dirname "$0")/.."
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null
   cmake --build build -j "$(nproc)"
-  tools=(); for t in samtools lighter minimap2 bwa; do command -v $t > /dev/null && tools+=("$(command -v $t)"); done
+  tools=(); for t in samtools bcftools lighter minimap2 bwa; do command -v $t > /dev/null && tools+=("$(command -v $t)"); done
   ../shared/tools/gpu-bundle.sh build build/apps/gatemap build/tests/test_{gpu_device,filter_gpu,filter,mapper_gpu} \
     build/tests/test_{pairhmm,pairhmm_gpu,correct,correct_gpu,caller} "${tools[@]}" "${@:3}"
   [ -z "${2:-}" ] || cp "$2" .gpu-bundle/bin/gatemap-old
@@ -202,6 +204,13 @@ for stage in "$@"; do
       OUTDIR=/tmp/gm_genome PAIRS=${GENOME_PAIRS:-50000000} CHR20=/tmp/gm_chr20.fa LOG=$OUT/genome.log OLD=$BIN/gatemap-old \
         bash scripts/bench_genome.sh ${GENOME_STAGES:-prep20 chr20 old chr20x30 prep genome report} > "$OUT/genome.tsv" 2>> "$OUT/genome.log"
       echo "bench_genome exit $?" >> "$OUT/genome.log"; touch /tmp/gm_genome/done ;;
+    cohort)  # bench_cohort.sh speed on chr20 (COHORT_* as its SPEED_SAMPLES, SPEED_DEPTH, JOINT_*)
+      chr20 /tmp/gm_chr20.fa
+      OUTDIR=/tmp/gm_cohort REF_FA=/tmp/gm_chr20.fa THREADS=$T SPEED_SAMPLES=${COHORT_SPEED_SAMPLES:-3} \
+        SPEED_DEPTH=${COHORT_SPEED_DEPTH:-30} JOINT_SAMPLES=${COHORT_JOINT_SAMPLES:-10} JOINT_DEPTH=${COHORT_JOINT_DEPTH:-10} \
+        bash scripts/bench_cohort.sh speed > "$OUT/cohort.tsv" 2> "$OUT/cohort.log"
+      echo "bench_cohort exit $?" >> "$OUT/cohort.log"; cp /tmp/gm_cohort/runs.log "$OUT/cohort_runs.log"
+      touch /tmp/gm_cohort/done ;;
     *) echo "unknown stage '$stage'" >&2 ;;
   esac
 done
