@@ -1,6 +1,6 @@
 // Local de Bruijn assembly of a region: the reference path and the read slices' k-mers
 // (bases below min_base_q break them), edges weighted by read support, non-reference
-// edges seen fewer than min_prune times dropped. A repeated reference k-mer or a cycle
+// edges seen fewer than min_prune times dropped (in a cohort: see keep_edge). A repeated reference k-mer or a cycle
 // reachable from the source makes k grow (21, 25, 31, 41, 51, 63); the best-scoring source-to-sink
 // paths (sum of log10 edge weight / node out-weight, as GATK scores them; found best
 // first) are the haplotypes.
@@ -17,8 +17,10 @@ namespace {
 
 struct Edge {
   int to;
-  int weight;
+  int weight;            // reads, all samples
   bool ref;
+  int sample_weight = 0;  // reads of the sample being added
+  int best_sample = 0;    // the most reads any one sample gave it
 };
 
 using Kmer = unsigned __int128;  // k up to 63
@@ -83,13 +85,36 @@ struct Graph {
     for (Edge& e : out[a]) {
       if (e.to == b) {
         e.weight += w;
+        e.sample_weight += w;
         e.ref = e.ref || ref;
         return;
       }
     }
-    out[a].push_back({b, w, ref});
+    out[a].push_back({b, w, ref, w, 0});
+  }
+  // Closes one sample's reads: its counts go into each edge's best_sample.
+  void end_sample() {
+    for (auto& edges : out) {
+      for (Edge& e : edges) e.best_sample = std::max(e.best_sample, e.sample_weight), e.sample_weight = 0;
+    }
   }
 };
+
+// Whether a non-reference edge survives pruning. One sample: seen in min_prune reads. A
+// cohort: seen in min_prune reads of one sample (what that sample alone would keep), or
+// in min_prune reads in all where the reads through its node say an allele is likelier
+// than errors (log-likelihood ratio of frequency w/W against kCohortErrorRate above
+// ln 10). The pooled count alone keeps sequencing errors that recur across samples: a
+// trio's regions grew from 2 to up to 48 haplotypes, made of error bubbles' combinations.
+constexpr double kCohortErrorRate = 0.01;
+bool keep_edge(const Edge& e, int node_weight, int min_prune, bool cohort) {
+  if (e.ref || e.best_sample >= min_prune) return true;
+  if (!cohort || e.weight < min_prune) return false;
+  if (e.weight >= node_weight) return true;  // the node's only way on
+  const double w = e.weight, n = node_weight, f = w / n;
+  const double llr = w * std::log(f / kCohortErrorRate) + (n - w) * std::log((1 - f) / (1 - kCohortErrorRate));
+  return llr >= std::log(10.0);
+}
 
 // Adds the k-mers of s as a path; bases with low quality (when quals given) break it.
 // Returns the node ids along the path (-1 where broken).
@@ -176,7 +201,14 @@ std::vector<std::string> best_paths(const Graph& g, int source, int sink, const 
 
 std::vector<std::string> assemble(const std::string& ref_region, const std::vector<std::string>& read_slices,
                                   const std::vector<std::vector<uint8_t>>& read_quals, int min_base_q,
-                                  int min_prune, int max_haplotypes) {
+                                  int min_prune, int max_haplotypes, const std::vector<int>& read_samples) {
+  // Reads sample by sample, so each edge learns the most reads one sample gave it.
+  std::vector<int> order(read_slices.size());
+  for (size_t r = 0; r < order.size(); ++r) order[r] = static_cast<int>(r);
+  if (!read_samples.empty()) {
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return read_samples[a] < read_samples[b]; });
+  }
+  const bool cohort = !order.empty() && !read_samples.empty() && read_samples[order.front()] != read_samples[order.back()];
   for (int k : {21, 25, 31, 41, 51, 63}) {
     if (static_cast<int>(ref_region.size()) < k + 2) break;
     Graph g;
@@ -191,10 +223,16 @@ std::vector<std::string> assemble(const std::string& ref_region, const std::vect
     if (on_ref.size() + k - 1 != ref_region.size() || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
       continue;
     }
-    for (size_t r = 0; r < read_slices.size(); ++r) add_path(g, read_slices[r], &read_quals[r], min_base_q, k, false);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const int r = order[i];
+      add_path(g, read_slices[r], &read_quals[r], min_base_q, k, false);
+      if (i + 1 == order.size() || (cohort && read_samples[order[i + 1]] != read_samples[r])) g.end_sample();
+    }
     for (auto& edges : g.out) {
+      int node_weight = 0;
+      for (const Edge& e : edges) node_weight += e.weight;
       edges.erase(std::remove_if(edges.begin(), edges.end(),
-                                 [&](const Edge& e) { return !e.ref && e.weight < min_prune; }),
+                                 [&](const Edge& e) { return !keep_edge(e, node_weight, min_prune, cohort); }),
                   edges.end());
     }
     const int source = on_ref.front(), sink = on_ref.back();

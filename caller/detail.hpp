@@ -47,10 +47,10 @@ std::pair<int64_t, int64_t> unclipped_span(const AlignedRead& r);
 
 // Candidate haplotypes of a region (the reference first), from a de Bruijn graph of
 // the reference and the read slices; k grows while the graph has a cycle. Empty when
-// no k works.
+// no k works. read_samples[r]: read r's sample (empty: one sample), for a cohort's pruning.
 std::vector<std::string> assemble(const std::string& ref_region, const std::vector<std::string>& read_slices,
                                   const std::vector<std::vector<uint8_t>>& read_quals, int min_base_q,
-                                  int min_prune, int max_haplotypes);
+                                  int min_prune, int max_haplotypes, const std::vector<int>& read_samples = {});
 
 // Fallback when assembly finds no alternative: the reference plus the combinations of
 // well-supported events that reads' own alignments carry together; empty when none.

@@ -67,7 +67,11 @@ std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, con
         used.push_back(&r);
       }
       const std::string ref_region = seq.substr(w.region.begin, w.region.end - w.region.begin);
-      w.haps = assemble(ref_region, w.slices, w.quals, kAssemblyMinBaseQ, opt.min_prune, max_haps);
+      std::vector<int> samples;
+      if (n_samples > 1) {
+        for (const auto& r : w.slice_reads) samples.push_back(r.sample);
+      }
+      w.haps = assemble(ref_region, w.slices, w.quals, kAssemblyMinBaseQ, opt.min_prune, max_haps, samples);
       const std::vector<std::string> pileup =
           pileup_haplotypes(ref_region, w.region.begin, used, opt.min_base_q, max_haps);
       if (w.haps.size() < 2) {  // no k worked, or the graph shows no alternative to the reference

@@ -221,6 +221,39 @@ TEST(CallerAssembly, CycleResolvedWithLargerK) {
   EXPECT_EQ(haps[1], alt);
 }
 
+// A cohort prunes per sample: a change seen once in each of two samples among 40 reads is
+// an error recurring by chance (one sample alone would not keep it), twice in one sample
+// it is that sample's variant, and once in each of ten samples of three reads a variant
+// the pooled reads show. With no samples given, the pooled count decides (one sample).
+TEST(CallerAssembly, CohortPrunesEdgesPerSample) {
+  const std::string ref = random_seq(200, 11);
+  std::string alt = ref;
+  alt[100] = alt[100] == 'A' ? 'G' : 'A';
+  struct Set {
+    std::vector<std::string> reads;
+    std::vector<std::vector<uint8_t>> quals;
+    std::vector<int> samples;
+    void add(const std::string& seq, int sample, int n) {
+      for (int i = 0; i < n; ++i) reads.push_back(seq), quals.emplace_back(seq.size(), 30), samples.push_back(sample);
+    }
+  };
+  auto has_alt = [&](const Set& set, bool by_sample) {
+    const auto haps = caller::detail::assemble(ref, set.reads, set.quals, 10, 2, 16,
+                                               by_sample ? set.samples : std::vector<int>{});
+    return std::find(haps.begin(), haps.end(), alt) != haps.end();
+  };
+  Set recurring;
+  for (int s = 0; s < 2; ++s) recurring.add(ref, s, 20), recurring.add(alt, s, 1);
+  EXPECT_FALSE(has_alt(recurring, true));
+  EXPECT_TRUE(has_alt(recurring, false));
+  Set one_sample;
+  one_sample.add(ref, 0, 20), one_sample.add(ref, 1, 18), one_sample.add(alt, 1, 2);
+  EXPECT_TRUE(has_alt(one_sample, true));
+  Set shared;
+  for (int s = 0; s < 10; ++s) shared.add(ref, s, 2), shared.add(alt, s, 1);
+  EXPECT_TRUE(has_alt(shared, true));
+}
+
 // Variants planted in a simulated genome, reads mapped by gatemap, sorted in memory,
 // then called: each with its genotype, and nothing else.
 TEST(CallerEndToEnd, PlantedVariantsCalledWithGenotypes) {
