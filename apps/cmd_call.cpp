@@ -53,6 +53,10 @@ void register_call(CLI::App& app, AppContext& ctx) {
   sub->add_option("--max-haplotypes", o->max_haplotypes, "Haplotypes per region, per sample (a cohort's: at most 128, as GATK's)")
       ->check(CLI::Range(2, 1024))
       ->capture_default_str();
+  sub->add_option("--max-reads-per-start", o->max_reads_per_start,
+                  "Reads of one sample starting at one position kept at most (GATK's --max-reads-per-alignment-start); 0: all")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   sub->add_option("-t,--threads", o->threads, "Threads (0: all)")->capture_default_str();
   sub->add_option("--stats", *stats, "Write the run's counts and stage times as JSON");
   sub->add_option("--lanes", o->lanes, "")->group("");

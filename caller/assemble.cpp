@@ -1,6 +1,6 @@
 // Local de Bruijn assembly of a region: the reference path and the read slices' k-mers
 // (bases below min_base_q break them), edges weighted by read support, non-reference
-// edges seen fewer than min_prune times dropped (in a cohort: see keep_edge). A repeated reference k-mer or a cycle
+// edges seen fewer than min_prune times dropped (at depth and in a cohort: see keep_edge). A repeated reference k-mer or a cycle
 // reachable from the source makes k grow (21, 25, 31, 41, 51, 63); the best-scoring source-to-sink
 // paths (sum of log10 edge weight / node out-weight, as GATK scores them; found best
 // first) are the haplotypes.
@@ -100,20 +100,28 @@ struct Graph {
   }
 };
 
-// Whether a non-reference edge survives pruning. One sample: seen in min_prune reads. A
-// cohort: seen in min_prune reads of one sample (what that sample alone would keep), or
-// in min_prune reads in all where the reads through its node say an allele is likelier
-// than errors (log-likelihood ratio of frequency w/W against kCohortErrorRate above
-// ln 10). The pooled count alone keeps sequencing errors that recur across samples: a
-// trio's regions grew from 2 to up to 48 haplotypes, made of error bubbles' combinations.
-constexpr double kCohortErrorRate = 0.01;
+// Whether a non-reference edge survives pruning. One sample: seen in min_prune reads
+// and, where kDeepNodeWeight reads pass its node, likelier an allele than errors (below).
+// A cohort: seen in min_prune reads of one sample (what that sample alone would keep), or
+// in min_prune reads in all and likelier an allele than errors. Plain counts keep errors
+// that recur by chance among many reads: a trio's regions grew from 2 to up to 48
+// haplotypes of error bubbles' combinations, and at 1,000x 19 of 21 regions hit the cap.
+// "Likelier": the log-likelihood ratio of its reads at frequency w/W (W: its node's
+// reads) against errors at kErrorRate is above ln 10, as GATK's adaptive pruning; at 30x
+// that needs about 3 of 60 reads, at 1,000x about 2% of them.
+constexpr double kErrorRate = 0.01;
+constexpr int kDeepNodeWeight = 300;  // ten times 30x: normal depth is never pruned this way
+bool likelier_allele(int w, int node_weight) {
+  if (w >= node_weight) return true;  // the node's only way on
+  const double n = node_weight, f = w / n;
+  if (f <= kErrorRate) return false;  // (the ratio is two-sided: f below the error rate scores too)
+  return w * std::log(f / kErrorRate) + (n - w) * std::log((1 - f) / (1 - kErrorRate)) >= std::log(10.0);
+}
 bool keep_edge(const Edge& e, int node_weight, int min_prune, bool cohort) {
-  if (e.ref || e.best_sample >= min_prune) return true;
-  if (!cohort || e.weight < min_prune) return false;
-  if (e.weight >= node_weight) return true;  // the node's only way on
-  const double w = e.weight, n = node_weight, f = w / n;
-  const double llr = w * std::log(f / kCohortErrorRate) + (n - w) * std::log((1 - f) / (1 - kCohortErrorRate));
-  return llr >= std::log(10.0);
+  if (e.ref) return true;
+  if (e.weight < min_prune) return false;
+  if (!cohort) return node_weight < kDeepNodeWeight || likelier_allele(e.weight, node_weight);
+  return e.best_sample >= min_prune || likelier_allele(e.weight, node_weight);
 }
 
 // Adds the k-mers of s as a path; bases with low quality (when quals given) break it.

@@ -202,13 +202,21 @@ class Caller {
 
   void advance() { has_pending_ = reader_.next(pending_tid_, pending_); }
 
-  // Moves the pending reads of contig tid that start before `until` into the window.
+  // Moves the pending reads of contig tid that start before `until` into the window, a
+  // start position at a time (downsampled there).
   void pull_reads(int tid, int64_t until) {
     if (until > queried_until_) extend_query(tid, until);
     while (has_pending_ && pending_tid_ == tid && pending_.pos < until) {
-      reads_.push_back(std::move(pending_));
-      pending_ = AlignedRead();
-      advance();
+      const size_t first = reads_.size();
+      for (const int64_t pos = pending_.pos; has_pending_ && pending_tid_ == tid && pending_.pos == pos;) {
+        reads_.push_back(std::move(pending_));
+        pending_ = AlignedRead();
+        advance();
+      }
+      if (opt_.max_reads_per_start > 0 && reads_.size() - first > static_cast<size_t>(opt_.max_reads_per_start)) {
+        stats_.reads_downsampled += detail::downsample_start(reads_, first, opt_.max_reads_per_start, done_);
+        reader_.recycle(done_);
+      }
     }
     pulled_until_ = std::max(pulled_until_, until);
   }
@@ -396,6 +404,10 @@ class Caller {
     for (const RegionWork& r : w->work) {
       ++stats_.regions;
       if (!r.assembled) ++stats_.regions_unassembled;
+      if (r.capped && stats_.regions_capped++ == 0) {
+        stats_.first_capped = input_.contigs()[tid] + ":" + std::to_string(r.region.begin + 1) + "-" +
+                              std::to_string(r.region.end);
+      }
       if (r.haps.size() >= 2 && !r.slices.empty()) stats_.haplotypes += static_cast<int64_t>(r.haps.size());
     }
     {
@@ -553,9 +565,11 @@ class Caller {
 CallStats& CallStats::operator+=(const CallStats& o) {
   for (auto [a, b] : {std::pair{&reads, o.reads}, {&reads_filtered, o.reads_filtered}, {&regions, o.regions},
                       {&haplotypes, o.haplotypes}, {&pairs, o.pairs}, {&calls, o.calls},
-                      {&regions_unassembled, o.regions_unassembled}}) {
+                      {&regions_unassembled, o.regions_unassembled}, {&reads_downsampled, o.reads_downsampled},
+                      {&regions_capped, o.regions_capped}}) {
     *a += b;
   }
+  if (first_capped.empty()) first_capped = o.first_capped;
   for (auto [a, b] : {std::pair{&regions_s, o.regions_s}, {&assembly_s, o.assembly_s}, {&pairhmm_s, o.pairhmm_s},
                       {&genotype_s, o.genotype_s}, {&batch_s, o.batch_s}, {&write_s, o.write_s},
                       {&reads_s, o.reads_s}, {&input_wait_s, o.input_wait_s}, {&engine_wait_s, o.engine_wait_s},
@@ -644,9 +658,8 @@ bool can_call_in_parts(const CallOptions& opt, ReadInput& input) {
   return true;
 }
 
-}  // namespace
-
-CallStats run_call(const CallOptions& opt) {
+// The run, its warnings left to run_call.
+CallStats run_call_quietly(const CallOptions& opt) {
   use_threads(opt.threads, 2);  // the read-ahead's team and the caller's
   if (opt.reference.empty()) throw UsageError("-r REF.fa is required");
   gpu::resolve_devices(opt.device, gpu::Backend::cpu);  // its syntax, before any work
@@ -704,15 +717,35 @@ CallStats run_call(const CallOptions& opt) {
   return stats;
 }
 
+}  // namespace
+
+CallStats run_call(const CallOptions& opt) {
+  const CallStats stats = run_call_quietly(opt);
+  if (stats.reads_downsampled > 0) {
+    log::warn("call", std::to_string(stats.reads_downsampled) + " of " + std::to_string(stats.reads) +
+                          " reads left out: more than " + std::to_string(opt.max_reads_per_start) +
+                          " of one sample started at one position (--max-reads-per-start; 0 keeps all)");
+  }
+  if (stats.regions_capped > 0) {
+    log::warn("call", std::to_string(stats.regions_capped) + " of " + std::to_string(stats.regions) +
+                          " regions had more candidate haplotypes than the cap (--max-haplotypes " +
+                          std::to_string(opt.max_haplotypes) + " per sample), the first " + stats.first_capped +
+                          ": the best-supported were kept");
+  }
+  return stats;
+}
+
 std::string format_stats(const CallStats& s) {
   char buf[1024];
   std::snprintf(buf, sizeof buf,
-                "reads\t%lld\nreads_filtered\t%lld\nregions\t%lld\nregions_unassembled\t%lld\nhaplotypes\t%lld\n"
+                "reads\t%lld\nreads_filtered\t%lld\nreads_downsampled\t%lld\nregions\t%lld\nregions_unassembled\t%lld\n"
+                "regions_capped\t%lld\nhaplotypes\t%lld\n"
                 "pairhmm_pairs\t%lld\ncalls\t%lld\nbackend\t%s\nregions_s\t%.3f\nassembly_s\t%.3f\npairhmm_s\t%.3f\n"
                 "pairhmm_kernel_ms\t%.3f\ngenotype_s\t%.3f\nbatch_s\t%.3f\nwrite_s\t%.3f\nreads_s\t%.3f\n"
                 "input_wait_s\t%.3f\nsetup_s\t%.3f\nengine_wait_s\t%.3f\ntotal_s\t%.3f\n",
                 static_cast<long long>(s.reads), static_cast<long long>(s.reads_filtered),
-                static_cast<long long>(s.regions), static_cast<long long>(s.regions_unassembled),
+                static_cast<long long>(s.reads_downsampled), static_cast<long long>(s.regions),
+                static_cast<long long>(s.regions_unassembled), static_cast<long long>(s.regions_capped),
                 static_cast<long long>(s.haplotypes), static_cast<long long>(s.pairs), static_cast<long long>(s.calls),
                 s.backend.c_str(), s.regions_s, s.assembly_s, s.pairhmm_s, s.pairhmm_kernel_ms, s.genotype_s, s.batch_s,
                 s.write_s, s.reads_s, s.input_wait_s, s.setup_s, s.engine_wait_s, s.total_s);

@@ -32,6 +32,9 @@ struct CallOptions {
   int max_region = 600;             // regions longer than this (padding included) are split
   int max_haplotypes = 16;
   int min_prune = 2;                // assembly edges seen fewer times are dropped
+  // Reads of one sample starting at one position beyond this are left out (GATK's
+  // --max-reads-per-alignment-start, 50): deep data's cost stays bounded; 0 keeps all.
+  int max_reads_per_start = 50;
   int64_t window = 1000000;         // reads are processed in windows of this many bases
   std::string command_line, version;
   // Lanes calling parts of the genome at once: 0 gives one per GPU of --device (one on
@@ -43,6 +46,9 @@ struct CallOptions {
 struct CallStats {
   int64_t reads = 0, reads_filtered = 0, regions = 0, haplotypes = 0, pairs = 0, calls = 0;
   int64_t regions_unassembled = 0;  // no alternative assembled: haplotypes from the reads' alignments instead
+  int64_t reads_downsampled = 0;    // left out: more than max_reads_per_start at their start
+  int64_t regions_capped = 0;       // regions whose candidate haplotypes reached the cap
+  std::string first_capped;         // the first of them, as contig:begin-end (1-based)
   double regions_s = 0, assembly_s = 0, pairhmm_s = 0, genotype_s = 0, total_s = 0;
   double batch_s = 0;       // building the pair-HMM batches (and gVCF confidence)
   double write_s = 0;       // choosing and writing records

@@ -45,6 +45,12 @@ void read_slice(const AlignedRead& r, int64_t begin, int64_t end, std::string& b
 // The reference a read covers, its soft clips extending the alignment: [first, second).
 std::pair<int64_t, int64_t> unclipped_span(const AlignedRead& r);
 
+// Leaves at most `keep` reads of each sample among reads[first, end) (reads of one start
+// position), chosen by a hash of their bases and qualities: the same reads in every run,
+// whatever order the input gave them in. The others move to `removed`; the kept stay in
+// order. Returns how many moved.
+int64_t downsample_start(std::vector<AlignedRead>& reads, size_t first, int keep, std::vector<AlignedRead>& removed);
+
 // Candidate haplotypes of a region (the reference first), from a de Bruijn graph of
 // the reference and the read slices; k grows while the graph has a cycle. Empty when
 // no k works. read_samples[r]: read r's sample (empty: one sample), for a cohort's pruning.
@@ -132,6 +138,7 @@ struct RegionWork {
   std::vector<std::vector<Event>> events;  // per haplotype
   int32_t group = -1;                      // in the pair-HMM batch
   bool assembled = true;                   // false: haplotypes from the reads' alignments
+  bool capped = false;                     // the haplotypes reached the cap (more were possible)
 };
 
 // A called site and how far it lies outside its region's core (0: inside): where

@@ -254,6 +254,44 @@ TEST(CallerAssembly, CohortPrunesEdgesPerSample) {
   EXPECT_TRUE(has_alt(shared, true));
 }
 
+// Downsampling one start position: each sample keeps at most `keep` reads, the same ones
+// whatever order they came in, in their input order; the rest are handed back.
+TEST(CallerDownsample, KeepsTheSameReadsPerSampleInAnyOrder) {
+  std::vector<caller::detail::AlignedRead> reads(3);  // before the position: untouched
+  for (int i = 0; i < 110; ++i) {
+    caller::detail::AlignedRead r;
+    r.pos = 1000;
+    r.sample = i % 3 == 0 ? 1 : 0;  // 73 of sample 0, 37 of sample 1
+    r.seq = random_seq(100, 500 + i);
+    r.qual.assign(100, 30);
+    reads.push_back(r);
+  }
+  auto kept_of = [](std::vector<caller::detail::AlignedRead> in, std::vector<std::string>& kept) {
+    std::vector<caller::detail::AlignedRead> removed;
+    const int64_t moved = caller::detail::downsample_start(in, 3, 25, removed);
+    EXPECT_EQ(moved, static_cast<int64_t>(removed.size()));
+    EXPECT_EQ(in.size() + removed.size(), 113u);
+    int per_sample[2] = {0, 0};
+    for (size_t i = 3; i < in.size(); ++i) ++per_sample[in[i].sample], kept.push_back(in[i].seq);
+    EXPECT_EQ(per_sample[0], 25);
+    EXPECT_EQ(per_sample[1], 25);
+    return in;
+  };
+  std::vector<std::string> kept, kept_shuffled;
+  const auto out = kept_of(reads, kept);
+  for (size_t i = 4; i < out.size(); ++i) {  // input order kept: positions in `reads` ascend
+    const auto at = [&](const std::string& seq) {
+      return std::find_if(reads.begin(), reads.end(), [&](const auto& r) { return r.seq == seq; }) - reads.begin();
+    };
+    EXPECT_LT(at(out[i - 1].seq), at(out[i].seq));
+  }
+  std::reverse(reads.begin() + 3, reads.end());
+  kept_of(reads, kept_shuffled);
+  std::sort(kept.begin(), kept.end());
+  std::sort(kept_shuffled.begin(), kept_shuffled.end());
+  EXPECT_EQ(kept, kept_shuffled);
+}
+
 // Variants planted in a simulated genome, reads mapped by gatemap, sorted in memory,
 // then called: each with its genotype, and nothing else.
 TEST(CallerEndToEnd, PlantedVariantsCalledWithGenotypes) {
