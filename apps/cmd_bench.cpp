@@ -34,7 +34,7 @@ void register_bench(CLI::App& app, AppContext& ctx) {
       ->check(CLI::IsMember({"cpu", "gpu", "both"}))
       ->capture_default_str();
   filter->add_option("-o,--output", o->out, "TSV to write (stdout when absent)");
-  filter->add_option("-t,--threads", o->threads, "CPU threads (0: all)")->capture_default_str();
+  filter->add_option("-t,--threads", o->threads, "CPU threads")->capture_default_str();
   on_run(filter, ctx, [o] {
     bench::run_filter_bench(*o);
     return 0;
@@ -58,7 +58,7 @@ void register_bench(CLI::App& app, AppContext& ctx) {
   ph->add_flag("--sweep", p->sweep, "Also time every kernel shape forced on every set");
   ph->add_option("--check", p->check_pairs, "Random pairs for the accuracy check (0: skip)")->capture_default_str();
   ph->add_option("-o,--output", p->out, "TSV to write (stdout when absent)");
-  ph->add_option("-t,--threads", p->threads, "CPU threads (0: all)")->capture_default_str();
+  ph->add_option("-t,--threads", p->threads, "CPU threads")->capture_default_str();
   on_run(ph, ctx, [p] {
     bench::run_pairhmm_bench(*p);
     return 0;
@@ -67,7 +67,7 @@ void register_bench(CLI::App& app, AppContext& ctx) {
   auto fq = std::make_shared<std::vector<std::string>>();
   auto fq_threads = std::make_shared<int>(0);
   fastq->add_option("fastq", *fq, "FASTQ file (plain or gzip); two: a pair of files")->required()->expected(1, 2);
-  fastq->add_option("-t,--threads", *fq_threads, "threads for the batches (0: all)")->capture_default_str();
+  fastq->add_option("-t,--threads", *fq_threads, "threads for the batches")->capture_default_str();
   on_run(fastq, ctx, [fq, fq_threads] {
     use_threads(*fq_threads);
     bench::run_fastq_bench(fq->at(0), fq->size() > 1 ? fq->at(1) : "");
@@ -77,7 +77,7 @@ void register_bench(CLI::App& app, AppContext& ctx) {
   auto bam = std::make_shared<std::string>();
   auto threads = std::make_shared<int>(0), reps = std::make_shared<int>(3);
   bgzf->add_option("bam", *bam, "a BAM file (its records are compressed again)")->required();
-  bgzf->add_option("-t,--threads", *threads, "CPU threads (0: all)")->capture_default_str();
+  bgzf->add_option("-t,--threads", *threads, "CPU threads")->capture_default_str();
   bgzf->add_option("--reps", *reps, "timed repetitions (best reported)")->check(CLI::Range(1, 100))->capture_default_str();
   on_run(bgzf, ctx, [bam, threads, reps] {
     bench::run_bgzf_bench(*bam, *threads > 0 ? *threads : omp_get_max_threads(), *reps);

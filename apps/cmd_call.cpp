@@ -57,7 +57,7 @@ void register_call(CLI::App& app, AppContext& ctx) {
                   "Reads of one sample starting at one position kept at most (GATK's --max-reads-per-alignment-start); 0: all")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  sub->add_option("-t,--threads", o->threads, "Threads (0: all)")->capture_default_str();
+  sub->add_option("-t,--threads", o->threads, "Threads")->capture_default_str();
   sub->add_option("--stats", *stats, "Write the run's counts and stage times as JSON");
   sub->add_option("--lanes", o->lanes, "")->group("");
   on_run(sub, ctx, [o, stats, &ctx] {

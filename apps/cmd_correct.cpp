@@ -63,7 +63,7 @@ void register_correct(CLI::App& app, AppContext& ctx) {
       ->capture_default_str();
   sub->add_option("--summary", *summary, "Write the summary (TSV) to this file");
   sub->add_option("--stats", *stats, "Write the summary as JSON");
-  sub->add_option("-t,--threads", o->threads, "CPU threads (0: all)")->capture_default_str();
+  sub->add_option("-t,--threads", o->threads, "CPU threads")->capture_default_str();
   sub->add_option("-l", o->gz_level,
                   "Compression level of .gz output, 0-9 (as bgzip -l; 1 writes several times faster, files ~6% "
                   "larger) [htslib's default, 6]")

@@ -23,7 +23,7 @@ void register_joint(CLI::App& app, AppContext& ctx) {
   sub->add_option("--min-qd", o->min_qd, "Sites below this QD get FILTER LowQD")
       ->check(finite_in(0, 1e6))
       ->capture_default_str();
-  sub->add_option("-t,--threads", o->threads, "Threads (0: all)")->capture_default_str();
+  sub->add_option("-t,--threads", o->threads, "Threads")->capture_default_str();
   on_run(sub, ctx, [o, &ctx] {
     o->command_line = ctx.command_line;
     o->version = GATEMAP_VERSION;

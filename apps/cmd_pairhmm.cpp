@@ -99,7 +99,7 @@ void register_pairhmm(CLI::App& app, AppContext& ctx) {
       ->check(CLI::IsMember({"gpu", "cpu", "ref", "auto"}))
       ->capture_default_str();
   sub->add_flag("--no-tristate", a->no_tristate, "Mismatch prior e instead of e/3 (as the benchmark files)");
-  sub->add_option("-t,--threads", a->threads, "CPU threads (0: all)")->capture_default_str();
+  sub->add_option("-t,--threads", a->threads, "CPU threads")->capture_default_str();
   on_run(sub, ctx, [a] { return run_pairhmm(*a); });
 }
 

@@ -1,5 +1,7 @@
 #include "apps/commands.hpp"
 
+#include <omp.h>
+
 namespace gatemap::apps {
 
 // The one place where subcommands are listed, in the order `--help` shows them.
@@ -9,12 +11,20 @@ void register_all(CLI::App& app, AppContext& ctx) {
     fn(app, ctx);
   }
   // -v means the same in every command (and its subcommands), as in bwa and samtools.
-  // -t is checked in one place too: 0 (all cores, where a command allows it) to kMaxThreads.
+  // -t too: one default for every command, every CPU this process may use (its affinity
+  // mask, or OMP_NUM_THREADS, as nproc counts them: a cluster job's cores, not the
+  // node's); 0 says the same; at most kMaxThreads.
+  const int cpus = std::max(1, omp_get_max_threads());
   std::function<void(CLI::App*)> add_verbosity = [&](CLI::App* sub) {
     sub->add_option("-v", ctx.verbosity, "Verbosity: 1 errors, 2 warnings, 3 progress, 4 debug")
         ->check(CLI::Range(0, 10))
         ->capture_default_str();
-    if (CLI::Option* threads = sub->get_option_no_throw("-t")) threads->check(CLI::Range(0, kMaxThreads));
+    if (CLI::Option* threads = sub->get_option_no_throw("-t")) {
+      threads->check(CLI::Range(0, kMaxThreads))
+          ->transform([cpus](std::string v) { return v == "0" ? std::to_string(cpus) : v; }, "", "")
+          ->default_val(cpus)
+          ->description(threads->get_description() + " (0: every CPU this process may use, the default)");
+    }
     for (CLI::App* nested : sub->get_subcommands({})) add_verbosity(nested);
   };
   for (CLI::App* sub : app.get_subcommands({})) add_verbosity(sub);

@@ -8,6 +8,9 @@
 #   cohort   COHORT (10) samples at COHORT_DEPTH (5)x sharing half their variants (the
 #            donor of seed 100 in all, one of its own each): recall of the shared variants
 #            per way, beside `bcftools mpileup | bcftools call -m` of all BAMs
+#   deep     a DEEP_LENGTH (20000) bp panel, one donor, at DEEP_DEPTHS (1000 5000 10000)x:
+#            planted variants called PASS with their genotype, call seconds, reads seen and
+#            downsampled, regions and those at the haplotype cap
 #   speed    on REF_FA (a FASTA, e.g. chr20): SPEED_SAMPLES (3) donors at SPEED_DEPTH (30)x
 #            called one at a time and together, and `joint` of their gVCFs with those of
 #            more donors at JOINT_DEPTH (10)x up to JOINT_SAMPLES (10): wall seconds
@@ -153,6 +156,27 @@ for stage in "$@"; do
           join - <(sort cohort.$way.called) -a1 | awk -v way="$way" -v n="$COHORT" '
             { called += ($2 == "" ? 0 : $2); total += n }
             END { printf "cohort\t%s\tall\tshared_recall\t%.4f\n", way, called / total }'
+      done ;;
+    deep)
+      mkdir -p deep
+      [ -s deep/ref.gmi ] || { run "$G" sim genome --length "${DEEP_LENGTH:-20000}" --contigs 1 --seed 9 -o deep/ref.fa
+        run "$G" index -o deep/ref.gmi deep/ref.fa; run "$G" sim variants deep/ref.fa --seed 21 -o deep/donor; }
+      planted=$(gzip -dc deep/donor.truth.vcf.gz | grep -vc '^#')
+      for depth in ${DEEP_DEPTHS:-1000 5000 10000}; do
+        d=deep/x$depth
+        if [ ! -s "$d.bam" ]; then
+          run "$G" sim reads deep/ref.fa --vcf deep/donor.truth.vcf.gz -n $((${DEEP_LENGTH:-20000} * depth / 300)) \
+            --seed "$depth" -t "$T" -o "$d"
+          run "$G" map -t "$T" --sort -R "@RG\tID:x$depth\tSM:donor" -o "$d.bam" deep/ref.gmi "${d}_1.fq" "${d}_2.fq"
+          rm -f "${d}"_[12].fq
+        fi
+        row deep "${depth}x" donor call_s "$(secs run "$G" call -t "$T" --stats "$d.json" -r deep/ref.fa -o "$d.vcf.gz" "$d.bam")"
+        run "$G" eval vcf deep/donor.truth.vcf.gz "$d.vcf.gz" -r deep/ref.fa > "$d.eval"
+        awk -v d="${depth}x" -v n="$planted" '$1 == "SNP" || $1 == "INDEL" { tp += $2; fp += $3; gt += $2 * $8 }
+          END { printf "deep\t%s\tdonor\tPASS_right_genotype\t%d of %d (FP %d)\n", d, gt + 0.5, n, fp }' "$d.eval"
+        for k in reads reads_downsampled regions regions_capped; do
+          row deep "${depth}x" donor "$k" "$(grep -o "\"$k\": [0-9]*" "$d.json" | grep -o '[0-9]*$')"
+        done
       done ;;
     speed)
       reference

@@ -22,6 +22,18 @@ TEST(Cli, VersionReportsBuildAndDevices) {
   EXPECT_NE(out.find("GPU"), std::string::npos);
 }
 
+// One -t default for every command: every CPU the process may use (OMP_NUM_THREADS or
+// the affinity mask, as nproc counts them), said in its help.
+TEST(Cli, EveryCommandDefaultsToTheCpusItMayUse) {
+  for (const char* cmd : {"index", "map", "call", "joint", "correct", "sim genome", "sim variants", "sim reads",
+                          "pairhmm", "demo", "bench filter", "bench pairhmm"}) {
+    std::string out;
+    ASSERT_EQ(run_command("OMP_NUM_THREADS=3 " + kBin + " " + cmd + " --help", &out), 0) << cmd;
+    EXPECT_NE(out.find("-t,--threads INT:INT in [0 - 1024]=3"), std::string::npos) << cmd << "\n" << out;
+    EXPECT_NE(out.find("0: every CPU this process may use, the default"), std::string::npos) << cmd;
+  }
+}
+
 TEST(Cli, NoArgumentsIsUsageError) { EXPECT_EQ(run_command(kBin), 2); }
 
 TEST(Cli, UnknownOptionIsOneLineAndStatus2) {
