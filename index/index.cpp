@@ -284,19 +284,21 @@ std::unique_ptr<Index> load_index(const std::string& path, Checksums when) {
   }
   const size_t size = static_cast<size_t>(st.st_size);
   const auto bad = [&](const std::string& why) { return FormatError("index '" + path + "': " + why); };
-  if (size < sizeof(FileHeader)) {
-    ::close(fd);
-    throw bad("file too short to be a gatemap index (truncated?)");
-  }
   // The magic first, before the whole file is mapped (reads given in the index's place
   // can be gigabytes).
   char head[8] = {};
-  if (::pread(fd, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head) || std::memcmp(head, kMagic, 8) != 0) {
+  const bool whole_head = ::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head);
+  if (!whole_head || std::memcmp(head, kMagic, 8) != 0) {
     ::close(fd);
     const bool reads = head[0] == '@' || head[0] == '>' || (head[0] == '\x1f' && head[1] == '\x8b');
     throw bad(reads ? "this is FASTQ, FASTA or gzip, not a gatemap index: the index comes first "
                       "('gatemap map INDEX READS1 [READS2]'; build it with 'gatemap index REF.fa')"
-                    : "not a gatemap index (bad magic); build one with 'gatemap index REF.fa'");
+              : whole_head ? "not a gatemap index (bad magic); build one with 'gatemap index REF.fa'"
+                           : "file too short to be a gatemap index (truncated?)");
+  }
+  if (size < sizeof(FileHeader)) {
+    ::close(fd);
+    throw bad("file too short to be a gatemap index (truncated?)");
   }
   void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   ::close(fd);

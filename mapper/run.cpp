@@ -470,8 +470,32 @@ class MapLanes {
 };
 
 // The index (its checksums checked later, on another thread), said on stderr.
-std::unique_ptr<index::Index> load_index_saying(const std::string& path) {
+// Whether the file's first byte (gzip's inflated) opens a FASTA record.
+bool is_fasta(const std::string& path) {
+  if (path == "-") return false;
+  char first = 0;
+  io::InputStream in(path);
+  return in.read(&first, 1) == 1 && first == '>';
+}
+
+// The index at `path`, or, when `path` is a FASTA with no index beside it, one built now
+// for this run only (as minimap2 indexes a FASTA it is given), said on stderr with how
+// to keep it. The FASTA then serves as CRAM's reference too.
+std::unique_ptr<index::Index> load_index_saying(RunOptions& opt) {
+  const std::string& path = opt.index_path;
   const double t_load = log::wall_seconds();
+  if (is_fasta(path)) {
+    log::info("map", "'" + path + "' is a FASTA with no index beside it ('" + path +
+                         ".gmi'): indexing it for this run; 'gatemap index " + path + "' keeps one for the next runs");
+    index::IndexOptions io;
+    io.threads = omp_get_max_threads();
+    auto idx = index::build_index(path, io);
+    log::info("map", "indexed '" + path + "' (" + std::to_string(idx->contigs().size()) + " contigs, " +
+                         std::to_string(idx->length()) + " bp) in " + std::to_string(log::wall_seconds() - t_load) +
+                         " s");
+    if (opt.reference.empty()) opt.reference = path;
+    return idx;
+  }
   auto idx = index::load_index(path, index::Checksums::later);
   log::info("map", "loaded index '" + path + "' (" + std::to_string(idx->contigs().size()) + " contigs, " +
                        std::to_string(idx->length()) + " bp, k=" + std::to_string(idx->k()) + ") in " +
@@ -528,7 +552,7 @@ MapStats run_mapping(RunOptions opt) {
     return source.next_batch(item.reads, opt.batch_reads, batch_bases, &item.singles);
   });
   OrderedLanes<MapItem>& reads = *reads_ahead;
-  auto idx = load_index_saying(opt.index_path);
+  auto idx = load_index_saying(opt);
   // Its checksums are checked while CUDA starts and the index goes to the device; the
   // first batch waits for them.
   std::shared_future<void> checksums =

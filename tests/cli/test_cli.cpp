@@ -1,6 +1,7 @@
 // The gatemap binary as users meet it: help, version, usage errors, missing files.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <random>
 
 #include "../test_util.hpp"
@@ -67,7 +68,14 @@ TEST(Cli, MapTakesBwaMemCommandLines) {
       << out;
   EXPECT_NE(out.find("r1\t0\tchr1\t1001\t60\t100M"), std::string::npos) << out;
   EXPECT_EQ(gatemap::test::read_file(dir.file("err.txt")), "");
+  // A FASTA with no index beside it is indexed for the run (as minimap2 does), saying so
+  // and how to keep one; nothing is written beside it.
   const auto plain = gatemap::test::write_file(dir.file("plain.fa"), ">chr1\n" + genome + "\n");
-  ASSERT_EQ(run_command(kBin + " map " + plain + " " + reads, &out), 1);
+  ASSERT_EQ(run_command(kBin + " map -t 2 " + plain + " " + reads, &out), 0) << out;
+  EXPECT_NE(out.find("r1\t0\tchr1\t1001\t60\t100M"), std::string::npos) << out;
+  EXPECT_NE(out.find("indexing it for this run; 'gatemap index " + plain + "' keeps one"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(plain + ".gmi"));
+  // Reads given where the index belongs are still refused.
+  ASSERT_EQ(run_command(kBin + " map " + reads + " " + ref, &out), 1);
   EXPECT_NE(out.find("not a gatemap index"), std::string::npos) << out;
 }
