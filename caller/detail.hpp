@@ -2,6 +2,7 @@
 // Internal types and steps of the caller (one file per step), exposed for the tests.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -140,6 +141,15 @@ struct RegionWork {
   bool assembled = true;                   // false: haplotypes from the reads' alignments
   bool capped = false;                     // the haplotypes reached the cap (more were possible)
 };
+
+// A region's sites: its haplotypes' events grouped by position.
+std::map<int64_t, std::vector<Event>> region_sites(const std::vector<std::vector<Event>>& events);
+// Where a site's reads must reach: its longest reference allele (an insertion's: its
+// anchor and the base after); a read over [pos, site_end) is genotyped at the site.
+int64_t site_end(int64_t pos, const std::vector<Event>& site_events);
+// Leaves out of w the reads over none of its sites: no site would use their likelihoods
+// (a region's padding holds about half its reads).
+void keep_reads_over_sites(RegionWork& w);
 
 // A called site and how far it lies outside its region's core (0: inside): where
 // regions overlap, the call of the region nearest the site is kept.

@@ -66,33 +66,63 @@ std::vector<int> called_alleles(const SiteCall& call) {
 
 }  // namespace
 
-std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double>& lik, size_t at,
-                                   const std::string& seq, double het_snp, double het_indel, double min_qual,
-                                   bool with_non_ref, int n_samples) {
-  // Sites: events grouped by position; alleles share the longest reference allele.
+std::map<int64_t, std::vector<Event>> region_sites(const std::vector<std::vector<Event>>& events) {
   std::map<int64_t, std::vector<Event>> sites;
-  for (const auto& evs : w.events) {
+  for (const auto& evs : events) {
     for (const Event& e : evs) {
       auto& v = sites[e.pos];
       if (std::find(v.begin(), v.end(), e) == v.end()) v.push_back(e);
     }
   }
+  return sites;
+}
+
+int64_t site_end(int64_t pos, const std::vector<Event>& evs) {
+  size_t ref_len = 0;
+  for (const Event& e : evs) ref_len = std::max(ref_len, e.ref.size());
+  const bool insertion = std::any_of(evs.begin(), evs.end(), [](const Event& e) { return e.alt.size() > e.ref.size(); });
+  return pos + static_cast<int64_t>(ref_len) + (insertion ? 1 : 0);
+}
+
+void keep_reads_over_sites(RegionWork& w) {
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  for (const auto& [pos, evs] : region_sites(w.events)) ranges.emplace_back(pos, site_end(pos, evs));
+  size_t kept = 0;
+  for (size_t r = 0; r < w.slices.size(); ++r) {
+    const auto [first, last] = w.spans[r];
+    if (std::none_of(ranges.begin(), ranges.end(), [&](const auto& s) { return first < s.second && last > s.first; })) {
+      continue;
+    }
+    if (kept != r) {
+      w.slices[kept] = std::move(w.slices[r]);
+      w.quals[kept] = std::move(w.quals[r]);
+      w.spans[kept] = w.spans[r];
+      w.slice_reads[kept] = std::move(w.slice_reads[r]);
+    }
+    ++kept;
+  }
+  w.slices.resize(kept), w.quals.resize(kept), w.spans.resize(kept), w.slice_reads.resize(kept);
+}
+
+std::vector<SiteRecord> call_sites(const RegionWork& w, const std::vector<double>& lik, size_t at,
+                                   const std::string& seq, double het_snp, double het_indel, double min_qual,
+                                   bool with_non_ref, int n_samples) {
+  // Sites: events grouped by position; alleles share the longest reference allele.
+  const std::map<int64_t, std::vector<Event>> sites = region_sites(w.events);
   const size_t region_reads = w.slices.size(), n_haps = w.haps.size();
   std::vector<double> site_lik;
   std::vector<size_t> site_reads;  // the region's reads over the site
   std::vector<int> read_alleles, read_sample;
   std::vector<SiteRecord> out;
-  for (auto& [pos, evs] : sites) {
+  for (const auto& [pos, evs] : sites) {
     size_t ref_len = 0;
     for (const Event& e : evs) ref_len = std::max(ref_len, e.ref.size());
-    // The reads over the site's reference allele (an insertion's: its anchor and the base after).
-    const bool insertion = std::any_of(evs.begin(), evs.end(), [](const Event& e) { return e.alt.size() > e.ref.size(); });
-    const int64_t site_end = pos + static_cast<int64_t>(ref_len) + (insertion ? 1 : 0);
+    const int64_t end = site_end(pos, evs);
     site_lik.clear();
     site_reads.clear();
     read_sample.clear();
     for (size_t r = 0; r < region_reads; ++r) {
-      if (w.spans[r].first >= site_end || w.spans[r].second <= pos) continue;
+      if (w.spans[r].first >= end || w.spans[r].second <= pos) continue;
       site_reads.push_back(r);
       read_sample.push_back(w.slice_reads[r].sample);
       const auto row = lik.begin() + static_cast<int64_t>(at + r * n_haps);

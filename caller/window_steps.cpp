@@ -81,6 +81,7 @@ std::vector<RegionWork> assemble_regions(const std::vector<Region>& regions, con
       for (const std::string& h : w.haps) w.events.push_back(haplotype_events(ref_region, w.region.begin, h, seq));
       if (w.assembled) add_missing_events(ref_region, w.region.begin, seq, pileup, max_haps, w);
       w.capped = static_cast<int>(w.haps.size()) >= max_haps;
+      keep_reads_over_sites(w);
     });
   }
   errors.rethrow();
