@@ -3,6 +3,7 @@
 
 #include "apps/commands.hpp"
 #include "common/build_info.hpp"
+#include "gpu/arch_support.hpp"
 #include "gpu/device.hpp"
 
 namespace gatemap::apps {
@@ -16,8 +17,9 @@ void register_version(CLI::App& app, AppContext& ctx) {
     const auto devices = gpu::list_devices();
     if (devices.empty()) std::printf("GPUs: none visible (CPU twins will be used)\n");
     for (const auto& d : devices) {
-      std::printf("GPU %d: %s, compute %d.%d, %d SMs, %.1f GiB total, %.1f GiB free\n", d.id, d.name.c_str(),
-                  d.cc_major, d.cc_minor, d.sm_count, d.total_bytes / 1073741824.0, d.free_bytes / 1073741824.0);
+      std::printf("GPU %d: %s, compute %d.%d, %d SMs, %.1f GiB total, %.1f GiB free; kernels: %s\n", d.id,
+                  d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count, d.total_bytes / 1073741824.0,
+                  d.free_bytes / 1073741824.0, gpu::kernels_for(d.cc_major, d.cc_minor, GATEMAP_CUDA_ARCHS).c_str());
     }
     return 0;
   });
