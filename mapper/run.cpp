@@ -200,6 +200,7 @@ struct MapItem {
   std::exception_ptr parse_error;  // thrown by the writer, in input order
   io::ReadBatch reads;
   io::SinglesAmongPairs singles;  // -p: the single reads among the pairs, mapped apart
+  int64_t pairs = 0, proper_pairs = 0;  // once mapped (the first batch's say whether mates are mates)
   std::vector<bam1_t*> records;  // once mapped; given to the record pool once written
   io::PreparedRecords prepared;   // or, where the output allows, made ready to write by the lane
   // -p with single reads: each part's records and records per read, merged into
@@ -417,11 +418,18 @@ class MapLanes {
   // input order (-p: merged) and, where the output allows, made ready to write.
   bool finish(Mapper& mapper, const MapPart& part, size_t lane) {
     MapItem& item = *part.item;
+    const int64_t proper_before = mapper.stats().proper_pairs;
+    const auto count_pairs = [&] {
+      item.pairs = item.reads.paired ? static_cast<int64_t>(item.reads.size() / 2) : 0;
+      item.proper_pairs = mapper.stats().proper_pairs - proper_before;
+    };
     if (!item.mixed()) {
       mapper.finish_batch(item.reads, item.records);
+      count_pairs();
     } else if (!part.singles) {
       item.per_read.clear();
       mapper.finish_batch(item.reads, item.records, &item.per_read);
+      count_pairs();
       return false;
     } else {
       item.single_per_read.clear();
@@ -615,6 +623,15 @@ MapStats run_mapping(RunOptions opt) {
     }
     log::info("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.size()) +
                          " reads mapped");
+    // Mates that are not mates (one file given twice, files of two runs) map as pairs
+    // that are almost never proper: said once, after the first batch.
+    if (batch_no == 1 && item.pairs >= 100 && 2 * item.proper_pairs < item.pairs) {
+      log::warn("map", "only " + std::to_string(item.proper_pairs) + " of the first " + std::to_string(item.pairs) +
+                           " pairs map as proper pairs: " +
+                           (opt.reads2.empty() ? "are the reads of '" + opt.reads1 + "' interleaved mates?"
+                                               : "are '" + opt.reads1 + "' and '" + opt.reads2 +
+                                                     "' mates of each other (not one file twice, nor files of two runs)?"));
+    }
   };
   reads.run(lanes, [&](int i) { mapping.run(i, reads); }, write);
   log::debug("map", "last batch written at " + std::to_string(log::wall_seconds()) + " s");

@@ -896,3 +896,16 @@ TEST_F(Hostile, BenchFastqCountsEveryRecordEachWay) {
   EXPECT_EQ(gm("bench fastq " + f("absent.fq"), &out), 1) << out;
   EXPECT_NE(out.find("absent.fq"), std::string::npos) << out;
 }
+
+// One file given as both mates maps, but almost no pair is proper: said once, after the
+// first batch; real mates are not warned about.
+TEST_F(Hostile, MatesThatAreNotMatesAreWarnedAbout) {
+  std::string out;
+  ASSERT_EQ(gm("map -t 2 -o " + f("twice.bam") + " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_1.fq"), &out), 0)
+      << out;
+  EXPECT_NE(out.find("[W::map] only "), std::string::npos) << out;
+  EXPECT_NE(out.find("mates of each other"), std::string::npos) << out;
+  ASSERT_EQ(gm("map -t 2 -o " + f("mates.bam") + " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq"), &out), 0)
+      << out;
+  EXPECT_EQ(out.find("[W::map]"), std::string::npos) << out;
+}
