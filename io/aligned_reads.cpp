@@ -10,8 +10,67 @@
 
 namespace gatemap::io {
 
-AlignedReads::AlignedReads(const std::string& path, int threads, const std::string& reference)
-    : in_(path, threads, reference) {
+namespace {
+
+// Tags an aligner writes anew (bwa's, and the mate's): an earlier alignment's are dropped.
+// RG travels apart (checked against the header's @RG lines).
+bool replaced_by_alignment(const uint8_t* tag) {
+  static const char* const kAlignmentTags[] = {"NM", "MD", "AS", "XS", "XA", "SA", "MC", "MQ", "ms", "RG", "PG"};
+  for (const char* t : kAlignmentTags) {
+    if (tag[0] == t[0] && tag[1] == t[1]) return true;
+  }
+  return false;
+}
+
+// Bytes of one BAM tag's value (after its name and type) at `v`, or 0 when it runs past `end`.
+size_t tag_value_bytes(char type, const uint8_t* v, const uint8_t* end) {
+  switch (type) {
+    case 'A': case 'c': case 'C': return 1;
+    case 's': case 'S': return 2;
+    case 'i': case 'I': case 'f': return 4;
+    case 'd': return 8;
+    case 'Z': case 'H': {
+      const void* nul = std::memchr(v, 0, static_cast<size_t>(end - v));
+      return nul ? static_cast<size_t>(static_cast<const uint8_t*>(nul) - v) + 1 : 0;
+    }
+    case 'B': {
+      if (end - v < 5) return 0;
+      const size_t each = tag_value_bytes(static_cast<char>(v[0]), v, end);
+      uint32_t n = 0;
+      std::memcpy(&n, v + 1, 4);
+      return each == 0 || (v[0] == 'Z' || v[0] == 'H' || v[0] == 'B') ? 0 : 5 + each * n;
+    }
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+void append_kept_tags(bam1_t* b, const std::string& tags) {
+  const auto* p = reinterpret_cast<const uint8_t*>(tags.data());
+  const uint8_t* end = p + tags.size();
+  while (end - p >= 3) {
+    const size_t bytes = tag_value_bytes(static_cast<char>(p[2]), p + 3, end);
+    if (bytes == 0) break;
+    const char name[3] = {static_cast<char>(p[0]), static_cast<char>(p[1]), 0};
+    if (bam_aux_append(b, name, static_cast<char>(p[2]), static_cast<int>(bytes), p + 3) != 0) throw std::bad_alloc();
+    p += 3 + bytes;
+  }
+}
+
+void AlignedReads::kept_tags(const bam1_t* b, std::string& out) {
+  const uint8_t* p = bam_get_aux(b);
+  const uint8_t* end = b->data + b->l_data;
+  while (end - p >= 3) {
+    const size_t bytes = tag_value_bytes(static_cast<char>(p[2]), p + 3, end);
+    if (bytes == 0 || static_cast<size_t>(end - p - 3) < bytes) break;  // htslib checked the record: not reached
+    if (!replaced_by_alignment(p)) out.append(reinterpret_cast<const char*>(p), 3 + bytes);
+    p += 3 + bytes;
+  }
+}
+
+AlignedReads::AlignedReads(const std::string& path, int threads, const std::string& reference, bool keep_tags)
+    : in_(path, threads, reference), keep_tags_(keep_tags) {
   kstring_t value = KS_INITIALIZE;
   by_coordinate_ =
       sam_hdr_find_tag_hd(in_.header(), "SO", &value) == 0 && std::strcmp(value.s, "coordinate") == 0;
@@ -21,6 +80,12 @@ AlignedReads::AlignedReads(const std::string& path, int threads, const std::stri
     kstring_t line = KS_INITIALIZE;
     if (sam_hdr_find_line_pos(in_.header(), "RG", i, &line) == 0) read_groups_.emplace_back(line.s, line.l);
     if (sam_hdr_find_tag_pos(in_.header(), "RG", i, "ID", &line) == 0) group_ids_.emplace(line.s, line.l);
+    ks_free(&line);
+  }
+  const int comments = sam_hdr_count_lines(in_.header(), "CO");
+  for (int i = 0; i < comments; ++i) {
+    kstring_t line = KS_INITIALIZE;
+    if (sam_hdr_find_line_pos(in_.header(), "CO", i, &line) == 0) comment_lines_.emplace_back(line.s, line.l);
     ks_free(&line);
   }
 }
@@ -96,6 +161,8 @@ void AlignedReads::convert(const bam1_t* b, int64_t number, Read& read) const {
     read.seq = reverse_complement(read.seq);
     std::reverse(read.qual.begin(), read.qual.end());
   }
+  read.tags.clear();
+  if (keep_tags_) kept_tags(b, read.tags);
   read.comment.clear();
   if (const uint8_t* rg = bam_aux_get(b, "RG")) {
     const char* id = bam_aux2Z(rg);

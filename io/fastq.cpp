@@ -281,12 +281,13 @@ size_t FastqReader::next_many(std::vector<Read>& out, size_t want, int threads) 
 }
 
 FastqSource::FastqSource(const std::string& path1, const std::string& path2, bool smart_pairing, int threads,
-                         const std::string& reference)
+                         const std::string& reference, bool keep_tags)
     : smart_pairing_(smart_pairing), parse_threads_(std::max(1, omp_get_max_threads() / 2)) {
   if (SamReader::is_sam_bam_cram(path1)) {
     if (!path2.empty()) throw UsageError("reads from SAM/BAM/CRAM come in one file: '" + path2 + "' is one too many");
-    auto aligned = std::make_unique<AlignedReads>(path1, threads, reference);
+    auto aligned = std::make_unique<AlignedReads>(path1, threads, reference, keep_tags);
     read_groups_ = aligned->read_groups();
+    comment_lines_ = aligned->comment_lines();
     mate1_ = std::move(aligned);
     smart_pairing_ = true;  // mates next to each other, as a collated or unmapped BAM has them
     return;

@@ -23,6 +23,7 @@ struct Read {
   std::string comment;  // the header line after the name (bwa mem -C copies it to SAM)
   std::string mate_suffix = {};  // "/1" or "/2" removed from the name, to write the header back as it was
   uint8_t mate = 0;              // 1 or 2 where the input's flags say (SAM/BAM/CRAM input), else 0
+  std::string tags;  // SAM/BAM/CRAM input with -C: the record's own tags, as BAM stores them (io/aligned_reads.hpp)
 };
 
 struct ReadBatch {
@@ -126,8 +127,9 @@ class FastqSource {
   // Each file is read and decompressed ahead on a thread of its own (io/input_stream.hpp),
   // BGZF on `threads` threads per file.
   // `reference`: the FASTA a CRAM input is decoded against.
+  // `keep_tags`: a SAM/BAM/CRAM input's reads carry their records' tags (Read::tags).
   FastqSource(const std::string& path1, const std::string& path2 = "", bool smart_pairing = false, int threads = 1,
-              const std::string& reference = "");
+              const std::string& reference = "", bool keep_tags = false);
   // Fills `batch` with up to max_records reads (pairs count as two) or until
   // max_bases; returns false when nothing was left. Not thread-safe. With smart pairing
   // the single reads of the stretch go to `singles` (which it then needs) and the limits
@@ -144,6 +146,8 @@ class FastqSource {
   bool paired() const { return mate2_ || smart_pairing_; }
   // The @RG lines of a SAM/BAM/CRAM input's header; empty for FASTQ.
   const std::vector<std::string>& read_groups() const { return read_groups_; }
+  // The @CO lines of a SAM/BAM/CRAM input's header; empty for FASTQ.
+  const std::vector<std::string>& comment_lines() const { return comment_lines_; }
   int64_t fragments_read() const { return fragments_; }
 
  private:
@@ -151,7 +155,7 @@ class FastqSource {
   std::unique_ptr<ReadRecords> mate1_;
   std::unique_ptr<FastqReader> mate2_;
   FastqReader* text1_ = nullptr;  // mate1_, where it reads FASTQ/FASTA text
-  std::vector<std::string> read_groups_;
+  std::vector<std::string> read_groups_, comment_lines_;
   bool smart_pairing_ = false;
   bool at_end_ = false;  // smart pairing: the file has no more records than ahead_ holds
   bool cut_failed_ = false;  // a cut ended in an error: nothing more is cut

@@ -152,6 +152,7 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     text += "\tCL:" + cl;
   }
   text += "\n";
+  for (const std::string& line : info.comment_lines) text += line + "\n";
   if (sam_hdr_add_lines(hdr_, text.c_str(), text.size()) != 0) {
     sam_hdr_destroy(hdr_);
     throw Error("cannot build the SAM header (bad read group?)");

@@ -44,6 +44,7 @@ struct SamHeaderInfo {
   std::vector<std::pair<std::string, int64_t>> contigs;  // name, length
   std::string read_group;    // "@RG\tID:x\t..." as given to -R (a literal "\t" means tab); may be empty
   std::vector<std::string> input_read_groups;  // or the @RG lines of the reads' own SAM/BAM/CRAM header
+  std::vector<std::string> comment_lines;      // the @CO lines of the reads' own header, kept
   std::string command_line;  // for @PG CL
   std::string version;       // for @PG VN
   bool coordinate_sorted = false;  // @HD SO:coordinate (else SO:unsorted GO:query)

@@ -79,12 +79,14 @@ std::shared_ptr<io::BlockCompressor> make_block_compressor(int device, int threa
 // Where records go: the output as they come, or (--sort) the bounded-memory sorter.
 class RecordOutput {
  public:
-  RecordOutput(const RunOptions& opt, const index::Index& idx, const std::vector<std::string>& input_read_groups)
+  RecordOutput(const RunOptions& opt, const index::Index& idx, const std::vector<std::string>& input_read_groups,
+               const std::vector<std::string>& input_comments)
       : path_(opt.output), path_is_bam_(io::sam_output_mode(opt.output) == std::string("wb")) {
     io::SamHeaderInfo info;
     for (const auto& c : idx.contigs()) info.contigs.emplace_back(c.name, c.length);
     info.read_group = opt.read_group;
     if (opt.read_group.empty()) info.input_read_groups = input_read_groups;
+    info.comment_lines = input_comments;
     info.reference = opt.reference;
     info.command_line = opt.command_line;
     info.version = opt.version;
@@ -543,10 +545,9 @@ MapStats run_mapping(RunOptions opt) {
   std::future<gpu::Backend> probe = std::async(std::launch::async, [where] { return gpu::choose_backend(where); });
   // BGZF-compressed reads are inflated on a few threads per file (a quarter of -t).
   const int threads = omp_get_max_threads();
-  io::FastqSource source(opt.reads1, opt.reads2, opt.interleaved, std::max(1, threads / 4), opt.reference);
-  if (!source.read_groups().empty() && !opt.read_group.empty() && opt.map.output.copy_comment) {
-    throw UsageError("-C copies FASTQ comments; '" + opt.reads1 + "' is SAM/BAM/CRAM, whose read groups -R replaces");
-  }
+  // -C keeps a SAM/BAM/CRAM input's tags as it keeps a FASTQ's comments (bwa mem -C).
+  io::FastqSource source(opt.reads1, opt.reads2, opt.interleaved, std::max(1, threads / 4), opt.reference,
+                         opt.map.output.copy_comment);
   // Batches are read from now on (the first while the index loads), in a few slots
   // until the lanes are known. FASTQ/FASTA files are only cut here (in order, each file
   // on a thread) and parsed by the lanes: parsing here too bounded 4 GPUs' runs.
@@ -575,7 +576,7 @@ MapStats run_mapping(RunOptions opt) {
   if (!opt.reference.empty() && io::sam_output_mode(opt.output) == std::string("wc")) {
     check_reference_matches_index(*idx, opt.reference, threads);
   }
-  RecordOutput out(opt, *idx, source.read_groups());
+  RecordOutput out(opt, *idx, source.read_groups(), source.comment_lines());
   opt.map.output.read_group_id = out.read_group_id();
 
   // The backend: GPU when asked or (auto) when present; otherwise the CPU twins. One

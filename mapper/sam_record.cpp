@@ -10,6 +10,7 @@
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
+#include "io/aligned_reads.hpp"
 
 namespace gatemap::mapper::detail {
 
@@ -152,7 +153,10 @@ bam1_t* make_record(const io::Read& read, const RecordFields& f, const std::stri
   if (!f.xa.empty()) {
     aux("XA", 'Z', f.xa.size() + 1, f.xa.c_str());
   }
-  if (copy_comment) append_comment_tags(b, read.comment);  // checked by check_comment_tags
+  if (copy_comment) {
+    append_comment_tags(b, read.comment);  // checked by check_comment_tags
+    io::append_kept_tags(b, read.tags);    // an unmapped BAM's own (-C)
+  }
   if (!read_group.empty()) {  // the run's read group (-R) replaces one a comment carried
     if (uint8_t* copied = bam_aux_get(b, "RG")) bam_aux_del(b, copied);
     aux("RG", 'Z', read_group.size() + 1, read_group.c_str());

@@ -72,7 +72,8 @@ TEST(AlignmentInput, UnmappedMappedAndCramGiveTheFastqsRecords) {
   EXPECT_EQ(records_of(from_ubam, true), fastq_records);
   const std::string text = test::read_file(from_ubam);
   EXPECT_NE(text.find("@RG\tID:g1\tSM:s1"), std::string::npos);
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 6 + 1200);  // @HD, 3 @SQ, @RG, @PG and 1200 records
+  EXPECT_NE(text.find("\n@CO\tReverse with: samtools fastq"), std::string::npos);  // samtools import's @CO kept
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7 + 1200);  // @HD, 3 @SQ, @RG, @PG, @CO and 1200 records
   EXPECT_EQ(records_of(from_ubam).find("RG:Z:g1") != std::string::npos, true);
 
   const std::string mapped = map_to(d.dir.file("fq.sam"), d.dir.file("from_mapped.sam"));
@@ -81,6 +82,40 @@ TEST(AlignmentInput, UnmappedMappedAndCramGiveTheFastqsRecords) {
   ASSERT_EQ(test::run_command("samtools view -C -T " + d.ref + " -o " + cram + " " + d.dir.file("fq.sam"), &log), 0)
       << log;
   EXPECT_EQ(records_of(map_to(cram, d.dir.file("from_cram.sam"))), fastq_records);
+}
+
+// An unmapped BAM's own tags (a barcode, original qualities, an array) stay on its records
+// with -C, as bwa mem -C keeps FASTQ comments; an earlier alignment's tags (NM, AS, MD of
+// a BAM mapped before) give way to the new ones; without -C only the read group stays.
+TEST(AlignmentInput, DashCKeepsAnUnmappedBamsTags) {
+  if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
+  const auto& d = data();
+  std::string log;
+  const auto with_tags = [&](const std::string& fq, const std::string& out) {
+    ASSERT_EQ(test::run_command("awk 'NR % 4 == 1 { print $1 \"\\tBX:Z:ACGT-1\\tOQ:Z:IIII\\tZB:B:s,-3,7\\tNM:i:99\"; next } "
+                                "{ print }' " + fq + " > " + out, &log), 0) << log;
+  };
+  with_tags(d.pe1, d.dir.file("t_1.fq"));
+  with_tags(d.pe2, d.dir.file("t_2.fq"));
+  const std::string ubam = d.dir.file("tagged.bam");
+  ASSERT_EQ(test::run_command("samtools import -T '*' -1 " + d.dir.file("t_1.fq") + " -2 " + d.dir.file("t_2.fq") +
+                                  " -r ID:g1 -r SM:s1 -o " + ubam, &log), 0) << log;
+  mapper::RunOptions o = d.options(ubam, "", d.dir.file("kept.sam"));
+  o.map.output.copy_comment = true;
+  mapper::run_mapping(o);
+  const std::string kept = records_of(o.output);
+  size_t records = 0;
+  std::istringstream in(kept);
+  for (std::string line; std::getline(in, line); ++records) {
+    for (const char* tag : {"\tBX:Z:ACGT-1", "\tOQ:Z:IIII", "\tZB:B:s,-3,7", "\tRG:Z:g1"}) {
+      EXPECT_NE(line.find(tag), std::string::npos) << tag << " missing: " << line;
+    }
+    EXPECT_EQ(line.find("NM:i:99"), std::string::npos) << line;  // the new alignment's NM instead
+  }
+  EXPECT_EQ(records, 1200u);
+  const std::string plain = records_of(map_to(ubam, d.dir.file("plain_tags.sam")));
+  EXPECT_EQ(plain.find("BX:Z:"), std::string::npos);
+  EXPECT_NE(plain.find("RG:Z:g1"), std::string::npos);
 }
 
 // -o x.cram: the SAM's records; with --sort the sorted BAM's, and its .crai.
