@@ -193,8 +193,8 @@ void check_options(const CorrectRunOptions& opt) {
   }
   for (const std::string& in : {opt.in1, opt.in2}) {  // map reads these; correct writes FASTQ from FASTQ
     if (io::SamReader::is_sam_bam_cram(in)) {
-      throw UsageError("'" + in + "' is SAM/BAM/CRAM: correct reads FASTQ (samtools fastq -1 r1.fq -2 r2.fq '" + in +
-                       "' gives it)");
+      throw UsageError("'" + in + "' is SAM/BAM/CRAM: correct reads FASTQ, which with mates kept together "
+                       "'samtools collate -u -O " + in + " | samtools fastq -1 r1.fq -2 r2.fq -0 /dev/null -s /dev/null -' gives");
     }
   }
   io::check_not_input(opt.out1, "-o", {opt.in1, opt.in2});
