@@ -16,7 +16,7 @@ namespace gatemap::apps {
 void register_map(CLI::App& app, AppContext& ctx) {
   auto* sub = app.add_subcommand("map", "Map single or paired reads to an index (SAM to stdout or -o)");
   auto o = std::make_shared<mapper::RunOptions>();
-  sub->add_option("index", o->index_path, "Index from 'gatemap index', or its FASTA (REF: REF.gmi is used)")
+  sub->add_option("index", o->index_path, "Index from 'gatemap index', or its FASTA (REF.gmi beside it is used; without one, REF is indexed for the run)")
       ->required();
   sub->add_option("reads1", o->reads1,
                   "FASTQ or FASTA (plain or gzip; '-' is stdin), or a SAM/BAM/CRAM file (e.g. unmapped BAM; mates next to "

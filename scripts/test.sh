@@ -9,6 +9,8 @@ scripts/deps.sh --test
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -U CMAKE_CUDA_ARCHITECTURES > /dev/null
 cmake --build build -j "$(nproc)"
 ctest --test-dir build -j "$(nproc)" --output-on-failure
+# The Debian package: installed, its demo run, removed (scripts/package_test.sh).
+scripts/package_test.sh
 # A short libFuzzer run over every parser of untrusted input (FUZZ_SECONDS per target).
 if command -v clang++ > /dev/null; then
   scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
