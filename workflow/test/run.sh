@@ -7,7 +7,8 @@
 #  2. after one shard's BAM is deleted, a re-run redoes that shard and what depends on it
 #     (its sample's merge, calls and VCF), nothing of the other sample;
 #  3. gvcf=True: gVCFs as one process writes them; joint=True: cohort.vcf.gz as `gatemap
-#     joint` of them writes it.
+#     joint` of them writes it;
+#  4. workflow/example/make.sh's example runs as workflow/README.md says.
 # Usage: workflow/test/run.sh path/to/gatemap   (needs snakemake, samtools, bcftools)
 set -euo pipefail
 gatemap=$(realpath "${1:?usage: run.sh path/to/gatemap}")
@@ -143,7 +144,7 @@ if [[ "$covered" != "$total" ]]; then
 fi
 echo "gVCF: $total bases covered once, $(variants results/vcf/s1.g.vcf.gz | wc -l) variant records as one process"
 
-# 4. joint=True: the samples' gVCFs genotyped together equal `gatemap joint` of them.
+# 3, continued. joint=True: the samples' gVCFs genotyped together equal `gatemap joint` of them.
 snakemake -s "$snakefile" --cores 2 --quiet --config "${config[@]}" joint=True > snakemake_joint.log 2>&1 \
   || { tail -50 snakemake_joint.log >&2; exit 1; }
 "$gatemap" joint -r ref.fa -o one_joint.vcf.gz results/vcf/s1.g.vcf.gz results/vcf/s2.g.vcf.gz 2>> sim.log
@@ -153,4 +154,17 @@ if ! cmp -s <(records results/cohort.vcf.gz) <(records one_joint.vcf.gz) \
   exit 1
 fi
 echo "joint: $(bcftools view -H results/cohort.vcf.gz | wc -l) cohort records as one process"
+
+# 4. The runnable example of workflow/README.md: made, run as the README says, each
+# sample's joint genotypes scored against its truth.
+bash "$(dirname "$snakefile")/example/make.sh" "$work/example" "$gatemap" 2>> sim.log
+snakemake -s "$snakefile" --configfile "$work/example/config.yaml" --cores 2 --quiet > snakemake_example.log 2>&1 \
+  || { tail -50 snakemake_example.log >&2; exit 1; }
+for s in s1 s2; do
+  bcftools view -s $s -Oz -o "example_$s.vcf.gz" "$work/example/results/cohort.vcf.gz"
+  f1=$("$gatemap" eval vcf "$work/example/$s.truth.vcf.gz" "example_$s.vcf.gz" -r "$work/example/reference.fa" 2>> sim.log \
+    | awk '$1 == "SNP" { print $7 }')
+  awk -v f="$f1" 'BEGIN { exit !(f >= 0.95) }' || { echo "FAIL: the example's $s SNP F1 is $f1" >&2; exit 1; }
+  echo "example: $s SNP F1 $f1"
+done
 echo "workflow test passed"
