@@ -46,11 +46,17 @@ if [ "${1:-}" = bundle ]; then  # here: build and pack
   (cd .gpu-bundle && tar -cJf pack.tar.xz bin && rm -rf bin) && du -sh .gpu-bundle  # the carry: at most 64 MiB
   exit 0
 fi
-# There: every bundled binary by its name on PATH.
-[ -d .gpu-bundle/bin ] || tar -xJf .gpu-bundle/pack.tar.xz -C .gpu-bundle
-BIN=/tmp/gm_bin && mkdir -p "$BIN" "$OUT"
-for b in .gpu-bundle/bin/*; do
-  printf '#!/bin/sh\nexec %s %s "$@"\n' "$PWD/.gpu-bundle/run" "$(basename "$b")" > "$BIN/$(basename "$b")"
+# There: every bundled binary by its name on PATH, run from a copy of the bundle named by
+# its checksum: a later call's carry replaces .gpu-bundle, which would pull the binaries
+# from under a stage still running in the background (a genome run lost its `call` so).
+B=/tmp/gm_bundle_$(md5sum .gpu-bundle/pack.tar.xz | cut -c1-12)
+if [ ! -x "$B/bin/gatemap" ]; then
+  rm -rf "$B.part" && mkdir -p "$B.part" && cp -r .gpu-bundle/run .gpu-bundle/MANIFEST .gpu-bundle/lib "$B.part/" &&
+    tar -xJf .gpu-bundle/pack.tar.xz -C "$B.part" && mv "$B.part" "$B"
+fi
+BIN=$B/path && mkdir -p "$BIN" "$OUT"
+for b in "$B"/bin/*; do
+  printf '#!/bin/sh\nexec %s %s "$@"\n' "$B/run" "$(basename "$b")" > "$BIN/$(basename "$b")"
   chmod +x "$BIN/$(basename "$b")"
 done
 export PATH=$BIN:$PATH GATEMAP=$BIN/gatemap SAMTOOLS=$BIN/samtools LIGHTER=$BIN/lighter TIME=$BIN/time
