@@ -217,9 +217,12 @@ void BamSorter::merge_runs(const std::vector<std::string>& paths, const std::fun
       if (r < -1) throw FormatError("sorted run '" + paths[i] + "' is damaged");
       if (r >= 0) heap.push(i);
     };
+    // The runs inflated on threads of their own (-t shared among them), not on the merging one.
+    const int inflating = opt_.threads / static_cast<int>(runs.size());
     for (size_t i = 0; i < runs.size(); ++i) {
       runs[i].fp = sam_open(paths[i].c_str(), "r");
       if (!runs[i].fp) throw IoError("cannot reopen the sorted run '" + paths[i] + "'");
+      if (inflating > 1) set_hts_threads(runs[i].fp, inflating, paths[i]);
       runs[i].hdr = sam_hdr_read(runs[i].fp);
       runs[i].rec = bam_init1();
       if (!runs[i].hdr || !runs[i].rec) throw FormatError("sorted run '" + paths[i] + "' is damaged");
