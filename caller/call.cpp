@@ -143,7 +143,20 @@ class Caller {
     if (opt_.intervals.empty()) {
       call_everything();
     } else {
-      for (const Interval& iv : intervals_) call_interval(iv);
+      // Progress every 10 s or so (an exome's BED has 200,000 intervals).
+      double said = log::wall_seconds();
+      int64_t bases = 0, total = 0;
+      for (const Interval& iv : intervals_) total += iv.end - iv.begin;
+      for (size_t i = 0; i < intervals_.size(); ++i) {
+        call_interval(intervals_[i]);
+        bases += intervals_[i].end - intervals_[i].begin;
+        if (log::wall_seconds() - said >= 10 || i + 1 == intervals_.size()) {
+          said = log::wall_seconds();
+          log::info("call", "-L: " + std::to_string(i + 1) + " of " + std::to_string(intervals_.size()) +
+                                " intervals (" + std::to_string(100 * bases / std::max<int64_t>(1, total)) +
+                                "% of their bases) done: " + std::to_string(stats_.calls) + " calls so far");
+        }
+      }
     }
     if (releasing_.valid()) releasing_.get();
     count_input_since(InputMark{});

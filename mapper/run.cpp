@@ -136,6 +136,11 @@ class RecordOutput {
   void close() {
     if (!sorter_) return writer_->close();
     const double t = log::wall_seconds();
+    log::info("map", "all reads mapped: " +
+                         (sorter_->runs() > 0 ? "merging " + std::to_string(sorter_->runs()) + " sorted runs"
+                                              : std::string("sorting the records in memory")) +
+                         (sorter_->duplicates() ? ", marking duplicates" : std::string()) + " and writing '" + path_ +
+                         "' with its index");
     sorter_->close();
     log::info("map", "sorted " + std::to_string(sorter_->records()) + " records (" + std::to_string(sorter_->runs()) +
                          " runs spilled) and indexed '" + path_ + "' in " + std::to_string(log::wall_seconds() - t) +
@@ -610,7 +615,8 @@ MapStats run_mapping(RunOptions opt) {
   // (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP
   // team of -t threads.
   double output_s = 0;
-  int64_t batch_no = 0;
+  int64_t batch_no = 0, reads_done = 0;
+  const double mapping_began = log::wall_seconds();
   const auto write = [&](MapItem& item) {
     if (item.parse_error) std::rethrow_exception(item.parse_error);
     omp_set_num_threads(threads);
@@ -622,8 +628,11 @@ MapStats run_mapping(RunOptions opt) {
         out.take(item.records, *spare_records);
       }
     }
-    log::info("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.size()) +
-                         " reads mapped");
+    reads_done += static_cast<int64_t>(item.size());
+    const double elapsed = log::wall_seconds() - mapping_began;
+    log::info("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.size()) + " reads mapped, " +
+                         std::to_string(reads_done) + " in all, " +
+                         std::to_string(static_cast<int64_t>(reads_done / std::max(elapsed, 1e-3))) + " reads/s");
     // Mates that are not mates (one file given twice, files of two runs) map as pairs
     // that are almost never proper: said once, after the first batch.
     if (batch_no == 1 && item.pairs >= 100 && 2 * item.proper_pairs < item.pairs) {
