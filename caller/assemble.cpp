@@ -1,9 +1,9 @@
 // Local de Bruijn assembly of a region: the reference path and the read slices' k-mers
 // (bases below min_base_q break them), edges weighted by read support, non-reference
-// edges seen fewer than min_prune times dropped (at depth and in a cohort: see keep_edge). A repeated reference k-mer or a cycle
-// reachable from the source makes k grow (21, 25, 31, 41, 51, 63); the best-scoring source-to-sink
-// paths (sum of log10 edge weight / node out-weight, as GATK scores them; found best
-// first) are the haplotypes.
+// edges seen fewer than min_prune times dropped (at depth and in a cohort: keep_edge).
+// A repeated reference k-mer or a cycle reachable from the source makes k grow (21, 25,
+// 31, 41, 51, 63); the best-scoring source-to-sink paths (sum of log10 edge weight / node
+// out-weight, as GATK scores them; found best first) are the haplotypes.
 #include <algorithm>
 #include <cmath>
 #include <queue>

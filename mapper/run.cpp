@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <deque>
+#include <fstream>
 #include <future>
 #include <memory>
 #include <utility>
@@ -485,9 +486,15 @@ class MapLanes {
 };
 
 // The index (its checksums checked later, on another thread), said on stderr.
-// Whether the file's first byte (gzip's inflated) opens a FASTA record.
+// Whether the file's first byte (gzip's inflated) opens a FASTA record. Read plainly
+// first: an index (gigabytes) is not streamed for it.
 bool is_fasta(const std::string& path) {
   if (path == "-") return false;
+  char head[2] = {};
+  std::ifstream file(path, std::ios::binary);
+  file.read(head, 2);
+  if (file.gcount() >= 1 && head[0] == '>') return true;
+  if (file.gcount() < 2 || head[0] != '\x1f' || head[1] != '\x8b') return false;
   char first = 0;
   io::InputStream in(path);
   return in.read(&first, 1) == 1 && first == '>';
