@@ -58,6 +58,10 @@ void register_map(CLI::App& app, AppContext& ctx) {
       ->check(finite_in(-1, 1e6))
       ->capture_default_str();
   sub->add_option("-R", o->read_group, "Read group line, e.g. '@RG\\tID:x\\tSM:y'");
+  auto lean_cram = std::make_shared<bool>(false);
+  sub->add_flag("--cram-no-nm-md", *lean_cram,
+                "CRAM output without NM and MD (smaller; samtools rebuilds them from the reference, htsjdk and "
+                "Picard do not; stored by default)");
   sub->add_flag("-C", o->map.output.copy_comment, "Copy FASTQ comments (SAM tags such as BX:Z:...) to the records");
   sub->add_flag("-M", o->map.output.split_as_secondary,
                 "Flag the parts of chimeric reads secondary, not supplementary (Picard)");
@@ -88,7 +92,8 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_flag("--bgzf-gpu", o->bgzf_gpu,
                 "Compress BAM on the GPU (gatemap's DEFLATE, the default on a GPU without -l: files within ~1.5% "
                 "of -l 6's; without a GPU the same bytes from the CPU, several times slower than -l 6)");
-  on_run(sub, ctx, [o, sort_mem, &ctx] {
+  on_run(sub, ctx, [o, sort_mem, lean_cram, &ctx] {
+    o->cram_nm_md = !*lean_cram;
     o->command_line = ctx.command_line;
     // As bwa mem takes the reference's path for its index: REF.gmi next to REF.
     const std::string path = o->index_path;

@@ -170,6 +170,10 @@ SamWriter::SamWriter(const std::string& path, const SamHeaderInfo& info, int thr
     hdr_ = nullptr;
     throw IoError("cannot use '" + info.reference + "' as the reference of '" + path_ + "'");
   }
+  if (mode[1] == 'c' && info.cram_nm_md) {  // else htslib drops them where the reference restores them
+    hts_set_opt(fp_, CRAM_OPT_STORE_NM, 1);
+    hts_set_opt(fp_, CRAM_OPT_STORE_MD, 1);
+  }
   writeback_ = std::make_unique<EarlyWriteback>(out_.write_path());
   plain_sam_ = mode[1] == '\0';
   if (mode[1] == 'b') {  // records compressed here, in parallel (write_bam)

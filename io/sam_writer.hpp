@@ -49,6 +49,7 @@ struct SamHeaderInfo {
   std::string version;       // for @PG VN
   bool coordinate_sorted = false;  // @HD SO:coordinate (else SO:unsorted GO:query)
   std::string reference;           // the FASTA CRAM output is encoded against (its contigs must be these)
+  bool cram_nm_md = true;          // CRAM keeps NM and MD as written (htsjdk/Picard readers do not rebuild them)
 };
 
 // Parses a -R value: turns literal "\t" into tabs, checks "@RG" and an ID field.

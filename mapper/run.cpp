@@ -89,6 +89,7 @@ class RecordOutput {
     if (opt.read_group.empty()) info.input_read_groups = input_read_groups;
     info.comment_lines = input_comments;
     info.reference = opt.reference;
+    info.cram_nm_md = opt.cram_nm_md;
     info.command_line = opt.command_line;
     info.version = opt.version;
     const int threads = std::max(1, opt.hw.threads);

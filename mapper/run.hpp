@@ -10,6 +10,7 @@ namespace gatemap::mapper {
 struct RunOptions {
   std::string index_path, reads1, reads2;
   std::string reference;          // -T: the FASTA of CRAM input and output
+  bool cram_nm_md = true;         // CRAM output stores NM and MD (--cram-no-nm-md: left to readers to rebuild)
   bool interleaved = false;       // -p: reads1 holds pairs (mate 1, mate 2) among single reads, as bwa mem -p
   std::string output = "-";       // -o: SAM, or BAM by ".bam" suffix
   std::string read_group;         // -R

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <sstream>
 
@@ -140,6 +141,40 @@ TEST(AlignmentInput, CramOutputHoldsTheRecordsAndIsIndexed) {
   std::string region;
   ASSERT_EQ(test::run_command("samtools view -c -T " + d.ref + " " + o.output + " 1:1-200000", &region), 0) << region;
   EXPECT_GT(std::stoi(region), 0);
+}
+
+// CRAM keeps NM and MD as the SAM has them, for readers that do not rebuild them from the
+// reference (htsjdk, Picard); --cram-no-nm-md leaves them out. Decoded with htslib's
+// rebuilding off, so that what the file holds is seen.
+TEST(AlignmentInput, CramStoresNmAndMdUnlessAskedNotTo) {
+  if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
+  const auto& d = data();
+  const auto stored_tags = [&](const std::string& cram) {
+    std::string text;
+    EXPECT_EQ(test::run_command("samtools view --input-fmt-option decode_md=0 -F 4 -T " + d.ref + " " + cram, &text),
+              0) << text;
+    int records = 0, nm = 0, md = 0;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line); ++records) {
+      nm += line.find("\tNM:i:") != std::string::npos;
+      md += line.find("\tMD:Z:") != std::string::npos;
+    }
+    return std::array<int, 3>{records, nm, md};
+  };
+  mapper::RunOptions o = d.options(d.pe1, d.pe2, d.dir.file("nm_md.cram"));
+  o.reference = d.ref;
+  mapper::run_mapping(o);
+  const auto kept = stored_tags(o.output);
+  EXPECT_GT(kept[0], 1000);
+  EXPECT_EQ(kept[1], kept[0]);
+  EXPECT_EQ(kept[2], kept[0]);
+  o.cram_nm_md = false;
+  o.output = d.dir.file("lean.cram");
+  mapper::run_mapping(o);
+  const auto lean = stored_tags(o.output);
+  EXPECT_EQ(lean[0], kept[0]);
+  EXPECT_EQ(lean[1], 0);
+  EXPECT_EQ(lean[2], 0);
 }
 
 TEST(AlignmentInput, WhatCannotWorkIsAClearError) {
