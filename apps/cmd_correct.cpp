@@ -19,7 +19,7 @@ void register_correct(CLI::App& app, AppContext& ctx) {
   auto summary = std::make_shared<std::string>();
   auto stats = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("correct", "Correct substitution errors in reads with a k-mer spectrum (CUDA-EC style)");
-  sub->add_option("reads", o->in1, "FASTQ (plain or gzip)")->required();
+  sub->add_option("reads", o->in1, "FASTQ (plain or gzip), or SAM/BAM with mates next to each other (e.g. unmapped BAM; pairs need -p)")->required();
   sub->add_option("reads2", o->in2, "Second FASTQ of a pair");
   sub->add_option("-o,--output", o->out1, "Corrected FASTQ (.gz: bgzip; - : stdout)")->required();
   sub->add_option("-p,--output2", o->out2, "Corrected second FASTQ of a pair");

@@ -181,21 +181,41 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
   return spectrum;
 }
 
+// Whether a SAM/BAM file's first primary record is one of a pair.
+bool sam_holds_pairs(const std::string& path) {
+  io::SamReader in(path);
+  bam1_t* b = bam_init1();
+  if (!b) throw std::bad_alloc();
+  bool paired = false;
+  while (in.next(b)) {
+    if (b->core.flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
+    paired = b->core.flag & BAM_FPAIRED;
+    break;
+  }
+  bam_destroy1(b);
+  return paired;
+}
+
 // The options and files checked before any reading: a clear error, nothing written.
 void check_options(const CorrectRunOptions& opt) {
   if (opt.k < 8 || opt.k > kMaxK)
     throw UsageError("-k must be between 8 and " + std::to_string(kMaxK));
   if (opt.threshold > KmerCounter::kMaxCount)
     throw UsageError("--solid must be at most " + std::to_string(KmerCounter::kMaxCount));
-  if (opt.in2.empty() != opt.out2.empty()) throw UsageError("paired input needs both a second FASTQ and -p OUT_2");
+  // SAM/BAM (an unmapped BAM, or one mapped before, mates next to each other) is read as
+  // map reads it; whether it holds pairs (two outputs) its first primary record says.
+  const bool aligned_input = io::SamReader::is_sam_bam_cram(opt.in1);
+  if (aligned_input) {
+    if (!opt.in2.empty()) throw UsageError("reads from SAM/BAM come in one file: '" + opt.in2 + "' is one too many");
+    if (sam_holds_pairs(opt.in1) == opt.out2.empty()) {
+      throw UsageError("'" + opt.in1 + "' " + (opt.out2.empty() ? "holds read pairs: name mate 2's output with -p OUT_2"
+                                                                 : "holds single reads: -p OUT_2 has no mates to take"));
+    }
+  } else if (opt.in2.empty() != opt.out2.empty()) {
+    throw UsageError("paired input needs both a second FASTQ and -p OUT_2");
+  }
   if (opt.spectrum != "auto" && opt.spectrum != "bloom" && opt.spectrum != "exact") {
     throw UsageError("--spectrum is auto, bloom or exact");
-  }
-  for (const std::string& in : {opt.in1, opt.in2}) {  // map reads these; correct writes FASTQ from FASTQ
-    if (io::SamReader::is_sam_bam_cram(in)) {
-      throw UsageError("'" + in + "' is SAM/BAM/CRAM: correct reads FASTQ, which with mates kept together "
-                       "'samtools collate -u -O " + in + " | samtools fastq -1 r1.fq -2 r2.fq -0 /dev/null -s /dev/null -' gives");
-    }
   }
   io::check_not_input(opt.out1, "-o", {opt.in1, opt.in2});
   if (!opt.out2.empty()) {
@@ -332,6 +352,12 @@ struct ReplayedBatch {
   io::ReadBatch* batch = nullptr;
 };
 
+// A SAM/BAM input whose first reads were pairs (or single) holds the other kind later.
+std::string pairing_changed(const std::string& path) {
+  return "'" + path + "' holds single reads and pairs: correct takes one kind per input "
+         "(samtools view -f 1 keeps the pairs)";
+}
+
 void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io::FastqWriter& out1,
                            io::FastqWriter* out2, CorrectSummary& sum) {
   ReplayPass pass(input);
@@ -356,6 +382,7 @@ void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io
       },
       [&](ReplayedBatch& item) {
         const io::ReadBatch& batch = *item.batch;
+        if (batch.paired != (out2 != nullptr)) throw FormatError(pairing_changed(input.path()));
         for (size_t i = 0; i < batch.size(); ++i) {
           io::FastqWriter& w = (batch.paired && i % 2 == 1) ? *out2 : out1;
           w.write(batch.reads[i]);  // the header as it was: name, /1 or /2, comment
@@ -368,8 +395,8 @@ void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io
 // The text kept from the first reading: no parsing, no formatting; a batch's text freed
 // once written. The mates' files are written at once, mate 2's on a thread of its own
 // (one thread wrote 2.5-3 GB/s to the page cache, and the correction pass waited for it).
-void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText>& texts, io::FastqWriter& out1,
-                           io::FastqWriter* out2, CorrectSummary& sum) {
+void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText>& texts, const std::string& in1,
+                           io::FastqWriter& out1, io::FastqWriter* out2, CorrectSummary& sum) {
   size_t next = 0;
   OrderedLanes<size_t> items(slots_for(corrector.lanes()), [&](size_t& k) {
     k = next++;
@@ -385,6 +412,7 @@ void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText
         corrector.run(lane, parts, kt.size(), [&](size_t i) { return kt.bases(i); }, tally);
       },
       [&](size_t& k) {
+        if (texts[k].paired != (out2 != nullptr)) throw FormatError(pairing_changed(in1));
         const auto write_mate2 = [&] { out2->write_text(texts[k].text[1].view()); };
         std::future<void> mate2;
         if (out2) {
@@ -453,7 +481,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   const BatchCorrector corrector{spectrum, engines, copt, pass_through, threads};
   std::vector<KeptText> texts = input.take_text();
   if (!texts.empty()) {
-    write_corrected_texts(corrector, texts, out1, out2.get(), sum);
+    write_corrected_texts(corrector, texts, opt.in1, out1, out2.get(), sum);
   } else {
     write_corrected_reads(corrector, input, out1, out2.get(), sum);
   }

@@ -26,6 +26,7 @@ class ReadInput {
   // keep_gb < 0: files are read again, other input kept up to 4 GB.
   ReadInput(const std::string& in1, const std::string& in2, size_t batch_reads, double keep_gb, int threads);
   ~ReadInput();
+  const std::string& path() const { return in1_; }  // the (first) input, for messages
   // Starts parsing the first batches on another thread (first_pass does, if not yet).
   void start();
   // The first reading; fn sees every batch in input order. When fn throws a CudaError,

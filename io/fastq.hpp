@@ -132,8 +132,9 @@ class FastqSource {
               const std::string& reference = "", bool keep_tags = false);
   // Fills `batch` with up to max_records reads (pairs count as two) or until
   // max_bases; returns false when nothing was left. Not thread-safe. With smart pairing
-  // the single reads of the stretch go to `singles` (which it then needs) and the limits
-  // count them too; a pair is never split between batches.
+  // the single reads of the stretch go to `singles` and the limits count them too; a pair
+  // is never split between batches. Without `singles`, a batch of smart pairing is all
+  // pairs or all single reads (FormatError where an input mixes them).
   // Two files are cut at once, and converted on the OpenMP threads.
   bool next_batch(ReadBatch& batch, size_t max_records, size_t max_bases, SinglesAmongPairs* singles = nullptr);
   // next_batch in two steps, for a pipeline that converts several batches at once:

@@ -11,8 +11,18 @@ namespace gatemap::io {
 
 bool FastqSource::next_batch(ReadBatch& batch, size_t max_records, size_t max_bases, SinglesAmongPairs* singles) {
   if (smart_pairing_) {
-    if (!singles) throw Error("internal: smart pairing reads single reads too");
-    return next_batch_smart(batch, *singles, max_records, max_bases);
+    if (singles) return next_batch_smart(batch, *singles, max_records, max_bases);
+    // A caller that takes pairs or single reads, one kind per input (correct).
+    SinglesAmongPairs own;
+    if (!next_batch_smart(batch, own, max_records, max_bases)) return false;
+    if (own.reads.reads.empty()) return true;
+    if (batch.reads.empty()) {
+      batch = std::move(own.reads);
+      return true;
+    }
+    throw FormatError("'" + mate1_->path() + "': read '" + own.reads.reads.front().name +
+                      "' has no mate next to it among pairs: this command takes pairs or single reads, not both "
+                      "(samtools view -f 1 keeps the pairs)");
   }
   if (!cut_batch(raw_, max_records, max_bases)) return false;
   parse_batch(raw_, batch, 2 * parse_threads_);

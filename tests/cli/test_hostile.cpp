@@ -842,9 +842,9 @@ TEST_F(Hostile, CallAndCorrectReportAsMapDoes) {
   EXPECT_EQ(read_file(d.file("err2.txt")), "");
   EXPECT_NE(read_file(d.file("r.json")).find("\"reads\": "), std::string::npos);
   EXPECT_EQ(gm("call --stats " + f("aln.bam") + " -r " + f("ref.fa") + " " + f("aln.bam"), &err), 2) << err;
-  // correct writes FASTQ from FASTQ: a BAM given to it is named, with what to do.
+  // correct reads a BAM as map does: one of pairs needs mate 2's output.
   EXPECT_EQ(gm("correct -o " + d.file("x.fq") + " " + f("aln.bam"), &err), 2) << err;
-  EXPECT_NE(err.find("'" + f("aln.bam") + "' is SAM/BAM/CRAM"), std::string::npos) << err;
+  EXPECT_NE(err.find("'" + f("aln.bam") + "' holds read pairs: name mate 2's output with -p"), std::string::npos) << err;
   // index too: nothing on stderr at -v 1, its counts as JSON.
   ASSERT_EQ(run_command("timeout 120 " + kBin + " index -v 1 -t 2 --stats " + d.file("i.json") + " -o " +
                             d.file("i.gmi") + " " + f("ref.fa") + " 2> " + d.file("err3.txt")),
@@ -908,4 +908,33 @@ TEST_F(Hostile, MatesThatAreNotMatesAreWarnedAbout) {
   ASSERT_EQ(gm("map -t 2 -o " + f("mates.bam") + " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq"), &out), 0)
       << out;
   EXPECT_EQ(out.find("[W::map]"), std::string::npos) << out;
+}
+
+// correct reads an unmapped BAM as map does: the same corrected bases and qualities as from
+// the FASTQ pair it was made of; a BAM sorted by coordinate (mates apart) is refused.
+TEST_F(Hostile, CorrectReadsAnUnmappedBamAsItsFastq) {
+  if (run_command("samtools --version") != 0) GTEST_SKIP() << "samtools not installed";
+  gatemap::test::TempDir d;
+  std::string out;
+  ASSERT_EQ(run_command("samtools import -1 " + f("r_1.fq") + " -2 " + f("r_2.fq") + " -o " + d.file("u.bam"), &out), 0)
+      << out;
+  ASSERT_EQ(gm("correct -t 2 -o " + d.file("b_1.fq") + " -p " + d.file("b_2.fq") + " " + d.file("u.bam"), &out), 0)
+      << out;
+  ASSERT_EQ(gm("correct -t 2 -o " + d.file("f_1.fq") + " -p " + d.file("f_2.fq") + " " + f("r_1.fq") + " " +
+                   f("r_2.fq"), &out), 0) << out;
+  const auto lines = [&](const std::string& path, int which) {  // 1: bases, 3: qualities
+    std::istringstream in(read_file(path));
+    std::string kept, line;
+    for (int i = 0; std::getline(in, line); ++i) {
+      if (i % 4 == which) kept += line + "\n";
+    }
+    return kept;
+  };
+  for (const char* mate : {"_1.fq", "_2.fq"}) {
+    EXPECT_EQ(lines(d.file(std::string("b") + mate), 1), lines(d.file(std::string("f") + mate), 1)) << mate;
+    EXPECT_EQ(lines(d.file(std::string("b") + mate), 3), lines(d.file(std::string("f") + mate), 3)) << mate;
+  }
+  EXPECT_FALSE(lines(d.file("b_1.fq"), 1).empty());
+  EXPECT_EQ(gm("correct -o " + d.file("s_1.fq") + " -p " + d.file("s_2.fq") + " " + f("aln.bam"), &out), 1) << out;
+  EXPECT_NE(out.find("sorted by coordinate"), std::string::npos) << out;
 }
