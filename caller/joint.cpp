@@ -87,7 +87,7 @@ class GvcfCursor {
   GvcfCursor(const GvcfCursor&) = delete;
   GvcfCursor& operator=(const GvcfCursor&) = delete;
 
-  // The next record (unpacked), or null at the end. Throws FormatError naming the file on
+  // The next record (its alleles unpacked), or null at the end. Throws FormatError naming the file on
   // a malformed or out-of-order record.
   bcf1_t* next() {
     int r = -1;
@@ -107,7 +107,7 @@ class GvcfCursor {
                         std::to_string(rec_->pos + 1) + ") is out of order: sort it (bcftools sort)");
     }
     last_rid_ = rec_->rid, last_pos_ = rec_->pos;
-    bcf_unpack(rec_, BCF_UN_ALL);
+    bcf_unpack(rec_, BCF_UN_STR);  // INFO and FORMAT where asked for (most blocks: never)
     return rec_;
   }
   bcf_hdr_t* header() const { return hdr_; }
@@ -129,6 +129,7 @@ bool is_block(const bcf1_t* rec) { return rec->n_allele == 2 && std::strcmp(rec-
 
 // A record as an entry (its kind: block or variant).
 GvcfEntry entry_of(const bcf_hdr_t* hdr, bcf1_t* rec) {
+  bcf_unpack(rec, BCF_UN_STR);  // (a copied record comes packed)
   GvcfEntry e;
   e.kind = is_block(rec) ? GvcfEntry::Kind::block : GvcfEntry::Kind::variant;
   e.pos = rec->pos;
@@ -167,11 +168,32 @@ GvcfEntry entry_of(const bcf_hdr_t* hdr, bcf1_t* rec) {
   return e;
 }
 
-// What each input says from one position to the next.
+// What each input says from one position to the next. The last block is kept as its
+// record and decoded only when a site falls in it: most blocks hold none, and decoding
+// every block's FORMAT was most of joint's time.
 struct SampleState {
-  GvcfEntry block, variant, here;  // the last block, the last variant record, one starting here
-  int64_t block_end = -1, variant_end = -1;  // exclusive
+  GvcfEntry variant, here;  // the last variant record, one starting here
+  bcf1_t* block_rec = nullptr;  // the last block (a copy)
+  GvcfEntry block;              // it decoded, where block_decoded
+  bool block_decoded = false;
+  int64_t block_pos = -1, block_end = -1, variant_end = -1;  // end: exclusive
   bool has_here = false;
+  SampleState() = default;
+  SampleState(const SampleState&) = delete;
+  SampleState& operator=(const SampleState&) = delete;
+  ~SampleState() {
+    if (block_rec) bcf_destroy(block_rec);
+  }
+  // Forgets what came before (a new contig).
+  void reset() {
+    variant = here = block = GvcfEntry{};
+    block_decoded = has_here = false;
+    block_pos = block_end = variant_end = -1;
+  }
+  const GvcfEntry& block_entry(const bcf_hdr_t* hdr) {
+    if (!block_decoded) block = entry_of(hdr, block_rec), block_decoded = true;
+    return block;
+  }
 };
 
 // The sites of [begin, end) of contig rid (the whole files where region is null), in order.
@@ -186,6 +208,10 @@ std::vector<detail::SiteCall> call_chunk(const std::vector<std::unique_ptr<GvcfF
     cur[s] = cursors[s]->next();
   }
   std::vector<SampleState> state(S);
+  for (SampleState& st : state) {
+    st.block_rec = bcf_init();
+    if (!st.block_rec) throw std::bad_alloc();
+  }
   std::vector<GvcfEntry> entries(S);
   std::vector<detail::SiteCall> out;
   int state_rid = -1;
@@ -196,21 +222,26 @@ std::vector<detail::SiteCall> call_chunk(const std::vector<std::unique_ptr<GvcfF
       if (cur[s] && (cur[s]->rid < r || (cur[s]->rid == r && cur[s]->pos < p))) r = cur[s]->rid, p = cur[s]->pos;
     }
     if (r == INT32_MAX) break;
-    if (r != state_rid) state.assign(S, SampleState{}), state_rid = r;
+    if (r != state_rid) {
+      for (SampleState& st : state) st.reset();
+      state_rid = r;
+    }
     bool site = false;
     for (size_t s = 0; s < S; ++s) {
       SampleState& st = state[s];
       st.has_here = false;
       while (cur[s] && cur[s]->rid == r && cur[s]->pos == p) {
         ++records;
-        GvcfEntry e = entry_of(cursors[s]->header(), cur[s]);
-        if (e.kind == GvcfEntry::Kind::block) {
+        bcf_unpack(cur[s], BCF_UN_STR);
+        if (is_block(cur[s])) {
           int32_t* v = nullptr;
           int n = 0;
           st.block_end = bcf_get_info_int32(cursors[s]->header(), cur[s], "END", &v, &n) == 1 ? v[0] : p + 1;
           free(v);
-          st.block = std::move(e);
+          if (bcf_copy(st.block_rec, cur[s]) == nullptr) throw std::bad_alloc();
+          st.block_pos = p, st.block_decoded = false;
         } else {
+          GvcfEntry e = entry_of(cursors[s]->header(), cur[s]);
           st.variant_end = p + static_cast<int64_t>(e.alleles[0].size());
           st.variant = e;
           st.here = std::move(e);
@@ -221,14 +252,14 @@ std::vector<detail::SiteCall> call_chunk(const std::vector<std::unique_ptr<GvcfF
     }
     if (!site || (region && (r != rid || p < begin || p >= end))) continue;
     for (size_t s = 0; s < S; ++s) {
-      const SampleState& st = state[s];
+      SampleState& st = state[s];
       if (st.has_here) {
         entries[s] = st.here;
       } else if (st.variant_end > p && st.variant.pos < p) {
         entries[s] = st.variant;
         entries[s].kind = GvcfEntry::Kind::spanning;
-      } else if (st.block_end > p && st.block.pos <= p) {
-        entries[s] = st.block;
+      } else if (st.block_end > p && st.block_pos <= p) {
+        entries[s] = st.block_entry(cursors[s]->header());
       } else {
         entries[s] = GvcfEntry{};
       }
