@@ -6,7 +6,7 @@ namespace gatemap::apps {
 
 // The one place where subcommands are listed, in the order `--help` shows them.
 void register_all(CLI::App& app, AppContext& ctx) {
-  for (RegisterFn fn : {register_index, register_map, register_call, register_joint, register_correct, register_sim, register_eval,
+  for (RegisterFn fn : {register_index, register_map, register_call, register_joint, register_correct, register_sim, register_eval, register_report,
                         register_pairhmm, register_bench, register_demo, register_version}) {
     fn(app, ctx);
   }

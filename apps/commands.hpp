@@ -60,5 +60,6 @@ void register_call(CLI::App&, AppContext&);
 void register_joint(CLI::App&, AppContext&);
 void register_bench(CLI::App&, AppContext&);
 void register_demo(CLI::App&, AppContext&);
+void register_report(CLI::App&, AppContext&);
 
 }  // namespace gatemap::apps

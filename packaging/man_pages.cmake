@@ -1,7 +1,7 @@
 # Writes a man page per command (gatemap.1, gatemap-map.1, ...) from the binary's own
 # --help, so that the pages say what the binary does. Run as
 #   cmake -DGATEMAP=path/to/gatemap -DOUT=dir -DVERSION=x.y.z -P man_pages.cmake
-set(commands index map call joint correct sim eval pairhmm bench demo version)
+set(commands index map call joint correct sim eval report pairhmm bench demo version)
 file(MAKE_DIRECTORY ${OUT})
 
 # roff: a line starting with '.' or "'" would be a request; a backslash an escape.

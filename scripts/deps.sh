@@ -15,6 +15,7 @@ if [[ "${1:-}" == "--test" || "${1:-}" == "--bench" ]]; then
   packages+=(bwa)  # the oracle of smart pairing (-p) and AS/XS (tests/mapper/test_bwa_agreement.cpp)
   packages+=(valgrind)  # gatemap started by another program (tests/cli/test_data_loss.cpp)
   packages+=(dpkg-dev file)  # the Debian package's dependencies by name (scripts/package_test.sh)
+  packages+=(chromium)  # gatemap report's page rendered headless (tests/cli/test_report.cpp)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(minimap2 time bc lighter freebayes)  # tools compared side by side in benchmarks
