@@ -2,10 +2,12 @@
 
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 namespace gatemap::log {
@@ -14,12 +16,38 @@ std::atomic<int> g_verbosity{2};
 std::mutex g_mutex;
 const auto g_start = std::chrono::steady_clock::now();
 
+bool g_line_open = false;  // a terminal's progress line waits for its newline (under g_mutex)
+
+void close_progress_line() {
+  if (g_line_open) std::fputc('\n', stderr), g_line_open = false;
+}
+
 void emit(char tag, const std::string& stage, const std::string& message) {
   std::lock_guard<std::mutex> lock(g_mutex);
+  close_progress_line();
   std::fprintf(stderr, "[%c::%s] %s\n", tag, stage.c_str(), message.c_str());
   std::fflush(stderr);
 }
+
+bool stderr_is_terminal() {
+  static const bool terminal = isatty(STDERR_FILENO) == 1;
+  return terminal;
+}
 }  // namespace
+
+void progress(const std::string& stage, const std::string& message) {
+  if (g_verbosity < 2) return;
+  if (!stderr_is_terminal()) return emit('M', stage, message);
+  static const bool closes_at_exit = std::atexit([] {
+    const std::lock_guard<std::mutex> lock(g_mutex);
+    close_progress_line();
+  }) == 0;
+  (void)closes_at_exit;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::fprintf(stderr, "\r[M::%s] %s\033[K", stage.c_str(), message.c_str());  // the line cleared past it
+  std::fflush(stderr);
+  g_line_open = true;
+}
 
 void set_verbosity(int level) { g_verbosity = level; }
 int verbosity() { return g_verbosity; }

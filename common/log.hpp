@@ -14,6 +14,9 @@ void info(const std::string& stage, const std::string& message);   // [M::stage]
 void warn(const std::string& stage, const std::string& message);   // [W::stage]
 void error(const std::string& stage, const std::string& message);  // [E::stage]
 void debug(const std::string& stage, const std::string& message);  // [D::stage]
+// A progress line ([M::stage], as info): on a terminal it overwrites the progress line
+// before it (one line that moves); elsewhere (a log file) a line of its own, greppable.
+void progress(const std::string& stage, const std::string& message);
 
 // Seconds since the process started (wall clock) and CPU seconds used so far.
 double wall_seconds();

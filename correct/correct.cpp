@@ -388,7 +388,7 @@ void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io
           w.write(batch.reads[i]);  // the header as it was: name, /1 or /2, comment
         }
         done += static_cast<int64_t>(batch.size());
-        log::info("correct", "corrected " + std::to_string(done) + " reads");
+        log::progress("correct", "corrected " + std::to_string(done) + " reads");
       });
 }
 
@@ -429,7 +429,7 @@ void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText
         }
         done += static_cast<int64_t>(texts[k].size());
         texts[k] = KeptText();  // written: its memory goes
-        log::info("correct", "corrected " + std::to_string(done) + " reads");
+        log::progress("correct", "corrected " + std::to_string(done) + " reads");
       });
 }
 

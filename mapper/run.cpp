@@ -638,7 +638,7 @@ MapStats run_mapping(RunOptions opt) {
     }
     reads_done += static_cast<int64_t>(item.size());
     const double elapsed = log::wall_seconds() - mapping_began;
-    log::info("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.size()) + " reads mapped, " +
+    log::progress("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.size()) + " reads mapped, " +
                          std::to_string(reads_done) + " in all, " +
                          std::to_string(static_cast<int64_t>(reads_done / std::max(elapsed, 1e-3))) + " reads/s");
     // Mates that are not mates (one file given twice, files of two runs) map as pairs

@@ -938,3 +938,17 @@ TEST_F(Hostile, CorrectReadsAnUnmappedBamAsItsFastq) {
   EXPECT_EQ(gm("correct -o " + d.file("s_1.fq") + " -p " + d.file("s_2.fq") + " " + f("aln.bam"), &out), 1) << out;
   EXPECT_NE(out.find("sorted by coordinate"), std::string::npos) << out;
 }
+
+// Progress on a terminal is one line that moves (each batch's line overwrites the last);
+// to a file or pipe every batch has a line of its own, as logs want them.
+TEST_F(Hostile, ProgressMovesOnATerminalAndIsLinesElsewhere) {
+  if (run_command("script -qec true /dev/null") != 0) GTEST_SKIP() << "no terminal to be had (script, util-linux)";
+  std::string tty, piped;
+  const std::string map = kBin + " map -t 2 --batch 2000 -o /dev/null " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq");
+  ASSERT_EQ(run_command("script -qec '" + map + "' /dev/null", &tty), 0) << tty;
+  EXPECT_NE(tty.find("\r[M::map] batch 2: "), std::string::npos) << tty;
+  EXPECT_EQ(tty.find("\n[M::map] batch 2: "), std::string::npos) << tty;
+  ASSERT_EQ(run_command(map, &piped), 0) << piped;
+  EXPECT_NE(piped.find("\n[M::map] batch 2: 2000 reads mapped, 4000 in all, "), std::string::npos) << piped;
+  EXPECT_EQ(piped.find('\r'), std::string::npos);
+}
