@@ -145,6 +145,12 @@ void RawRecords::move_tail(size_t first, RawRecords& to) {
 FastqReader::FastqReader(const std::string& path, int threads) : in_(std::make_unique<LineReader>(path, threads)) {}
 FastqReader::~FastqReader() = default;
 const std::string& FastqReader::path() const { return in_->path(); }
+double FastqReader::fraction_read() const { return in_->fraction_read(); }
+
+double FastqSource::fraction_read() const {
+  const double one = mate1_ ? mate1_->fraction_read() : -1, two = mate2_ ? mate2_->fraction_read() : one;
+  return one < 0 || two < 0 ? -1 : std::min(one, two);
+}
 
 bool FastqReader::cut_one(RawRecords& out) {
   std::string_view line;

@@ -72,6 +72,8 @@ class ReadRecords {
   virtual size_t next_many(std::vector<Read>& out, size_t want, int threads) = 0;
   virtual int64_t records_read() const = 0;
   virtual const std::string& path() const = 0;
+  // How much of the file has been read, 0 to 1; -1 where unknown. Thread-safe.
+  virtual double fraction_read() const { return -1; }
 };
 
 class FastqReader : public ReadRecords {
@@ -88,6 +90,7 @@ class FastqReader : public ReadRecords {
   size_t next_many(std::vector<Read>& out, size_t want, int threads) override;
   int64_t records_read() const override { return records_; }
   const std::string& path() const override;
+  double fraction_read() const override;
 
   // Appends up to `want` records' lines to `out` (their structure checked; a malformed
   // record, or a read error, ends the cut as out.error) and returns how many.
@@ -150,6 +153,9 @@ class FastqSource {
   // The @CO lines of a SAM/BAM/CRAM input's header; empty for FASTQ.
   const std::vector<std::string>& comment_lines() const { return comment_lines_; }
   int64_t fragments_read() const { return fragments_; }
+  // How much of the input files has been read, 0 to 1 (the least of two); -1 where unknown
+  // (a pipe, SAM/BAM). Thread-safe: a progress line's ETA.
+  double fraction_read() const;
 
  private:
   bool next_batch_smart(ReadBatch& pairs, SinglesAmongPairs& singles, size_t max_records, size_t max_bases);

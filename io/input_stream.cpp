@@ -95,6 +95,10 @@ struct InputStream::Shared {
   std::string_view mapped;  // a plain regular file's bytes, mapped (no copies)
   std::unique_ptr<ExplainedMapping> explained;  // a bus error there names the file
   size_t released = 0;      // mapped pages before this are dropped from the process
+  // For progress, read on any thread: the file's size (0: not a regular file) and how much
+  // of it the stream has read (compressed bytes), or its reader released (mapped).
+  uint64_t file_size = 0;
+  std::atomic<uint64_t> taken{0};
 
   // A mapped file's pages faulted in on the stream's thread, up to kMappedLead bytes past
   // what its reader released: the reader (one thread per file, which a busy host can hold
@@ -127,6 +131,7 @@ struct InputStream::Shared {
       const ssize_t n = ::read(fd, buf, cap);
       if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
       if (n < 0) throw IoError("cannot read '" + path + "': " + std::strerror(errno));
+      taken += static_cast<uint64_t>(n);
       return static_cast<size_t>(n);
     }
   }
@@ -394,6 +399,8 @@ InputStream::InputStream(const std::string& path, int threads) : shared_(std::ma
     s.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (s.fd < 0) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
     s.own_fd = true;
+    struct stat st {};
+    if (fstat(s.fd, &st) == 0 && S_ISREG(st.st_mode)) s.file_size = static_cast<uint64_t>(st.st_size);
     s.mapped = map_plain_file(s.fd);
     if (s.mapped.empty()) {
       posix_fadvise(s.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -437,7 +444,13 @@ void InputStream::release_mapped(size_t before) {
     const std::lock_guard<std::mutex> lock(s.m);
     s.released = before;
   }
+  s.taken = before;
   s.cv.notify_all();
+}
+
+double InputStream::fraction_read() const {
+  const Shared& s = *shared_;
+  return s.file_size > 0 ? std::min(1.0, static_cast<double>(s.taken.load()) / static_cast<double>(s.file_size)) : -1;
 }
 
 const std::string& InputStream::path() const { return shared_->path; }

@@ -28,6 +28,9 @@ class InputStream {
   // Not thread-safe.
   size_t read(char* out, size_t n);
   const std::string& path() const;
+  // How much of a regular file has been read, 0 to 1 (a mapped one: what its reader
+  // released), for progress; -1 for a pipe. Thread-safe.
+  double fraction_read() const;
   // A plain regular file's bytes, mapped (read() copies from them); empty for anything
   // else. release_mapped drops the pages before `before` from the process's memory (its
   // reader is past them).

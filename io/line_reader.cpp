@@ -21,6 +21,7 @@ LineReader::LineReader(const std::string& path, int threads) : in_(std::make_uni
 LineReader::~LineReader() = default;
 
 const std::string& LineReader::path() const { return in_->path(); }
+double LineReader::fraction_read() const { return in_->fraction_read(); }
 
 namespace {
 constexpr size_t kBlock = size_t(1) << 20;

@@ -33,6 +33,7 @@ class LineReader {
   void consume(size_t bytes, int64_t lines);
 
   const std::string& path() const;
+  double fraction_read() const;  // InputStream::fraction_read
   int64_t line_number() const { return line_no_; }  // 1-based number of the last line returned
 
  private:

@@ -637,10 +637,16 @@ MapStats run_mapping(RunOptions opt) {
       }
     }
     reads_done += static_cast<int64_t>(item.size());
-    const double elapsed = log::wall_seconds() - mapping_began;
+    const double elapsed = log::wall_seconds() - mapping_began, read = source.fraction_read();
+    std::string eta;  // where the input's size is known: the files read so far against their size
+    if (read > 0.01 && read < 1) {
+      eta = ", input " + std::to_string(static_cast<int>(100 * read)) + "% read, about " +
+            std::to_string(static_cast<int64_t>(elapsed * (1 - read) / read + 0.5)) + " s to go";
+    }
     log::progress("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.size()) + " reads mapped, " +
-                         std::to_string(reads_done) + " in all, " +
-                         std::to_string(static_cast<int64_t>(reads_done / std::max(elapsed, 1e-3))) + " reads/s");
+                             std::to_string(reads_done) + " in all, " +
+                             std::to_string(static_cast<int64_t>(reads_done / std::max(elapsed, 1e-3))) + " reads/s" +
+                             eta);
     // Mates that are not mates (one file given twice, files of two runs) map as pairs
     // that are almost never proper: said once, after the first batch.
     if (batch_no == 1 && item.pairs >= 100 && 2 * item.proper_pairs < item.pairs) {
