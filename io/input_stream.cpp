@@ -436,6 +436,7 @@ size_t InputStream::release_step() const { return mapped_lead(shared_->mapped.si
 void InputStream::release_mapped(size_t before) {
   Shared& s = *shared_;
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  s.taken = std::max<uint64_t>(s.taken, std::min(before, s.mapped.size()));  // its reader's place, for progress
   before = std::min(before, s.mapped.size()) / page * page;
   if (before <= s.released) return;
   // The pages stay in the page cache; touching them again would map them back.
@@ -444,7 +445,6 @@ void InputStream::release_mapped(size_t before) {
     const std::lock_guard<std::mutex> lock(s.m);
     s.released = before;
   }
-  s.taken = before;
   s.cv.notify_all();
 }
 

@@ -93,6 +93,31 @@ TEST(InputStream, PlainFilesAreMappedAndTheirPagesDroppedBehindTheReader) {
   EXPECT_TRUE(in.mapped() == text);  // every page dropped, mapped back from the file
 }
 
+// How much of a file has been read, for a progress line's ETA: 0 to 1, all of it at the
+// end (gzip: its compressed bytes; mapped: the pages released behind the reader); -1 for
+// a pipe, whose size is unknown.
+TEST(InputStream, FractionReadGoesToOneAndIsUnknownForAPipe) {
+  test::TempDir dir;
+  const std::string text = fastq_text(3 << 20, 3);
+  const std::string plain = test::write_file(dir.file("r.fq"), text);
+  ASSERT_EQ(test::run_command("gzip -1 -c " + plain + " > " + dir.file("r.fq.gz")), 0);
+  for (const std::string& path : {plain, dir.file("r.fq.gz")}) {
+    io::InputStream in(path);
+    EXPECT_GE(in.fraction_read(), 0.0) << path;
+    std::string buf(1 << 20, '\0');
+    size_t got = 0;
+    while (const size_t n = in.read(buf.data(), buf.size())) in.release_mapped(got += n);
+    EXPECT_DOUBLE_EQ(in.fraction_read(), 1.0) << path;
+  }
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ASSERT_EQ(write(fds[1], "@r\nA\n+\nI\n", 10), 10);
+  close(fds[1]);
+  io::InputStream piped("/dev/fd/" + std::to_string(fds[0]));
+  EXPECT_EQ(piped.fraction_read(), -1);
+  close(fds[0]);
+}
+
 // A mapped file made shorter while it is read (another program truncating it) ends the
 // run with a message naming it, not a bare bus error.
 // A data error, not a crash: status 1 and no core dump (the signal is not raised again).
