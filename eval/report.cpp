@@ -95,6 +95,12 @@ class JsonFields {
       if (at_ >= s_.size()) fail("a value missing");
       if (s_[at_] == '{') {
         object(key + ".", out);
+      } else if (s_[at_] == '[') {  // numbers: kept as written, "[1, 2, 3]"
+        const size_t begin = at_;
+        while (at_ < s_.size() && s_[at_] != ']') ++at_;
+        if (at_ >= s_.size()) fail("unterminated array");
+        ++at_;
+        out.emplace_back(key, s_.substr(begin, at_ - begin));
       } else if (s_[at_] == '"') {
         out.emplace_back(key, string());
       } else {
@@ -214,12 +220,54 @@ std::string mapq_curve(const std::vector<std::vector<std::string>>& rows) {
          path + "\" class=\"curve\"/>\n" + dots + "</svg></figure>\n";
 }
 
+// Map's proper pairs by insert size: a bar per bin, over the bins that hold pairs.
+std::string insert_chart(const std::string& array, const std::string& bin_text, const std::string& path) {
+  std::vector<double> bins;
+  std::istringstream in(array.substr(1, array.size() - 2));
+  for (std::string cell; std::getline(in, cell, ',');) {
+    double v = 0;
+    if (!is_number(cell.substr(cell.find_first_not_of(' ')), &v)) {
+      throw FormatError("'" + path + "': insert_histogram holds '" + cell + "', no number");
+    }
+    bins.push_back(v);
+  }
+  double bin_bp = 0;
+  if (!is_number(bin_text, &bin_bp) || bin_bp <= 0) throw FormatError("'" + path + "': no insert_histogram_bin_bp");
+  size_t first = 0, last = bins.size();
+  while (first < last && bins[first] == 0) ++first;
+  while (last > first && bins[last - 1] == 0) --last;
+  if (first == last) return "";
+  double top = 0;
+  for (size_t i = first; i < last; ++i) top = std::max(top, bins[i]);
+  const int left = 50, h = 200, bar = std::max(3, 480 / static_cast<int>(last - first));
+  std::string out = "<figure><figcaption>Proper pairs by insert size (bp)</figcaption>\n<svg class=\"chart\" width=\"" +
+                    std::to_string(left + bar * static_cast<int>(last - first) + 60) + "\" height=\"" +
+                    std::to_string(h + 40) + "\">\n";
+  for (size_t i = first; i < last; ++i) {
+    const double bh = h * bins[i] / top;
+    const int x = left + bar * static_cast<int>(i - first);
+    const std::string from = number(bin_bp * static_cast<double>(i));
+    out += "<rect class=\"bar\" x=\"" + std::to_string(x) + "\" y=\"" + number(10 + h - bh) + "\" width=\"" +
+           std::to_string(bar - 1) + "\" height=\"" + number(std::max(bh, 0.5)) + "\" data-value=\"" +
+           number(bins[i]) + "\"><title>" + from + (i + 1 == bins.size() ? "+" : "-" + number(bin_bp * (i + 1.0))) +
+           " bp: " + number(bins[i]) + " pairs</title></rect>\n";
+  }
+  out += "<text x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(h + 30) + "\">" +
+         number(bin_bp * static_cast<double>(first)) + " bp</text><text x=\"" +
+         std::to_string(left + bar * static_cast<int>(last - first)) + "\" y=\"" + std::to_string(h + 30) +
+         "\" text-anchor=\"end\">" + number(bin_bp * static_cast<double>(last)) + " bp</text>\n";
+  return out + "</svg></figure>\n";
+}
+
 std::string stats_section(const ReportInput& in) {
   const Fields fields = JsonFields(in.text, in.path).parse();
+  std::string insert_array, insert_bin;
   std::vector<std::vector<std::string>> rows{{"field", "value"}};
   std::vector<Bar> counts, times;
   for (const auto& [name, value] : fields) {
     rows.push_back({name, value});
+    if (name == "insert_histogram") insert_array = value;
+    if (name == "insert_histogram_bin_bp") insert_bin = value;
     double v = 0;
     if (!is_number(value, &v)) continue;
     const bool seconds = name.rfind("seconds.", 0) == 0 || (name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0);
@@ -233,6 +281,7 @@ std::string stats_section(const ReportInput& in) {
     }
   }
   return bar_chart("Counts", counts, "") +
+         (insert_array.empty() ? std::string() : insert_chart(insert_array, insert_bin, in.path)) +
          bar_chart("Stage times (GPU parts in green)", times, "s") + "<details><summary>every field</summary>\n" +
          table(rows) + "</details>\n";
 }

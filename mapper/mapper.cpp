@@ -7,7 +7,9 @@
 #include <htslib/sam.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <mutex>
 
@@ -164,6 +166,11 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out,
         ++secondary;
       } else {
         mapped += !(b->core.flag & BAM_FUNMAP);
+        if ((b->core.flag & BAM_FPROPER_PAIR) && (b->core.flag & BAM_FREAD1) && b->core.isize != 0) {
+          const int64_t bin = std::min<int64_t>(std::llabs(b->core.isize) / MapStats::kInsertBinBp,
+                                                static_cast<int64_t>(stats_.insert_histogram.size()) - 1);
+          ++stats_.insert_histogram[static_cast<size_t>(bin)];
+        }
       }
       out.push_back(b);
       ++records;

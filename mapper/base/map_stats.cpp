@@ -60,7 +60,10 @@ std::string MapStats::to_json() const {
   std::ostringstream o;
   o << "{\n";
   for (const Field<int64_t>& f : kCounts) o << "  \"" << f.json << "\": " << this->*f.member << ",\n";
-  o << "  \"insert_mean\": " << insert_mean << ",\n  \"insert_sd\": " << insert_sd << ",\n  \"seconds\": {";
+  o << "  \"insert_mean\": " << insert_mean << ",\n  \"insert_sd\": " << insert_sd << ",\n";
+  o << "  \"insert_histogram_bin_bp\": " << kInsertBinBp << ",\n  \"insert_histogram\": [";
+  for (size_t i = 0; i < insert_histogram.size(); ++i) o << (i ? ", " : "") << insert_histogram[i];
+  o << "],\n  \"seconds\": {";
   const char* sep = "";
   for (const Field<double>& f : kSeconds) {
     o << sep << "\"" << f.json << "\": " << this->*f.member;
@@ -73,6 +76,7 @@ std::string MapStats::to_json() const {
 MapStats& MapStats::operator+=(const MapStats& o) {
   for (const Field<int64_t>& f : kCounts) this->*f.member += o.*f.member;
   for (const Field<double>& f : kSeconds) this->*f.member += o.*f.member;
+  for (size_t i = 0; i < insert_histogram.size(); ++i) insert_histogram[i] += o.insert_histogram[i];
   if (o.insert_mean != 0) {
     insert_mean = o.insert_mean;
     insert_sd = o.insert_sd;

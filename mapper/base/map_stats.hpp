@@ -1,6 +1,7 @@
 #pragma once
 // The counts and stage times of a mapping run, summed over batches and lanes, reported on
 // stderr and as JSON (--stats). Stages fill them (seed_stage, filter_stage, mapper).
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -27,6 +28,10 @@ struct MapStats {
   double output_wait_s = 0;  // reading waiting for a free batch slot (mapping or writing slower than input)
   int64_t duplicate_reads = 0, duplicate_pairs = 0, duplicate_unpaired = 0;  // --markdup
   double insert_mean = 0, insert_sd = 0;
+  // Proper pairs by insert size (|TLEN| of mate 1), kInsertBinBp-wide bins; the last holds
+  // the longer ones too.
+  static constexpr int kInsertBinBp = 20;
+  std::array<int64_t, 100> insert_histogram{};
   // As JSON (--stats): every count and time of the field table in map_stats.cpp.
   std::string to_json() const;
   // Sums counts and times (the insert size is the other's, when it has one).

@@ -79,10 +79,27 @@ TEST_F(Report, TablesHoldTheInputsNumbersAsWritten) {
 // Each chart has data: bars for counts, stage times and F1; a point per MAPQ threshold.
 TEST_F(Report, EveryChartHasData) {
   const std::string html = read_file(f("report.html"));
-  EXPECT_EQ(count(html, "<svg class=\"chart\""), 6);  // 2 x (counts, times), the MAPQ curve, F1
+  EXPECT_EQ(count(html, "<svg class=\"chart\""), 7);  // 2 x (counts, times), inserts, the MAPQ curve, F1
   EXPECT_GE(count(html, "<rect class=\"bar"), 20);
   EXPECT_EQ(count(html, "<circle class=\"point\""), 6);  // MAPQ >= 60, 30, 20, 10, 1, 0
   EXPECT_EQ(html.find("http"), std::string::npos);  // nothing fetched when viewed
+}
+
+// The insert sizes' bars add up to map's proper pairs (each counted once, by mate 1).
+TEST_F(Report, InsertSizeBarsAddUpToTheProperPairs) {
+  const std::string html = read_file(f("report.html")), json = read_file(f("map.json"));
+  const size_t at = html.find("Proper pairs by insert size"), end = html.find("</svg>", at);
+  ASSERT_NE(at, std::string::npos);
+  const std::string chart = html.substr(at, end - at);
+  const std::regex value("data-value=\"([0-9]+)\"");
+  long long sum = 0;
+  for (auto it = std::sregex_iterator(chart.begin(), chart.end(), value); it != std::sregex_iterator(); ++it) {
+    sum += std::stoll((*it)[1]);
+  }
+  std::smatch proper;
+  ASSERT_TRUE(std::regex_search(json, proper, std::regex("\"proper_pairs\": ([0-9]+)")));
+  EXPECT_EQ(sum, std::stoll(proper[1]));
+  EXPECT_GT(sum, 1000);
 }
 
 // A file that is none of the inputs is an error naming it; no page is written.
