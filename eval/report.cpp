@@ -263,13 +263,17 @@ std::string stats_section(const ReportInput& in) {
   const Fields fields = JsonFields(in.text, in.path).parse();
   std::string insert_array, insert_bin;
   std::vector<std::vector<std::string>> rows{{"field", "value"}};
-  std::vector<Bar> counts, times;
+  std::vector<Bar> counts, times, depth;
   for (const auto& [name, value] : fields) {
     rows.push_back({name, value});
     if (name == "insert_histogram") insert_array = value;
     if (name == "insert_histogram_bin_bp") insert_bin = value;
     double v = 0;
     if (!is_number(value, &v)) continue;
+    if (name.rfind("depth.", 0) == 0) {
+      depth.push_back({name.substr(6), v, value});
+      continue;
+    }
     const bool seconds = name.rfind("seconds.", 0) == 0 || (name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0);
     if (seconds && name != "total_s" && name != "seconds.total") {
       // A GPU's part of a stage: map's seed_device, filter_kernel, verify_device; call's kernel time.
@@ -282,6 +286,7 @@ std::string stats_section(const ReportInput& in) {
   }
   return bar_chart("Counts", counts, "") +
          (insert_array.empty() ? std::string() : insert_chart(insert_array, insert_bin, in.path)) +
+         bar_chart("Depth of coverage by contig (aligned bases / length)", depth, "x") +
          bar_chart("Stage times (GPU parts in green)", times, "s") + "<details><summary>every field</summary>\n" +
          table(rows) + "</details>\n";
 }

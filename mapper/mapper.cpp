@@ -166,6 +166,11 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out,
         ++secondary;
       } else {
         mapped += !(b->core.flag & BAM_FUNMAP);
+        if (!(b->core.flag & BAM_FUNMAP) && b->core.tid >= 0) {
+          const auto tid = static_cast<size_t>(b->core.tid);
+          if (tid >= stats_.aligned_bases.size()) stats_.aligned_bases.resize(tid + 1);
+          stats_.aligned_bases[tid] += bam_cigar2rlen(static_cast<int>(b->core.n_cigar), bam_get_cigar(b));
+        }
         if ((b->core.flag & BAM_FPROPER_PAIR) && (b->core.flag & BAM_FREAD1) && b->core.isize != 0) {
           const int64_t bin = std::min<int64_t>(std::llabs(b->core.isize) / MapStats::kInsertBinBp,
                                                 static_cast<int64_t>(stats_.insert_histogram.size()) - 1);

@@ -42,7 +42,7 @@ std::string backend_of(const RunOptions& opt) {
 }
 
 // The final counts and stage times on stderr, and as JSON with --stats.
-void report(const MapStats& st, const std::string& stats_path) {
+void report(const MapStats& st, const std::string& stats_path, const index::Index& idx) {
   log::info("map", "reads " + std::to_string(st.reads) + ", records " + std::to_string(st.records) + ", mapped " +
                        std::to_string(st.mapped) + ", unmapped " + std::to_string(st.unmapped) + ", supplementary " +
                        std::to_string(st.supplementary) + ", proper pairs " + std::to_string(st.proper_pairs) +
@@ -61,7 +61,10 @@ void report(const MapStats& st, const std::string& stats_path) {
                        " s; mapping waiting for input " +
                        std::to_string(st.input_wait_s) + " s, for seeding " + std::to_string(st.begin_wait_s) +
                        " s; reading waiting for a free slot " + std::to_string(st.output_wait_s) + " s");
-  if (!stats_path.empty()) io::write_side_output(stats_path, st.to_json());
+  if (stats_path.empty()) return;
+  std::vector<std::pair<std::string, int64_t>> contigs;
+  for (const auto& c : idx.contigs()) contigs.emplace_back(c.name, c.length);
+  io::write_side_output(stats_path, st.to_json(contigs));
 }
 
 // BAM's compressor on a device (-1: none). Where no GPU works (or a batch fails on it):
@@ -669,7 +672,7 @@ MapStats run_mapping(RunOptions opt) {
   add_duplicates(out, st);
   const double wall = log::wall_seconds();
   try {
-    report(st, opt.stats_path);
+    report(st, opt.stats_path, *idx);
   } catch (...) {  // no output under its name after a failure, a report's included
     io::remove_outputs(opt.output, output_indexes(opt));
     throw;

@@ -56,9 +56,26 @@ constexpr Field<double> kSeconds[] = {
 
 }  // namespace
 
-std::string MapStats::to_json() const {
+std::string MapStats::to_json(const std::vector<std::pair<std::string, int64_t>>& contigs) const {
   std::ostringstream o;
   o << "{\n";
+  if (!contigs.empty()) {  // mean depth: aligned reference bases over the contigs' length
+    int64_t bases = 0, length = 0;
+    for (int64_t b : aligned_bases) bases += b;
+    for (const auto& c : contigs) length += c.second;
+    o << "  \"mean_depth\": " << (length > 0 ? static_cast<double>(bases) / static_cast<double>(length) : 0.0) << ",\n";
+    if (contigs.size() <= 200) {
+      o << "  \"depth\": {";
+      for (size_t t = 0; t < contigs.size(); ++t) {
+        const int64_t b = t < aligned_bases.size() ? aligned_bases[t] : 0;
+        std::string name;
+        for (char c : contigs[t].first) name += (c == '"' || c == '\\') ? '_' : c;
+        o << (t ? ", " : "") << "\"" << name << "\": "
+          << (contigs[t].second > 0 ? static_cast<double>(b) / static_cast<double>(contigs[t].second) : 0.0);
+      }
+      o << "},\n";
+    }
+  }
   for (const Field<int64_t>& f : kCounts) o << "  \"" << f.json << "\": " << this->*f.member << ",\n";
   o << "  \"insert_mean\": " << insert_mean << ",\n  \"insert_sd\": " << insert_sd << ",\n";
   o << "  \"insert_histogram_bin_bp\": " << kInsertBinBp << ",\n  \"insert_histogram\": [";
@@ -77,6 +94,8 @@ MapStats& MapStats::operator+=(const MapStats& o) {
   for (const Field<int64_t>& f : kCounts) this->*f.member += o.*f.member;
   for (const Field<double>& f : kSeconds) this->*f.member += o.*f.member;
   for (size_t i = 0; i < insert_histogram.size(); ++i) insert_histogram[i] += o.insert_histogram[i];
+  if (aligned_bases.size() < o.aligned_bases.size()) aligned_bases.resize(o.aligned_bases.size());
+  for (size_t t = 0; t < o.aligned_bases.size(); ++t) aligned_bases[t] += o.aligned_bases[t];
   if (o.insert_mean != 0) {
     insert_mean = o.insert_mean;
     insert_sd = o.insert_sd;

@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gatemap::mapper {
 
@@ -32,8 +34,11 @@ struct MapStats {
   // the longer ones too.
   static constexpr int kInsertBinBp = 20;
   std::array<int64_t, 100> insert_histogram{};
-  // As JSON (--stats): every count and time of the field table in map_stats.cpp.
-  std::string to_json() const;
+  std::vector<int64_t> aligned_bases;  // per contig (tid): reference bases of primary alignments
+  // As JSON (--stats): every count and time of the field table in map_stats.cpp; with the
+  // reference's contigs (name, length) the depth of coverage, overall and (up to 200
+  // contigs) per contig.
+  std::string to_json(const std::vector<std::pair<std::string, int64_t>>& contigs = {}) const;
   // Sums counts and times (the insert size is the other's, when it has one).
   MapStats& operator+=(const MapStats& o);
 };

@@ -79,7 +79,7 @@ TEST_F(Report, TablesHoldTheInputsNumbersAsWritten) {
 // Each chart has data: bars for counts, stage times and F1; a point per MAPQ threshold.
 TEST_F(Report, EveryChartHasData) {
   const std::string html = read_file(f("report.html"));
-  EXPECT_EQ(count(html, "<svg class=\"chart\""), 7);  // 2 x (counts, times), inserts, the MAPQ curve, F1
+  EXPECT_EQ(count(html, "<svg class=\"chart\""), 8);  // 2 x (counts, times), inserts, depth, MAPQ curve, F1
   EXPECT_GE(count(html, "<rect class=\"bar"), 20);
   EXPECT_EQ(count(html, "<circle class=\"point\""), 6);  // MAPQ >= 60, 30, 20, 10, 1, 0
   EXPECT_EQ(html.find("http"), std::string::npos);  // nothing fetched when viewed
@@ -100,6 +100,20 @@ TEST_F(Report, InsertSizeBarsAddUpToTheProperPairs) {
   ASSERT_TRUE(std::regex_search(json, proper, std::regex("\"proper_pairs\": ([0-9]+)")));
   EXPECT_EQ(sum, std::stoll(proper[1]));
   EXPECT_GT(sum, 1000);
+}
+
+// map's depth of coverage is samtools depth's (every position, deletions counted), and
+// the page draws it by contig.
+TEST_F(Report, DepthIsSamtoolsDepths) {
+  if (run_command("samtools --version") != 0) GTEST_SKIP() << "samtools not installed";
+  std::string out;
+  ASSERT_EQ(run_command("samtools depth -a -J -Q 0 -q 0 " + f("r.bam") + " | awk '{ s += $3 } END { printf \"%.4f\", s / NR }'",
+                        &out), 0) << out;
+  std::smatch depth;
+  const std::string json = read_file(f("map.json"));
+  ASSERT_TRUE(std::regex_search(json, depth, std::regex("\"mean_depth\": ([0-9.]+)")));
+  EXPECT_NEAR(std::stod(depth[1]), std::stod(out), 1e-3);
+  EXPECT_NE(read_file(f("report.html")).find("Depth of coverage by contig"), std::string::npos);
 }
 
 // A file that is none of the inputs is an error naming it; no page is written.
