@@ -143,14 +143,15 @@ TEST_F(Sort, FiftyRunsMergeIntoSamtoolsOrder) {
 }
 
 // Memory flat in the input: with a small sort budget, 4x the reads (4x the runs, on disk)
-// take at most 15% more peak RSS (each the smaller of two runs).
+// take at most 15% more peak RSS (each the least of three runs: a loaded machine fills
+// the pipeline's slots differently from run to run).
 TEST_F(Sort, PeakRssFlatInTheNumberOfReads) {
   gatemap::test::TempDir d;
   std::string out;
   ASSERT_EQ(run_command(kBin + " sim reads " + f("ref.fa") + " -n 32000 --seed 6 -o " + d.file("big"), &out), 0) << out;
   const auto peak = [&](const std::string& r1, const std::string& r2) {
     long least = -1;
-    for (int round = 0; round < 2; ++round) {
+    for (int round = 0; round < 3; ++round) {
       EXPECT_EQ(run_command(kBin + " map -t 2 --batch 2000 --sort --markdup -m 1M -o " + d.file("p.bam") + " " +
                                 f("ref.gmi") + " " + r1 + " " + r2,
                             &out),
