@@ -249,6 +249,7 @@ class Caller {
 
   void call_everything() {
     std::vector<bool> visited(ref_.size(), false);  // gVCF: reference contigs without reads get one block
+    for (const auto& r : ref_) genome_bases_ += static_cast<int64_t>(r.seq.size());
     advance();
     while (has_pending_) {
       const int tid = pending_tid_;
@@ -266,6 +267,7 @@ class Caller {
       visited[c] = true;
       emit_begin_ = 0, emit_end_ = contig_len(tid);
       call_span(tid, 0, contig_len(tid), opt_.window, false);
+      bases_before_ += contig_len(tid);
       log::info("call", "contig " + input_.contigs()[tid] + " done: " + std::to_string(stats_.calls) + " calls so far");
     }
     for (size_t u = 0; u < ref_.size(); ++u) {
@@ -294,6 +296,21 @@ class Caller {
       advance();
       if (call_span(tid, start, stop, std::min(opt_.window, stop - start + 10000), start > 0)) break;
     }
+  }
+
+  // The whole genome's progress every 10 s: where the windows are, the share of the
+  // reference's bases behind them, and the time left at this pace.
+  void say_progress(int tid) {
+    if (genome_bases_ == 0 || log::wall_seconds() - said_at_ < 10) return;
+    said_at_ = log::wall_seconds();
+    const double done = static_cast<double>(bases_before_ + ws_) / static_cast<double>(genome_bases_);
+    const double spent = log::seconds_since(began_);
+    log::progress("call", input_.contigs()[tid] + ":" + std::to_string(ws_ + 1) + ", " +
+                              std::to_string(static_cast<int>(100 * done)) + "% of the reference's bases, " +
+                              std::to_string(stats_.calls) + " calls so far" +
+                              (done > 0.01 ? ", about " + std::to_string(static_cast<int64_t>(spent * (1 - done) / done + 0.5)) +
+                                                 " s to go"
+                                           : std::string()));
   }
 
   // Reads that end before `from` leave the window (in order) and go back to the reader.
@@ -345,6 +362,7 @@ class Caller {
         return true;
       }
       ws_ = next;
+      say_progress(tid);
       // Reads that end before the next window's first possible region are done.
       const int64_t keep_from = ws_ - opt_.region_padding - 1;
       const log::StageTimer timing(stats_.reads_s);
@@ -570,6 +588,9 @@ class Caller {
   int64_t covered_until_ = 0;               // gVCF: the last variant record's reference allele ends here
   int64_t last_written_ = -1;               // position of the span's last record
   int64_t skipped_no_ref_ = 0;      // reads on contigs the reference lacks
+  int64_t genome_bases_ = 0, bases_before_ = 0;  // whole-genome progress: the reference, contigs done
+  double said_at_ = 0;                           // when progress was said last
+  const std::chrono::steady_clock::time_point began_ = std::chrono::steady_clock::now();
   CallStats stats_;
 };
 

@@ -352,6 +352,18 @@ struct ReplayedBatch {
   io::ReadBatch* batch = nullptr;
 };
 
+// The correction pass's progress: reads written of the input's (counted by the first
+// pass), and the time left at this pace.
+void say_corrected(int64_t done, int64_t total, std::chrono::steady_clock::time_point began) {
+  std::string of;
+  if (total > 0 && done < total) {
+    const double share = static_cast<double>(done) / static_cast<double>(total), spent = log::seconds_since(began);
+    of = " of " + std::to_string(total) + " (" + std::to_string(static_cast<int>(100 * share)) + "%), about " +
+         std::to_string(static_cast<int64_t>(spent * (1 - share) / std::max(share, 1e-9) + 0.5)) + " s to go";
+  }
+  log::progress("correct", "corrected " + std::to_string(done) + " reads" + of);
+}
+
 // A SAM/BAM input whose first reads were pairs (or single) holds the other kind later.
 std::string pairing_changed(const std::string& path) {
   return "'" + path + "' holds single reads and pairs: correct takes one kind per input "
@@ -366,6 +378,7 @@ void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io
     return item.batch != nullptr;
   });
   int64_t done = 0;
+  const auto began = std::chrono::steady_clock::now();
   correction_pipeline<ReplayedBatch>(
       items, corrector.lanes(), sum,
       [&](int lane, ReplayedBatch& item, CorrectSummary& tally) {
@@ -388,7 +401,7 @@ void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io
           w.write(batch.reads[i]);  // the header as it was: name, /1 or /2, comment
         }
         done += static_cast<int64_t>(batch.size());
-        log::progress("correct", "corrected " + std::to_string(done) + " reads");
+        say_corrected(done, sum.reads, began);
       });
 }
 
@@ -403,6 +416,7 @@ void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText
     return k < texts.size();
   });
   int64_t done = 0;
+  const auto began = std::chrono::steady_clock::now();
   correction_pipeline<size_t>(
       items, corrector.lanes(), sum,
       [&](int lane, size_t& k, CorrectSummary& tally) {
@@ -429,7 +443,7 @@ void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText
         }
         done += static_cast<int64_t>(texts[k].size());
         texts[k] = KeptText();  // written: its memory goes
-        log::progress("correct", "corrected " + std::to_string(done) + " reads");
+        say_corrected(done, sum.reads, began);
       });
 }
 
