@@ -220,19 +220,20 @@ std::string mapq_curve(const std::vector<std::vector<std::string>>& rows) {
          path + "\" class=\"curve\"/>\n" + dots + "</svg></figure>\n";
 }
 
-// Map's proper pairs by insert size: a bar per bin, over the bins that hold pairs.
-std::string insert_chart(const std::string& array, const std::string& bin_text, const std::string& path) {
+// A histogram map's --stats holds (insert sizes, MAPQ): a bar per bin of `bin_width`
+// units, over the bins that hold any; the last bin holds the larger values too.
+std::string histogram_chart(const std::string& title, const std::string& name, const std::string& array,
+                            double bin_width, const std::string& unit, const std::string& path) {
   std::vector<double> bins;
   std::istringstream in(array.substr(1, array.size() - 2));
   for (std::string cell; std::getline(in, cell, ',');) {
     double v = 0;
     if (!is_number(cell.substr(cell.find_first_not_of(' ')), &v)) {
-      throw FormatError("'" + path + "': insert_histogram holds '" + cell + "', no number");
+      throw FormatError("'" + path + "': " + name + " holds '" + cell + "', no number");
     }
     bins.push_back(v);
   }
-  double bin_bp = 0;
-  if (!is_number(bin_text, &bin_bp) || bin_bp <= 0) throw FormatError("'" + path + "': no insert_histogram_bin_bp");
+  const double bin_bp = bin_width;
   size_t first = 0, last = bins.size();
   while (first < last && bins[first] == 0) ++first;
   while (last > first && bins[last - 1] == 0) --last;
@@ -240,7 +241,7 @@ std::string insert_chart(const std::string& array, const std::string& bin_text, 
   double top = 0;
   for (size_t i = first; i < last; ++i) top = std::max(top, bins[i]);
   const int left = 50, h = 200, bar = std::max(3, 480 / static_cast<int>(last - first));
-  std::string out = "<figure><figcaption>Proper pairs by insert size (bp)</figcaption>\n<svg class=\"chart\" width=\"" +
+  std::string out = "<figure><figcaption>" + escaped(title) + "</figcaption>\n<svg class=\"chart\" width=\"" +
                     std::to_string(left + bar * static_cast<int>(last - first) + 60) + "\" height=\"" +
                     std::to_string(h + 40) + "\">\n";
   for (size_t i = first; i < last; ++i) {
@@ -250,24 +251,32 @@ std::string insert_chart(const std::string& array, const std::string& bin_text, 
     out += "<rect class=\"bar\" x=\"" + std::to_string(x) + "\" y=\"" + number(10 + h - bh) + "\" width=\"" +
            std::to_string(bar - 1) + "\" height=\"" + number(std::max(bh, 0.5)) + "\" data-value=\"" +
            number(bins[i]) + "\"><title>" + from + (i + 1 == bins.size() ? "+" : "-" + number(bin_bp * (i + 1.0))) +
-           " bp: " + number(bins[i]) + " pairs</title></rect>\n";
+           " " + unit + ": " + number(bins[i]) + "</title></rect>\n";
   }
   out += "<text x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(h + 30) + "\">" +
-         number(bin_bp * static_cast<double>(first)) + " bp</text><text x=\"" +
+         number(bin_bp * static_cast<double>(first)) + " " + unit + "</text><text x=\"" +
          std::to_string(left + bar * static_cast<int>(last - first)) + "\" y=\"" + std::to_string(h + 30) +
-         "\" text-anchor=\"end\">" + number(bin_bp * static_cast<double>(last)) + " bp</text>\n";
+         "\" text-anchor=\"end\">" + number(bin_bp * static_cast<double>(last)) + " " + unit + "</text>\n";
   return out + "</svg></figure>\n";
+}
+
+std::string inserts(const std::string& array, const std::string& bin_text, const std::string& path) {
+  if (array.empty()) return "";
+  double bin_bp = 0;
+  if (!is_number(bin_text, &bin_bp) || bin_bp <= 0) throw FormatError("'" + path + "': no insert_histogram_bin_bp");
+  return histogram_chart("Proper pairs by insert size", "insert_histogram", array, bin_bp, "bp", path);
 }
 
 std::string stats_section(const ReportInput& in) {
   const Fields fields = JsonFields(in.text, in.path).parse();
-  std::string insert_array, insert_bin;
+  std::string insert_array, insert_bin, mapq_array;
   std::vector<std::vector<std::string>> rows{{"field", "value"}};
   std::vector<Bar> counts, times, depth;
   for (const auto& [name, value] : fields) {
     rows.push_back({name, value});
     if (name == "insert_histogram") insert_array = value;
     if (name == "insert_histogram_bin_bp") insert_bin = value;
+    if (name == "mapq_histogram") mapq_array = value;
     double v = 0;
     if (!is_number(value, &v)) continue;
     if (name.rfind("depth.", 0) == 0) {
@@ -285,7 +294,9 @@ std::string stats_section(const ReportInput& in) {
     }
   }
   return bar_chart("Counts", counts, "") +
-         (insert_array.empty() ? std::string() : insert_chart(insert_array, insert_bin, in.path)) +
+         inserts(insert_array, insert_bin, in.path) +
+         (mapq_array.empty() ? std::string()
+                             : histogram_chart("Mapped reads by MAPQ", "mapq_histogram", mapq_array, 1, "MAPQ", in.path)) +
          bar_chart("Depth of coverage by contig (aligned bases / length)", depth, "x") +
          bar_chart("Stage times (GPU parts in green)", times, "s") + "<details><summary>every field</summary>\n" +
          table(rows) + "</details>\n";

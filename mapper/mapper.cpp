@@ -166,6 +166,9 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out,
         ++secondary;
       } else {
         mapped += !(b->core.flag & BAM_FUNMAP);
+        if (!(b->core.flag & BAM_FUNMAP)) {
+          ++stats_.mapq_histogram[std::min<size_t>(b->core.qual, stats_.mapq_histogram.size() - 1)];
+        }
         if (!(b->core.flag & BAM_FUNMAP) && b->core.tid >= 0) {
           const auto tid = static_cast<size_t>(b->core.tid);
           if (tid >= stats_.aligned_bases.size()) stats_.aligned_bases.resize(tid + 1);

@@ -80,6 +80,8 @@ std::string MapStats::to_json(const std::vector<std::pair<std::string, int64_t>>
   o << "  \"insert_mean\": " << insert_mean << ",\n  \"insert_sd\": " << insert_sd << ",\n";
   o << "  \"insert_histogram_bin_bp\": " << kInsertBinBp << ",\n  \"insert_histogram\": [";
   for (size_t i = 0; i < insert_histogram.size(); ++i) o << (i ? ", " : "") << insert_histogram[i];
+  o << "],\n  \"mapq_histogram\": [";
+  for (size_t i = 0; i < mapq_histogram.size(); ++i) o << (i ? ", " : "") << mapq_histogram[i];
   o << "],\n  \"seconds\": {";
   const char* sep = "";
   for (const Field<double>& f : kSeconds) {
@@ -94,6 +96,7 @@ MapStats& MapStats::operator+=(const MapStats& o) {
   for (const Field<int64_t>& f : kCounts) this->*f.member += o.*f.member;
   for (const Field<double>& f : kSeconds) this->*f.member += o.*f.member;
   for (size_t i = 0; i < insert_histogram.size(); ++i) insert_histogram[i] += o.insert_histogram[i];
+  for (size_t i = 0; i < mapq_histogram.size(); ++i) mapq_histogram[i] += o.mapq_histogram[i];
   if (aligned_bases.size() < o.aligned_bases.size()) aligned_bases.resize(o.aligned_bases.size());
   for (size_t t = 0; t < o.aligned_bases.size(); ++t) aligned_bases[t] += o.aligned_bases[t];
   if (o.insert_mean != 0) {

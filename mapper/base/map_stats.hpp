@@ -34,6 +34,7 @@ struct MapStats {
   // the longer ones too.
   static constexpr int kInsertBinBp = 20;
   std::array<int64_t, 100> insert_histogram{};
+  std::array<int64_t, 61> mapq_histogram{};  // mapped primary records by MAPQ (0..60)
   std::vector<int64_t> aligned_bases;  // per contig (tid): reference bases of primary alignments
   // As JSON (--stats): every count and time of the field table in map_stats.cpp; with the
   // reference's contigs (name, length) the depth of coverage, overall and (up to 200

@@ -79,27 +79,39 @@ TEST_F(Report, TablesHoldTheInputsNumbersAsWritten) {
 // Each chart has data: bars for counts, stage times and F1; a point per MAPQ threshold.
 TEST_F(Report, EveryChartHasData) {
   const std::string html = read_file(f("report.html"));
-  EXPECT_EQ(count(html, "<svg class=\"chart\""), 8);  // 2 x (counts, times), inserts, depth, MAPQ curve, F1
+  EXPECT_EQ(count(html, "<svg class=\"chart\""), 9);  // 2 x (counts, times), inserts, MAPQ, depth, MAPQ curve, F1
   EXPECT_GE(count(html, "<rect class=\"bar"), 20);
   EXPECT_EQ(count(html, "<circle class=\"point\""), 6);  // MAPQ >= 60, 30, 20, 10, 1, 0
   EXPECT_EQ(html.find("http"), std::string::npos);  // nothing fetched when viewed
 }
 
-// The insert sizes' bars add up to map's proper pairs (each counted once, by mate 1).
-TEST_F(Report, InsertSizeBarsAddUpToTheProperPairs) {
-  const std::string html = read_file(f("report.html")), json = read_file(f("map.json"));
-  const size_t at = html.find("Proper pairs by insert size"), end = html.find("</svg>", at);
-  ASSERT_NE(at, std::string::npos);
+// A histogram chart's bars, summed.
+long long bars_sum(const std::string& html, const std::string& caption) {
+  const size_t at = html.find(caption), end = html.find("</svg>", at);
+  EXPECT_NE(at, std::string::npos) << caption;
+  if (at == std::string::npos) return -1;
   const std::string chart = html.substr(at, end - at);
   const std::regex value("data-value=\"([0-9]+)\"");
   long long sum = 0;
   for (auto it = std::sregex_iterator(chart.begin(), chart.end(), value); it != std::sregex_iterator(); ++it) {
     sum += std::stoll((*it)[1]);
   }
-  std::smatch proper;
-  ASSERT_TRUE(std::regex_search(json, proper, std::regex("\"proper_pairs\": ([0-9]+)")));
-  EXPECT_EQ(sum, std::stoll(proper[1]));
-  EXPECT_GT(sum, 1000);
+  return sum;
+}
+
+long long json_count(const std::string& json, const std::string& name) {
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(json, m, std::regex("\"" + name + "\": ([0-9]+)"))) << name;
+  return m.empty() ? -1 : std::stoll(m[1]);
+}
+
+// The insert sizes' bars add up to map's proper pairs (each counted once, by mate 1), the
+// MAPQ bars to its mapped reads.
+TEST_F(Report, HistogramsAddUpToMapsCounts) {
+  const std::string html = read_file(f("report.html")), json = read_file(f("map.json"));
+  EXPECT_EQ(bars_sum(html, "Proper pairs by insert size"), json_count(json, "proper_pairs"));
+  EXPECT_EQ(bars_sum(html, "Mapped reads by MAPQ"), json_count(json, "mapped"));
+  EXPECT_GT(json_count(json, "proper_pairs"), 1000);
 }
 
 // map's depth of coverage is samtools depth's (every position, deletions counted), and
