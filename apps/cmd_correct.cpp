@@ -19,10 +19,11 @@ void register_correct(CLI::App& app, AppContext& ctx) {
   auto summary = std::make_shared<std::string>();
   auto stats = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("correct", "Correct substitution errors in reads with a k-mer spectrum (CUDA-EC style)");
-  sub->add_option("reads", o->in1, "FASTQ (plain or gzip), or SAM/BAM with mates next to each other (e.g. unmapped BAM; pairs need -p)")->required();
+  sub->add_option("reads", o->in1, "FASTQ (plain or gzip), or SAM/BAM/CRAM with mates next to each other (e.g. unmapped BAM; pairs need -p)")->required();
   sub->add_option("reads2", o->in2, "Second FASTQ of a pair");
   sub->add_option("-o,--output", o->out1, "Corrected FASTQ (.gz: bgzip; - : stdout)")->required();
   sub->add_option("-p,--output2", o->out2, "Corrected second FASTQ of a pair");
+  sub->add_option("-T,--reference", o->reference, "The FASTA a CRAM input is decoded against");
   sub->add_option("-k", o->k, "k-mer length (8..31)")->capture_default_str();
   // Counts are kept up to 1023 (correct/kmer_count.hpp).
   sub->add_option("--solid", o->threshold, "Solid when seen at least this often (0: first valley of the histogram)")
@@ -72,7 +73,7 @@ void register_correct(CLI::App& app, AppContext& ctx) {
     o->count_mem = *count_mem == "0" ? 0 : io::parse_memory(*count_mem, "--count-mem");
     // Every path at once (io/run_paths.hpp), before any work.
     io::RunPaths paths;
-    paths.reads(o->in1).reads(o->in2);
+    paths.reads(o->in1).reads(o->in2).reads(o->reference);
     paths.writes(o->out1, "-o").writes(o->out2, "-p").writes(*summary, "--summary").writes(*stats, "--stats").check();
     const correct::CorrectSummary s = correct::run_correct(*o);
     const std::string text = correct::format_summary(s);

@@ -181,9 +181,9 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
   return spectrum;
 }
 
-// Whether a SAM/BAM file's first primary record is one of a pair.
-bool sam_holds_pairs(const std::string& path) {
-  io::SamReader in(path);
+// Whether a SAM/BAM/CRAM file's first primary record is one of a pair.
+bool sam_holds_pairs(const std::string& path, const std::string& reference) {
+  io::SamReader in(path, 1, reference);
   bam1_t* b = bam_init1();
   if (!b) throw std::bad_alloc();
   bool paired = false;
@@ -202,12 +202,12 @@ void check_options(const CorrectRunOptions& opt) {
     throw UsageError("-k must be between 8 and " + std::to_string(kMaxK));
   if (opt.threshold > KmerCounter::kMaxCount)
     throw UsageError("--solid must be at most " + std::to_string(KmerCounter::kMaxCount));
-  // SAM/BAM (an unmapped BAM, or one mapped before, mates next to each other) is read as
+  // SAM/BAM/CRAM (an unmapped BAM, or one mapped before, mates next to each other) is read as
   // map reads it; whether it holds pairs (two outputs) its first primary record says.
   const bool aligned_input = io::SamReader::is_sam_bam_cram(opt.in1);
   if (aligned_input) {
-    if (!opt.in2.empty()) throw UsageError("reads from SAM/BAM come in one file: '" + opt.in2 + "' is one too many");
-    if (sam_holds_pairs(opt.in1) == opt.out2.empty()) {
+    if (!opt.in2.empty()) throw UsageError("reads from SAM/BAM/CRAM come in one file: '" + opt.in2 + "' is one too many");
+    if (sam_holds_pairs(opt.in1, opt.reference) == opt.out2.empty()) {
       throw UsageError("'" + opt.in1 + "' " + (opt.out2.empty() ? "holds read pairs: name mate 2's output with -p OUT_2"
                                                                  : "holds single reads: -p OUT_2 has no mates to take"));
     }
@@ -454,7 +454,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   check_options(opt);
   // The reads are parsed while CUDA starts (looking for a device starts it: a few tenths
   // of a second).
-  ReadInput input(opt.in1, opt.in2, batch_reads(opt), opt.keep_reads_gb, opt.threads);
+  ReadInput input(opt.in1, opt.in2, batch_reads(opt), opt.keep_reads_gb, opt.threads, opt.reference);
   // The outputs are opened before the reads are counted: one that cannot be written is
   // said at once, not after the count pass (1 M pairs on 2 cores: 19 s).
   const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();  // bgzip output on all of them

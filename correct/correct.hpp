@@ -14,6 +14,7 @@ namespace gatemap::correct {
 struct CorrectRunOptions {
   std::string in1, in2;    // FASTQ (second file for pairs)
   std::string out1, out2;  // outputs ("-" = stdout for single files)
+  std::string reference;   // -T: the FASTA a CRAM input is decoded against
   int k = 21;
   uint32_t threshold = 0;        // solid when seen >= threshold times; 0: first valley of the histogram
   std::string spectrum = "auto";  // auto | bloom | exact (count_pass.cpp: auto is exact up to 1 GiB)

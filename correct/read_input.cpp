@@ -57,8 +57,8 @@ class Spill {
 // works on the current one (parsing starts when it is made).
 class ReadAhead {
  public:
-  ReadAhead(const std::string& in1, const std::string& in2, size_t batch_reads)
-      : src_(in1, in2), batch_reads_(batch_reads), pending_(parse()) {}
+  ReadAhead(const std::string& in1, const std::string& in2, size_t batch_reads, const std::string& reference)
+      : src_(in1, in2, false, 1, reference), batch_reads_(batch_reads), pending_(parse()) {}
   ~ReadAhead() {
     if (pending_.valid()) pending_.wait();
   }
@@ -118,8 +118,9 @@ std::string ReadInput::file_identity(const std::string& path) {
          std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
 }
 
-ReadInput::ReadInput(const std::string& in1, const std::string& in2, size_t batch_reads, double keep_gb, int threads)
-    : in1_(in1), in2_(in2), batch_reads_(batch_reads), threads_(threads) {
+ReadInput::ReadInput(const std::string& in1, const std::string& in2, size_t batch_reads, double keep_gb, int threads,
+                     const std::string& reference)
+    : in1_(in1), in2_(in2), reference_(reference), batch_reads_(batch_reads), threads_(threads) {
   const bool can_reread = rereadable(in1_) && rereadable(in2_);
   keep_bytes_ = (keep_gb >= 0 ? keep_gb : can_reread ? 0 : 4) * 1073741824.0;
 }
@@ -165,7 +166,7 @@ struct ReadInput::FirstReading {
   std::atomic<int64_t> parse_us{0}, keep_us{0};
 
   FirstReading(ReadInput& in)
-      : source(in.in1_, in.in2_), lanes(first_read_slots(in.threads()), [this, &in](FirstReadItem& item) {
+      : source(in.in1_, in.in2_, false, 1, in.reference_), lanes(first_read_slots(in.threads()), [this, &in](FirstReadItem& item) {
           const log::StageTimer timing(cut_s);
           item.text_kept = false;
           item.parse_error = nullptr;
@@ -344,7 +345,7 @@ void ReadInput::replay(const std::function<void(io::ReadBatch&)>& fn) {
     return;
   }
   check_unchanged();
-  ReadAhead reader(spill_ ? spill_->path(0) : in1_, spill_ ? spill_->path(1) : in2_, batch_reads_);
+  ReadAhead reader(spill_ ? spill_->path(0) : in1_, spill_ ? spill_->path(1) : in2_, batch_reads_, reference_);
   int64_t replayed = 0;
   while (io::ReadBatch* batch = reader.next(read_wait_s_)) {
     replayed += static_cast<int64_t>(batch->size());
@@ -359,7 +360,7 @@ ReplayPass::ReplayPass(ReadInput& input) : input_(input) {
   input_.check_unchanged();
   const Spill* spill = input_.spill_.get();
   source_ = std::make_unique<io::FastqSource>(spill ? spill->path(0) : input_.in1_,
-                                              spill ? spill->path(1) : input_.in2_);
+                                              spill ? spill->path(1) : input_.in2_, false, 1, input_.reference_);
 }
 
 ReplayPass::~ReplayPass() = default;

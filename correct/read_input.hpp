@@ -24,7 +24,9 @@ class ReplayPass;
 class ReadInput {
  public:
   // keep_gb < 0: files are read again, other input kept up to 4 GB.
-  ReadInput(const std::string& in1, const std::string& in2, size_t batch_reads, double keep_gb, int threads);
+  // reference: the FASTA a CRAM input is decoded against.
+  ReadInput(const std::string& in1, const std::string& in2, size_t batch_reads, double keep_gb, int threads,
+            const std::string& reference = "");
   ~ReadInput();
   const std::string& path() const { return in1_; }  // the (first) input, for messages
   // Starts parsing the first batches on another thread (first_pass does, if not yet).
@@ -58,7 +60,7 @@ class ReadInput {
   void check_unchanged() const;
   void check_replayed(int64_t replayed) const;
   int threads() const;  // -t, or all
-  std::string in1_, in2_;
+  std::string in1_, in2_, reference_;
   size_t batch_reads_;
   double keep_bytes_;
   int threads_;

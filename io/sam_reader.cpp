@@ -65,7 +65,7 @@ SamReader::SamReader(const std::string& path, int threads, const std::string& re
     if (fp_->format.compression == bgzf) set_hts_threads(fp_, threads, path);
     cram_ = fp_->format.format == htsExactFormat::cram;
     if (cram_ && reference.empty()) {
-      throw UsageError("'" + path + "' is CRAM: give the reference FASTA it was written against (call -r, map -T)");
+      throw UsageError("'" + path + "' is CRAM: give the reference FASTA it was written against (call -r, map -T, correct -T)");
     }
     if (cram_ && hts_set_opt(fp_, CRAM_OPT_REFERENCE, reference.c_str()) != 0) {
       throw IoError("'" + path + "': cannot use '" + reference + "' as its CRAM reference");

@@ -910,8 +910,9 @@ TEST_F(Hostile, MatesThatAreNotMatesAreWarnedAbout) {
   EXPECT_EQ(out.find("[W::map]"), std::string::npos) << out;
 }
 
-// correct reads an unmapped BAM as map does: the same corrected bases and qualities as from
-// the FASTQ pair it was made of; a BAM sorted by coordinate (mates apart) is refused.
+// correct reads an unmapped BAM (or CRAM) as map does: the same corrected bases and
+// qualities as from the FASTQ pair it was made of; a BAM sorted by coordinate (mates
+// apart) is refused.
 TEST_F(Hostile, CorrectReadsAnUnmappedBamAsItsFastq) {
   if (run_command("samtools --version") != 0) GTEST_SKIP() << "samtools not installed";
   gatemap::test::TempDir d;
@@ -935,6 +936,13 @@ TEST_F(Hostile, CorrectReadsAnUnmappedBamAsItsFastq) {
     EXPECT_EQ(lines(d.file(std::string("b") + mate), 3), lines(d.file(std::string("f") + mate), 3)) << mate;
   }
   EXPECT_FALSE(lines(d.file("b_1.fq"), 1).empty());
+  // CRAM too, decoded against -T.
+  ASSERT_EQ(run_command("samtools view -C -T " + f("ref.fa") + " -o " + d.file("u.cram") + " " + d.file("u.bam"), &out), 0)
+      << out;
+  ASSERT_EQ(gm("correct -t 2 -T " + f("ref.fa") + " -o " + d.file("c_1.fq") + " -p " + d.file("c_2.fq") + " " +
+                   d.file("u.cram"), &out), 0) << out;
+  EXPECT_EQ(lines(d.file("c_1.fq"), 1), lines(d.file("f_1.fq"), 1));
+  EXPECT_EQ(lines(d.file("c_2.fq"), 3), lines(d.file("f_2.fq"), 3));
   EXPECT_EQ(gm("correct -o " + d.file("s_1.fq") + " -p " + d.file("s_2.fq") + " " + f("aln.bam"), &out), 1) << out;
   EXPECT_NE(out.find("sorted by coordinate"), std::string::npos) << out;
 }
