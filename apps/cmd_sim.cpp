@@ -152,12 +152,22 @@ void add_reads(CLI::App* sim, AppContext& ctx) {
     // Chunks of fragments into one reused vector: memory stays bounded for any -n.
     constexpr int64_t kChunk = 200000;
     std::vector<sim::SimRead> reads;
-    double sim_seconds = 0;
+    double sim_seconds = 0, said = log::wall_seconds();
+    const double began = said;
     for (int64_t first = 0; first < a->opt.n_fragments; first += kChunk) {
       const double t0 = log::wall_seconds();
       sim::simulate_reads(ref, donor.get(), a->opt, reads, first, std::min(kChunk, a->opt.n_fragments - first));
       sim_seconds += log::wall_seconds() - t0;
       files.write(reads);
+      const int64_t done = std::min(first + kChunk, a->opt.n_fragments);
+      if (log::wall_seconds() - said >= 10 && done < a->opt.n_fragments) {  // a long run's progress
+        said = log::wall_seconds();
+        const double share = static_cast<double>(done) / static_cast<double>(a->opt.n_fragments);
+        log::progress("sim", std::to_string(done) + " of " + std::to_string(a->opt.n_fragments) + " fragments (" +
+                                 std::to_string(static_cast<int>(100 * share)) + "%), about " +
+                                 std::to_string(static_cast<int64_t>((said - began) * (1 - share) / share + 0.5)) +
+                                 " s to go");
+      }
     }
     files.close();
     const int64_t n_reads = a->opt.n_fragments * mates;
