@@ -55,7 +55,7 @@ void register_call(CLI::App& app, AppContext& ctx) {
       ->capture_default_str();
   sub->add_option("--max-reads-per-start", o->max_reads_per_start,
                   "Reads of one sample starting at one position kept at most (GATK's --max-reads-per-alignment-start); 0: all")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0, 100000000))
       ->capture_default_str();
   sub->add_option("-t,--threads", o->threads, "Threads")->capture_default_str();
   sub->add_option("--stats", *stats, "Write the run's counts and stage times as JSON");
