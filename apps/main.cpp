@@ -41,7 +41,7 @@ namespace {
 //   2.35 on; older ones ignore it), as transparent huge pages in "madvise" mode, a common
 //   default, need: fewer page faults and a faster exit. 1 M pairs on an H200, plain ->
 //   SAM 1.31-1.36 s vs 1.43-1.58, gzip -> sorted BAM 1.80-1.89 vs 1.94-2.14, peak RSS
-//   +14% (docs/gpu-runs/2026-11-29-s38/h200-7-thp). Not where a user set it.
+//   +14% (2026-11-29). Not where a user set it.
 bool binds_threads() {
   const char* bind = std::getenv("OMP_PROC_BIND");
   return (bind != nullptr && strcasecmp(bind, "false") != 0) || std::getenv("OMP_PLACES") != nullptr ||

@@ -101,7 +101,7 @@ __device__ uint32_t write_tokens(const deflate::BlockPlan& plan, const deflate::
 // positions from a 16-aligned base, kept in shared memory and fetched again with 16-byte
 // loads when the parse leaves them, not each from global memory (twice a token: its
 // match, the next one's). The parse and the codes took 37% of the kernel's time; this
-// made the kernel ~5% faster (docs/gpu-runs/2026-11-29-s34). The matches are read
+// made the kernel ~5% faster (H200, 2026-11-29). The matches are read
 // before the parse's tokens overwrite them (a token never lies past its position).
 constexpr uint32_t kParseWindow = 48;
 struct WindowedMatches {
@@ -182,8 +182,8 @@ __device__ uint32_t best_match_grouped(const uint8_t* in, uint32_t n, uint32_t p
 // CPU twin's one-by-one order leaves it for them (the bucket before the 32, then the
 // group's earlier positions shifted in), and the group's last lane writes the bucket
 // back with them all. A kernel of its own, without the coding's shared memory: more
-// warps per SM wait on the cache at once. `bench bgzf` on an H200 (docs/gpu-runs/
-// 2026-11-29-s35): one kernel 3,535-3,560 MB/s; two 3,983-3,998; with the grouped
+// warps per SM wait on the cache at once. `bench bgzf` on an H200 (2026-11-29): one
+// kernel 3,535-3,560 MB/s; two 3,983-3,998; with the grouped
 // loads 4,505-4,572; with the carried words 4,639-4,654.
 constexpr int kMatchBlocksPerSm = 8;  // 32 warps (at most 56 registers a thread): 10 and 6 measured alike
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, kMatchBlocksPerSm)
@@ -398,7 +398,7 @@ BgzfDeflateGpu::BgzfDeflateGpu(int device, int threads, size_t blocks_per_round)
   // The coding kernel: 80% of the SM's on-chip memory as shared memory (six blocks of
   // four warps), the rest as L1 for the blocks' bytes: `gatemap bench bgzf` on an H200
   // 3,545 MB/s, against 3,280 at 65%, 3,012 at 50% and 2,788 at 35% (one kernel then,
-  // docs/gpu-runs/2026-11-29-s34/h200-8-carveout). The match kernel has no shared memory:
+  // 2026-11-29). The match kernel has no shared memory:
   // all of it as L1, for the bytes and the hash buckets.
   GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(code_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 80));
   GATEMAP_CUDA_CHECK(cudaFuncSetAttribute(match_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
@@ -428,7 +428,7 @@ double BgzfDeflateGpu::match_seconds() const { return impl_->rounds[0].match_s +
 // A batch goes up in one round (of at most blocks_per_round blocks): the next batch's round
 // overlaps it. The sorted writer's windows, cut in two rounds each and drained one by one,
 // were compressed in 0.26-0.30 s; in one round each, started beside the one before, in
-// 0.19 s (1 M pairs, H200, docs/gpu-runs/2026-11-29-s38/h200-5-rounds).
+// 0.19 s (1 M pairs, H200, 2026-11-29).
 void BgzfDeflateGpu::start(BgzfJob* jobs, size_t count) {
   Impl& m = *impl_;
   if (count == 0) return finish();

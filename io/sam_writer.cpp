@@ -351,8 +351,8 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   BamState& bam = *bam_;
   const size_t chunks = (n + kFormatChunk - 1) / kFormatChunk;
   // A GPU compressor is given a larger window: its kernel wants thousands of blocks (at
-  // 16 threads ~2,300, one round each; 32 chunks a thread were slower, and 12-20 alike:
-  // docs/gpu-runs/2026-11-29-s38/h200-5-rounds).
+  // 16 threads ~2,300, one round each; 32 chunks a thread were slower, and 12-20 alike;
+  // H200, 2026-11-29).
   const size_t window = (compressor_ ? 24 : 16) * static_cast<size_t>(threads_);
   constexpr size_t kSlots = BamState::kWindows;
   std::vector<std::exception_ptr> failed;

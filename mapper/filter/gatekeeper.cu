@@ -254,7 +254,7 @@ void GateKeeperGpu::collect(int ticket, std::vector<uint8_t>& out, FilterTiming*
   impl_->to_host(s.len, s.nreads, s.copy[0].get());
   // Not the caller's own arrays: when the host rewrites them for the next batch, faulting
   // the pages back as it goes measured faster than a bulk prefetch first
-  // (docs/gpu-runs/2026-11-22-h100-filter-stage/um_experiment.txt).
+  // (an H100 experiment of 2026-11-22).
   if (!s.in_place) {
     impl_->to_host(s.k_read_strand, s.n, s.copy[0].get());
     impl_->to_host(s.k_diagonal, s.n, s.copy[1].get());
