@@ -220,20 +220,20 @@ std::string mapq_curve(const std::vector<std::vector<std::string>>& rows) {
          path + "\" class=\"curve\"/>\n" + dots + "</svg></figure>\n";
 }
 
-// A histogram map's --stats holds (insert sizes, MAPQ): a bar per bin of `bin_width`
+// A histogram map's --stats holds (insert sizes, MAPQ): a bar per bin of `bin_bp`
 // units, over the bins that hold any; the last bin holds the larger values too.
 std::string histogram_chart(const std::string& title, const std::string& name, const std::string& array,
-                            double bin_width, const std::string& unit, const std::string& path) {
+                            double bin_bp, const std::string& unit, const std::string& path) {
   std::vector<double> bins;
   std::istringstream in(array.substr(1, array.size() - 2));
   for (std::string cell; std::getline(in, cell, ',');) {
     double v = 0;
-    if (!is_number(cell.substr(cell.find_first_not_of(' ')), &v)) {
+    const size_t at = cell.find_first_not_of(' ');
+    if (at == std::string::npos || !is_number(cell.substr(at), &v)) {
       throw FormatError("'" + path + "': " + name + " holds '" + cell + "', no number");
     }
     bins.push_back(v);
   }
-  const double bin_bp = bin_width;
   size_t first = 0, last = bins.size();
   while (first < last && bins[first] == 0) ++first;
   while (last > first && bins[last - 1] == 0) --last;
