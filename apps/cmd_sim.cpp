@@ -164,9 +164,8 @@ void add_reads(CLI::App* sim, AppContext& ctx) {
         said = log::wall_seconds();
         const double share = static_cast<double>(done) / static_cast<double>(a->opt.n_fragments);
         log::progress("sim", std::to_string(done) + " of " + std::to_string(a->opt.n_fragments) + " fragments (" +
-                                 std::to_string(static_cast<int>(100 * share)) + "%), about " +
-                                 std::to_string(static_cast<int64_t>((said - began) * (1 - share) / share + 0.5)) +
-                                 " s to go");
+                                 std::to_string(static_cast<int>(100 * share)) + "%), " +
+                                 log::time_left(said - began, share));
       }
     }
     files.close();

@@ -308,9 +308,7 @@ class Caller {
     log::progress("call", input_.contigs()[tid] + ":" + std::to_string(ws_ + 1) + ", " +
                               std::to_string(static_cast<int>(100 * done)) + "% of the reference's bases, " +
                               std::to_string(stats_.calls) + " calls so far" +
-                              (done > 0.01 ? ", about " + std::to_string(static_cast<int64_t>(spent * (1 - done) / done + 0.5)) +
-                                                 " s to go"
-                                           : std::string()));
+                              (done > 0.01 ? ", " + log::time_left(spent, done) : std::string()));
   }
 
   // Reads that end before `from` leave the window (in order) and go back to the reader.

@@ -4,11 +4,13 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
 namespace gatemap::log {
 namespace {
@@ -61,6 +63,11 @@ void warn(const std::string& stage, const std::string& message) {
 void error(const std::string& stage, const std::string& message) { emit('E', stage, message); }
 void debug(const std::string& stage, const std::string& message) {
   if (g_verbosity >= 3) emit('D', stage, message);
+}
+
+std::string time_left(double spent, double share) {
+  return "about " + std::to_string(static_cast<int64_t>(spent * (1 - share) / std::max(share, 1e-9) + 0.5)) +
+         " s to go";
 }
 
 double wall_seconds() {

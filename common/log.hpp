@@ -18,6 +18,9 @@ void debug(const std::string& stage, const std::string& message);  // [D::stage]
 // before it (one line that moves); elsewhere (a log file) a line of its own, greppable.
 void progress(const std::string& stage, const std::string& message);
 
+// "about N s to go" for a job `share` (0..1, > 0) done in `spent` seconds, at that pace.
+std::string time_left(double spent, double share);
+
 // Seconds since the process started (wall clock) and CPU seconds used so far.
 double wall_seconds();
 double cpu_seconds();

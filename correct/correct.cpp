@@ -358,8 +358,8 @@ void say_corrected(int64_t done, int64_t total, std::chrono::steady_clock::time_
   std::string of;
   if (total > 0 && done < total) {
     const double share = static_cast<double>(done) / static_cast<double>(total), spent = log::seconds_since(began);
-    of = " of " + std::to_string(total) + " (" + std::to_string(static_cast<int>(100 * share)) + "%), about " +
-         std::to_string(static_cast<int64_t>(spent * (1 - share) / std::max(share, 1e-9) + 0.5)) + " s to go";
+    of = " of " + std::to_string(total) + " (" + std::to_string(static_cast<int>(100 * share)) + "%), " +
+         log::time_left(spent, share);
   }
   log::progress("correct", "corrected " + std::to_string(done) + " reads" + of);
 }

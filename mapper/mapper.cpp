@@ -120,6 +120,26 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   }
 }
 
+namespace {
+
+// A mapped primary record into --stats' histograms and depth: its MAPQ, the reference bases
+// it covers, and (mate 1 of a proper pair) its insert size.
+void tally_mapped_primary(const bam1_t* b, MapStats& st) {
+  ++st.mapq_histogram[std::min<size_t>(b->core.qual, st.mapq_histogram.size() - 1)];
+  if (b->core.tid >= 0) {
+    const auto tid = static_cast<size_t>(b->core.tid);
+    if (tid >= st.aligned_bases.size()) st.aligned_bases.resize(tid + 1);
+    st.aligned_bases[tid] += bam_cigar2rlen(static_cast<int>(b->core.n_cigar), bam_get_cigar(b));
+  }
+  if ((b->core.flag & BAM_FPROPER_PAIR) && (b->core.flag & BAM_FREAD1) && b->core.isize != 0) {
+    const int64_t bin = std::min<int64_t>(std::llabs(b->core.isize) / MapStats::kInsertBinBp,
+                                          static_cast<int64_t>(st.insert_histogram.size()) - 1);
+    ++st.insert_histogram[static_cast<size_t>(bin)];
+  }
+}
+
+}  // namespace
+
 void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out,
                           std::vector<uint32_t>* records_per_read) {
   Impl& im = *impl_;
@@ -165,19 +185,9 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out,
       } else if (b->core.flag & BAM_FSECONDARY) {
         ++secondary;
       } else {
-        mapped += !(b->core.flag & BAM_FUNMAP);
         if (!(b->core.flag & BAM_FUNMAP)) {
-          ++stats_.mapq_histogram[std::min<size_t>(b->core.qual, stats_.mapq_histogram.size() - 1)];
-        }
-        if (!(b->core.flag & BAM_FUNMAP) && b->core.tid >= 0) {
-          const auto tid = static_cast<size_t>(b->core.tid);
-          if (tid >= stats_.aligned_bases.size()) stats_.aligned_bases.resize(tid + 1);
-          stats_.aligned_bases[tid] += bam_cigar2rlen(static_cast<int>(b->core.n_cigar), bam_get_cigar(b));
-        }
-        if ((b->core.flag & BAM_FPROPER_PAIR) && (b->core.flag & BAM_FREAD1) && b->core.isize != 0) {
-          const int64_t bin = std::min<int64_t>(std::llabs(b->core.isize) / MapStats::kInsertBinBp,
-                                                static_cast<int64_t>(stats_.insert_histogram.size()) - 1);
-          ++stats_.insert_histogram[static_cast<size_t>(bin)];
+          ++mapped;
+          tally_mapped_primary(b, stats_);
         }
       }
       out.push_back(b);

@@ -643,8 +643,7 @@ MapStats run_mapping(RunOptions opt) {
     const double elapsed = log::wall_seconds() - mapping_began, read = source.fraction_read();
     std::string eta;  // where the input's size is known: the files read so far against their size
     if (read > 0.01 && read < 1) {
-      eta = ", input " + std::to_string(static_cast<int>(100 * read)) + "% read, about " +
-            std::to_string(static_cast<int64_t>(elapsed * (1 - read) / read + 0.5)) + " s to go";
+      eta = ", input " + std::to_string(static_cast<int>(100 * read)) + "% read, " + log::time_left(elapsed, read);
     }
     log::progress("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.size()) + " reads mapped, " +
                              std::to_string(reads_done) + " in all, " +
