@@ -89,8 +89,9 @@ void keep_reads_over_sites(RegionWork& w) {
   for (const auto& [pos, evs] : region_sites(w.events)) ranges.emplace_back(pos, site_end(pos, evs));
   size_t kept = 0;
   for (size_t r = 0; r < w.slices.size(); ++r) {
-    const auto [first, last] = w.spans[r];
-    if (std::none_of(ranges.begin(), ranges.end(), [&](const auto& s) { return first < s.second && last > s.first; })) {
+    const std::pair<int64_t, int64_t> span = w.spans[r];
+    if (std::none_of(ranges.begin(), ranges.end(),
+                     [&](const auto& s) { return span.first < s.second && span.second > s.first; })) {
       continue;
     }
     if (kept != r) {

@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "gpu/buffers.cuh"
 #include "gpu/cuda_check.cuh"
+#include "gpu/warp_reduce.cuh"
 #include "correct/kmer_correct.hpp"
 #include "correct/kmer_correct_core.hpp"
 
@@ -114,9 +115,9 @@ __global__ void __launch_bounds__(kMaxWarps * 32) correct_kernel(detail::Spectru
           if (v > best) best = v, best_at = j * 4 + b;
         }
       }
-      const int top = __reduce_max_sync(0xffffffffu, best);
+      const int top = gpu::warp_max(best);
       if (top == 0) break;
-      const int at = __reduce_min_sync(0xffffffffu, best == top ? best_at : INT_MAX);
+      const int at = gpu::warp_min(best == top ? best_at : INT_MAX);
       const uint32_t w = sh.votes[at / 4];
       int n_top = 0;
       for (int b = 0; b < 4; ++b) n_top += static_cast<int>((w >> (8 * b)) & 255u) == top;
@@ -142,7 +143,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32) correct_kernel(detail::Spectru
           kept = 1;
         }
       }
-      if (__reduce_or_sync(0xffffffffu, static_cast<unsigned>(kept))) result = CorrectStatus::corrected;
+      if (gpu::warp_any(kept != 0)) result = CorrectStatus::corrected;
       __syncwarp();
     }
     if (result == CorrectStatus::corrected) {  // an indel's rewrites near the ends undone (one lane: a few dozen bases)
@@ -152,7 +153,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32) correct_kernel(detail::Spectru
       if (__shfl_sync(0xffffffffu, undone, 0)) {
         int kept = 0;
         for (int j = lane; j < L; j += 32) kept |= sh.codes[j] != read[j];
-        if (!__reduce_or_sync(0xffffffffu, static_cast<unsigned>(kept))) result = CorrectStatus::uncorrectable;
+        if (!gpu::warp_any(kept != 0)) result = CorrectStatus::uncorrectable;
       }
     }
     int n_changed = 0;
@@ -161,7 +162,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32) correct_kernel(detail::Spectru
         n_changed += sh.codes[j] != read[j];
         read[j] = sh.codes[j];
       }
-      n_changed = __reduce_add_sync(0xffffffffu, n_changed);
+      n_changed = gpu::warp_sum(n_changed);
     }
     if (lane == 0) {
       status[r] = static_cast<uint8_t>(result);

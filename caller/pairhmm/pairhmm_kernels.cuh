@@ -26,6 +26,7 @@
 
 #include "caller/pairhmm/pairhmm.hpp"
 #include "caller/pairhmm/pairhmm_core.hpp"
+#include "gpu/warp_reduce.cuh"
 
 namespace gatemap::caller::pairhmm {
 namespace {
@@ -623,8 +624,8 @@ __global__ void __launch_bounds__(warp_kernel_threads(RPL), kMinBlocks<RPL, T>)
     p.hap_padded = c.hap_code + (valid ? c.hap_begin[task.y] : kHapPad) - kHapPad;
     p.code_last = static_cast<unsigned>(H + kHapPad);
     p.read0 = valid ? c.read_begin[task.x] : 0;
-    const int H_warp = __reduce_max_sync(0xffffffffu, H);
-    const int bands_warp = __reduce_max_sync(0xffffffffu, p.n_bands);
+    const int H_warp = gpu::warp_max(H);
+    const int bands_warp = gpu::warp_max(p.n_bands);
     double sum = 0;
     int shift = 0;
     for (int b = 0; b < bands_warp; ++b) {
