@@ -63,11 +63,11 @@ class BamSorter {
   std::string temp_path();  // the next temporary file in run_dir_
   void merge_runs(const std::vector<std::string>& paths, const std::function<void(bam1_t*)>& out);
   void merge_in_rounds();
+  void merge_into_output();
   void spill();
   void sort_buffer();
   template <class F>
   void drain(F&& f);
-  void emit(bam1_t* rec);
   // A buffered record: its coordinate key, its place in the input (ties), where it lies.
   struct Entry {
     std::pair<uint64_t, uint64_t> key;
