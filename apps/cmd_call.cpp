@@ -38,6 +38,7 @@ void register_call(CLI::App& app, AppContext& ctx) {
   sub->add_option("--device", o->device,
                   "GPUs: 0, 0,1,... or all (the genome called in parts, one GPU each; needs an indexed BAM)")
       ->capture_default_str();
+  auto gpu_mem = add_gpu_memory_option(sub);
   sub->add_option("--min-mapq", o->min_mapq, "Reads below this MAPQ are not used")
       ->check(CLI::Range(0, 255))
       ->capture_default_str();
@@ -60,8 +61,9 @@ void register_call(CLI::App& app, AppContext& ctx) {
   sub->add_option("-t,--threads", o->threads, "Threads")->capture_default_str();
   sub->add_option("--stats", *stats, "Write the run's counts and stage times as JSON");
   sub->add_option("--lanes", o->lanes, "")->group("");
-  on_run(sub, ctx, [o, stats, &ctx] {
+  on_run(sub, ctx, [o, stats, gpu_mem, &ctx] {
     o->command_line = ctx.command_line;
+    o->gpu_memory = gpu_memory_bytes(*gpu_mem);
     o->version = GATEMAP_VERSION;
     o->leave_to_exit = true;
     // Every path at once (io/run_paths.hpp): inputs, their indexes, the reference and a

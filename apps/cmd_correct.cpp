@@ -43,6 +43,7 @@ void register_correct(CLI::App& app, AppContext& ctx) {
       ->capture_default_str();
   sub->add_option("--device", o->device, "GPUs: 0, 0,1,... or all (each batch split between them)")
       ->capture_default_str();
+  auto gpu_mem = add_gpu_memory_option(sub);
   auto* backend = sub->add_option("--backend", o->backend, "gpu, cpu or auto")
                       ->check(CLI::IsMember({"gpu", "cpu", "auto"}))
                       ->capture_default_str();
@@ -69,8 +70,9 @@ void register_correct(CLI::App& app, AppContext& ctx) {
                   "Compression level of .gz output, 0-9 (as bgzip -l; 1 writes several times faster, files ~6% "
                   "larger) [htslib's default, 6]")
       ->check(CLI::Range(0, 9));
-  on_run(sub, ctx, [o, summary, stats, count_mem] {
+  on_run(sub, ctx, [o, summary, stats, count_mem, gpu_mem] {
     o->count_mem = *count_mem == "0" ? 0 : io::parse_memory(*count_mem, "--count-mem");
+    o->gpu_memory = gpu_memory_bytes(*gpu_mem);
     // Every path at once (io/run_paths.hpp), before any work.
     io::RunPaths paths;
     paths.reads(o->in1).reads(o->in2).reads(o->reference);

@@ -45,6 +45,7 @@ void register_map(CLI::App& app, AppContext& ctx) {
       "--cpu-seed", [o](int64_t) { o->hw.seed_on_gpu = false; }, "Seed on the CPU even when a GPU filters");
   sub->add_option("--device", o->device, "GPUs: 0, 0,1,... or all (one mapping lane per GPU; records do not change)")
       ->capture_default_str();
+  auto gpu_mem = add_gpu_memory_option(sub);
   sub->add_flag("-a,--all", o->map.output.all_hits, "Report every hit within -e as secondary records");
   sub->add_option("--max-cand", o->map.seed.max_candidates, "Candidates verified per read and strand")
       ->check(CLI::Range(1, 1 << 20))
@@ -92,7 +93,7 @@ void register_map(CLI::App& app, AppContext& ctx) {
   sub->add_flag("--bgzf-gpu", o->bgzf_gpu,
                 "Compress BAM on the GPU (gatemap's DEFLATE, the default on a GPU without -l: files within ~1.5% "
                 "of -l 6's; without a GPU the same bytes from the CPU, several times slower than -l 6)");
-  on_run(sub, ctx, [o, sort_mem, lean_cram, &ctx] {
+  on_run(sub, ctx, [o, sort_mem, lean_cram, gpu_mem, &ctx] {
     o->cram_nm_md = !*lean_cram;
     o->command_line = ctx.command_line;
     // As bwa mem takes the reference's path for its index: REF.gmi next to REF.
@@ -104,6 +105,7 @@ void register_map(CLI::App& app, AppContext& ctx) {
     if (o->reference.empty() && fasta != o->index_path && std::filesystem::is_regular_file(fasta)) o->reference = fasta;
     o->version = GATEMAP_VERSION;
     o->sort_memory = io::parse_memory(*sort_mem, "-m");
+    o->gpu_memory = gpu_memory_bytes(*gpu_mem);
     o->leave_to_exit = true;
     mapper::run_mapping(*o);
     return 0;

@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include "io/bam_sorter.hpp"
+
 namespace gatemap::apps {
 
 // The one place where subcommands are listed, in the order `--help` shows them.
@@ -29,5 +31,16 @@ void register_all(CLI::App& app, AppContext& ctx) {
   };
   for (CLI::App* sub : app.get_subcommands({})) add_verbosity(sub);
 }
+
+std::shared_ptr<std::string> add_gpu_memory_option(CLI::App* sub) {
+  auto text = std::make_shared<std::string>("0");
+  sub->add_option("--gpu-mem", *text,
+                  "GPU memory this run may use on each of its GPUs, e.g. 24G: it runs as on a card of that size "
+                  "(smaller batches, or the CPU where a stage does not fit; records unchanged) [0: all]")
+      ->capture_default_str();
+  return text;
+}
+
+size_t gpu_memory_bytes(const std::string& text) { return text == "0" ? 0 : io::parse_memory(text, "--gpu-mem"); }
 
 }  // namespace gatemap::apps

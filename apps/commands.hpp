@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -48,6 +49,11 @@ inline CLI::Validator finite_in(double lo, double hi) {
       },
       "FLOAT in " + range);
 }
+
+// --gpu-mem SIZE of map, call and correct (gpu/memory_cap.hpp): its text, turned into
+// bytes by gpu_memory_bytes() when the run starts (a UsageError for a bad size; 0: no cap).
+std::shared_ptr<std::string> add_gpu_memory_option(CLI::App* sub);
+size_t gpu_memory_bytes(const std::string& text);
 
 void register_version(CLI::App&, AppContext&);
 void register_index(CLI::App&, AppContext&);

@@ -30,6 +30,7 @@
 #include "common/ordered_lanes.hpp"
 #include "common/parallel.hpp"
 #include "common/stats_report.hpp"
+#include "gpu/memory_cap.hpp"
 #include "io/fasta.hpp"
 #include "io/output_file.hpp"
 #include "io/vcf_writer.hpp"
@@ -703,12 +704,14 @@ CallStats run_call_quietly(const CallOptions& opt) {
   // The backend is chosen, and the first device's engine made, while the reference is read.
   std::promise<std::pair<gpu::Backend, std::vector<int>>> chosen;
   auto choice = chosen.get_future();
-  EngineFuture first = std::async(std::launch::async, [&opt, chosen = std::move(chosen)]() mutable {
+  std::unique_ptr<gpu::MemoryCap> capped;  // --gpu-mem, before any engine sizes itself
+  EngineFuture first = std::async(std::launch::async, [&opt, &capped, chosen = std::move(chosen)]() mutable {
                          gpu::Backend b = gpu::Backend::cpu;
                          std::vector<int> devices;
                          try {
                            b = gpu::choose_backend(opt.backend);
                            devices = gpu::resolve_devices(opt.device, b);
+                           capped = std::make_unique<gpu::MemoryCap>(devices, opt.gpu_memory, "call");
                          } catch (...) {
                            chosen.set_exception(std::current_exception());
                            throw;

@@ -16,6 +16,7 @@ struct CallOptions {
   std::string output = "-";         // VCF (.vcf.gz: bgzip)
   std::string backend = "auto";     // pair-HMM on gpu | cpu | auto
   std::string device = "0";         // --device: 0, 0,1,... or all (the genome called in parts, one GPU each)
+  size_t gpu_memory = 0;            // --gpu-mem: bytes of each GPU the run may use (0: all)
   std::vector<std::string> intervals;  // -L: call only there (chr, chr:beg-end, BED files)
   bool gvcf = false;                   // --gvcf: reference blocks between the calls (-ERC GVCF)
   int threads = 0;

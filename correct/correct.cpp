@@ -23,6 +23,7 @@
 #include "correct/kmer_count_gpu.hpp"
 #include "correct/read_input.hpp"
 #include "gpu/device.hpp"
+#include "gpu/memory_cap.hpp"
 #include "gpu/fallback.hpp"
 #include "io/fastq.hpp"
 #include "io/fastq_writer.hpp"
@@ -477,6 +478,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   CorrectSummary sum;
   const gpu::Backend backend = gpu::choose_backend(opt.backend);
   const std::vector<int> devices = gpu::resolve_devices(opt.device, backend);  // a bad --device before the count
+  const gpu::MemoryCap capped(devices, opt.gpu_memory, "correct");  // before any engine sizes itself
   sum.backend = gpu::backend_name(backend);
   log::debug("correct", "backend " + sum.backend + " chosen at " + std::to_string(log::wall_seconds()) + " s");
   if (!text_option && backend != gpu::Backend::gpu) input.keep_text(0);

@@ -22,6 +22,7 @@ struct CorrectRunOptions {
   int max_corrections = 6;
   std::string backend = "auto";  // gpu | cpu | auto
   std::string device = "0";      // --device: 0, 0,1,... or all (each batch split between them)
+  size_t gpu_memory = 0;         // --gpu-mem: bytes of each GPU the run may use (0: all)
   int threads = 0;
   // A few batches are in flight (parsed, corrected, written); 0: 4096 reads per thread, at
   // least 8192 and at most 131072 (memory in step with the cores that use it).

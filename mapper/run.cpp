@@ -15,6 +15,7 @@
 #include "common/ordered_lanes.hpp"
 #include "common/thread_budget.hpp"
 #include "gpu/device.hpp"
+#include "gpu/memory_cap.hpp"
 #include "io/bam_sorter.hpp"
 #include "io/bgzf_deflate.hpp"
 #include "io/compress_pool.hpp"
@@ -606,6 +607,7 @@ MapStats run_mapping(RunOptions opt) {
   // 30x: the lanes' wait for input 2.3-2.6 s -> 0.04-1.7 s on an H100).
   if (on_gpu) io::InputStream::set_gzip_read_ahead(size_t{256} << 20);
   const std::vector<int> devices = gpu::resolve_devices(opt.device, opt.hw.backend);
+  const gpu::MemoryCap capped(devices, opt.gpu_memory, "map");  // before any engine sizes itself
   const int lanes = opt.lanes > 0 ? opt.lanes : on_gpu ? static_cast<int>(devices.size()) : 1;
   const int lane_threads = std::max(1, threads / lanes);
   // With the GPU seeding, the GPU filters the seeder's reads itself; a batch that falls

@@ -27,6 +27,7 @@ struct RunOptions {
   std::string filter = "auto";    // --filter auto|off (or gpu|cpu: on, and where it runs)
   std::string backend = "auto";   // --backend gpu|cpu|auto: where the filter runs
   std::string device = "0";       // --device: 0, 0,1,... or all
+  size_t gpu_memory = 0;          // --gpu-mem: bytes of each GPU the run may use (0: all)
   // Lanes (mappers working at once, each with its share of -t): 0 gives one per GPU of
   // --device (one without a GPU). Tests set it to run several on the CPU.
   int lanes = 0;

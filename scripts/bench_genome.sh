@@ -8,8 +8,9 @@
 # figures the 30x extrapolation scales.
 # Per step one TSV row on stdout: wall s, CPU s (user + sys), peak RSS, peak GPU memory
 # (nvidia-smi, where present), peak temporary disk (the sorter's --tmp-dir), output bytes.
-# Usage: scripts/bench_genome.sh STAGE... (prep20 chr20 old chr20x30 prep genome report), in OUTDIR
+# Usage: scripts/bench_genome.sh STAGE... (prep20 chr20 old chr20x30 prep genome capped report), in OUTDIR
 #   env: OUTDIR (/tmp/gm_genome), GATEMAP, PAIRS (50000000), THREADS (all), CHR20 (FASTA),
+#   CAP (24G) and CAP_PAIRS (2000000) for the stage `capped` (after `genome`: its reads and BAM),
 #   MAP_FLAGS, CALL_FLAGS (added to every map / call), LOG (stderr of every command), OLD
 #   (another gatemap build, for the stage `old`: chr20 beside it, records and calls compared);
 #   for a quick try on a small machine: SCALE (1), CHR20_PAIRS (1000000), CHR20_DEEP_PAIRS (6300000)
@@ -132,6 +133,25 @@ for stage in "$@"; do
       cmp -s <(gzip -dc "$d/calls.vcf.gz" | grep -v '^##') <(gzip -dc "$d/old.vcf.gz" | grep -v '^##') \
         && echo "# chr20: calls identical to OLD's" || echo "# chr20: calls differ from OLD's (fields or records)"
       "$G" eval vcf "$d/donor.truth.vcf.gz" "$d/old.vcf.gz" -r chr20/ref.fa 2>> "$LOG" | sed "s/^/# chr20_old eval: /" ;;
+    capped)  # the genome under --gpu-mem CAP (24G: an L4-sized card): CAP_PAIRS of its pairs mapped and
+             # chr20 called with and without the cap, records and calls compared
+      d=genome/capped && mkdir -p $d
+      n=${CAP_PAIRS:-2000000} cap=${CAP:-24G}
+      for m in 1 2; do
+        [ -s $d/pe_$m.fq.gz ] || { gzip -dc genome/pe_$m.fq.gz | head -n $((4 * n)) | gzip -1 > $d/pe_$m.fq.gz & }
+      done
+      wait
+      for c in 0 "$cap"; do
+        measure "capped_$c" map_sort_markdup "$d/$c.bam" "$d/spill" "$G" map -t "$T" --gpu-mem "$c" --sort --markdup \
+          --tmp-dir "$d/spill" -R "@RG\tID:genome\tSM:donor" -o "$d/$c.bam" genome/ref.gmi $d/pe_1.fq.gz $d/pe_2.fq.gz
+        measure "capped_$c" call_20 "$d/$c.vcf.gz" "" "$G" call -t "$T" --gpu-mem "$c" -L 20 -r genome/ref.fa \
+          -o "$d/$c.vcf.gz" genome/pe.bam
+      done
+      grep -h "free left to this run" "$LOG" | tail -2 | sed 's/^/# capped: /'
+      cmp -s <(samtools view "$d/0.bam") <(samtools view "$d/$cap.bam") \
+        && echo "# capped: records identical under --gpu-mem $cap" || echo "# capped: records DIFFER under --gpu-mem $cap"
+      cmp -s <(gzip -dc "$d/0.vcf.gz" | grep -v '^##') <(gzip -dc "$d/$cap.vcf.gz" | grep -v '^##') \
+        && echo "# capped: calls identical under --gpu-mem $cap" || echo "# capped: calls DIFFER under --gpu-mem $cap" ;;
     report)  # per pair and per Mbp, and the 30x genome from them (see docs/BENCHMARKS.md)
       awk -F'\t' -v pairs="$PAIRS" -v scale="$SCALE" -v c20="$CHR20_PAIRS" -v c20deep="$CHR20_DEEP_PAIRS" '
         { wall[$1 "/" $2] = $3; cpu[$1 "/" $2] = $4 }

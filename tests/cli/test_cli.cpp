@@ -50,6 +50,16 @@ TEST(Cli, MissingFileIsStatus1WithItsName) {
   EXPECT_NE(out.find("/nonexistent/ref.fa"), std::string::npos) << out;
 }
 
+// --gpu-mem takes a size as -m does; anything else is a usage error naming it, in every
+// command that has it, before any file is opened.
+TEST(Cli, GpuMemoryIsASize) {
+  for (const std::string command : {"map ref.gmi r.fq", "call -r ref.fa -o x.vcf a.bam", "correct -o x.fq r.fq"}) {
+    std::string out;
+    EXPECT_EQ(run_command(kBin + " " + command + " --gpu-mem 24X", &out), 2) << command;
+    EXPECT_NE(out.find("--gpu-mem '24X'"), std::string::npos) << command << ": " << out;
+  }
+}
+
 // A bwa mem command line works as it is: the reference's path stands for its index
 // (REF.gmi, what 'gatemap index REF' writes), -v 1 keeps stderr quiet, -K (bases per
 // batch), -M and -Y are taken.

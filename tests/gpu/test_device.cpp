@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "gpu/memory_cap.hpp"
 #include "tests/gpu/gpu_test.hpp"
 #if GATEMAP_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -82,3 +83,26 @@ TEST(StagedCopy, EveryPieceArrivesWhole) {
   }
 }
 #endif
+
+// --gpu-mem: while a cap is held the device shows at most that much free (what every
+// engine sizes itself by); released, the memory is back.
+TEST(Device, MemoryCapLeavesOnlyTheCapFree) {
+  GATEMAP_REQUIRE_GPU();
+  const size_t before = gpu::list_devices()[0].free_bytes;
+  const size_t cap = size_t{1} << 30;
+  ASSERT_GT(before, 2 * cap);
+  {
+    const gpu::MemoryCap capped({0, 0}, cap, "test");
+    const size_t free_b = gpu::list_devices()[0].free_bytes;
+    EXPECT_LE(free_b, cap);
+    EXPECT_GE(free_b, cap - (size_t{64} << 20));
+  }
+  EXPECT_GE(gpu::list_devices()[0].free_bytes, before - (size_t{256} << 20));
+}
+
+TEST(Device, NoMemoryCapHoldsNothing) {
+  GATEMAP_REQUIRE_GPU();
+  const size_t before = gpu::list_devices()[0].free_bytes;
+  const gpu::MemoryCap uncapped({0}, 0, "test");
+  EXPECT_GE(gpu::list_devices()[0].free_bytes, before - (size_t{64} << 20));
+}
