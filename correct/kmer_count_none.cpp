@@ -20,6 +20,7 @@ std::vector<uint64_t> KmerCountGpu::histogram(uint32_t) const { return {}; }
 void KmerCountGpu::for_each_counted(uint32_t, const std::function<void(uint64_t, uint32_t)>&) const {}
 size_t KmerCountGpu::bytes() const { return 0; }
 void KmerCountGpu::insert_solid(uint32_t, KmerSpectrum&) const {}
+KmerSpectrum KmerCountGpu::take_exact_spectrum(uint32_t, uint64_t, bool) { return {}; }
 size_t KmerCountGpu::slots() const { return 0; }
 double KmerCountGpu::kernel_ms() const { return 0; }
 
