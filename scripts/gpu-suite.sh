@@ -7,6 +7,9 @@
 #   tests, filter (gatemap bench filter), pairhmm (bench pairhmm on 10s.in)
 #   compare    gatemap-old vs gatemap: records (filter gpu/cpu/off, simulated and real reads),
 #              calls and corrections on the GPU and the CPU (scripts/compare.sh)
+#   io         scripts/bench_io.sh on chr20: IO_PAIRS (1 M) pairs plain, gzip -1 and bgzip -> SAM,
+#              BAM and a sorted, duplicate-marked BAM, beside strobealign and minimap2 (when
+#              bundled) and gatemap-old, IO_ROUNDS (3) rounds; then IO_WHOLE (6300000: chr20 at 30x)
 #   ab         the two builds' map speed, AB_ROUNDS rounds (scripts/compare.sh speed)
 #   jobs       JOB (pairhmm60: pairhmm on 1m.in x 60; call10: call on 10 Mbp at 30x) for each
 #              of BUILDS (e.g. "gatemap gatemap-old gpuPairHMM"), ROUNDS rounds alternating
@@ -206,6 +209,12 @@ for stage in "$@"; do
       printf '@r\nACGTACGTACGTACGTACGTACGTACGT\n+\nIIIIIIIIIIIIIIIIIIIIIIIIIIII\n' > $G/one.fq; st=$(date +%s%N)
       gatemap map -t "$T" $G/ref.gmi $G/one.fq > /dev/null 2>> "$OUT/index.log"
       echo "cold load + map one read: $(ms "$st") s" >> "$OUT/index.log" ;;
+    io)
+      chr20 /tmp/gm_chr20.fa
+      old=; [ -x "$BIN/gatemap-old" ] && old=$BIN/gatemap-old
+      OLD=$old STROBEALIGN=$(command -v strobealign || true) MINIMAP2=$(command -v minimap2 || true) THREADS=$T \
+        PAIRS=${IO_PAIRS:-1000000} ROUNDS=${IO_ROUNDS:-3} WHOLE=${IO_WHOLE:-6300000} \
+        bash scripts/bench_io.sh /tmp/gm_io /tmp/gm_chr20.fa > "$OUT/io.tsv" 2> "$OUT/io.log" ;;
     genome)
       chr20 /tmp/gm_chr20.fa; rm -f /tmp/gm_genome/done
       OUTDIR=/tmp/gm_genome PAIRS=${GENOME_PAIRS:-50000000} CHR20=/tmp/gm_chr20.fa LOG=$OUT/genome.log OLD=$BIN/gatemap-old \
