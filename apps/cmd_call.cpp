@@ -10,8 +10,8 @@
 #include "common/stats_report.hpp"
 #include "io/output_file.hpp"
 #include "io/run_paths.hpp"
-#include "io/vcf_writer.hpp"
-#include "io/text_output.hpp"
+#include "io/text/text_output.hpp"
+#include "io/text/vcf_writer.hpp"
 
 namespace gatemap::apps {
 

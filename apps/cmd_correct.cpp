@@ -7,10 +7,10 @@
 #include "common/log.hpp"
 #include "common/stats_report.hpp"
 #include "correct/correct.hpp"
-#include "io/bam_sorter.hpp"
 #include "io/output_file.hpp"
 #include "io/run_paths.hpp"
-#include "io/text_output.hpp"
+#include "io/sort/bam_sorter.hpp"
+#include "io/text/text_output.hpp"
 
 namespace gatemap::apps {
 

@@ -6,7 +6,7 @@
 #include "common/error.hpp"
 #include "eval/eval.hpp"
 #include "io/output_file.hpp"
-#include "io/text_output.hpp"
+#include "io/text/text_output.hpp"
 
 namespace gatemap::apps {
 

@@ -7,7 +7,7 @@
 #include "index/index.hpp"
 #include "io/output_file.hpp"
 #include "io/run_paths.hpp"
-#include "io/text_output.hpp"
+#include "io/text/text_output.hpp"
 
 namespace gatemap::apps {
 

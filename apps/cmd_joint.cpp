@@ -6,7 +6,7 @@
 #include "common/build_info.hpp"
 #include "common/log.hpp"
 #include "io/run_paths.hpp"
-#include "io/vcf_writer.hpp"
+#include "io/text/vcf_writer.hpp"
 
 namespace gatemap::apps {
 

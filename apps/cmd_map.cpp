@@ -8,7 +8,7 @@
 #include "apps/commands.hpp"
 #include "common/build_info.hpp"
 #include "common/error.hpp"
-#include "io/bam_sorter.hpp"
+#include "io/sort/bam_sorter.hpp"
 #include "mapper/run.hpp"
 
 namespace gatemap::apps {

@@ -7,7 +7,7 @@
 #include "common/error.hpp"
 #include "eval/report.hpp"
 #include "io/run_paths.hpp"
-#include "io/text_output.hpp"
+#include "io/text/text_output.hpp"
 
 namespace gatemap::apps {
 

@@ -7,8 +7,8 @@
 #include "apps/commands.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "io/fasta.hpp"
 #include "io/output_file.hpp"
+#include "io/reads/fasta.hpp"
 #include "sim/read_files.hpp"
 #include "sim/sim.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <omp.h>
 
-#include "io/bam_sorter.hpp"
+#include "io/sort/bam_sorter.hpp"
 
 namespace gatemap::apps {
 

@@ -12,7 +12,7 @@
 
 #include "bench/bench.hpp"
 #include "common/error.hpp"
-#include "io/bgzf_deflate.hpp"
+#include "io/deflate/bgzf_deflate.hpp"
 
 namespace gatemap::bench {
 

@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "bench/bench.hpp"
-#include "io/fastq.hpp"
-#include "io/line_reader.hpp"
+#include "io/reads/fastq.hpp"
+#include "io/reads/line_reader.hpp"
 
 namespace gatemap::bench {
 

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "bench/bench.hpp"
-#include "io/text_output.hpp"
 #include "caller/pairhmm/pairhmm.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "gpu/device.hpp"
+#include "io/text/text_output.hpp"
 #include "sim/pairhmm_sim.hpp"
 
 namespace gatemap::bench {

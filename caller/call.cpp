@@ -23,17 +23,17 @@
 #include "caller/read_ahead.hpp"
 #include "caller/vcf_records.hpp"
 #include "caller/window_steps.hpp"
-#include "common/thread_budget.hpp"
 #include "common/error.hpp"
 #include "common/leave_to_exit.hpp"
 #include "common/log.hpp"
 #include "common/ordered_lanes.hpp"
 #include "common/parallel.hpp"
 #include "common/stats_report.hpp"
+#include "common/thread_budget.hpp"
 #include "gpu/memory_cap.hpp"
-#include "io/fasta.hpp"
 #include "io/output_file.hpp"
-#include "io/vcf_writer.hpp"
+#include "io/reads/fasta.hpp"
+#include "io/text/vcf_writer.hpp"
 
 namespace gatemap::caller {
 
@@ -140,7 +140,7 @@ class Caller {
   }
 
   CallStats run() {
-    const auto t0 = std::chrono::steady_clock::now();
+    const log::Stopwatch t0;
     if (opt_.intervals.empty()) {
       call_everything();
     } else {
@@ -165,7 +165,7 @@ class Caller {
     if (skipped_no_ref_) {
       log::warn("call", std::to_string(skipped_no_ref_) + " reads on contigs missing from the reference were skipped");
     }
-    stats_.total_s = log::seconds_since(t0);
+    stats_.total_s = t0.seconds();
     return stats_;
   }
 
@@ -173,14 +173,14 @@ class Caller {
   // input, its read-ahead and the reads' buffers serve the lane's parts one after another
   // (made afresh for each part, they were half of a part's time on 4 GPUs).
   CallStats call_part(PartCalls& p) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const log::Stopwatch t0;
     part_ = &p;
     stats_ = CallStats{};
     stats_.backend = gpu::backend_name(backend_);
     const InputMark before = input_mark();
     for (const Interval& iv : p.intervals) call_interval(iv);
     count_input_since(before);
-    stats_.total_s = log::seconds_since(t0);
+    stats_.total_s = t0.seconds();
     part_ = nullptr;
     return stats_;
   }
@@ -305,7 +305,7 @@ class Caller {
     if (genome_bases_ == 0 || log::wall_seconds() - said_at_ < 10) return;
     said_at_ = log::wall_seconds();
     const double done = static_cast<double>(bases_before_ + ws_) / static_cast<double>(genome_bases_);
-    const double spent = log::seconds_since(began_);
+    const double spent = began_.seconds();
     log::progress("call", input_.contigs()[tid] + ":" + std::to_string(ws_ + 1) + ", " +
                               std::to_string(static_cast<int>(100 * done)) + "% of the reference's bases, " +
                               std::to_string(stats_.calls) + " calls so far" +
@@ -377,7 +377,7 @@ class Caller {
     const std::string& seq = contig_seq(tid);
     const int64_t len = static_cast<int64_t>(seq.size());
     const int pad = opt_.region_padding;
-    auto t0 = std::chrono::steady_clock::now();
+    const log::Stopwatch t0;
     std::vector<Region> regions = detail::find_regions(seq, ws_, we, reads_, opt_.min_base_q, pad, opt_.max_region,
                                                        static_cast<int>(input_.samples().size()));
     const bool cut_at_end = we < len && !regions.empty() && regions.back().end >= we - pad;
@@ -402,7 +402,7 @@ class Caller {
       }
     }
     lead_in_ = false;
-    stats_.regions_s += log::seconds_since(t0);
+    stats_.regions_s += t0.seconds();
     start_window(tid, we >= len ? len : next - pad, regions);
     return next;
   }
@@ -494,9 +494,9 @@ class Caller {
 
   pairhmm::PairHmmEngine& engine() {
     if (!engine_) {
-      const auto t0 = std::chrono::steady_clock::now();
+      const log::Stopwatch t0;
       engine_ = engine_future_.get();
-      stats_.engine_wait_s = log::seconds_since(t0);
+      stats_.engine_wait_s = t0.seconds();
     }
     return *engine_;
   }
@@ -589,7 +589,7 @@ class Caller {
   int64_t skipped_no_ref_ = 0;      // reads on contigs the reference lacks
   int64_t genome_bases_ = 0, bases_before_ = 0;  // whole-genome progress: the reference, contigs done
   double said_at_ = 0;                           // when progress was said last
-  const std::chrono::steady_clock::time_point began_ = std::chrono::steady_clock::now();
+  const log::Stopwatch began_;
   CallStats stats_;
 };
 
@@ -700,7 +700,7 @@ CallStats run_call_quietly(const CallOptions& opt) {
   inputs.push_back(opt.reference);
   io::check_not_input(opt.output, "-o", inputs);
   io::check_vcf_name(opt.output, "-o");
-  const auto t0 = std::chrono::steady_clock::now();
+  const log::Stopwatch t0;
   // The backend is chosen, and the first device's engine made, while the reference is read.
   std::promise<std::pair<gpu::Backend, std::vector<int>>> chosen;
   auto choice = chosen.get_future();
@@ -733,10 +733,10 @@ CallStats run_call_quietly(const CallOptions& opt) {
                             return std::make_shared<pairhmm::PairHmmEngine>(b, device);
                           }).share());
       }
-      const double setup_s = log::seconds_since(t0);
+      const double setup_s = t0.seconds();
       stats = call_in_parts(opt, ref, backend, engines, input);
       stats.setup_s = setup_s;
-      stats.total_s = log::seconds_since(t0);
+      stats.total_s = t0.seconds();
       if (opt.leave_to_exit) {  // the engines' GPU memory
         auto kept = std::make_unique<std::vector<EngineFuture>>(std::move(engines));
         leave_to_exit(kept);
@@ -745,7 +745,7 @@ CallStats run_call_quietly(const CallOptions& opt) {
     }
   }
   auto caller = std::make_unique<Caller>(opt, ref, backend, first);
-  const double setup_s = log::seconds_since(t0);
+  const double setup_s = t0.seconds();
   stats = caller->run();  // the VCF is closed
   stats.setup_s = setup_s;
   if (opt.leave_to_exit) leave_to_exit(caller);  // its reference, reads and pair-HMM engine

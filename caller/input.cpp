@@ -8,7 +8,7 @@
 
 #include "common/error.hpp"
 #include "io/output_file.hpp"
-#include "io/sam_reader.hpp"
+#include "io/reads/sam_reader.hpp"
 
 namespace gatemap::caller {
 

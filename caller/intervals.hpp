@@ -1,9 +1,9 @@
 #pragma once
-// -L's intervals (io/intervals.hpp) and how the caller cuts them into parts, one per GPU.
+// -L's intervals (io/reads/intervals.hpp) and how the caller cuts them into parts, one per GPU.
 #include <cstdint>
 #include <vector>
 
-#include "io/intervals.hpp"
+#include "io/reads/intervals.hpp"
 
 namespace gatemap::caller {
 

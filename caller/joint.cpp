@@ -20,7 +20,7 @@
 #include "common/parallel.hpp"
 #include "common/thread_budget.hpp"
 #include "io/output_file.hpp"
-#include "io/vcf_writer.hpp"
+#include "io/text/vcf_writer.hpp"
 
 namespace gatemap::caller {
 
@@ -276,7 +276,7 @@ std::vector<detail::SiteCall> call_chunk(const std::vector<std::unique_ptr<GvcfF
 }  // namespace
 
 JointStats run_joint(const JointOptions& opt) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const log::Stopwatch t0;
   use_threads(opt.threads);
   if (opt.inputs.empty()) throw UsageError("no gVCF given");
   if (opt.reference.empty()) throw UsageError("-r REF.fa is required");
@@ -386,7 +386,7 @@ JointStats run_joint(const JointOptions& opt) {
                            " chunks: " + std::to_string(stats.calls) + " calls");
   }
   vcf.close();
-  stats.total_s = log::seconds_since(t0);
+  stats.total_s = t0.seconds();
   return stats;
 }
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "caller/detail.hpp"
-#include "io/vcf_writer.hpp"
+#include "io/text/vcf_writer.hpp"
 
 namespace gatemap::caller::detail {
 

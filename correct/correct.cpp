@@ -23,12 +23,12 @@
 #include "correct/kmer_count_gpu.hpp"
 #include "correct/read_input.hpp"
 #include "gpu/device.hpp"
-#include "gpu/memory_cap.hpp"
 #include "gpu/fallback.hpp"
-#include "io/fastq.hpp"
-#include "io/fastq_writer.hpp"
+#include "gpu/memory_cap.hpp"
 #include "io/output_file.hpp"
-#include "io/sam_reader.hpp"
+#include "io/reads/fastq.hpp"
+#include "io/reads/sam_reader.hpp"
+#include "io/text/fastq_writer.hpp"
 
 namespace gatemap::correct {
 
@@ -128,7 +128,7 @@ size_t default_count_budget(gpu::Backend backend) {
 // CPU), pick the threshold and build the solid spectrum.
 KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int device, ReadInput& input,
                         CorrectSummary& sum) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const log::Stopwatch t0;
   const SpectrumOptions sopt{opt.threshold, opt.spectrum, opt.bloom_fpr, backend == gpu::Backend::gpu};
   const size_t budget = opt.count_mem ? opt.count_mem : default_count_budget(backend);
   CountStats stats;
@@ -162,7 +162,7 @@ KmerSpectrum count_pass(const CorrectRunOptions& opt, gpu::Backend backend, int 
   sum.count_read_wait_s = input.read_wait_s();
   sum.solid_kmers = spectrum.n_kmers;
   sum.spectrum_bytes = spectrum.bytes();
-  sum.count_s = log::seconds_since(t0);
+  sum.count_s = t0.seconds();
   std::string hist_text;
   for (size_t c = 1; c <= 12 && c < stats.histogram.size(); ++c) {
     hist_text += " " + std::to_string(c) + ":" + std::to_string(stats.histogram[c]);
@@ -355,10 +355,10 @@ struct ReplayedBatch {
 
 // The correction pass's progress: reads written of the input's (counted by the first
 // pass), and the time left at this pace.
-void say_corrected(int64_t done, int64_t total, std::chrono::steady_clock::time_point began) {
+void say_corrected(int64_t done, int64_t total, const log::Stopwatch& began) {
   std::string of;
   if (total > 0 && done < total) {
-    const double share = static_cast<double>(done) / static_cast<double>(total), spent = log::seconds_since(began);
+    const double share = static_cast<double>(done) / static_cast<double>(total), spent = began.seconds();
     of = " of " + std::to_string(total) + " (" + std::to_string(static_cast<int>(100 * share)) + "%), " +
          log::time_left(spent, share);
   }
@@ -379,7 +379,7 @@ void write_corrected_reads(const BatchCorrector& corrector, ReadInput& input, io
     return item.batch != nullptr;
   });
   int64_t done = 0;
-  const auto began = std::chrono::steady_clock::now();
+  const log::Stopwatch began;
   correction_pipeline<ReplayedBatch>(
       items, corrector.lanes(), sum,
       [&](int lane, ReplayedBatch& item, CorrectSummary& tally) {
@@ -417,7 +417,7 @@ void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText
     return k < texts.size();
   });
   int64_t done = 0;
-  const auto began = std::chrono::steady_clock::now();
+  const log::Stopwatch began;
   correction_pipeline<size_t>(
       items, corrector.lanes(), sum,
       [&](int lane, size_t& k, CorrectSummary& tally) {
@@ -488,7 +488,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
 
   // Pass 2: correct and write.
   log::debug("correct", "count pass done at " + std::to_string(log::wall_seconds()) + " s");
-  const auto t0 = std::chrono::steady_clock::now();
+  const log::Stopwatch t0;
   LaneEngines engines;  // none made (the spectrum does not fit): the CPU twin
   if (backend == gpu::Backend::gpu && !pass_through) engines = make_lane_engines(spectrum, devices);
   if (backend == gpu::Backend::gpu && engines.empty()) sum.backend = "cpu";
@@ -505,7 +505,7 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   log::debug("correct", "last batch written at " + std::to_string(log::wall_seconds()) + " s");
   out1.close();
   if (out2) out2->close();
-  sum.correct_s = log::seconds_since(t0);
+  sum.correct_s = t0.seconds();
   log::debug("correct", "outputs closed at " + std::to_string(log::wall_seconds()) + " s");
   return sum;
 }

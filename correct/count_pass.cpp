@@ -169,14 +169,14 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
   for (size_t c = std::max<uint32_t>(stats.threshold, 1); stats.threshold && c < stats.histogram.size(); ++c) {
     solid += stats.histogram[c];
   }
-  const auto t0 = std::chrono::steady_clock::now();
+  const log::Stopwatch t0;
   if (counted.size() == 1 && stats.threshold && is_exact(table.k(), solid, opt.kind, opt.compact)) {
     // The solid k-mers leave the table for the set (the CPU table empties itself before
     // the set is made: the counts and the set never take host memory at once; the GPU
     // table fills the set on the device).
     KmerSpectrum spectrum = table.take_exact_spectrum(stats.threshold, solid, opt.compact);
     log::debug("correct", "exact spectrum filled");
-    stats.spectrum_s = log::seconds_since(t0);
+    stats.spectrum_s = t0.seconds();
     return spectrum;
   }
   KmerSpectrum spectrum = empty_spectrum(table.k(), solid, opt.kind, opt.bloom_fpr, opt.compact);
@@ -196,7 +196,7 @@ KmerSpectrum count_and_build_spectrum(CountTable& table, ReadInput& input, const
     stats.rounds = 2;
     count_parts(table, input, counted, insert);
   }
-  stats.spectrum_s = log::seconds_since(t0);
+  stats.spectrum_s = t0.seconds();
   return spectrum;
 }
 

@@ -9,7 +9,7 @@
 
 #include "correct/kmer_correct.hpp"
 #include "correct/kmer_part.hpp"
-#include "io/fastq.hpp"
+#include "io/reads/fastq.hpp"
 
 namespace gatemap::correct {
 

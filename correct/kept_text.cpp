@@ -3,7 +3,7 @@
 #include <new>
 
 #include "common/split_threads.hpp"
-#include "io/fastq_writer.hpp"
+#include "io/text/fastq_writer.hpp"
 
 namespace gatemap::correct {
 

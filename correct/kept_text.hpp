@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "io/fastq.hpp"
-#include "io/huge_block.hpp"
+#include "io/reads/fastq.hpp"
+#include "io/sort/huge_block.hpp"
 
 namespace gatemap::correct {
 

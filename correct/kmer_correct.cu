@@ -9,11 +9,11 @@
 #include <memory>
 
 #include "common/error.hpp"
+#include "correct/kmer_correct.hpp"
+#include "correct/kmer_correct_core.hpp"
 #include "gpu/buffers.cuh"
 #include "gpu/cuda_check.cuh"
 #include "gpu/warp_reduce.cuh"
-#include "correct/kmer_correct.hpp"
-#include "correct/kmer_correct_core.hpp"
 
 namespace gatemap::correct {
 

@@ -14,7 +14,7 @@
 
 #include "correct/count_table.hpp"
 #include "correct/seen_twice.hpp"
-#include "io/fastq.hpp"
+#include "io/reads/fastq.hpp"
 
 namespace gatemap::correct {
 

@@ -18,8 +18,8 @@
 #include "common/log.hpp"
 #include "common/ordered_lanes.hpp"
 #include "common/signal_cleanup.hpp"
-#include "io/fastq_writer.hpp"
 #include "io/output_file.hpp"
+#include "io/text/fastq_writer.hpp"
 
 namespace gatemap::correct {
 
@@ -211,13 +211,11 @@ void ReadInput::start() {
           [&](int) {
             while (FirstReadItem* item = first.lanes.next(false)) {
               try {
-                const auto t0 = std::chrono::steady_clock::now();
+                log::Stopwatch clock;
                 if (item->raw.cut) io::FastqSource::parse_batch(item->raw, item->batch, lane_threads);
-                const auto t1 = std::chrono::steady_clock::now();
+                first.parse_us += static_cast<int64_t>(1e6 * clock.lap());
                 if (text_allowance_ > 0) item->text_kept = item->text.keep(item->batch, lane_threads);
-                first.parse_us += std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
-                first.keep_us +=
-                    std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t1).count();
+                first.keep_us += static_cast<int64_t>(1e6 * clock.lap());
               } catch (...) {  // thrown by the writing thread, in input order
                 item->parse_error = std::current_exception();
               }
@@ -276,7 +274,7 @@ void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) 
   // thrown at the end. Other errors end the reading.
   start();
   FirstReading& first = *first_;
-  const auto t0 = std::chrono::steady_clock::now();
+  const log::Stopwatch t0;
   {
     const std::lock_guard<std::mutex> lock(first.m);
     first.consume = &fn;
@@ -284,7 +282,7 @@ void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) 
   first.cv.notify_all();
   first.runner.join();
   // Counting waited for reads for the rest of the pass.
-  read_wait_s_ += std::max(0.0, log::seconds_since(t0) - first.count_s);
+  read_wait_s_ += std::max(0.0, t0.seconds() - first.count_s);
   log::debug("correct", "first reading: cut " + std::to_string(first.cut_s) + " s, parsed " +
                             std::to_string(first.parse_us * 1e-6) + " s and text kept " +
                             std::to_string(first.keep_us * 1e-6) + " s on the lanes, counted " +

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "correct/kept_text.hpp"
-#include "io/fastq.hpp"
+#include "io/reads/fastq.hpp"
 
 namespace gatemap::correct {
 

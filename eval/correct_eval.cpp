@@ -5,7 +5,7 @@
 
 #include "common/error.hpp"
 #include "eval/eval.hpp"
-#include "io/fastq.hpp"
+#include "io/reads/fastq.hpp"
 
 namespace gatemap::eval {
 

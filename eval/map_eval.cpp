@@ -7,7 +7,7 @@
 
 #include "common/error.hpp"
 #include "eval/eval.hpp"
-#include "io/sam_reader.hpp"
+#include "io/reads/sam_reader.hpp"
 #include "sim/sim.hpp"
 
 namespace gatemap::eval {

@@ -8,9 +8,9 @@
 
 #include "common/error.hpp"
 #include "eval/eval.hpp"
-#include "io/fasta.hpp"
-#include "io/intervals.hpp"
-#include "io/vcf_reader.hpp"
+#include "io/reads/fasta.hpp"
+#include "io/reads/intervals.hpp"
+#include "io/reads/vcf_reader.hpp"
 
 namespace gatemap::eval {
 namespace {

@@ -12,9 +12,9 @@ namespace gatemap::gpu {
 
 namespace {
 
-std::string gb(size_t bytes) {
+std::string gib(size_t bytes) {  // as --gpu-mem's G (io::parse_memory)
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f GB", static_cast<double>(bytes) / 1e9);
+  std::snprintf(text, sizeof text, "%.1fG", static_cast<double>(bytes) / 1073741824.0);
   return text;
 }
 
@@ -44,8 +44,8 @@ MemoryCap::MemoryCap(const std::vector<int>& devices, size_t cap_bytes, const st
       }
       if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) break;
     }
-    log::info(command, "GPU " + std::to_string(device) + ": " + gb(std::min(had, free_b)) + " of its " + gb(had) +
-                           " free left to this run (--gpu-mem " + gb(cap_bytes) + ")");
+    log::info(command, "GPU " + std::to_string(device) + ": " + gib(std::min(had, free_b)) + " of its " + gib(had) +
+                           " free left to this run (--gpu-mem " + gib(cap_bytes) + ")");
     if (free_b > cap_bytes + (size_t{64} << 20)) {
       log::warn(command, "GPU " + std::to_string(device) + ": could hold back only part of the memory beyond --gpu-mem");
     }

@@ -12,7 +12,7 @@
 #include "common/log.hpp"
 #include "common/parallel.hpp"
 #include "index/index.hpp"
-#include "io/fasta.hpp"
+#include "io/reads/fasta.hpp"
 
 namespace gatemap::index {
 namespace {

@@ -50,7 +50,7 @@ void check_not_input(const std::string& out, const std::string& flag, const std:
 
 // A report beside the main output (--stats, --summary, --wrong), checked at the start as
 // io/run_paths.hpp checks every output against `others` (the inputs and the main outputs),
-// so a bad name fails before any work (UsageError). Written by io/text_output.hpp.
+// so a bad name fails before any work (UsageError). Written by io/text/text_output.hpp.
 void check_side_output(const std::string& path, const std::string& flag, const std::vector<std::string>& others);
 
 // Removes a committed output and the files beside it (its index) when a later step of the

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/fastq.hpp"
+#include "io/reads/fastq.hpp"
 #include "mapper/base/types.hpp"
 #include "mapper/filter/gatekeeper.hpp"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "index/index.hpp"
-#include "io/fastq.hpp"
+#include "io/reads/fastq.hpp"
 #include "mapper/placement.hpp"
 #include "mapper/sam_record.hpp"
 

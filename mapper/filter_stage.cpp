@@ -16,11 +16,11 @@ FilterStage::FilterStage(const Reference& ref, bool on, const Hardware& hw) : re
   engines_pending_ = std::async(policy, [this] {
     std::vector<std::unique_ptr<filter::GateKeeperGpu>> made;
     for (const int device : hw_.devices) {
-      const auto t0 = std::chrono::steady_clock::now();
+      const log::Stopwatch t0;
       auto engine = gpu::make_engine_or_null<filter::GateKeeperGpu>("map", ref_.filter_view(), device);
       if (!engine) continue;
       log::info("map", "GPU filter ready (reference on device " + std::to_string(device) + ") in " +
-                           std::to_string(log::seconds_since(t0)) + " s");
+                           std::to_string(t0.seconds()) + " s");
       made.push_back(std::move(engine));
     }
     return made;
@@ -73,7 +73,7 @@ void FilterStage::start(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStat
 
 void FilterStage::finish(CandidateBatch& cb, std::vector<uint8_t>& codes, MapStats& stats) {
   if (cb.ticket < 0) return;
-  const auto t0 = std::chrono::steady_clock::now();
+  const log::Stopwatch t0;
   gpu::run_or_fall_back(
       "map", "GPU filter failed, batch filtered",
       [&] {
@@ -83,7 +83,7 @@ void FilterStage::finish(CandidateBatch& cb, std::vector<uint8_t>& codes, MapSta
       },
       [&] { filter_on_cpu(cb, codes, stats); });
   cb.ticket = -1;
-  const double waited = log::seconds_since(t0);
+  const double waited = t0.seconds();
   stats.filter_engine_s += waited;
   stats.filter_s += waited;
 }

@@ -93,20 +93,20 @@ void Mapper::begin_batch(const io::ReadBatch& batch) {
   }
   auto begin = [&im, &batch, &bs, number = im.begun] {
     omp_set_num_threads(static_cast<int>(im.workspaces.size()));  // a thread's own setting: -t
-    auto t0 = std::chrono::steady_clock::now();
+    log::Stopwatch t0;
     const seeding::SeedsOn seeds_on = im.seeder.run(batch, bs.seeded, bs.stats);
-    const double seed_s = log::seconds_since(t0);
+    const double seed_s = t0.seconds();
     bs.stats.seed_s += seed_s;
-    t0 = std::chrono::steady_clock::now();
+    t0.restart();
     if (!im.verifying.begin(batch, seeds_on, im.seeder, bs.seeded, bs.cand, bs.codes, bs.verification, bs.stats)) {
       build_candidates(batch, bs.seeded, im.filter.on(), bs.cand);
       const std::lock_guard<std::mutex> lock(im.filter_mutex);
       im.filter.start(bs.cand, bs.codes, bs.stats);  // on the GPU only started: finish_batch collects it
     }
-    bs.stats.filter_s += log::seconds_since(t0);
+    bs.stats.filter_s += t0.seconds();
     log::debug("map", "batch " + std::to_string(number) + " begun at " + std::to_string(log::wall_seconds()) +
                           " s: seeded in " + std::to_string(seed_s) + " s, filtered in " +
-                          std::to_string(log::seconds_since(t0)) + " s");
+                          std::to_string(t0.seconds()) + " s");
   };
   // With the GPU seeding, batches are begun on the worker (one at a time, in order)
   // while the caller finishes the previous one; seeding on the CPU would only take
@@ -167,7 +167,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out,
     const log::StageTimer timing(stats_.fallback_s);
     im.verifying.fallback(bs.seeded, batch.paired, bs.verification, bs.hits, stats_);
   }
-  const auto t0 = std::chrono::steady_clock::now();  // placing and records: pair_s
+  const log::Stopwatch t0;  // placing and records: pair_s
   std::vector<std::vector<bam1_t*>>& recs = bs.records;
   recs.resize(static_cast<size_t>(n));
   for (auto& read_recs : recs) read_recs.clear();  // keeps their memory: no allocation per read
@@ -200,7 +200,7 @@ void Mapper::finish_batch(const io::ReadBatch& batch, std::vector<bam1_t*>& out,
   stats_.supplementary += supplementary;
   stats_.mapped += mapped;
   stats_.unmapped += n - mapped;
-  stats_.pair_s += log::seconds_since(t0);
+  stats_.pair_s += t0.seconds();
   stats_.insert_mean = im.insert.mean();
   stats_.insert_sd = im.insert.sd();
 }

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "index/index.hpp"
-#include "io/fastq.hpp"
-#include "io/record_pool.hpp"
+#include "io/bam/record_pool.hpp"
+#include "io/reads/fastq.hpp"
 #include "mapper/base/map_stats.hpp"
 #include "mapper/base/options.hpp"
 

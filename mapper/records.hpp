@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "io/fastq.hpp"
+#include "io/reads/fastq.hpp"
 #include "mapper/base/options.hpp"
 #include "mapper/base/reference.hpp"
 #include "mapper/placement.hpp"

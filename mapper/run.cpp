@@ -16,14 +16,14 @@
 #include "common/thread_budget.hpp"
 #include "gpu/device.hpp"
 #include "gpu/memory_cap.hpp"
-#include "io/bam_sorter.hpp"
-#include "io/bgzf_deflate.hpp"
-#include "io/compress_pool.hpp"
-#include "io/input_stream.hpp"
+#include "io/bam/compress_pool.hpp"
+#include "io/bam/sam_writer.hpp"
+#include "io/deflate/bgzf_deflate.hpp"
 #include "io/output_file.hpp"
+#include "io/reads/input_stream.hpp"
 #include "io/run_paths.hpp"
-#include "io/sam_writer.hpp"
-#include "io/text_output.hpp"
+#include "io/sort/bam_sorter.hpp"
+#include "io/text/text_output.hpp"
 #include "mapper/insert_model.hpp"
 #include "mapper/reference_check.hpp"
 
@@ -179,7 +179,7 @@ void tune_malloc() {
 #endif
 }
 
-// The index a sorted output gets beside it (io/bam_sorter.cpp: .bai, or .csi for long contigs).
+// The index a sorted output gets beside it (io/sort/bam_sorter.cpp: .bai, or .csi for long contigs).
 std::vector<std::string> output_indexes(const RunOptions& opt) {
   if (!opt.sort) return {};
   if (io::sam_output_mode(opt.output) == std::string("wc")) return {opt.output + ".crai"};

@@ -23,7 +23,7 @@ struct RunOptions {
   std::string tmp_dir;            // --tmp-dir: sorted runs (default: next to the output)
   bool markdup = false;           // --markdup: flag duplicates (0x400) as Picard MarkDuplicates
   int bam_level = -1;             // -l: BAM (and .sam.gz) compression level 0-9; -1: htslib's default (6)
-  bool bgzf_gpu = false;          // --bgzf-gpu: BAM compressed on the GPU, without one by its CPU twin (io/bgzf_deflate.hpp)
+  bool bgzf_gpu = false;          // --bgzf-gpu: BAM compressed on the GPU, without one by its CPU twin (io/deflate/bgzf_deflate.hpp)
   std::string filter = "auto";    // --filter auto|off (or gpu|cpu: on, and where it runs)
   std::string backend = "auto";   // --backend gpu|cpu|auto: where the filter runs
   std::string device = "0";       // --device: 0, 0,1,... or all

@@ -10,7 +10,7 @@
 
 #include "common/dna.hpp"
 #include "common/error.hpp"
-#include "io/aligned_reads.hpp"
+#include "io/reads/aligned_reads.hpp"
 
 namespace gatemap::mapper::detail {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "io/fastq.hpp"
-#include "io/record_pool.hpp"
+#include "io/bam/record_pool.hpp"
+#include "io/reads/fastq.hpp"
 #include "mapper/align/banded_dp.hpp"
 
 namespace gatemap::mapper::detail {

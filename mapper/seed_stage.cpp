@@ -21,11 +21,11 @@ SeedStage::SeedStage(const index::Index& idx, const MapOptions& opt, const Hardw
   const int device = device_ = hw.devices.front();  // one device seeds: it keeps ahead of the stages after it
   const int64_t limit = hw.seed_batch_bytes_limit, slots = hw.seed_max_hit_slots;
   gpu_pending_ = std::async(std::launch::async, [this, device, limit, slots] {
-    const auto t0 = std::chrono::steady_clock::now();
+    const log::Stopwatch t0;
     auto engine = gpu::make_engine_or_null<seeding::SeedGpu>("map", idx_, device, slots, limit);
     if (engine) {
       log::info("map", "GPU seeding ready (index of " + std::to_string(engine->index_bytes() >> 20) +
-                           " MiB on device " + std::to_string(device) + ") in " + std::to_string(log::seconds_since(t0)) +
+                           " MiB on device " + std::to_string(device) + ") in " + std::to_string(t0.seconds()) +
                            " s");
       log::debug("map", "GPU seeding ready at " + std::to_string(log::wall_seconds()) + " s");
     }

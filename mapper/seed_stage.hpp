@@ -1,14 +1,14 @@
 #pragma once
 // Seeding a batch (mapper stage 1): every read's codes and threshold on the CPU threads,
 // then its candidates on the GPU seeder (seeding/seed_gpu.hpp) with --backend gpu, or on
-// the CPU (seeding/seed.cpp). Both give the same candidates. A GPU that cannot hold the index,
+// the CPU (seeding/seed_cpu.cpp). Both give the same candidates. A GPU that cannot hold the index,
 // or fails a batch, leaves the work to the CPU with a warning.
 #include <future>
 #include <memory>
 #include <vector>
 
 #include "index/index.hpp"
-#include "io/fastq.hpp"
+#include "io/reads/fastq.hpp"
 #include "mapper/base/map_stats.hpp"
 #include "mapper/base/options.hpp"
 #include "mapper/base/types.hpp"

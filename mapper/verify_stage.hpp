@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "io/fastq.hpp"
+#include "io/reads/fastq.hpp"
 #include "mapper/base/map_stats.hpp"
 #include "mapper/base/options.hpp"
 #include "mapper/base/reference.hpp"

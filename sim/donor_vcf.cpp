@@ -4,7 +4,7 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "io/vcf_reader.hpp"
+#include "io/reads/vcf_reader.hpp"
 #include "sim/sim.hpp"
 
 namespace gatemap::sim {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/fastq_writer.hpp"
+#include "io/text/fastq_writer.hpp"
 #include "sim/sim.hpp"
 
 namespace gatemap::sim {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "io/fasta.hpp"
+#include "io/reads/fasta.hpp"
 
 namespace gatemap::sim {
 

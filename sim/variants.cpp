@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "common/error.hpp"
-#include "io/vcf_writer.hpp"
+#include "io/text/vcf_writer.hpp"
 #include "sim/rng.hpp"
 #include "sim/sim.hpp"
 

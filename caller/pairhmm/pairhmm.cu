@@ -629,12 +629,8 @@ void place_tasks(const PairHmmBatch& b, const TaskOrder& order, const std::vecto
 
 // Writes the chunk's input image: bases, then the tasks sorted (TaskOrder).
 void fill_chunk(const PairHmmBatch& b, size_t g0, size_t g1, const LaunchEnv& env, ChunkPlan& plan, unsigned char* h) {
-  auto lap = [t = std::chrono::steady_clock::now()]() mutable {
-    const auto now = std::chrono::steady_clock::now();
-    const double ms = std::chrono::duration<double, std::milli>(now - t).count();
-    t = now;
-    return ms;
-  };
+  log::Stopwatch clock;
+  const auto lap = [&clock] { return 1e3 * clock.lap(); };  // milliseconds
   const std::vector<uint8_t> uniform_gap = fill_bases(b, plan, h);
   plan.bases_ms = lap();
   const TaskOrder order(b, g0, g1, plan.n_pairs);
@@ -767,7 +763,7 @@ int64_t launch_chunk(ChunkSlot& s, const ChunkPlan& plan, const PairHmmOptions& 
 
 void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
                          PairHmmStats* stats) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const log::Stopwatch t0;
   log10_lik.assign(batch.pair_count(), 0.0);
   Impl& im = *impl_;
   GATEMAP_CUDA_CHECK(cudaSetDevice(im.device));  // the calling thread's device
@@ -778,15 +774,12 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
   double kernel_ms = 0, double_ms = 0, pack_ms = 0, wait_ms = 0, bases_ms = 0, shapes_ms = 0, tasks_ms = 0;
   int64_t n_double = 0, direct_double = 0;
   int next_slot = 0;
-  const auto ms_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-  };
 
   auto finish = [&](ChunkSlot& s) {
     if (!s.busy) return;
-    const auto t_wait = std::chrono::steady_clock::now();
+    const log::Stopwatch t_wait;
     s.done.sync();
-    wait_ms += ms_since(t_wait);
+    wait_ms += t_wait.ms();
     kernel_ms += gpu::Event::elapsed_ms(s.start, s.stop);
     for (size_t cfg = 0; cfg < kConfigs.size(); ++cfg) {
       if (s.shape_used[cfg]) double_ms += gpu::Event::elapsed_ms(s.shape_mid[cfg], s.shape_done[cfg]);
@@ -800,8 +793,8 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
 
   ChunkPlans chunks = plan_chunks(batch, max_pairs, kMaxChunkCells);
   std::vector<ChunkPlan>& plans = chunks.plans;
-  const double plan_ms = ms_since(t0);
-  const auto t_size = std::chrono::steady_clock::now();
+  const double plan_ms = t0.ms();
+  const log::Stopwatch t_size;
   for (ChunkSlot& s : im.slots) {
     if (s.busy) s.done.sync(), s.busy = false;  // a chunk of a call that failed: its results are dropped
     for (auto& scratch : s.shape_scratch) scratch.resize(kScratchBytes / kConfigs.size());
@@ -811,7 +804,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     s.out_d.resize(chunks.most_pairs + 1);
     s.redo_d.resize(chunks.most_pairs + kConfigs.size());
   }
-  const double size_ms = ms_since(t_size);
+  const double size_ms = t_size.ms();
   for (size_t chunk = 0; chunk < plans.size(); ++chunk) {
     const auto [g, g1] = chunks.spans[chunk];
     ChunkPlan& plan = plans[chunk];
@@ -819,9 +812,9 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     ChunkSlot& s = im.slots[next_slot];
     next_slot ^= 1;
     finish(s);  // its pinned buffers are about to be reused
-    const auto t_pack = std::chrono::steady_clock::now();
+    const log::Stopwatch t_pack;
     fill_chunk(batch, g, g1, im.env, plan, s.in_h.data());
-    pack_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_pack).count();
+    pack_ms += t_pack.ms();
     bases_ms += plan.bases_ms, shapes_ms += plan.shapes_ms, tasks_ms += plan.tasks_ms;
     direct_double += launch_chunk(s, plan, opt, im.env);
     s.busy = true;
@@ -842,7 +835,7 @@ void PairHmmGpu::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, s
     stats->kernel_ms += kernel_ms;
     stats->double_kernel_ms += double_ms;
     stats->pack_ms += pack_ms;
-    stats->total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    stats->total_ms += t0.ms();
   }
 }
 

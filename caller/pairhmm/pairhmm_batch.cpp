@@ -8,7 +8,7 @@
 
 #include "caller/pairhmm/pairhmm.hpp"
 #include "common/error.hpp"
-#include "io/line_reader.hpp"
+#include "io/reads/line_reader.hpp"
 
 namespace gatemap::caller::pairhmm {
 
@@ -184,6 +184,30 @@ void read_pairhmm_file(const std::string& path, PairHmmBatch& batch) {
     }
     batch.add_group(first_read, n_reads, first_hap, n_haps);
   }
+}
+
+PairHmmBatch sub_batch(const PairHmmBatch& batch, size_t g0, size_t g1) {
+  PairHmmBatch out;
+  std::vector<uint8_t> bq, iq, dq, gq;
+  for (size_t g = g0; g < g1; ++g) {
+    const PairHmmBatch::Group& gr = batch.groups[g];
+    const int32_t first_read = static_cast<int32_t>(out.read_len.size());
+    for (int32_t r = gr.first_read; r < gr.first_read + gr.n_reads; ++r) {
+      const auto b = batch.read_begin[r];
+      const auto e = b + batch.read_len[r];
+      bq.assign(batch.base_q.begin() + b, batch.base_q.begin() + e);
+      iq.assign(batch.ins_q.begin() + b, batch.ins_q.begin() + e);
+      dq.assign(batch.del_q.begin() + b, batch.del_q.begin() + e);
+      gq.assign(batch.gcp_q.begin() + b, batch.gcp_q.begin() + e);
+      out.add_read(std::string_view(batch.read_bases.data() + b, batch.read_len[r]), bq, iq, dq, gq);
+    }
+    const int32_t first_hap = static_cast<int32_t>(out.hap_len.size());
+    for (int32_t h = gr.first_hap; h < gr.first_hap + gr.n_haps; ++h) {
+      out.add_haplotype(std::string_view(batch.hap_bases.data() + batch.hap_begin[h], batch.hap_len[h]));
+    }
+    out.add_group(first_read, gr.n_reads, first_hap, gr.n_haps);
+  }
+  return out;
 }
 
 }  // namespace gatemap::caller::pairhmm

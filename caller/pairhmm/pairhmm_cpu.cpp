@@ -1,5 +1,4 @@
-// CPU pair-HMM: the double-precision oracle, the float twin of the GPU engine, and the
-// backend switch.
+// CPU pair-HMM: the double-precision oracle and the float twin of the GPU engine.
 #include <omp.h>
 #if defined(__SSE__)
 #include <xmmintrin.h>
@@ -9,7 +8,6 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
-#include <future>
 #include <limits>
 #include <vector>
 
@@ -18,7 +16,6 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/parallel.hpp"
-#include "gpu/fallback.hpp"
 
 namespace gatemap::caller::pairhmm {
 
@@ -218,7 +215,7 @@ class FlushDenormals {
 
 void pairhmm_cpu(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
                  PairHmmStats* stats) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const log::Stopwatch t0;
   const auto pairs = batch.pairs();
   log10_lik.assign(pairs.size(), 0.0);
   int64_t n_double = 0;
@@ -249,47 +246,8 @@ void pairhmm_cpu(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vect
     stats->pairs += static_cast<int64_t>(pairs.size());
     stats->cells += batch.cell_count();
     stats->double_pairs += n_double;
-    stats->total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    stats->total_ms += t0.ms();
   }
-}
-
-PairHmmEngine::PairHmmEngine(gpu::Backend backend, int device) : backend_(backend) {
-  if (backend_ == gpu::Backend::gpu) gpu_ = gpu::make_engine_or_null<PairHmmGpu>("pairhmm", device);
-  if (!gpu_) backend_ = gpu::Backend::cpu;
-}
-
-PairHmmEngine::~PairHmmEngine() = default;
-
-void PairHmmEngine::compute(const PairHmmBatch& batch, const PairHmmOptions& opt, std::vector<double>& log10_lik,
-                            PairHmmStats* stats) {
-  const auto on_cpu = [&] { pairhmm_cpu(batch, opt, log10_lik, stats); };
-  if (!gpu_) return on_cpu();
-  gpu::run_or_fall_back(
-      "pairhmm", "GPU failed, batch computed", [&] { gpu_->compute(batch, opt, log10_lik, stats); }, on_cpu);
-}
-
-PairHmmBatch sub_batch(const PairHmmBatch& batch, size_t g0, size_t g1) {
-  PairHmmBatch out;
-  std::vector<uint8_t> bq, iq, dq, gq;
-  for (size_t g = g0; g < g1; ++g) {
-    const PairHmmBatch::Group& gr = batch.groups[g];
-    const int32_t first_read = static_cast<int32_t>(out.read_len.size());
-    for (int32_t r = gr.first_read; r < gr.first_read + gr.n_reads; ++r) {
-      const auto b = batch.read_begin[r];
-      const auto e = b + batch.read_len[r];
-      bq.assign(batch.base_q.begin() + b, batch.base_q.begin() + e);
-      iq.assign(batch.ins_q.begin() + b, batch.ins_q.begin() + e);
-      dq.assign(batch.del_q.begin() + b, batch.del_q.begin() + e);
-      gq.assign(batch.gcp_q.begin() + b, batch.gcp_q.begin() + e);
-      out.add_read(std::string_view(batch.read_bases.data() + b, batch.read_len[r]), bq, iq, dq, gq);
-    }
-    const int32_t first_hap = static_cast<int32_t>(out.hap_len.size());
-    for (int32_t h = gr.first_hap; h < gr.first_hap + gr.n_haps; ++h) {
-      out.add_haplotype(std::string_view(batch.hap_bases.data() + batch.hap_begin[h], batch.hap_len[h]));
-    }
-    out.add_group(first_read, gr.n_reads, first_hap, gr.n_haps);
-  }
-  return out;
 }
 
 }  // namespace gatemap::caller::pairhmm

@@ -1,6 +1,6 @@
 #pragma once
 // The banded Myers bit-vector recurrence (layout in myers.hpp), shared by the CPU
-// verifier (myers.cpp) and the GPU one (verify/verify_gpu.cu) so that both give the
+// verifier (myers.cpp) and the GPU one (verify/verify.cu) so that both give the
 // same edits and ends.
 #include <cstdint>
 

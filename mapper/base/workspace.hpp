@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/record_pool.hpp"
+#include "io/bam/record_pool.hpp"
 #include "mapper/align/affine.hpp"
 #include "mapper/align/banded_dp.hpp"
 #include "mapper/align/myers.hpp"

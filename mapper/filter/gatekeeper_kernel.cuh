@@ -1,6 +1,6 @@
 #pragma once
 // The GateKeeper kernel, one for both of its users: the filter stage's engine
-// (gatekeeper.cu: candidate arrays) and the GPU verifier (verify/verify_gpu.cu: its jobs).
+// (gatekeeper.cu: candidate arrays) and the GPU verifier (verify/verify.cu: its jobs).
 // One thread per candidate (a grid-stride loop); `Cands` says which read strand and
 // diagonal candidate i is, as FilterCandidates encodes them (read * 2 + strand, kOutside).
 // WW, the window's 32-bit words, is fixed per launch from the batch's longest read.

@@ -1,6 +1,6 @@
 #pragma once
-// The rules of seeding shared by the CPU (seed.cpp) and the GPU seeder
-// (seed_gpu.cu), so that both give the same candidates: which read offsets are looked
+// The rules of seeding shared by the CPU (seed_cpu.cpp) and the GPU seeder
+// (seed.cu), so that both give the same candidates: which read offsets are looked
 // up, how a hit is packed, and how sorted hits cluster into candidate diagonals.
 #include <cstdint>
 

@@ -6,7 +6,7 @@
 // the device (the GPU verifier takes them from there); the host copies back all of them,
 // or those of a few reads, when it needs them as candidates: it orders a capped strand's
 // by support and names contigs (add_kept_candidates), so the candidates are identical.
-// The CPU twin is seed.cpp.
+// The CPU twin is seed_cpu.cpp.
 #include <cstdint>
 #include <memory>
 #include <vector>

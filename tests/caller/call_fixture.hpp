@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "index/index.hpp"
-#include "io/fasta.hpp"
+#include "io/reads/fasta.hpp"
 #include "sim/sim.hpp"
 #include "tests/test_util.hpp"
 

@@ -16,8 +16,8 @@
 
 #include "caller/caller.hpp"
 #include "caller/detail.hpp"
-#include "io/fasta.hpp"
-#include "io/sam_sort.hpp"
+#include "io/reads/fasta.hpp"
+#include "io/sort/sam_sort.hpp"
 #include "mapper/run.hpp"
 #include "sim/rng.hpp"
 #include "sim/sim.hpp"

@@ -21,7 +21,7 @@
 #include "caller/intervals.hpp"
 #include "common/error.hpp"
 #include "gpu/device.hpp"
-#include "io/fasta.hpp"
+#include "io/reads/fasta.hpp"
 #include "mapper/run.hpp"
 #include "sim/sim.hpp"
 #include "tests/caller/call_fixture.hpp"

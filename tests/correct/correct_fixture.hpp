@@ -5,7 +5,7 @@
 
 #include "correct/correct.hpp"
 #include "correct/kmer_count.hpp"
-#include "io/fastq.hpp"
+#include "io/reads/fastq.hpp"
 #include "sim/rng.hpp"
 
 namespace gatemap::test {

@@ -16,7 +16,7 @@
 #include "correct/kmer_correct_core.hpp"
 #include "correct/kmer_count.hpp"
 #include "correct/read_input.hpp"
-#include "io/fastq.hpp"
+#include "io/reads/fastq.hpp"
 #include "tests/correct/correct_fixture.hpp"
 #include "tests/test_util.hpp"
 

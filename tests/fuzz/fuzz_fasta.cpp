@@ -1,6 +1,6 @@
 // libFuzzer target: the reference FASTA parser (names, line lengths, N runs, IUPAC).
 #include "common/error.hpp"
-#include "io/fasta.hpp"
+#include "io/reads/fasta.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,7 +1,7 @@
 // libFuzzer target: the FASTQ/FASTA reads parser (plain, gzip, BGZF), single and
 // smart-paired (-p). Bad input must end in gatemap::Error, never a crash or a hang.
 #include "common/error.hpp"
-#include "io/fastq.hpp"
+#include "io/reads/fastq.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -3,11 +3,11 @@
 #include <cstring>
 #include <map>
 
+#include "../test_util.hpp"
 #include "common/error.hpp"
 #include "index/format.hpp"
 #include "index/index.hpp"
-#include "io/fasta.hpp"
-#include "../test_util.hpp"
+#include "io/reads/fasta.hpp"
 
 using namespace gatemap;
 

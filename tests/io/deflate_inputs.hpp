@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/bgzf_deflate.hpp"
+#include "io/deflate/bgzf_deflate.hpp"
 
 namespace gatemap::test {
 

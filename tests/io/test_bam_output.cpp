@@ -1,4 +1,4 @@
-// BAM written in parallel chunks (io/bam_encode.hpp through io::SamWriter) against htslib
+// BAM written in parallel chunks (io/bam/bam_encode.hpp through io::SamWriter) against htslib
 // as the oracle: the same uncompressed bytes as sam_write1 writes, and an index that
 // answers region queries as samtools' index (sam_index_build) does.
 #include <gtest/gtest.h>
@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "io/bam_sorter.hpp"
-#include "io/bgzf_deflate.hpp"
-#include "io/compress_pool.hpp"
-#include "io/sam_writer.hpp"
 #include "../test_util.hpp"
+#include "io/bam/compress_pool.hpp"
+#include "io/bam/sam_writer.hpp"
+#include "io/deflate/bgzf_deflate.hpp"
+#include "io/sort/bam_sorter.hpp"
 
 using namespace gatemap;
 
@@ -130,7 +130,7 @@ std::vector<std::string> query(const std::string& bam, const std::string& index,
 
 }  // namespace
 
-// With htslib's compression, and with gatemap's (the GPU's CPU twin, io/bgzf_deflate.hpp)
+// With htslib's compression, and with gatemap's (the GPU's CPU twin, io/deflate/bgzf_deflate.hpp)
 // through write_all, through prepare(), and through prepare() with a compress pool whose
 // two workers compress batches while later ones are encoded (as the GPU lanes do).
 TEST(BamOutput, RecordsAreTheBytesHtslibWrites) {

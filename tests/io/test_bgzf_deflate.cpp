@@ -1,4 +1,4 @@
-// gatemap's DEFLATE (io/deflate_core.hpp, the CPU twin of the GPU's BAM compression)
+// gatemap's DEFLATE (io/deflate/deflate_core.hpp, the CPU twin of the GPU's BAM compression)
 // against independent oracles: libdeflate inflates every stream back to its input,
 // htslib reads the BGZF blocks (CRC and size checked), the RFC 1951 tables written out
 // here, and a heap-built Huffman code's cost.
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "io/bgzf_deflate.hpp"
-#include "io/deflate_core.hpp"
-#include "io/deflate_lazy.hpp"
+#include "io/deflate/bgzf_deflate.hpp"
+#include "io/deflate/deflate_core.hpp"
+#include "io/deflate/deflate_lazy.hpp"
 #include "tests/io/deflate_inputs.hpp"
 #include "tests/test_util.hpp"
 
@@ -157,7 +157,7 @@ TEST(Deflate, EveryBlockInflatesToItsInput) {
   EXPECT_LT(deflate_one(std::string(65280, 'x')).size(), 150u);
 }
 
-// The CPU's lazy search (io/deflate_lazy.hpp) against the stream's definition, every
+// The CPU's lazy search (io/deflate/deflate_lazy.hpp) against the stream's definition, every
 // position's match found first (deflate_block, the GPU's way): the same bytes.
 TEST(Deflate, MatchesSoughtOnlyWhereTheParseAsksGiveTheSameStream) {
   std::vector<std::string> in;

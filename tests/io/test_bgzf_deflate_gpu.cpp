@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/bgzf_deflate.hpp"
+#include "io/deflate/bgzf_deflate.hpp"
 #include "tests/gpu/gpu_test.hpp"
 #include "tests/io/deflate_inputs.hpp"
 

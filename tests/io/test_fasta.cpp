@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "common/error.hpp"
-#include "io/fasta.hpp"
 #include "../test_util.hpp"
+#include "common/error.hpp"
+#include "io/reads/fasta.hpp"
 
 using namespace gatemap;
 

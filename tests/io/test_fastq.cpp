@@ -7,9 +7,9 @@
 #include <tuple>
 #include <vector>
 
-#include "common/error.hpp"
-#include "io/fastq.hpp"
 #include "../test_util.hpp"
+#include "common/error.hpp"
+#include "io/reads/fastq.hpp"
 
 using namespace gatemap;
 

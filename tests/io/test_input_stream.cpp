@@ -11,9 +11,9 @@
 #include <random>
 #include <string>
 
-#include "common/error.hpp"
-#include "io/input_stream.hpp"
 #include "../test_util.hpp"
+#include "common/error.hpp"
+#include "io/reads/input_stream.hpp"
 
 using namespace gatemap;
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "io/mapped_buffer.hpp"
-#include "io/parallel_sort.hpp"
+#include "io/sort/parallel_sort.hpp"
 
 namespace {
 struct Rec {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "../test_util.hpp"
-#include "io/spilled_sort.hpp"
+#include "io/sort/spilled_sort.hpp"
 
 using namespace gatemap;
 

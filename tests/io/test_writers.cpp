@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "common/error.hpp"
-#include "io/fastq.hpp"
-#include "io/fastq_writer.hpp"
-#include "io/sam_writer.hpp"
-#include "io/vcf_writer.hpp"
 #include "../test_util.hpp"
+#include "common/error.hpp"
+#include "io/bam/sam_writer.hpp"
+#include "io/reads/fastq.hpp"
+#include "io/text/fastq_writer.hpp"
+#include "io/text/vcf_writer.hpp"
 
 using namespace gatemap;
 

@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "../test_util.hpp"
 #include "index/index.hpp"
-#include "io/fastq_writer.hpp"
+#include "io/text/fastq_writer.hpp"
 #include "mapper/run.hpp"
 #include "sim/sim.hpp"
-#include "../test_util.hpp"
 
 namespace gatemap::test {
 

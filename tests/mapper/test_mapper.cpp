@@ -8,11 +8,11 @@
 #include <map>
 #include <sstream>
 
-#include "common/error.hpp"
 #include "common/dna.hpp"
+#include "common/error.hpp"
 #include "eval/eval.hpp"
-#include "io/fasta.hpp"
-#include "io/sam_sort.hpp"
+#include "io/reads/fasta.hpp"
+#include "io/sort/sam_sort.hpp"
 #include "sim_fixture.hpp"
 
 using namespace gatemap;

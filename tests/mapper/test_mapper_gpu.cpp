@@ -9,7 +9,7 @@
 
 #include "common/dna.hpp"
 #include "gpu/device.hpp"
-#include "io/fasta.hpp"
+#include "io/reads/fasta.hpp"
 #include "sim_fixture.hpp"
 
 using namespace gatemap;

@@ -7,10 +7,10 @@
 
 #include <random>
 
-#include "index/index.hpp"
-#include "io/fasta.hpp"
-#include "mapper/mapper.hpp"
 #include "../test_util.hpp"
+#include "index/index.hpp"
+#include "io/reads/fasta.hpp"
+#include "mapper/mapper.hpp"
 
 using namespace gatemap;
 

@@ -12,7 +12,7 @@
 #include "../test_util.hpp"
 #include "common/dna.hpp"
 #include "index/index.hpp"
-#include "io/fasta.hpp"
+#include "io/reads/fasta.hpp"
 #include "mapper/align/myers.hpp"
 #include "mapper/base/reference.hpp"
 #include "mapper/filter/gatekeeper.hpp"

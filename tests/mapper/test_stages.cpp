@@ -11,7 +11,7 @@
 #include "alignment_check.hpp"
 #include "common/error.hpp"
 #include "index/index.hpp"
-#include "io/fasta.hpp"
+#include "io/reads/fasta.hpp"
 #include "mapper/align/myers.hpp"
 #include "mapper/base/reference.hpp"
 #include "mapper/base/workspace.hpp"

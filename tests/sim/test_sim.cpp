@@ -7,11 +7,11 @@
 
 #include <regex>
 
+#include "../test_util.hpp"
 #include "common/dna.hpp"
 #include "eval/eval.hpp"
-#include "io/fastq_writer.hpp"
+#include "io/text/fastq_writer.hpp"
 #include "sim/sim.hpp"
-#include "../test_util.hpp"
 
 using namespace gatemap;
 
