@@ -17,6 +17,7 @@
 #include "common/log.hpp"
 #include "common/ordered_lanes.hpp"
 #include "common/parallel.hpp"
+#include "common/stat_fields.hpp"
 #include "common/stats_report.hpp"
 #include "common/thread_budget.hpp"
 #include "gpu/memory_cap.hpp"
@@ -26,20 +27,43 @@
 
 namespace gatemap::caller {
 
+namespace {
+
+// CallStats' fields in the order they are shown (--stats); setup and total time are a
+// whole run's, not summed over its parts.
+const std::vector<StatField<CallStats>>& call_stat_fields() {
+  static const std::vector<StatField<CallStats>> table = {
+      stat_field("reads", &CallStats::reads),
+      stat_field("reads_filtered", &CallStats::reads_filtered),
+      stat_field("reads_downsampled", &CallStats::reads_downsampled),
+      stat_field("regions", &CallStats::regions),
+      stat_field("regions_unassembled", &CallStats::regions_unassembled),
+      stat_field("regions_capped", &CallStats::regions_capped),
+      stat_field("haplotypes", &CallStats::haplotypes),
+      stat_field("pairhmm_pairs", &CallStats::pairs),
+      stat_field("calls", &CallStats::calls),
+      stat_field("backend", &CallStats::backend),
+      stat_field("regions_s", &CallStats::regions_s),
+      stat_field("assembly_s", &CallStats::assembly_s),
+      stat_field("pairhmm_s", &CallStats::pairhmm_s),
+      stat_field("pairhmm_kernel_ms", &CallStats::pairhmm_kernel_ms),
+      stat_field("genotype_s", &CallStats::genotype_s),
+      stat_field("batch_s", &CallStats::batch_s),
+      stat_field("write_s", &CallStats::write_s),
+      stat_field("reads_s", &CallStats::reads_s),
+      stat_field("input_wait_s", &CallStats::input_wait_s),
+      stat_field("setup_s", &CallStats::setup_s, false),
+      stat_field("engine_wait_s", &CallStats::engine_wait_s),
+      stat_field("total_s", &CallStats::total_s, false),
+  };
+  return table;
+}
+
+}  // namespace
+
 CallStats& CallStats::operator+=(const CallStats& o) {
-  for (auto [a, b] : {std::pair{&reads, o.reads}, {&reads_filtered, o.reads_filtered}, {&regions, o.regions},
-                      {&haplotypes, o.haplotypes}, {&pairs, o.pairs}, {&calls, o.calls},
-                      {&regions_unassembled, o.regions_unassembled}, {&reads_downsampled, o.reads_downsampled},
-                      {&regions_capped, o.regions_capped}}) {
-    *a += b;
-  }
+  add_stats(*this, o, call_stat_fields());
   if (first_capped.empty()) first_capped = o.first_capped;
-  for (auto [a, b] : {std::pair{&regions_s, o.regions_s}, {&assembly_s, o.assembly_s}, {&pairhmm_s, o.pairhmm_s},
-                      {&genotype_s, o.genotype_s}, {&batch_s, o.batch_s}, {&write_s, o.write_s},
-                      {&reads_s, o.reads_s}, {&input_wait_s, o.input_wait_s}, {&engine_wait_s, o.engine_wait_s},
-                      {&pairhmm_kernel_ms, o.pairhmm_kernel_ms}}) {
-    *a += b;
-  }
   return *this;
 }
 
@@ -201,21 +225,6 @@ CallStats run_call(const CallOptions& opt) {
   return stats;
 }
 
-std::string format_stats(const CallStats& s) {
-  char buf[1024];
-  std::snprintf(buf, sizeof buf,
-                "reads\t%lld\nreads_filtered\t%lld\nreads_downsampled\t%lld\nregions\t%lld\nregions_unassembled\t%lld\n"
-                "regions_capped\t%lld\nhaplotypes\t%lld\n"
-                "pairhmm_pairs\t%lld\ncalls\t%lld\nbackend\t%s\nregions_s\t%.3f\nassembly_s\t%.3f\npairhmm_s\t%.3f\n"
-                "pairhmm_kernel_ms\t%.3f\ngenotype_s\t%.3f\nbatch_s\t%.3f\nwrite_s\t%.3f\nreads_s\t%.3f\n"
-                "input_wait_s\t%.3f\nsetup_s\t%.3f\nengine_wait_s\t%.3f\ntotal_s\t%.3f\n",
-                static_cast<long long>(s.reads), static_cast<long long>(s.reads_filtered),
-                static_cast<long long>(s.reads_downsampled), static_cast<long long>(s.regions),
-                static_cast<long long>(s.regions_unassembled), static_cast<long long>(s.regions_capped),
-                static_cast<long long>(s.haplotypes), static_cast<long long>(s.pairs), static_cast<long long>(s.calls),
-                s.backend.c_str(), s.regions_s, s.assembly_s, s.pairhmm_s, s.pairhmm_kernel_ms, s.genotype_s, s.batch_s,
-                s.write_s, s.reads_s, s.input_wait_s, s.setup_s, s.engine_wait_s, s.total_s);
-  return buf;
-}
+std::string format_stats(const CallStats& s) { return stats_tsv(s, call_stat_fields()); }
 
 }  // namespace gatemap::caller

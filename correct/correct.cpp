@@ -16,6 +16,7 @@
 #include "common/log.hpp"
 #include "common/ordered_lanes.hpp"
 #include "common/split_threads.hpp"
+#include "common/stat_fields.hpp"
 #include "common/thread_budget.hpp"
 #include "correct/count_pass.hpp"
 #include "correct/kept_text.hpp"
@@ -33,6 +34,38 @@
 namespace gatemap::correct {
 
 namespace {
+
+// CorrectSummary's fields in the order they are shown (--summary, --stats). Summed: what
+// each lane of the correction pass counts of its own; the rest is the run's.
+const std::vector<StatField<CorrectSummary>>& summary_fields() {
+  static const std::vector<StatField<CorrectSummary>> table = {
+      stat_field("reads", &CorrectSummary::reads, false),
+      stat_field("reads_changed", &CorrectSummary::reads_changed),
+      stat_field("bases_changed", &CorrectSummary::bases_changed),
+      stat_field("reads_uncorrectable", &CorrectSummary::uncorrectable),
+      stat_field("reads_too_long", &CorrectSummary::too_long),
+      stat_field("kmers", &CorrectSummary::kmers, false),
+      stat_field("distinct_kmers", &CorrectSummary::distinct_kmers, false),
+      stat_field("solid_threshold", &CorrectSummary::threshold, false),
+      stat_field("solid_kmers", &CorrectSummary::solid_kmers, false),
+      stat_field("spectrum_bytes", &CorrectSummary::spectrum_bytes, false),
+      stat_field("count_table_bytes", &CorrectSummary::count_table_bytes, false),
+      stat_field("count_backend", &CorrectSummary::count_backend),
+      stat_field("count_parts", &CorrectSummary::count_parts, false),
+      stat_field("read_passes", &CorrectSummary::read_passes, false),
+      stat_field("backend", &CorrectSummary::backend),
+      stat_field("count_s", &CorrectSummary::count_s, false),
+      stat_field("correct_s", &CorrectSummary::correct_s, false),
+      stat_field("count_kernel_ms", &CorrectSummary::count_kernel_ms, false),
+      stat_field("correct_kernel_ms", &CorrectSummary::correct_kernel_ms),
+      stat_field("count_read_wait_s", &CorrectSummary::count_read_wait_s, false),
+      stat_field("spectrum_s", &CorrectSummary::spectrum_s, false),
+      stat_field("correct_read_wait_s", &CorrectSummary::correct_read_wait_s),
+      stat_field("write_s", &CorrectSummary::write_s, false),
+  };
+  return table;
+}
+
 // Reads [first, first + n) as 2-bit codes for the corrector, encoded on all cores
 // (split_threads: no OpenMP team left spinning beside the parser's threads). `bases(i)`
 // is read i's bases.
@@ -309,14 +342,7 @@ void correction_pipeline(OrderedLanes<Item>& items, int lanes, CorrectSummary& s
         const log::StageTimer timing(sum.write_s);
         write(item);
       });
-  for (const CorrectSummary& s : of_lane) {
-    sum.reads_changed += s.reads_changed;
-    sum.bases_changed += s.bases_changed;
-    sum.uncorrectable += s.uncorrectable;
-    sum.too_long += s.too_long;
-    sum.correct_kernel_ms += s.correct_kernel_ms;
-    sum.correct_read_wait_s += s.correct_read_wait_s;
-  }
+  for (const CorrectSummary& s : of_lane) add_stats(sum, s, summary_fields());
 }
 
 // The engines of the correction pass's lanes: a lane per device that takes the spectrum
@@ -510,22 +536,6 @@ CorrectSummary run_correct(const CorrectRunOptions& opt) {
   return sum;
 }
 
-std::string format_summary(const CorrectSummary& s) {
-  char buf[2048];
-  std::snprintf(
-      buf, sizeof(buf),
-      "reads\t%lld\nreads_changed\t%lld\nbases_changed\t%lld\nreads_uncorrectable\t%lld\n"
-      "reads_too_long\t%lld\nkmers\t%llu\ndistinct_kmers\t%llu\nsolid_threshold\t%u\nsolid_kmers\t%llu\n"
-      "spectrum_bytes\t%zu\ncount_table_bytes\t%zu\ncount_backend\t%s\ncount_parts\t%d\nread_passes\t%d\nbackend\t%s\n"
-      "count_s\t%.3f\ncorrect_s\t%.3f\ncount_kernel_ms\t%.3f\ncorrect_kernel_ms\t%.3f\n"
-      "count_read_wait_s\t%.3f\nspectrum_s\t%.3f\ncorrect_read_wait_s\t%.3f\nwrite_s\t%.3f\n",
-      static_cast<long long>(s.reads), static_cast<long long>(s.reads_changed), static_cast<long long>(s.bases_changed),
-      static_cast<long long>(s.uncorrectable), static_cast<long long>(s.too_long),
-      static_cast<unsigned long long>(s.kmers), static_cast<unsigned long long>(s.distinct_kmers), s.threshold,
-      static_cast<unsigned long long>(s.solid_kmers), s.spectrum_bytes, s.count_table_bytes, s.count_backend.c_str(),
-      s.count_parts, s.read_passes, s.backend.c_str(), s.count_s, s.correct_s, s.count_kernel_ms, s.correct_kernel_ms,
-      s.count_read_wait_s, s.spectrum_s, s.correct_read_wait_s, s.write_s);
-  return buf;
-}
+std::string format_summary(const CorrectSummary& s) { return stats_tsv(s, summary_fields()); }
 
 }  // namespace gatemap::correct
