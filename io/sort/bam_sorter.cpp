@@ -187,17 +187,22 @@ void BamSorter::spill() {
 }
 
 // k-way merge of sorted BAM runs, in samtools sort's order; ties go to the earlier run,
-// which holds earlier input.
-void BamSorter::merge_runs(const std::vector<std::string>& paths, const std::function<void(bam1_t*)>& out) {
+// which holds earlier input. With `and_buffer`, the sorted buffer is the last run (the
+// latest input), read where it lies instead of being spilled and read back.
+void BamSorter::merge_runs(const std::vector<std::string>& paths, const std::function<void(bam1_t*)>& out,
+                           bool and_buffer) {
   struct Run {
     samFile* fp = nullptr;
     sam_hdr_t* hdr = nullptr;
     bam1_t* rec = nullptr;
+    bool in_memory = false;  // the buffer: rec views its entries, `next` the one to come
+    size_t next = 0;
+    bam1_t view{};
   };
-  std::vector<Run> runs(paths.size());
+  std::vector<Run> runs(paths.size() + (and_buffer ? 1 : 0));
   const auto cleanup = [&] {
     for (Run& r : runs) {
-      if (r.rec) bam_destroy1(r.rec);
+      if (r.rec && !r.in_memory) bam_destroy1(r.rec);
       if (r.hdr) sam_hdr_destroy(r.hdr);
       if (r.fp) sam_close(r.fp);
     }
@@ -209,13 +214,26 @@ void BamSorter::merge_runs(const std::vector<std::string>& paths, const std::fun
   std::priority_queue<int, std::vector<int>, decltype(later)> heap(later);
   try {
     const auto advance = [&](int i) {
+      Run& run = runs[i];
+      if (run.in_memory) {
+        if (run.next == buffer_.size()) return;
+        RecordArena::view(buffer_[run.next++].at, &run.view);
+        heap.push(i);
+        return;
+      }
       const int r = sam_read1(runs[i].fp, runs[i].hdr, runs[i].rec);
       if (r < -1) throw FormatError("sorted run '" + paths[i] + "' is damaged");
       if (r >= 0) heap.push(i);
     };
     // The runs inflated on threads of their own (-t shared among them), not on the merging one.
-    const int inflating = opt_.threads / static_cast<int>(runs.size());
-    for (size_t i = 0; i < runs.size(); ++i) {
+    const int inflating = opt_.threads / std::max(1, static_cast<int>(paths.size()));
+    if (and_buffer) {
+      Run& last = runs.back();
+      last.in_memory = true;
+      last.rec = &last.view;
+      advance(static_cast<int>(runs.size()) - 1);  // (pushed before the files': ties still go by run)
+    }
+    for (size_t i = 0; i < paths.size(); ++i) {
       runs[i].fp = sam_open(paths[i].c_str(), "r");
       if (!runs[i].fp) throw IoError("cannot reopen the sorted run '" + paths[i] + "'");
       if (inflating > 1) set_hts_threads(runs[i].fp, inflating, paths[i]);
@@ -284,16 +302,17 @@ void BamSorter::merge_into_output() {
     next.at.clear();
     next.used = 0;
   };
+  const auto keep = [&](bam1_t* b) {  // a merged record into the batch being filled
+    Batch& batch = batches[filling];
+    const size_t bytes = RecordArena::bytes_of(b);  // a multiple of 8
+    if (batch.words.size() * 8 < batch.used + bytes) batch.words.resize((batch.used + bytes) / 8);
+    RecordArena::store(b, reinterpret_cast<uint8_t*>(batch.words.data()) + batch.used);
+    batch.at.push_back(batch.used);
+    batch.used += bytes;
+    if (batch.used >= batch_bytes) hand_over();
+  };
   try {
-    merge_runs(runs_, [&](bam1_t* b) {
-      Batch& batch = batches[filling];
-      const size_t bytes = RecordArena::bytes_of(b);  // a multiple of 8
-      if (batch.words.size() * 8 < batch.used + bytes) batch.words.resize((batch.used + bytes) / 8);
-      RecordArena::store(b, reinterpret_cast<uint8_t*>(batch.words.data()) + batch.used);
-      batch.at.push_back(batch.used);
-      batch.used += bytes;
-      if (batch.used >= batch_bytes) hand_over();
-    });
+    merge_runs(runs_, keep, !buffer_.empty());
     if (!batches[filling].at.empty()) hand_over();
     for (std::future<void>& w : written) {
       if (w.valid()) w.get();
@@ -346,9 +365,12 @@ void BamSorter::close() {
   } else {
     if (marker_) marker_->decide();
     lap("duplicates decided");
-    if (!buffer_.empty()) spill();
+    sort_buffer();  // the last records: merged from memory, not spilled
     merge_in_rounds();
     merge_into_output();
+    buffer_.clear();
+    arena_.clear();
+    buffered_bytes_ = 0;
     lap("runs merged and written");
   }
   out_->close();  // saves the index, renames the finished BAM into place

@@ -61,7 +61,8 @@ class BamSorter {
 
  private:
   std::string temp_path();  // the next temporary file in run_dir_
-  void merge_runs(const std::vector<std::string>& paths, const std::function<void(bam1_t*)>& out);
+  void merge_runs(const std::vector<std::string>& paths, const std::function<void(bam1_t*)>& out,
+                  bool and_buffer = false);
   void merge_in_rounds();
   void merge_into_output();
   void spill();
