@@ -232,8 +232,7 @@ std::vector<detail::SiteCall> call_chunk(const std::vector<std::unique_ptr<GvcfF
       st.has_here = false;
       while (cur[s] && cur[s]->rid == r && cur[s]->pos == p) {
         ++records;
-        bcf_unpack(cur[s], BCF_UN_STR);
-        if (is_block(cur[s])) {
+        if (is_block(cur[s])) {  // (next() unpacked its alleles)
           int32_t* v = nullptr;
           int n = 0;
           st.block_end = bcf_get_info_int32(cursors[s]->header(), cur[s], "END", &v, &n) == 1 ? v[0] : p + 1;

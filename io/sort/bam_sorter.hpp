@@ -4,7 +4,8 @@
 // order. Records are buffered up to a memory budget; each full buffer is sorted and
 // spilled as a temporary BAM run (fast compression) into a private folder in tmp_dir
 // (with --markdup, a quarter of the budget holds the read ends, io/sort/duplicates.hpp);
-// close() merges the runs into the output BAM (multi-threaded BGZF, @HD SO:coordinate),
+// close() merges the runs and the last buffer, read where it lies, into the output BAM
+// (BGZF on all threads while the merge goes on, @HD SO:coordinate),
 // renames it into place and indexes it (.bai, or .csi when a contig is longer than BAI
 // allows). Runs are removed on success, on failure and on SIGINT/SIGTERM/SIGHUP.
 #include <htslib/sam.h>
