@@ -34,6 +34,11 @@ struct BaseTerms {
   }
 };
 
+bool next_to_gap(uint32_t cigar_op) {
+  const int op = bam_cigar_op(cigar_op);
+  return op == BAM_CDEL || op == BAM_CINS || op == BAM_CSOFT_CLIP;
+}
+
 const BaseTerms& base_terms() {
   static const BaseTerms t;
   return t;
@@ -73,9 +78,14 @@ void reference_confidence(const std::vector<detail::AlignedRead>& reads, const s
       if (r.end <= a) continue;
       int64_t rpos = r.pos;
       int q = 0;
-      for (const uint32_t c : r.cigar) {
-        const int op = bam_cigar_op(c), len = bam_cigar_oplen(c);
+      for (size_t k = 0; k < r.cigar.size(); ++k) {
+        const int op = bam_cigar_op(r.cigar[k]), len = bam_cigar_oplen(r.cigar[k]);
         if (op == BAM_CMATCH || op == BAM_CEQUAL || op == BAM_CDIFF) {
+          // GATK's rule: a base beside an indel or a soft clip is evidence of another
+          // allele, so that an indel's anchor base (its VCF position) carries the
+          // reads that hold it.
+          const bool gap_before = k > 0 && next_to_gap(r.cigar[k - 1]);
+          const bool gap_after = k + 1 < r.cigar.size() && next_to_gap(r.cigar[k + 1]);
           const int64_t lo = std::max(rpos, a), hi = std::min(rpos + len, b);
           for (int64_t p = lo; p < hi; ++p) {
             const int qi = q + static_cast<int>(p - rpos);
@@ -84,7 +94,8 @@ void reference_confidence(const std::vector<detail::AlignedRead>& reads, const s
             if (bq < min_base_q || r.seq[qi] == 'N') continue;
             const char ref = seq[p];
             if (ref == 'N') continue;
-            const double* term = t.terms[bq][r.seq[qi] == ref ? 1 : 0];
+            const bool beside_gap = (gap_before && p == rpos) || (gap_after && p == rpos + len - 1);
+            const double* term = t.terms[bq][r.seq[qi] == ref && !beside_gap ? 1 : 0];
             auto& g = gl[p - begin];
             g[0] += term[0], g[1] += term[1], g[2] += term[2];
           }

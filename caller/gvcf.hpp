@@ -24,7 +24,8 @@ std::vector<std::string> gvcf_header_lines();
 // Confidence that each position of [begin, end) is homozygous reference, from the reads'
 // aligned bases of quality >= min_base_q ("reference vs any other base", as GATK's
 // reference model): genotype likelihoods of 0/0, 0/X and X/X with X any other base
-// (deleted bases count as X), PL normalised to the best, GQ = the second-lowest PL
+// (deleted bases count as X, and so does an aligned base beside an indel or a soft clip),
+// PL normalised to the best, GQ = the second-lowest PL
 // (at most 99) where 0/0 is the best and 0 otherwise; DP counts every read over the base.
 struct RefConfidence {
   std::vector<int32_t> dp, gq;

@@ -36,7 +36,7 @@ if [ "${1:-}" = bundle ]; then  # here: build and pack
   cmake -S . -B build-sm90 -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null
   cmake --build build-sm90 -j "$(nproc)"
   tools=(); for t in samtools bcftools lighter minimap2 bwa; do command -v $t > /dev/null && tools+=("$(command -v $t)"); done
-  ../shared/tools/gpu-bundle.sh build build-sm90/apps/gatemap build-sm90/tests/test_{gpu_device,filter_gpu,filter,mapper_gpu} \
+  ../shared/tools/gpu-bundle.sh build-sm90 build-sm90/apps/gatemap build-sm90/tests/test_{gpu_device,filter_gpu,filter,mapper_gpu} \
     build-sm90/tests/test_{pairhmm,pairhmm_gpu,correct,correct_gpu,caller} "${tools[@]}" "${@:3}"
   [ -z "${2:-}" ] || cp "$2" .gpu-bundle/bin/gatemap-old
   strip .gpu-bundle/bin/* 2> /dev/null || true; d=.gpu-bundle/data; mkdir -p $d/real

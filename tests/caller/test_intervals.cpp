@@ -330,6 +330,42 @@ TEST(CallGvcf, ReferenceConfidenceByHand) {
   EXPECT_EQ(c.gq[4], 0);
 }
 
+
+// GATK's rule: the base before a deletion (the deletion's VCF position) is evidence of
+// another allele in the reads that delete, as are the deleted bases; the base after an
+// insertion and the base beside a soft clip likewise. Reads 0-4 delete position 4 after
+// matching 2-3, reads 5-9 match 2-5: at position 3 (the anchor, its base matching in every
+// read) five reads count against the reference, exactly as five mismatches at Q30 would.
+TEST(CallGvcf, BasesBesideAnIndelOrAClipAreEvidenceOfAnotherAllele) {
+  const std::string seq = "ACGTACGTAC";
+  std::vector<caller::detail::AlignedRead> reads;
+  for (int i = 0; i < 10; ++i) {
+    caller::detail::AlignedRead r;
+    r.pos = 2, r.end = 6, r.qual.assign(4, 30);
+    if (i < 5) {
+      r.seq = "GTC", r.qual.resize(3);  // GT, A deleted, C
+      r.cigar = {bam_cigar_gen(2, BAM_CMATCH), bam_cigar_gen(1, BAM_CDEL), bam_cigar_gen(1, BAM_CMATCH)};
+    } else {
+      r.seq = "GTAC";
+      r.cigar = {bam_cigar_gen(4, BAM_CMATCH)};
+    }
+    reads.push_back(r);
+  }
+  caller::RefConfidence c;
+  caller::reference_confidence(reads, seq, 0, 7, 10, c);
+  EXPECT_EQ(c.pl[2], (std::array<int32_t, 3>{0, 30, 348}));  // not beside the deletion: as before
+  EXPECT_GT(c.pl[3][0], 0);                                  // the anchor: not hom-ref
+  EXPECT_EQ(c.gq[3], 0);
+  EXPECT_GT(c.pl[5][0], 0);  // the base after the deletion
+  // A soft clip: the aligned base beside it counts against the reference, the next does not.
+  caller::detail::AlignedRead clipped;
+  clipped.pos = 2, clipped.end = 4, clipped.seq = "TTGT", clipped.qual.assign(4, 30);
+  clipped.cigar = {bam_cigar_gen(2, BAM_CSOFT_CLIP), bam_cigar_gen(2, BAM_CMATCH)};
+  caller::reference_confidence({clipped}, seq, 0, 5, 10, c);
+  EXPECT_EQ(c.pl[2], (std::array<int32_t, 3>{35, 3, 0}));  // one read: as one mismatch
+  EXPECT_EQ(c.pl[3], (std::array<int32_t, 3>{0, 3, 35}));
+}
+
 struct GvcfRecord {
   std::string contig;
   int64_t pos = 0, end = 0;  // 1-based, inclusive
