@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 namespace gatemap::caller {
@@ -129,6 +130,13 @@ void reference_confidence(const std::vector<detail::AlignedRead>& reads, const s
 }
 
 int GvcfBlocks::band_of(int32_t gq) {
+  // Looked up once per reference base: a table for the GQs a base can have (0..99).
+  static const std::array<int8_t, 100> table = [] {
+    std::array<int8_t, 100> t{};
+    for (int q = 0; q < 100; ++q) t[q] = static_cast<int8_t>(std::upper_bound(kBands, kBands + kNumBands, q) - kBands - 1);
+    return t;
+  }();
+  if (gq >= 0 && gq < 100) return table[gq];
   return static_cast<int>(std::upper_bound(kBands, kBands + kNumBands, gq) - kBands) - 1;
 }
 
@@ -150,6 +158,12 @@ void GvcfBlocks::add(int rid, int64_t pos, char ref_base, int32_t dp, int32_t gq
 void GvcfBlocks::flush() {
   if (!open_) return;
   open_ = false;
+  std::nth_element(dps_.begin(), dps_.begin() + dps_.size() / 2, dps_.end());
+  const int32_t dp = dps_[dps_.size() / 2];
+  if (vcf_.writes_text()) {
+    write_text(dp);
+    return;
+  }
   bcf_hdr_t* hdr = vcf_.header();
   if (!rec_) rec_.reset(bcf_init());
   bcf1_t* rec = rec_.get();
@@ -164,13 +178,32 @@ void GvcfBlocks::flush() {
   bcf_update_info_int32(hdr, rec, "END", &end, 1);
   int32_t gt[2] = {bcf_gt_unphased(0), bcf_gt_unphased(0)};
   bcf_update_genotypes(hdr, rec, gt, 2);
-  std::nth_element(dps_.begin(), dps_.begin() + dps_.size() / 2, dps_.end());
-  const int32_t dp = dps_[dps_.size() / 2];
   bcf_update_format_int32(hdr, rec, "DP", &dp, 1);
   bcf_update_format_int32(hdr, rec, "GQ", &min_gq_, 1);
   bcf_update_format_int32(hdr, rec, "MIN_DP", &min_dp_, 1);
   bcf_update_format_int32(hdr, rec, "PL", min_pl_.data(), 3);
   vcf_.write(rec);
+}
+
+// The block as htslib prints the record flush() builds for BCF (tests/caller: the same
+// bytes), written straight to the output.
+void GvcfBlocks::write_text(int32_t median_dp) {
+  line_.clear();
+  const auto number = [this](int64_t v) {
+    char buf[24];
+    line_.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+  };
+  line_ += bcf_hdr_id2name(vcf_.header(), rid_);
+  line_ += '\t';
+  number(begin_ + 1);
+  line_ += "\t.\t";
+  line_ += ref_;
+  line_ += "\t<NON_REF>\t.\t.\tEND=";
+  number(end_);
+  line_ += "\tGT:DP:GQ:MIN_DP:PL\t0/0:";
+  for (const int32_t v : {median_dp, min_gq_, min_dp_}) number(v), line_ += ':';
+  number(min_pl_[0]), line_ += ',', number(min_pl_[1]), line_ += ',', number(min_pl_[2]), line_ += '\n';
+  vcf_.write_text(line_);
 }
 
 }  // namespace gatemap::caller

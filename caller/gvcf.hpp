@@ -45,6 +45,7 @@ class GvcfBlocks {
 
  private:
   static int band_of(int32_t gq);
+  void write_text(int32_t median_dp);
   io::VcfWriter& vcf_;
   std::unique_ptr<bcf1_t, decltype(&bcf_destroy)> rec_{nullptr, bcf_destroy};
   bool open_ = false;
@@ -54,6 +55,7 @@ class GvcfBlocks {
   int32_t min_gq_ = 0, min_dp_ = 0;
   std::array<int32_t, 3> min_pl_{};
   std::vector<int32_t> dps_;  // for the median
+  std::string line_;          // write_text's, reused
 };
 
 }  // namespace gatemap::caller

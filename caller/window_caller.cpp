@@ -95,7 +95,7 @@ CallStats WindowCaller::run() {
       }
     }
   }
-  if (releasing_.valid()) releasing_.get();
+  wait_written();
   count_input_since(InputMark{});
   if (vcf_) vcf_->close();
   if (skipped_no_ref_) {
@@ -112,6 +112,7 @@ CallStats WindowCaller::call_part(PartCalls& p) {
   stats_.backend = gpu::backend_name(backend_);
   const InputMark before = input_mark();
   for (const Interval& iv : p.intervals) call_interval(iv);
+  wait_written();  // p.calls complete
   count_input_since(before);
   stats_.total_s = t0.seconds();
   part_ = nullptr;
@@ -234,7 +235,8 @@ void WindowCaller::drop_reads_before(int64_t from) {
 bool WindowCaller::call_span(int tid, int64_t ws0, int64_t stop, int64_t window, bool lead_in) {
   const int64_t len = contig_len(tid);
   ws_ = ws0, last_written_ = -1, lead_in_ = lead_in, lead_in_too_short_ = false;
-  span_done_ = emit_begin_, covered_until_ = 0;
+  span_done_ = emit_begin_;
+  write_in_order([this] { covered_until_ = 0; });
   reads_.clear();
   for (;;) {
     int64_t we = std::min({len, ws_ + window, stop + span_tail()});
@@ -257,7 +259,7 @@ bool WindowCaller::call_span(int tid, int64_t ws0, int64_t stop, int64_t window,
     if (lead_in_too_short_) return false;
     if (we >= len || next >= stop) {
       finish_window();
-      if (blocks_) blocks_->flush();
+      if (blocks_) write_in_order([this] { blocks_->flush(); });
       return true;
     }
     ws_ = next;
@@ -359,16 +361,32 @@ void WindowCaller::finish_window() {
     records = detail::genotype_regions(w.work, w.batch, w.lik, contig_seq(w.tid), opt_,
                                        static_cast<int>(input_.samples().size()));
   }
-  const log::StageTimer timing(stats_.write_s);  // to the end: records written, the window released
-  std::vector<detail::SiteCall> calls;
+  auto calls = std::make_shared<std::vector<detail::SiteCall>>();
   for (SiteRecord& rec : records) {
     if (rec.pos <= last_written_) continue;                       // the same site from an overlapping region
     if (rec.pos < emit_begin_ || rec.pos >= emit_end_) continue;  // outside the -L interval
-    calls.push_back(std::move(rec.call));
+    calls->push_back(std::move(rec.call));
     last_written_ = rec.pos;
   }
-  emit(w, calls);
-  release(std::move(scoring_));
+  stats_.calls += static_cast<int64_t>(calls->size());
+  // The job owns the window: it is freed there too (its read slices are hundreds of
+  // thousands of blocks).
+  std::shared_ptr<PendingWindow> window(std::move(scoring_));
+  write_in_order([this, window, calls] { emit(*window, *calls); });
+}
+
+void WindowCaller::write_in_order(std::function<void()> job) {
+  writing_.push_back(writer_.submit(std::move(job)));
+  const log::StageTimer timing(stats_.write_s);  // waiting for the writer
+  while (writing_.size() > 2) {
+    writing_.front().get();
+    writing_.pop_front();
+  }
+}
+
+void WindowCaller::wait_written() {
+  const log::StageTimer timing(stats_.write_s);
+  for (; !writing_.empty(); writing_.pop_front()) writing_.front().get();
 }
 
 pairhmm::PairHmmEngine& WindowCaller::engine() {
@@ -380,9 +398,5 @@ pairhmm::PairHmmEngine& WindowCaller::engine() {
   return *engine_;
 }
 
-void WindowCaller::release(std::unique_ptr<PendingWindow> w) {
-  if (releasing_.valid()) releasing_.get();
-  releasing_ = std::async(std::launch::async, [w = std::move(w)]() mutable { w.reset(); });
-}
 
 }  // namespace gatemap::caller

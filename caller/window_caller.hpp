@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -29,6 +31,7 @@
 #include "caller/read_ahead.hpp"
 #include "caller/window_steps.hpp"
 #include "common/log.hpp"
+#include "common/serial_worker.hpp"
 #include "gpu/device.hpp"
 #include "io/reads/fasta.hpp"
 #include "io/text/vcf_writer.hpp"
@@ -152,14 +155,16 @@ class WindowCaller {
 
   pairhmm::PairHmmEngine& engine();
 
-  // Frees a finished window (its regions' read slices: hundreds of thousands of
-  // blocks) on another thread while this one goes on to the next window.
-  void release(std::unique_ptr<PendingWindow> w);
+  // Output in order on writer_ (records, gVCF blocks: a gVCF is millions of them), while
+  // this thread goes on to the next window; at most one job waits behind the running one.
+  // A job's error is thrown here or by wait_written(), in order.
+  void write_in_order(std::function<void()> job);
+  void wait_written();
 
   void write(int tid, const detail::SiteCall& c);
 
   // Writes a window's calls and, for a gVCF, the reference blocks of its bases around
-  // them. (Sites of the next window lie at or after its first region's start, `padding`
+  // them (on writer_). (Sites of the next window lie at or after its first region's start, `padding`
   // before it: a window's bases end that far before its end.)
   void emit(const PendingWindow& w, const std::vector<detail::SiteCall>& calls);
 
@@ -193,16 +198,17 @@ class WindowCaller {
   bool lead_in_ = false;                   // the window starts inside an interval's lead-in
   bool lead_in_too_short_ = false;
   std::unique_ptr<PendingWindow> scoring_;  // scored while the next window is assembled
-  std::future<void> releasing_;             // the window before it, being freed
-  std::unique_ptr<GvcfBlocks> blocks_;      // --gvcf
+  std::unique_ptr<GvcfBlocks> blocks_;      // --gvcf (used on writer_)
   int64_t span_done_ = 0;                   // gVCF: positions before this are written
-  int64_t covered_until_ = 0;               // gVCF: the last variant record's reference allele ends here
+  int64_t covered_until_ = 0;               // gVCF, on writer_: the last variant record's reference allele ends here
   int64_t last_written_ = -1;               // position of the span's last record
   int64_t skipped_no_ref_ = 0;      // reads on contigs the reference lacks
   int64_t genome_bases_ = 0, bases_before_ = 0;  // whole-genome progress: the reference, contigs done
   double said_at_ = 0;                           // when progress was said last
   const log::Stopwatch began_;
   CallStats stats_;
+  std::deque<std::future<void>> writing_;  // write_in_order's jobs not yet waited for
+  SerialWorker writer_;  // last: joined before the members its jobs use are destroyed
 };
 
 }  // namespace gatemap::caller

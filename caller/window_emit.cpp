@@ -24,7 +24,6 @@ io::VcfHeaderInfo vcf_header(const CallOptions& opt, const Reference& ref, const
 }
 
 void WindowCaller::write(int tid, const detail::SiteCall& c) {
-  ++stats_.calls;
   if (part_) {
     part_->calls.emplace_back(ref_index_.at(input_.contigs()[tid]), c);
     return;
@@ -60,9 +59,11 @@ void WindowCaller::emit(const PendingWindow& w, const std::vector<detail::SiteCa
 
 void WindowCaller::emit_uncovered(int c, int64_t begin, int64_t end) {
   if (!blocks_ || begin >= end) return;
-  const int rid = bcf_hdr_name2id(vcf_->header(), ref_[c].name.c_str());
-  for (int64_t p = begin; p < end; ++p) blocks_->add(rid, p, upper(ref_[c].seq[p]), 0, 0, {0, 0, 0});
-  blocks_->flush();
+  write_in_order([this, c, begin, end] {
+    const int rid = bcf_hdr_name2id(vcf_->header(), ref_[c].name.c_str());
+    for (int64_t p = begin; p < end; ++p) blocks_->add(rid, p, upper(ref_[c].seq[p]), 0, 0, {0, 0, 0});
+    blocks_->flush();
+  });
 }
 
 }  // namespace gatemap::caller

@@ -1,5 +1,8 @@
 #include "io/text/vcf_writer.hpp"
 
+#include <htslib/bgzf.h>
+#include <htslib/hfile.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -30,7 +33,8 @@ std::vector<std::string> vcf_index_names(const std::string& path) {
 
 VcfWriter::VcfWriter(const std::string& path, const VcfHeaderInfo& info, int threads)
     : path_(path.empty() ? "-" : path), out_(path_), threads_(threads) {
-  const char* mode = ends_with(path_, ".bcf") ? "wb" : ends_with(path_, ".gz") ? "wz" : "w";
+  bcf_ = ends_with(path_, ".bcf");
+  const char* mode = bcf_ ? "wb" : ends_with(path_, ".gz") ? "wz" : "w";
   hdr_ = bcf_hdr_init("w");
   if (!hdr_) throw Error("cannot allocate a VCF header");
   std::vector<std::string> lines = {"##source=gatemap " + info.version,
@@ -72,6 +76,12 @@ VcfWriter::~VcfWriter() {
 
 void VcfWriter::write(bcf1_t* rec) {
   if (bcf_write(fp_, hdr_, rec) != 0) throw IoError("write to '" + path_ + "' failed (disk full?)");
+}
+
+void VcfWriter::write_text(std::string_view lines) {
+  const ssize_t n = fp_->format.compression != no_compression ? bgzf_write(fp_->fp.bgzf, lines.data(), lines.size())
+                                                               : hwrite(fp_->fp.hfile, lines.data(), lines.size());
+  if (n != static_cast<ssize_t>(lines.size())) throw IoError("write to '" + path_ + "' failed (disk full?)");
 }
 
 void VcfWriter::close() {
