@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "../test_util.hpp"
 #include "common/error.hpp"
 #include "io/reads/fasta.hpp"
@@ -42,6 +44,43 @@ TEST(Fasta, LongContigAcrossManyLines) {
   const auto recs = io::read_fasta(dir.file("long.fa"));
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_EQ(recs[0].seq, seq);
+}
+
+// A plain file is read in parallel pieces (8 MB); FastaReader, which streams it line by
+// line, is the oracle: the same records and counts over contigs that span pieces, with
+// lowercase, IUPAC codes, CRLF line ends, blank lines and a '>' inside a header.
+TEST(Fasta, ParallelReadingEqualsTheStreamingReader) {
+  test::TempDir dir;
+  std::mt19937_64 rng(7);
+  std::string text = "\n";
+  const std::string alphabet = "ACGTACGTACGTacgtNnRyk";
+  for (int c = 0; c < 5; ++c) {
+    text += ">c" + std::to_string(c) + " the > description\r\n";
+    const size_t len = c == 1 ? 20000000 : 1000 + rng() % 5000;
+    for (size_t i = 0; i < len; ++i) {
+      text += alphabet[rng() % alphabet.size()];
+      if (i % 61 == 60) text += c == 2 ? "\r\n" : "\n";
+    }
+    text += c == 3 ? "\n\n" : "\n";
+  }
+  const auto path = test::write_file(dir.file("p.fa"), text);
+  io::FastaStats got_stats, want_stats;
+  const auto got = io::read_fasta(path, &got_stats);
+  io::FastaReader reader(path);
+  std::vector<io::FastaRecord> want;
+  for (io::FastaRecord r; reader.next(r);) want.push_back(r);
+  want_stats = reader.stats();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].name, want[i].name);
+    EXPECT_TRUE(got[i].seq == want[i].seq) << want[i].name;
+  }
+  EXPECT_EQ(got_stats.contigs, want_stats.contigs);
+  EXPECT_EQ(got_stats.bases, want_stats.bases);
+  EXPECT_EQ(got_stats.lowercase_bases, want_stats.lowercase_bases);
+  EXPECT_EQ(got_stats.iupac_to_n, want_stats.iupac_to_n);
+  EXPECT_EQ(got_stats.n_bases, want_stats.n_bases);
+  EXPECT_GT(got_stats.lowercase_bases, 0);
 }
 
 void expect_format_error(const std::string& text, const std::string& needle) {
