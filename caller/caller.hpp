@@ -52,7 +52,7 @@ struct CallStats {
   std::string first_capped;         // the first of them, as contig:begin-end (1-based)
   double regions_s = 0, assembly_s = 0, pairhmm_s = 0, genotype_s = 0, total_s = 0;
   double batch_s = 0;       // building the pair-HMM batches (and gVCF confidence)
-  double write_s = 0;       // choosing and writing records
+  double write_s = 0;       // waiting for the records' writer thread
   double reads_s = 0;       // moving reads into and out of the windows (waits included)
   double input_wait_s = 0;  // waiting for the input's reads (decoding behind the windows)
   double setup_s = 0;       // reference, input header and output opened, before the first window

@@ -185,8 +185,8 @@ void GvcfBlocks::flush() {
   vcf_.write(rec);
 }
 
-// The block as htslib prints the record flush() builds for BCF (tests/caller: the same
-// bytes), written straight to the output.
+// The block as htslib prints the record flush() builds for BCF (the same bytes:
+// CallGvcf.BlocksPrintedDirectlyAreHtslibsLines), written straight to the output.
 void GvcfBlocks::write_text(int32_t median_dp) {
   line_.clear();
   const auto number = [this](int64_t v) {

@@ -398,5 +398,4 @@ pairhmm::PairHmmEngine& WindowCaller::engine() {
   return *engine_;
 }
 
-
 }  // namespace gatemap::caller

@@ -14,11 +14,14 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <random>
+#include <sstream>
 #include <vector>
 
 #include "caller/caller.hpp"
 #include "caller/gvcf.hpp"
 #include "caller/intervals.hpp"
+#include "caller/vcf_records.hpp"
 #include "common/error.hpp"
 #include "gpu/device.hpp"
 #include "io/reads/fasta.hpp"
@@ -364,6 +367,52 @@ TEST(CallGvcf, BasesBesideAnIndelOrAClipAreEvidenceOfAnotherAllele) {
   caller::reference_confidence({clipped}, seq, 0, 5, 10, c);
   EXPECT_EQ(c.pl[2], (std::array<int32_t, 3>{35, 3, 0}));  // one read: as one mismatch
   EXPECT_EQ(c.pl[3], (std::array<int32_t, 3>{0, 3, 35}));
+}
+
+// Reference blocks are printed by GvcfBlocks itself in a text VCF and built as records for
+// BCF: htslib's printing of the BCF's records is the oracle for the text's bytes.
+TEST(CallGvcf, BlocksPrintedDirectlyAreHtslibsLines) {
+  test::TempDir dir;
+  io::VcfHeaderInfo info;
+  info.contigs = {{"chrA", 1000}, {"chrB", 500}};
+  info.samples = {"s"};
+  info.extra_lines = caller::detail::site_header_lines(true);
+  for (const std::string& line : caller::gvcf_header_lines()) info.extra_lines.push_back(line);
+  for (const std::string name : {"b.vcf", "b.bcf"}) {
+    io::VcfWriter vcf(dir.file(name), info);
+    caller::GvcfBlocks blocks(vcf);
+    std::mt19937 rng(3);
+    for (int rid = 0; rid < 2; ++rid) {
+      for (int64_t p = 0; p < 400; ++p) {
+        const int32_t gq = static_cast<int32_t>(rng() % 100), dp = static_cast<int32_t>(rng() % 40);
+        blocks.add(rid, p, "ACGTN"[rng() % 5], dp, gq, {0, gq, static_cast<int32_t>(rng() % 2000)});
+        if (p % 97 == 0) blocks.flush();
+      }
+      blocks.flush();
+    }
+    vcf.close();
+  }
+  std::vector<std::string> printed, text;
+  htsFile* fp = hts_open(dir.file("b.bcf").c_str(), "r");
+  ASSERT_NE(fp, nullptr);
+  bcf_hdr_t* hdr = bcf_hdr_read(fp);
+  bcf1_t* rec = bcf_init();
+  kstring_t line = KS_INITIALIZE;
+  while (bcf_read(fp, hdr, rec) == 0) {
+    line.l = 0;
+    ASSERT_EQ(vcf_format(hdr, rec, &line), 0);
+    printed.emplace_back(line.s, line.l);
+  }
+  ks_free(&line);
+  bcf_destroy(rec);
+  bcf_hdr_destroy(hdr);
+  hts_close(fp);
+  std::istringstream in(test::read_file(dir.file("b.vcf")));
+  for (std::string l; std::getline(in, l);) {
+    if (l[0] != '#') text.push_back(l + "\n");
+  }
+  EXPECT_GT(printed.size(), 100u);
+  EXPECT_EQ(text, printed);
 }
 
 struct GvcfRecord {
