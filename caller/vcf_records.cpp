@@ -4,51 +4,130 @@
 
 #include <cmath>
 #include <memory>
+#include <utility>
 
 namespace gatemap::caller::detail {
+
+namespace {
+
+// AC (per ALT) and AN from the called genotypes.
+std::pair<std::vector<int32_t>, int32_t> allele_counts(const SiteCall& c) {
+  std::vector<int32_t> ac(c.alleles.size() - 1, 0);
+  int32_t an = 0;
+  for (const SampleCall& s : c.samples) {
+    for (const int a : {s.gt_a, s.gt_b}) {
+      if (a < 0) continue;
+      ++an;
+      if (a > 0) ++ac[a - 1];
+    }
+  }
+  return {ac, an};
+}
+
+// An annotation of SiteAnnotations, to 3 decimals as GATK writes them; none where
+// undefined (NaN: a rank sum without both alleles' reads).
+template <double SiteAnnotations::*value>
+void write_float(const char* key, bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
+  const double v = c.annotations.*value;
+  if (std::isnan(v)) return;
+  const float f = static_cast<float>(std::round(v * 1000) / 1000);
+  bcf_update_info_float(hdr, rec, key, &f, 1);
+}
+
+// One INFO field: where it is written, its header line, its writer. In GATK's order (by
+// key), which is the records' and the header's: a new field is a row here, its value a
+// member of SiteAnnotations (caller/annotations.hpp) computed in annotations.cpp.
+struct InfoField {
+  enum When { always, vcf_only, gvcf_only } when;  // AC/AF/AN: not in a gVCF, whose <NON_REF> has no count
+  const char* key;
+  const char* number_type_description;
+  void (*write)(const char* key, bcf_hdr_t*, bcf1_t*, const SiteCall&);
+};
+
+const InfoField kInfoFields[] = {
+    {InfoField::vcf_only, "AC",
+     "Number=A,Type=Integer,Description=\"Allele count in genotypes, for each ALT allele, in the same order as "
+     "listed\"",
+     [](const char* key, bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
+       std::vector<int32_t> ac = allele_counts(c).first;
+       bcf_update_info_int32(hdr, rec, key, ac.data(), static_cast<int>(ac.size()));
+     }},
+    {InfoField::vcf_only, "AF",
+     "Number=A,Type=Float,Description=\"Allele Frequency, for each ALT allele, in the same order as listed\"",
+     [](const char* key, bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
+       const auto [ac, an] = allele_counts(c);
+       std::vector<float> af;
+       for (const int32_t n : ac) af.push_back(an ? static_cast<float>(std::round(1000.0 * n / an) / 1000) : 0.0f);
+       bcf_update_info_float(hdr, rec, key, af.data(), static_cast<int>(af.size()));
+     }},
+    {InfoField::vcf_only, "AN", "Number=1,Type=Integer,Description=\"Total number of alleles in called genotypes\"",
+     [](const char* key, bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
+       const int32_t an = allele_counts(c).second;
+       bcf_update_info_int32(hdr, rec, key, &an, 1);
+     }},
+    {InfoField::always, "BaseQRankSum",
+     "Number=1,Type=Float,Description=\"Z-score from Wilcoxon rank sum test of Alt Vs. Ref base qualities\"",
+     write_float<&SiteAnnotations::base_q_rank_sum>},
+    {InfoField::always, "DP", "Number=1,Type=Integer,Description=\"Reads in the active region over the site\"",
+     [](const char* key, bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
+       const int32_t dp = c.dp;
+       bcf_update_info_int32(hdr, rec, key, &dp, 1);
+     }},
+    {InfoField::always, "ExcessHet",
+     "Number=1,Type=Float,Description=\"Phred-scaled p-value for exact test of excess heterozygosity\"",
+     write_float<&SiteAnnotations::excess_het>},
+    {InfoField::always, "FS",
+     "Number=1,Type=Float,Description=\"Phred-scaled p-value using Fisher's exact test to detect strand bias\"",
+     write_float<&SiteAnnotations::fs>},
+    {InfoField::always, "InbreedingCoeff",
+     "Number=1,Type=Float,Description=\"Inbreeding coefficient as estimated from the genotype likelihoods "
+     "per-sample when compared against the Hardy-Weinberg expectation\"",
+     write_float<&SiteAnnotations::inbreeding_coeff>},
+    {InfoField::always, "MQ", "Number=1,Type=Float,Description=\"RMS Mapping Quality\"",
+     write_float<&SiteAnnotations::mq>},
+    {InfoField::always, "MQRankSum",
+     "Number=1,Type=Float,Description=\"Z-score From Wilcoxon rank sum test of Alt vs. Ref read mapping "
+     "qualities\"",
+     write_float<&SiteAnnotations::mq_rank_sum>},
+    {InfoField::always, "QD", "Number=1,Type=Float,Description=\"Variant Confidence/Quality by Depth\"",
+     write_float<&SiteAnnotations::qd>},
+    {InfoField::gvcf_only, "RAW_MQandDP",
+     "Number=2,Type=Integer,Description=\"Raw data (sum of squared MQ and total depth) for improved RMS Mapping "
+     "Quality calculation\"",
+     [](const char* key, bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
+       const int32_t raw[2] = {static_cast<int32_t>(std::lround(c.annotations.mq_squares)), c.annotations.reads};
+       bcf_update_info_int32(hdr, rec, key, raw, 2);
+     }},
+    {InfoField::always, "ReadPosRankSum",
+     "Number=1,Type=Float,Description=\"Z-score from Wilcoxon rank sum test of Alt vs. Ref read position bias\"",
+     write_float<&SiteAnnotations::read_pos_rank_sum>},
+    {InfoField::always, "SOR",
+     "Number=1,Type=Float,Description=\"Symmetric Odds Ratio of 2x2 contingency table to detect strand bias\"",
+     write_float<&SiteAnnotations::sor>},
+};
+
+bool written(const InfoField& f, bool gvcf) {
+  return f.when == InfoField::always || (f.when == InfoField::gvcf_only) == gvcf;
+}
+
+}  // namespace
 
 std::vector<std::string> site_header_lines(bool gvcf) {
   std::vector<std::string> lines = {
       "##FILTER=<ID=LowQD,Description=\"QD below --min-qd: few alt reads among many, as errors make them\">"};
-  if (!gvcf) {
-    lines.insert(lines.end(),
-                 {"##INFO=<ID=AC,Number=A,Type=Integer,Description=\"Allele count in genotypes, for each ALT allele, "
-                  "in the same order as listed\">",
-                  "##INFO=<ID=AF,Number=A,Type=Float,Description=\"Allele Frequency, for each ALT allele, in the same "
-                  "order as listed\">",
-                  "##INFO=<ID=AN,Number=1,Type=Integer,Description=\"Total number of alleles in called genotypes\">"});
+  for (const InfoField& f : kInfoFields) {
+    if (written(f, gvcf)) lines.push_back(std::string("##INFO=<ID=") + f.key + "," + f.number_type_description + ">");
   }
+  lines.insert(lines.end(), {"##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">",
+                             "##FORMAT=<ID=AD,Number=R,Type=Integer,Description=\"Informative reads per allele\">",
+                             "##FORMAT=<ID=DP,Number=1,Type=Integer,Description=\"Reads scored at the site\">",
+                             "##FORMAT=<ID=GQ,Number=1,Type=Integer,Description=\"Genotype quality\">",
+                             "##FORMAT=<ID=PL,Number=G,Type=Integer,Description=\"Phred-scaled genotype likelihoods\">"});
   if (gvcf) {
-    lines.insert(lines.end(),
-                 {"##INFO=<ID=RAW_MQandDP,Number=2,Type=Integer,Description=\"Raw data (sum of squared MQ and total "
-                  "depth) for improved RMS Mapping Quality calculation\">",
-                  "##FORMAT=<ID=SB,Number=4,Type=Integer,Description=\"Per-sample component statistics which comprise "
-                  "the Fisher's Exact Test to detect strand bias.\">"});
+    lines.push_back(
+        "##FORMAT=<ID=SB,Number=4,Type=Integer,Description=\"Per-sample component statistics which comprise the "
+        "Fisher's Exact Test to detect strand bias.\">");
   }
-  lines.insert(
-      lines.end(),
-      {"##INFO=<ID=BaseQRankSum,Number=1,Type=Float,Description=\"Z-score from Wilcoxon rank sum test of Alt Vs. Ref "
-       "base qualities\">",
-       "##INFO=<ID=DP,Number=1,Type=Integer,Description=\"Reads in the active region over the site\">",
-       "##INFO=<ID=ExcessHet,Number=1,Type=Float,Description=\"Phred-scaled p-value for exact test of excess "
-       "heterozygosity\">",
-       "##INFO=<ID=InbreedingCoeff,Number=1,Type=Float,Description=\"Inbreeding coefficient as estimated from the "
-       "genotype likelihoods per-sample when compared against the Hardy-Weinberg expectation\">",
-       "##INFO=<ID=FS,Number=1,Type=Float,Description=\"Phred-scaled p-value using Fisher's exact test to detect strand "
-       "bias\">",
-       "##INFO=<ID=MQ,Number=1,Type=Float,Description=\"RMS Mapping Quality\">",
-       "##INFO=<ID=MQRankSum,Number=1,Type=Float,Description=\"Z-score From Wilcoxon rank sum test of Alt vs. Ref read "
-       "mapping qualities\">",
-       "##INFO=<ID=QD,Number=1,Type=Float,Description=\"Variant Confidence/Quality by Depth\">",
-       "##INFO=<ID=ReadPosRankSum,Number=1,Type=Float,Description=\"Z-score from Wilcoxon rank sum test of Alt vs. Ref "
-       "read position bias\">",
-       "##INFO=<ID=SOR,Number=1,Type=Float,Description=\"Symmetric Odds Ratio of 2x2 contingency table to detect strand "
-       "bias\">",
-       "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">",
-       "##FORMAT=<ID=AD,Number=R,Type=Integer,Description=\"Informative reads per allele\">",
-       "##FORMAT=<ID=DP,Number=1,Type=Integer,Description=\"Reads scored at the site\">",
-       "##FORMAT=<ID=GQ,Number=1,Type=Integer,Description=\"Genotype quality\">",
-       "##FORMAT=<ID=PL,Number=G,Type=Integer,Description=\"Phred-scaled genotype likelihoods\">"});
   return lines;
 }
 
@@ -65,46 +144,9 @@ void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf, doubl
   const bool low_qd = !std::isnan(c.annotations.qd) && c.annotations.qd < min_qd;
   int32_t filter = bcf_hdr_id2int(hdr, BCF_DT_ID, low_qd ? "LowQD" : "PASS");
   bcf_update_filter(hdr, rec.get(), &filter, 1);
-  // INFO in GATK's order. AC/AF/AN from the called genotypes (not in a gVCF, whose
-  // <NON_REF> has no count).
-  if (!gvcf) {
-    std::vector<int32_t> ac(c.alleles.size() - 1, 0);
-    int32_t an = 0;
-    for (const SampleCall& s : c.samples) {
-      for (const int a : {s.gt_a, s.gt_b}) {
-        if (a < 0) continue;
-        ++an;
-        if (a > 0) ++ac[a - 1];
-      }
-    }
-    std::vector<float> af;
-    for (const int32_t n : ac) af.push_back(an ? static_cast<float>(std::round(1000.0 * n / an) / 1000) : 0.0f);
-    bcf_update_info_int32(hdr, rec.get(), "AC", ac.data(), static_cast<int>(ac.size()));
-    bcf_update_info_float(hdr, rec.get(), "AF", af.data(), static_cast<int>(af.size()));
-    bcf_update_info_int32(hdr, rec.get(), "AN", &an, 1);
+  for (const InfoField& f : kInfoFields) {
+    if (written(f, gvcf)) f.write(f.key, hdr, rec.get(), c);
   }
-  // GATK's annotations, to 3 decimals as GATK writes them; rank sums only where defined.
-  const SiteAnnotations& a = c.annotations;
-  const auto info = [&](const char* key, double v) {
-    if (std::isnan(v)) return;
-    const float f = static_cast<float>(std::round(v * 1000) / 1000);
-    bcf_update_info_float(hdr, rec.get(), key, &f, 1);
-  };
-  info("BaseQRankSum", a.base_q_rank_sum);
-  int32_t dp = c.dp;
-  bcf_update_info_int32(hdr, rec.get(), "DP", &dp, 1);
-  info("ExcessHet", a.excess_het);
-  info("FS", a.fs);
-  info("InbreedingCoeff", a.inbreeding_coeff);
-  info("MQ", a.mq);
-  info("MQRankSum", a.mq_rank_sum);
-  info("QD", a.qd);
-  if (gvcf) {
-    const int32_t raw[2] = {static_cast<int32_t>(std::lround(a.mq_squares)), a.reads};
-    bcf_update_info_int32(hdr, rec.get(), "RAW_MQandDP", raw, 2);
-  }
-  info("ReadPosRankSum", a.read_pos_rank_sum);
-  info("SOR", a.sor);
   // FORMAT GT:AD:DP:GQ:PL, a column per sample (./. where no read covers the site).
   std::vector<int32_t> gt, ad, sdp, gq, pl;
   for (const SampleCall& s : c.samples) {
@@ -129,7 +171,7 @@ void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf, doubl
   bcf_update_format_int32(hdr, rec.get(), "DP", sdp.data(), n);
   bcf_update_format_int32(hdr, rec.get(), "GQ", gq.data(), n);
   bcf_update_format_int32(hdr, rec.get(), "PL", pl.data(), static_cast<int>(pl.size()));
-  if (gvcf) bcf_update_format_int32(hdr, rec.get(), "SB", a.strand_table, 4);  // one sample
+  if (gvcf) bcf_update_format_int32(hdr, rec.get(), "SB", c.annotations.strand_table, 4);  // one sample
   vcf.write(rec.get());
 }
 
