@@ -378,10 +378,7 @@ void WindowCaller::finish_window() {
 void WindowCaller::write_in_order(std::function<void()> job) {
   writing_.push_back(writer_.submit(std::move(job)));
   const log::StageTimer timing(stats_.write_s);  // waiting for the writer
-  while (writing_.size() > 2) {
-    writing_.front().get();
-    writing_.pop_front();
-  }
+  for (; writing_.size() > 2; writing_.pop_front()) writing_.front().get();
 }
 
 void WindowCaller::wait_written() {
