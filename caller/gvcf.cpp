@@ -136,8 +136,7 @@ int GvcfBlocks::band_of(int32_t gq) {
     for (int q = 0; q < 100; ++q) t[q] = static_cast<int8_t>(std::upper_bound(kBands, kBands + kNumBands, q) - kBands - 1);
     return t;
   }();
-  if (gq >= 0 && gq < 100) return table[gq];
-  return static_cast<int>(std::upper_bound(kBands, kBands + kNumBands, gq) - kBands) - 1;
+  return table[std::clamp(gq, 0, 99)];  // 99 and above: the last band
 }
 
 void GvcfBlocks::add(int rid, int64_t pos, char ref_base, int32_t dp, int32_t gq, const std::array<int32_t, 3>& pl) {

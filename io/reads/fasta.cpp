@@ -1,11 +1,7 @@
 #include "io/reads/fasta.hpp"
 
-#include <fcntl.h>
 #include <htslib/bgzf.h>
 #include <omp.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <array>
 #include <cctype>
@@ -15,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "io/output_file.hpp"
+#include "io/reads/input_stream.hpp"
 #include "io/reads/line_reader.hpp"
 
 namespace gatemap::io {
@@ -103,31 +100,6 @@ bool FastaReader::next(FastaRecord& rec) {
 
 namespace {
 
-// An uncompressed FASTA file, mapped for reading (nullptr data: not one, or unreadable).
-struct MappedFile {
-  explicit MappedFile(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) return;
-    struct stat st {};
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 2) {
-      void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p != MAP_FAILED) {
-        data = static_cast<const char*>(p), size = static_cast<size_t>(st.st_size);
-        madvise(p, size, MADV_SEQUENTIAL);
-        if (static_cast<uint8_t>(data[0]) == 0x1f && static_cast<uint8_t>(data[1]) == 0x8b) unmap();  // gzip
-      }
-    }
-    ::close(fd);
-  }
-  ~MappedFile() { unmap(); }
-  void unmap() {
-    if (data) munmap(const_cast<char*>(data), size);
-    data = nullptr, size = 0;
-  }
-  const char* data = nullptr;
-  size_t size = 0;
-};
-
 // What FastaReader::next makes of each byte of a sequence line, as lookup tables
 // (branch-free: the parallel reader's loop runs at memory speed).
 struct ByteRules {
@@ -179,10 +151,11 @@ bool convert_sequence(const char* in, size_t n, char* out, size_t* bases, FastaS
 std::vector<FastaRecord> read_fasta_parallel(const std::string& path, FastaStats& stats) {
   std::vector<FastaRecord> out;
   if (omp_get_max_threads() < 2) return out;  // two passes over the text: the stream is faster alone
-  const MappedFile f(path);
-  if (!f.data) return out;
-  const char* d = f.data;
-  const size_t n = f.size;
+  const InputStream file(path);  // a plain regular file mapped (its gzip check, its bus-error message)
+  const std::string_view text = file.mapped();
+  if (text.empty()) return out;
+  const char* d = text.data();
+  const size_t n = text.size();
   struct Piece {
     size_t record, begin, end, bases = 0, at = 0;
     FastaStats stats;
@@ -205,7 +178,7 @@ std::vector<FastaRecord> read_fasta_parallel(const std::string& path, FastaStats
     }
   }
   std::vector<size_t> starts;
-  for (const auto& f : found) starts.insert(starts.end(), f.begin(), f.end());
+  for (const auto& in_chunk : found) starts.insert(starts.end(), in_chunk.begin(), in_chunk.end());
   starts.push_back(n);
   size_t pos = 0;
   while (pos < n && d[pos] == '\n') ++pos;  // blank lines before the first record
@@ -221,10 +194,11 @@ std::vector<FastaRecord> read_fasta_parallel(const std::string& path, FastaStats
     while (starts[s] < body) ++s;
     const size_t next = starts[s];
     if (next < n && d[next - 1] != '\n') return {};
-    for (size_t b = body; b < next || b == body; b += kPiece) {
+    size_t b = body;
+    do {  // an empty sequence is one empty piece (refused below)
       pieces.push_back({names.size(), b, std::min(next, b + kPiece), 0, 0, FastaStats{}});
-      if (b >= next) break;
-    }
+      b += kPiece;
+    } while (b < next);
     names.push_back(name);
     pos = next;
   }
