@@ -8,11 +8,12 @@
 # figures the 30x extrapolation scales.
 # Per step one TSV row on stdout: wall s, CPU s (user + sys), peak RSS, peak GPU memory
 # (nvidia-smi, where present), peak temporary disk (the sorter's --tmp-dir), output bytes.
-# Usage: scripts/bench_genome.sh STAGE... (prep20 chr20 old chr20x30 prep genome capped report), in OUTDIR
+# Usage: scripts/bench_genome.sh STAGE... (prep20 chr20 old chr20x30 prep genome capped old_genome report), in OUTDIR
 #   env: OUTDIR (/tmp/gm_genome), GATEMAP, PAIRS (50000000), THREADS (all), CHR20 (FASTA),
 #   CAP (24G) and CAP_PAIRS (2000000) for the stage `capped` (after `genome`: its reads and BAM),
 #   MAP_FLAGS, CALL_FLAGS (added to every map / call), LOG (stderr of every command), OLD
-#   (another gatemap build, for the stage `old`: chr20 beside it, records and calls compared);
+#   (another gatemap build, for the stages `old`: chr20 beside it, records and calls compared,
+#   and `old_genome`: the capped stage's pairs beside it, records compared);
 #   for a quick try on a small machine: SCALE (1), CHR20_PAIRS (1000000), CHR20_DEEP_PAIRS (6300000)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -152,6 +153,12 @@ for stage in "$@"; do
         && echo "# capped: records identical under --gpu-mem $cap" || echo "# capped: records DIFFER under --gpu-mem $cap"
       cmp -s <(gzip -dc "$d/0.vcf.gz" | grep -v '^##') <(gzip -dc "$d/$cap.vcf.gz" | grep -v '^##') \
         && echo "# capped: calls identical under --gpu-mem $cap" || echo "# capped: calls DIFFER under --gpu-mem $cap" ;;
+    old_genome)  # OLD beside on the genome: the `capped` stage's CAP_PAIRS pairs mapped by both, records compared
+      d=genome/capped
+      measure genome_old map_sort_markdup "$d/old.bam" "$d/spill" "$OLD" map -t "$T" --sort --markdup --tmp-dir "$d/spill" \
+        -R "@RG\tID:genome\tSM:donor" -o "$d/old.bam" genome/ref.gmi $d/pe_1.fq.gz $d/pe_2.fq.gz
+      cmp -s <(samtools view "$d/0.bam") <(samtools view "$d/old.bam") \
+        && echo "# genome: records identical to OLD's" || echo "# genome: records DIFFER from OLD's" ;;
     report)  # per pair and per Mbp, and the 30x genome from them (see docs/BENCHMARKS.md)
       awk -F'\t' -v pairs="$PAIRS" -v scale="$SCALE" -v c20="$CHR20_PAIRS" -v c20deep="$CHR20_DEEP_PAIRS" '
         { wall[$1 "/" $2] = $3; cpu[$1 "/" $2] = $4 }

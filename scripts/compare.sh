@@ -60,7 +60,7 @@ records() {
         if cmp -s OLD.sam NEW.sam; then
           res=identical
         else
-          res="DIFFER ($(diff OLD.sam NEW.sam | grep -c '^<') lines)"
+          res="DIFFER ($( { diff OLD.sam NEW.sam || true; } | grep -c '^<') lines)"
           fail=1
         fi
         name=$(basename "$r1")

@@ -22,7 +22,7 @@
 #   ecoli      bench_correct.sh profiles: EC_PAIRS (1 M) pairs of E. coli (EC_GENOME=chr20: of
 #              chr20), EC_TOOLS (gm_gpu gm_cpu lighter), EC_ROUNDS (2), EC_EXTRA, EC_EVAL=0
 #   index      a GRCh37-sized (3.1 Gbp) synthetic index: build and cold load
-#   genome     scripts/bench_genome.sh GENOME_STAGES (prep20 chr20 old chr20x30 prep genome capped report) with
+#   genome     scripts/bench_genome.sh GENOME_STAGES (prep20 chr20 old chr20x30 prep genome capped old_genome report) with
 #              the real chr20 in the genome, GENOME_PAIRS (50 M) pairs, in /tmp/gm_genome:
 #              genome.tsv (a row per step) and genome.log; touches /tmp/gm_genome/done at the end
 #   cohort     scripts/bench_cohort.sh speed on chr20: 3 donors at 30x called alone and together,
@@ -218,7 +218,7 @@ for stage in "$@"; do
     genome)
       chr20 /tmp/gm_chr20.fa; rm -f /tmp/gm_genome/done
       OUTDIR=/tmp/gm_genome PAIRS=${GENOME_PAIRS:-50000000} CHR20=/tmp/gm_chr20.fa LOG=$OUT/genome.log OLD=$BIN/gatemap-old \
-        bash scripts/bench_genome.sh ${GENOME_STAGES:-prep20 chr20 old chr20x30 prep genome capped report} > "$OUT/genome.tsv" 2>> "$OUT/genome.log"
+        bash scripts/bench_genome.sh ${GENOME_STAGES:-prep20 chr20 old chr20x30 prep genome capped old_genome report} > "$OUT/genome.tsv" 2>> "$OUT/genome.log"
       echo "bench_genome exit $?" >> "$OUT/genome.log"; touch /tmp/gm_genome/done ;;
     cohort)  # bench_cohort.sh speed on chr20 (COHORT_* as its SPEED_SAMPLES, SPEED_DEPTH, JOINT_*)
       chr20 /tmp/gm_chr20.fa

@@ -21,7 +21,6 @@ struct SeedScratch {
   std::vector<SeedCluster> clusters;  // of one strand
   std::vector<uint32_t> order;
   std::vector<std::pair<uint64_t, int>> queries;  // (k-mer key, read offset)
-  std::vector<int> starts;                        // offsets of the queries looked up (not skipped)
 };
 
 struct Workspace {

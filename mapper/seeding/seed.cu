@@ -112,14 +112,21 @@ __device__ bool for_each_lookup(const IndexView& ix, const uint8_t* codes, const
   return capped;
 }
 
+// Per read strand: its hits, whether a k-mer was over max_occ, and the least support of
+// a cluster that can hold a hit within the read's edits (SupportBound).
 __global__ void count_hits_kernel(IndexView ix, const uint8_t* codes, const int64_t* begin, const int32_t* edits,
-                                  int64_t n_strands, uint32_t max_occ, int64_t* counts, uint8_t* capped) {
+                                  int64_t n_strands, uint32_t max_occ, int64_t* counts, uint8_t* capped,
+                                  int32_t* least) {
   const int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (t >= n_strands) return;
   int64_t total = 0;
-  capped[t] = for_each_lookup(ix, codes, begin, edits, t, max_occ,
-                              [&](uint32_t first, uint32_t last, int) { total += last - first; });
+  SupportBound bound(ix.k, ix.stride);
+  capped[t] = for_each_lookup(ix, codes, begin, edits, t, max_occ, [&](uint32_t first, uint32_t last, int start) {
+    total += last - first;
+    bound.add(start);
+  });
   counts[t] = total;
+  least[t] = bound.least(edits[t >> 1]);
 }
 
 // Read strands [a, b): hits of strand t at offsets[t] - offsets[a]; rel gets the
@@ -139,11 +146,11 @@ __global__ void fill_hits_kernel(IndexView ix, const uint8_t* codes, const int64
 
 // Clusters of segment i, written where its hits are (a strand has no more clusters than
 // hits); then the best supported max_cand of them kept there in diagonal order (the host
-// orders a capped strand by support, as the CPU's cap does): kept[i] of them, cap_hit[i]
-// when some were left out.
-__global__ void cluster_select_kernel(const uint64_t* sorted, const int64_t* rel, const int32_t* edits, int64_t a,
-                                      int64_t n_segments, uint32_t max_cand, detail::SeedCluster* scratch,
-                                      int64_t* kept, uint8_t* cap_hit) {
+// orders a capped strand by support, as the CPU's cap does), and of those the ones
+// keep_supported keeps (least[a + i]): kept[i] of them, cap_hit[i] when the cap left some out.
+__global__ void cluster_select_kernel(const uint64_t* sorted, const int64_t* rel, const int32_t* edits,
+                                      const int32_t* least, int64_t a, int64_t n_segments, uint32_t max_cand,
+                                      detail::SeedCluster* scratch, int64_t* kept, uint8_t* cap_hit) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i > n_segments) return;
   if (i == n_segments) {  // the scan's last input: the total lands at its end
@@ -159,30 +166,33 @@ __global__ void cluster_select_kernel(const uint64_t* sorted, const int64_t* rel
                  top = max(top, support);
                });
   cap_hit[i] = nc > max_cand;
-  if (nc <= max_cand) {
-    kept[i] = nc;
-    return;
-  }
-  const auto at_least = [&](uint32_t s) {
-    int64_t n = 0;
-    for (int64_t j = 0; j < nc; ++j) n += c[j].support >= s;
-    return n;
-  };
-  // The max_cand-th largest support: the largest s that max_cand clusters reach.
-  uint32_t lo = 1, hi = top;
-  while (lo < hi) {
-    const uint32_t mid = lo + (hi - lo + 1) / 2;
-    if (at_least(mid) >= max_cand) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
+  if (nc > max_cand) {
+    const auto at_least = [&](uint32_t s) {
+      int64_t n = 0;
+      for (int64_t j = 0; j < nc; ++j) n += c[j].support >= s;
+      return n;
+    };
+    // The max_cand-th largest support: the largest s that max_cand clusters reach.
+    uint32_t lo = 1, hi = top;
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo + 1) / 2;
+      if (at_least(mid) >= max_cand) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
     }
+    // All above it, and the first of those at it (in diagonal order) up to max_cand.
+    int64_t ties = max_cand - at_least(lo + 1), w = 0;
+    for (int64_t j = 0; j < nc; ++j) {
+      if (c[j].support > lo || (c[j].support == lo && ties-- > 0)) c[w++] = c[j];
+    }
+    nc = w;
   }
-  // All above it, and the first of those at it (in diagonal order) up to max_cand.
-  int64_t ties = max_cand - at_least(lo + 1), w = 0;
-  for (int64_t j = 0; j < nc; ++j) {
-    if (c[j].support > lo || (c[j].support == lo && ties-- > 0)) c[w++] = c[j];
-  }
+  int64_t w = 0;
+  keep_supported(
+      nc, [c](int64_t j) { return c[j].support; }, least[a + i], detail::kClipCandidates,
+      [c, &w](int64_t j) { c[w++] = c[j]; });
   kept[i] = w;
 }
 
@@ -230,7 +240,7 @@ struct SeedGpu::Impl {
   gpu::PinnedBuffer<detail::SeedCluster> h_copied;
   gpu::DeviceBuffer<uint8_t> d_codes, d_capped, d_cap_hit;
   gpu::DeviceBuffer<int64_t> d_begin, d_counts, d_offsets, d_rel, d_kept, d_at, d_first;
-  gpu::DeviceBuffer<int32_t> d_edits;
+  gpu::DeviceBuffer<int32_t> d_edits, d_least;
   gpu::DeviceBuffer<uint64_t> d_hits, d_sorted;
   // All clusters of a chunk; the kept ones of the batch (for the verifier and the copies).
   gpu::DeviceBuffer<detail::SeedCluster> d_scratch, d_kept_clusters;
@@ -324,9 +334,10 @@ void SeedGpu::Impl::run_chunk(int64_t a, int64_t b, uint32_t max_occ, uint32_t m
                                                 d_rel.data(), d_rel.data() + 1, s);
     });
   }
-  cluster_select_kernel<<<blocks_for(segments + 1), kThreads, 0, s>>>(d_sorted.data(), d_rel.data(), d_edits.data(), a,
-                                                                      segments, max_cand, d_scratch.data(),
-                                                                      d_kept.data(), d_cap_hit.data());
+  cluster_select_kernel<<<blocks_for(segments + 1), kThreads, 0, s>>>(d_sorted.data(), d_rel.data(), d_edits.data(),
+                                                                      d_least.data(), a, segments, max_cand,
+                                                                      d_scratch.data(), d_kept.data(),
+                                                                      d_cap_hit.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
   with_temp([&](void* temp, size_t& bytes) {
     return cub::DeviceScan::ExclusiveSum(temp, bytes, d_kept.data(), d_at.data(), segments + 1, s);
@@ -386,6 +397,7 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
   gpu::grow(im.d_counts, static_cast<size_t>(strands));
   gpu::grow(im.d_offsets, static_cast<size_t>(strands + 1));
   gpu::grow(im.d_capped, static_cast<size_t>(strands));
+  gpu::grow(im.d_least, static_cast<size_t>(strands));
   im.start.record(s);
   GATEMAP_CUDA_CHECK(
       cudaMemcpyAsync(im.d_codes.data(), im.h_codes.data(), static_cast<size_t>(bases), cudaMemcpyHostToDevice, s));
@@ -395,7 +407,7 @@ void SeedGpu::seed(const std::vector<detail::SeededRead>& reads, uint32_t max_oc
                                      cudaMemcpyHostToDevice, s));
   count_hits_kernel<<<blocks_for(strands), kThreads, 0, s>>>(im.view, im.d_codes.data(), im.d_begin.data(),
                                                              im.d_edits.data(), strands, max_occ, im.d_counts.data(),
-                                                             im.d_capped.data());
+                                                             im.d_capped.data(), im.d_least.data());
   GATEMAP_CUDA_CHECK_LAUNCH();
   GATEMAP_CUDA_CHECK(cudaMemsetAsync(im.d_offsets.data(), 0, sizeof(int64_t), s));
   im.with_temp([&](void* temp, size_t& bytes) {

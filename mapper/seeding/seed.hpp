@@ -23,15 +23,18 @@ void set_read_codes(SeededRead& w, const std::string& seq);
 
 // Candidates of w (codes and max_edits set). Thread-safe with one scratch per thread.
 // Reads of seeding::kMaxSeedReadLen bases or more get none (they are reported unmapped).
-// within_edits >= 0 keeps only the clusters whose seed support leaves room for a hit
-// within that many edits (q-gram lemma; the deep search's, mapper/deep_search.cpp).
+// Of the clusters the --max-cand cap keeps, those seeding::keep_supported keeps: the ones
+// whose support leaves room for a hit within w.max_edits, and the kClipCandidates best
+// of the others. within_edits >= 0 (the deep search): only the clusters that leave room
+// for a hit within that many edits.
 void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOptions& opt, SeedScratch& scratch,
                         int within_edits = -1);
 
 // One strand's clusters (seeding::cluster_hits) -> w.cand: the best supported
-// max_candidates (sets w.cand_cap_hit when some are left out), contigs looked up.
+// max_candidates (sets w.cand_cap_hit when some are left out), of those the ones with at
+// least `least` support and the `lows` best of the others, contigs looked up.
 void add_strand_candidates(const index::Index& idx, uint8_t strand, const SeedCluster* clusters, size_t n,
-                           int max_candidates, SeededRead& w, std::vector<uint32_t>& order);
+                           int max_candidates, int least, int lows, SeededRead& w, std::vector<uint32_t>& order);
 // The same from clusters the cap has already chosen (the GPU seeder's, in diagonal
 // order): when some were left out (cap_hit), ordered by support as above.
 void add_kept_candidates(const index::Index& idx, uint8_t strand, const SeedCluster* kept, size_t n, bool cap_hit,

@@ -52,6 +52,103 @@ GATEMAP_HD void for_each_query(int m, int k, int stride, int step, Code code, Qu
   }
 }
 
+// The least seed support of a place within `edits` edits of a read (q-gram lemma), fed
+// the offsets of the read's looked-up queries (skipped ones left out) in order. A query
+// matches at such a place where the index samples the reference (every s-th position:
+// the queries of one offset residue mod s) unless an edit covers it. An edit at base y
+// costs at most the most queries one base is covered by; an indel also moves the
+// sampled residue from some r (left of it) to some r' (right), so it costs at most
+// max over y, r, r' of (r'-queries at or before y) - (r-queries before y - k + 1): `loss`
+// (with r = r' that is the substitution's cost). So a place within `edits` keeps at
+// least min over r of (r-queries) - edits * loss. A cluster with less support holds no
+// hit within `edits` (keep_supported). Strides over kMaxResidues give 0.
+class SupportBound {
+ public:
+  static constexpr int kMaxResidues = 8;
+  GATEMAP_HD SupportBound(int k, int stride) : s_(stride), k_mask_((1u << k) - 1) {
+    for (int i = 0; i < k; i += stride) same_residue_ |= 1u << i;
+    for (int r = 0; r < kMaxResidues; ++r) count_[r] = 0;
+  }
+  GATEMAP_HD void add(int start) {
+    if (s_ > kMaxResidues) return;
+    const int gap = start - last_;
+    recent_ = (gap >= 32 ? 0u : recent_ << gap) | 1u;  // bit i: a query at start - i
+    last_ = start;
+    const int res = start % s_;
+    ++count_[res];
+    for (int r = 0; r < s_; ++r) {
+      // r-queries in (start - k, start]: bits i with start - i = r mod s.
+      const int shift = (res - r + s_) % s_;
+      const int recent_r = popcount(recent_ & (same_residue_ << shift) & k_mask_);
+      const int cost = count_[res] - (count_[r] - recent_r);
+      if (cost > loss_) loss_ = cost;
+    }
+  }
+  GATEMAP_HD int least(int edits) const {
+    if (s_ > kMaxResidues) return 0;
+    int fewest = count_[0];
+    for (int r = 1; r < s_; ++r) fewest = count_[r] < fewest ? count_[r] : fewest;
+    return fewest - edits * loss_;
+  }
+
+ private:
+  GATEMAP_HD static int popcount(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __popc(x);
+#else
+    return __builtin_popcount(x);
+#endif
+  }
+  int s_;
+  uint32_t k_mask_;
+  uint32_t same_residue_ = 0;  // bits 0, s, 2s, ... below k
+  uint32_t recent_ = 0;
+  int last_ = -64;
+  int loss_ = 0;
+  int count_[kMaxResidues];
+};
+
+// Of n clusters (support(j) gives cluster j's), those with at least `least` support and
+// of the others the `lows` best supported (ties: the first): keep(j) for each, in order.
+// The others hold no hit within the read's threshold (SupportBound); the best few are
+// kept for the clipped fallback, which aligns the best supported candidates whatever
+// their edits. On a large genome this leaves out most clusters of chance k-mer hits.
+template <class Support, class Keep>
+GATEMAP_HD void keep_supported(int64_t n, Support support, int least, int64_t lows, Keep keep) {
+  const auto low = [&](int64_t j) { return static_cast<int64_t>(support(j)) < least; };
+  int64_t n_low = 0;
+  uint32_t top = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    if (!low(j)) continue;
+    ++n_low;
+    top = support(j) > top ? support(j) : top;
+  }
+  // Lows kept: those over `cut`, and the first `ties` at it.
+  uint32_t cut = 0;
+  int64_t ties = n_low;
+  if (n_low > lows) {
+    const auto at_least = [&](uint32_t s) {
+      int64_t k = 0;
+      for (int64_t j = 0; j < n; ++j) k += low(j) && support(j) >= s;
+      return k;
+    };
+    uint32_t lo = 0, hi = top + 1;  // the largest s that `lows` lows reach (0 when lows is 0)
+    while (lo + 1 < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      if (at_least(mid) >= lows) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    cut = lo;
+    ties = lows - at_least(lo + 1);
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    if (!low(j) || support(j) > cut || (support(j) == cut && ties-- > 0)) keep(j);
+  }
+}
+
 // Clusters n sorted hits: a cluster holds the hits whose diagonals are within e of its
 // first one; its centre is the diagonal with the most hits (the first on ties), and its
 // seed offset the read offset of that diagonal's first hit. Calls

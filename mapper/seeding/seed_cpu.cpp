@@ -48,27 +48,6 @@ void merge_runs(std::vector<uint64_t>& hits, std::vector<size_t>& runs, std::vec
   }
 }
 
-// The least support a place within `edits` edits of the read can have (q-gram lemma):
-// each looked-up seed query (`starts`, in offset order; skipped ones excluded) matches
-// there, at the reference positions the index samples (stride s), unless an edit covers
-// it, and one edit covers at most `kill` of them. The least over the sampling phases,
-// as an indel shifts the phase.
-int least_support(const std::vector<int>& starts, int k, int s, int edits) {
-  int least = static_cast<int>(starts.size());
-  for (int phase = 0; phase < s; ++phase) {
-    int queries = 0, kill = 0;
-    for (size_t i = 0; i < starts.size(); ++i) {
-      if ((starts[i] + phase) % s != 0) continue;
-      ++queries;
-      int covering = 0;  // queries whose k-mers hold the base at starts[i] + k - 1
-      for (size_t j = i; j < starts.size() && starts[j] < starts[i] + k; ++j) covering += (starts[j] + phase) % s == 0;
-      kill = std::max(kill, covering);
-    }
-    least = std::min(least, queries - edits * kill);
-  }
-  return least;
-}
-
 }  // namespace
 
 void set_read_codes(SeededRead& w, const std::string& seq) {
@@ -129,9 +108,9 @@ void push_candidates(const index::Index& idx, uint8_t strand, const SeedCluster*
 }  // namespace
 
 // The best supported --max-cand, ordered by support, ties in diagonal order (what a
-// stable sort by support keeps).
+// stable sort by support keeps); of those, the ones seeding::keep_supported keeps.
 void add_strand_candidates(const index::Index& idx, uint8_t strand, const SeedCluster* clusters, size_t n,
-                           int max_candidates, SeededRead& w, std::vector<uint32_t>& order) {
+                           int max_candidates, int least, int lows, SeededRead& w, std::vector<uint32_t>& order) {
   order.resize(n);
   std::iota(order.begin(), order.end(), 0u);
   if (static_cast<int64_t>(n) > max_candidates) {
@@ -141,6 +120,11 @@ void add_strand_candidates(const index::Index& idx, uint8_t strand, const SeedCl
     order.resize(static_cast<size_t>(max_candidates));
     w.cand_cap_hit = true;
   }
+  size_t kept = 0;
+  seeding::keep_supported(
+      static_cast<int64_t>(order.size()), [&](int64_t j) { return clusters[order[j]].support; }, least, lows,
+      [&](int64_t j) { order[kept++] = order[j]; });
+  order.resize(kept);
   push_candidates(idx, strand, clusters, order, w);
 }
 
@@ -157,7 +141,7 @@ void add_kept_candidates(const index::Index& idx, uint8_t strand, const SeedClus
 
 void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOptions& opt, SeedScratch& scratch,
                         int within_edits) {
-  auto& [hits, merged, runs, clusters, order, queries, starts] = scratch;
+  auto& [hits, merged, runs, clusters, order, queries] = scratch;
   const uint32_t max_occ = opt.max_occ ? opt.max_occ : idx.max_occ();
   const int k = idx.k();
   const int m = w.length();
@@ -179,25 +163,27 @@ void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOption
     for (int stage = 0; stage < 3; ++stage) {
       for (const auto& qk : queries) idx.prefetch(qk.first, stage);
     }
-    starts.clear();
+    seeding::SupportBound bound(k, s);
     for (const auto& [key, start] : queries) {
       const index::KmerHits kh = idx.lookup(key);
       if (kh.count > max_occ) {
         w.capped = true;
         continue;
       }
-      starts.push_back(start);
+      bound.add(start);
       if (kh.count) runs.push_back(hits.size());
       for (uint32_t h = 0; h < kh.count; ++h) hits.push_back(seeding::pack_hit(kh.pos[h], start));
     }
     merge_runs(hits, runs, merged);
     clusters.clear();
-    const int least = within_edits < 0 ? 0 : least_support(starts, k, s, within_edits);
     seeding::cluster_hits(hits.data(), static_cast<int64_t>(hits.size()), w.max_edits,
                           [&](int64_t diag, uint32_t seed_offset, uint32_t support) {
-                            if (static_cast<int>(support) >= least) clusters.push_back({diag, seed_offset, support});
+                            clusters.push_back({diag, seed_offset, support});
                           });
-    add_strand_candidates(idx, strand, clusters.data(), clusters.size(), opt.max_candidates, w, order);
+    // The deep search (within_edits) tries only clusters that can beat the best hit.
+    const int least = bound.least(within_edits < 0 ? w.max_edits : within_edits);
+    add_strand_candidates(idx, strand, clusters.data(), clusters.size(), opt.max_candidates, least,
+                          within_edits < 0 ? kClipCandidates : 0, w, order);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <htslib/sam.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -20,6 +21,7 @@
 #include "mapper/insert_model.hpp"
 #include "mapper/placement.hpp"
 #include "mapper/seeding/seed.hpp"
+#include "mapper/seeding/seed_core.hpp"
 #include "mapper/verify/verifier.hpp"
 
 using namespace gatemap;
@@ -110,6 +112,91 @@ TEST(Seed, ThresholdAndCandidateCap) {
   for (const Candidate& c : w.cand) ++per_strand[c.strand];
   EXPECT_LE(per_strand[0], 3);
   EXPECT_LE(per_strand[1], 3);
+}
+
+// The support bound (seeding::SupportBound) against simulated truth: a read with its
+// threshold's worth of substitutions and indels anywhere keeps its origin as a candidate,
+// for every sampling stride; of chance k-mers shared with the genome only a few stay.
+TEST(Seed, TheSupportBoundKeepsEveryOriginWithinTheThreshold) {
+  const auto& g = genome();
+  std::mt19937_64 rng(29);
+  for (int stride : {1, 2, 3}) {
+    test::TempDir dir;
+    io::write_fasta(dir.file("ref.fa"), {{"chr", g.seq}});
+    index::IndexOptions io;
+    io.stride = stride;
+    const auto idx = index::build_index(dir.file("ref.fa"), io);
+    for (int i = 0; i < 4000; ++i) {
+      const int m = std::array{70, 100, 150, 250}[i / 2 % 4];
+      const int64_t pos = 1000 + static_cast<int64_t>(rng() % (g.seq.size() - 2000));
+      std::string read = g.seq.substr(static_cast<size_t>(pos), static_cast<size_t>(m) + 80);
+      MapOptions opt;
+      const int e = edit_threshold(opt.verify, m);
+      const bool reverse = i % 3 == 0;
+      if (i % 2) {
+        // e substitutions where they cover the most queries sampled at the origin: the
+        // bound's worst case, so its value is tight.
+        std::vector<int> sampled;
+        seeding::for_each_query(
+            m, idx->k(), stride, seeding::seed_step(m, e, idx->k(), stride), [](int) { return uint8_t{0}; },
+            [&](uint64_t, int start) {
+              const int64_t at = reverse ? pos + m - idx->k() - start : pos + start;
+              if (at % stride == 0) sampled.push_back(start);
+            });
+        for (int k = 0; k < e; ++k) {
+          int best = 0, best_at = 0;
+          for (int b = 0; b < m; ++b) {
+            const auto held = std::count_if(sampled.begin(), sampled.end(),
+                                            [&](int q) { return q <= b && b < q + idx->k(); });
+            if (held > best) best = static_cast<int>(held), best_at = b;
+          }
+          sampled.erase(std::remove_if(sampled.begin(), sampled.end(),
+                                       [&](int q) { return q <= best_at && best_at < q + idx->k(); }),
+                        sampled.end());
+          const size_t at = static_cast<size_t>(reverse ? m - 1 - best_at : best_at);
+          read[at] = "ACGT"[(std::string("ACGT").find(read[at]) + 1 + rng() % 3) % 4];
+        }
+      } else {
+        // e substitutions and indels, bunched in one part of the read half the time.
+        const size_t span = i % 4 ? static_cast<size_t>(m) : 20;
+        const size_t from = rng() % (static_cast<size_t>(m) - span + 1);
+        for (int k = 0; k < e; ++k) {
+          const size_t at = from + rng() % span;
+          switch (rng() % 3) {
+            case 0: read[at] = "ACGT"[(std::string("ACGT").find(read[at]) + 1 + rng() % 3) % 4]; break;
+            case 1: read.insert(at, 1, "ACGT"[rng() % 4]); break;
+            default: read.erase(at, 1);
+          }
+        }
+      }
+      read.resize(static_cast<size_t>(m));
+      SeedScratch scratch;
+      SeededRead w;
+      seed_read(*idx, reverse ? revcomp(read) : read, opt, scratch, w);
+      bool found = false;
+      for (const Candidate& c : w.cand) found |= c.strand == reverse && std::llabs(c.diag - pos) <= e;
+      ASSERT_TRUE(found) << "stride " << stride << " read " << i << " length " << m << " at " << pos;
+    }
+  }
+  // Twelve looked-up 15-mers (offsets 0, 16, 32, ... of 250 bases at 10 edits, looked up
+  // every 8) from twelve places of the genome: clusters of support 1, while a place within
+  // 10 edits keeps 10 of the 30 queries. Only kClipCandidates stay (the clipped fallback's):
+  // the first ones.
+  std::string chance = test::random_dna(rng, 250);
+  std::vector<int64_t> diags;
+  for (int q = 0; q < 12; ++q) {
+    const int64_t from = 10000 + 15000 * q;
+    chance.replace(static_cast<size_t>(16 * q), 15, g.seq.substr(static_cast<size_t>(from), 15));
+    diags.push_back(from - 16 * q);
+  }
+  const SeededRead w = seeded(chance);
+  EXPECT_FALSE(w.cand_cap_hit);
+  std::vector<int64_t> kept;
+  for (const Candidate& c : w.cand) {
+    EXPECT_EQ(c.support, 1u);
+    if (c.strand == 0) kept.push_back(c.diag);
+  }
+  EXPECT_EQ(kept, std::vector<int64_t>(diags.begin(), diags.begin() + kClipCandidates));
 }
 
 TEST(Seed, ShortAndAllNReadsHaveNoCandidates) {
