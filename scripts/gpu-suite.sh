@@ -5,7 +5,7 @@
 # NA12878/HG002 slices, E. coli, the pair-HMM files; `run` it with carry [".gpu-bundle"]). There:
 # from the repository root, `bash scripts/gpu-suite.sh STAGE...`, results under $OUT:
 #   tests, filter (gatemap bench filter), pairhmm (bench pairhmm on 10s.in)
-#   compare    gatemap-old vs gatemap: records (filter gpu/cpu/off, simulated and real reads),
+#   compare    gatemap-old vs gatemap: records (filter COMPARE_FILTERS: gpu cpu off; simulated and real reads),
 #              calls and corrections on the GPU and the CPU (scripts/compare.sh)
 #   io         scripts/bench_io.sh on chr20: IO_PAIRS (1 M) pairs plain, gzip -1 and bgzip -> SAM,
 #              BAM and a sorted, duplicate-marked BAM, beside strobealign and minimap2 (when
@@ -129,7 +129,7 @@ for stage in "$@"; do
       gatemap bench pairhmm -t "$T" --file .gpu-bundle/data/pairhmm-carneiro/10s.in -o "$OUT/pairhmm.tsv" \
         > "$OUT/pairhmm.log" 2>&1 ;;
     compare)
-      FILTERS="gpu cpu off" REAL_DIR=$R bash scripts/compare.sh records "$BIN/gatemap-old" "$BIN/gatemap" /tmp/gm_compare \
+      FILTERS="${COMPARE_FILTERS:-gpu cpu off}" REAL_DIR=$R bash scripts/compare.sh records "$BIN/gatemap-old" "$BIN/gatemap" /tmp/gm_compare \
         "${COMPARE_SCALE:-0.01}" "${COMPARE_PAIRS:-40000}" > "$OUT/compare.txt" 2>&1
       echo "records exit $?" >> "$OUT/compare.txt"
       BACKENDS="gpu cpu" bash scripts/compare.sh calls "$BIN/gatemap-old" "$BIN/gatemap" /tmp/gm_compare >> "$OUT/compare.txt" 2>&1
