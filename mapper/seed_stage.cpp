@@ -51,11 +51,13 @@ void SeedStage::kept_candidates(int64_t r, const SeedCluster* clusters, SeededRe
   const seeding::SeedClusters& c = clusters_;
   w.cand.clear();
   w.cand_cap_hit = false;
+  w.cap_left_hits = false;
   w.cand.reserve(static_cast<size_t>(c.first[2 * r + 2] - c.first[2 * r]));  // grown once, not per push
   for (uint8_t strand = 0; strand < 2; ++strand) {
     const int64_t t = 2 * r + strand;
     add_kept_candidates(idx_, strand, clusters + (c.first[t] - c.first[2 * r]), c.first[t + 1] - c.first[t],
                         c.cap_hit[t] != 0, w, scratch.order);
+    w.cap_left_hits = w.cap_left_hits || (c.cap_hit[t] & seeding::kCapLeftHits) != 0;
   }
 }
 
@@ -77,6 +79,7 @@ bool SeedStage::candidates_from_gpu(std::vector<SeededRead>& seeded) {
       if (!all_on_gpu) return kept_candidates(r, c.clusters + c.first[2 * r], w, scratch);
       w.cand.clear();
       w.cand_cap_hit = c.cap_hit[2 * r] || c.cap_hit[2 * r + 1];
+      w.cap_left_hits = ((c.cap_hit[2 * r] | c.cap_hit[2 * r + 1]) & seeding::kCapLeftHits) != 0;
     });
   }
   errors.rethrow();

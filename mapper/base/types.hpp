@@ -45,6 +45,7 @@ struct SeededRead {
   int max_edits = 0;              // -e, or 4% of the read's length
   bool capped = false;            // some seeds were skipped as too repetitive
   bool cand_cap_hit = false;      // more candidates than --max-cand
+  bool cap_left_hits = false;     // of those left out, some whose support can hold a hit (the deep search's cue)
   std::vector<Candidate> cand;    // best supported first, per strand
   int length() const { return static_cast<int>(codes[0].size()); }
 };

@@ -147,7 +147,8 @@ __global__ void fill_hits_kernel(IndexView ix, const uint8_t* codes, const int64
 // Clusters of segment i, written where its hits are (a strand has no more clusters than
 // hits); then the best supported max_cand of them kept there in diagonal order (the host
 // orders a capped strand by support, as the CPU's cap does), and of those the ones
-// keep_supported keeps (least[a + i]): kept[i] of them, cap_hit[i] when the cap left some out.
+// keep_supported keeps (least[a + i]): kept[i] of them; cap_hit[i]'s bits say what the cap
+// left out.
 __global__ void cluster_select_kernel(const uint64_t* sorted, const int64_t* rel, const int32_t* edits,
                                       const int32_t* least, int64_t a, int64_t n_segments, uint32_t max_cand,
                                       detail::SeedCluster* scratch, int64_t* kept, uint8_t* cap_hit) {
@@ -158,14 +159,16 @@ __global__ void cluster_select_kernel(const uint64_t* sorted, const int64_t* rel
     return;
   }
   detail::SeedCluster* c = scratch + rel[i];
-  int64_t nc = 0;
+  int64_t nc = 0, supported = 0;
   uint32_t top = 0;
+  const int32_t fewest = least[a + i];
   cluster_hits(sorted + rel[i], rel[i + 1] - rel[i], edits[(a + i) >> 1],
                [&](int64_t diag, uint32_t offset, uint32_t support) {
                  c[nc++] = {diag, offset, support};
                  top = max(top, support);
+                 supported += static_cast<int32_t>(support) >= fewest;
                });
-  cap_hit[i] = nc > max_cand;
+  cap_hit[i] = (nc > max_cand ? kCapHit : 0) | (supported > max_cand ? kCapLeftHits : 0);
   if (nc > max_cand) {
     const auto at_least = [&](uint32_t s) {
       int64_t n = 0;
@@ -191,7 +194,7 @@ __global__ void cluster_select_kernel(const uint64_t* sorted, const int64_t* rel
   }
   int64_t w = 0;
   keep_supported(
-      nc, [c](int64_t j) { return c[j].support; }, least[a + i], detail::kClipCandidates,
+      nc, [c](int64_t j) { return c[j].support; }, fewest, detail::kClipCandidates,
       [c, &w](int64_t j) { c[w++] = c[j]; });
   kept[i] = w;
 }

@@ -119,6 +119,10 @@ void add_strand_candidates(const index::Index& idx, uint8_t strand, const SeedCl
     std::sort(order.begin(), order.begin() + max_candidates, better);
     order.resize(static_cast<size_t>(max_candidates));
     w.cand_cap_hit = true;
+    const auto supported = std::count_if(clusters, clusters + n, [least](const SeedCluster& c) {
+      return static_cast<int64_t>(c.support) >= least;
+    });
+    w.cap_left_hits = w.cap_left_hits || supported > max_candidates;
   }
   size_t kept = 0;
   seeding::keep_supported(
@@ -148,6 +152,7 @@ void collect_candidates(const index::Index& idx, SeededRead& w, const SeedOption
   w.cand.clear();
   w.capped = false;
   w.cand_cap_hit = false;
+  w.cap_left_hits = false;
   if (m < k || m >= seeding::kMaxSeedReadLen) return;
   const int s = idx.stride();
   const int step = seeding::seed_step(m, w.max_edits, k, s);

@@ -17,6 +17,10 @@
 
 namespace gatemap::mapper::seeding {
 
+// cap_hit's bits: more clusters than max_cand; more than max_cand that can hold a hit
+// within the read's threshold (SupportBound).
+constexpr uint8_t kCapHit = 1, kCapLeftHits = 2;
+
 // Clusters of one batch, per read strand t = 2 * read + strand (0 forward, 1 reverse):
 // all of them, or (cap_hit[t]) the best supported max_cand, in diagonal order.
 struct SeedClusters {
@@ -24,7 +28,7 @@ struct SeedClusters {
   const detail::SeedCluster* clusters = nullptr;  // after copy_clusters: n_clusters, in diagonal order within each
   int64_t n_clusters = 0;                         // read strand (the engine's memory: valid until its next seed())
   std::vector<uint8_t> capped;                    // per read strand: a k-mer over max_occ was skipped
-  std::vector<uint8_t> cap_hit;                   // per read strand: more clusters than max_cand
+  std::vector<uint8_t> cap_hit;                   // per read strand: kCapHit, kCapLeftHits
   std::vector<uint8_t> on_cpu;                    // per read: too many hits for the device, seed it on the CPU
   double kernel_ms = 0;                           // device time of the batch (events)
 };

@@ -25,7 +25,8 @@ int best_edits(const SeededRead& w, const ReadHits& hits) {
 
 bool Verifier::needs_deep_search(const SeededRead& w, const ReadHits& hits, const SeedOptions& opt) {
   // A --max-cand of kDeepCandidates or more already went as deep.
-  return opt.max_candidates < kDeepCandidates && w.cand_cap_hit && 2 * best_edits(w, hits) > w.max_edits;
+  // Only when the cap left out clusters that can hold a hit: the deep search tries no others.
+  return opt.max_candidates < kDeepCandidates && w.cap_left_hits && 2 * best_edits(w, hits) > w.max_edits;
 }
 
 void Verifier::deep_search(const SeededRead& w, const SeedOptions& opt, ReadHits& hits, Workspace& ws) const {

@@ -51,7 +51,7 @@ void order_verdicts(const index::Index& idx, const seeding::SeedClusters& cluste
       }
     }
     const SeededRead& w = seeded[r];
-    need[r] = left_to_cpu || best == INT_MAX || (w.cand_cap_hit && 2 * best > w.max_edits);
+    need[r] = left_to_cpu || best == INT_MAX || (w.cap_left_hits && 2 * best > w.max_edits);
   }
   out.need_candidates.clear();
   for (int64_t r = 0; r < n; ++r) {

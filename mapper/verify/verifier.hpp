@@ -43,8 +43,8 @@ class Verifier {
   static void clip_candidates(const SeededRead& w, std::vector<const Candidate*>& order);
 
   // mapper/deep_search.cpp: whether a read's candidates were cut at --max-cand (below
-  // kDeepCandidates) and its best hit has more than half its threshold's edits (or there
-  // is none); if so,
+  // kDeepCandidates) leaving out clusters whose support can hold a hit, and its best hit
+  // has more than half its threshold's edits (or there is none); if so,
   // deep_search verifies the candidates of up to kDeepCandidates per strand not tried
   // before and appends the hits.
   static bool needs_deep_search(const SeededRead& w, const ReadHits& hits, const SeedOptions& opt);
