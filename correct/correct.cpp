@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <functional>
 #include <future>
 #include <memory>
