@@ -163,6 +163,65 @@ void add_duplicates(const RecordOutput& out, MapStats& st) {
   }
 }
 
+// Writes the mapped batches in input order (on a thread of its own): bytes the lanes made
+// (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP team
+// of -t threads; says the progress, and after the first batch whether mates look like mates.
+struct BatchWriter {
+  RecordOutput& out;
+  io::RecordPool& spare;
+  const io::FastqSource& source;
+  const RunOptions& opt;
+  int threads;
+  double output_s = 0;
+  int64_t batch_no = 0, reads_done = 0;
+  double began = log::wall_seconds();
+
+  void operator()(MapItem& item) {
+    if (item.parse_error) std::rethrow_exception(item.parse_error);
+    omp_set_num_threads(threads);
+    {
+      const log::StageTimer timing(output_s);
+      if (out.prepares()) {
+        out.write_prepared(item.prepared);
+      } else {
+        out.take(item.records, spare);
+      }
+    }
+    reads_done += static_cast<int64_t>(item.size());
+    const double elapsed = log::wall_seconds() - began, read = source.fraction_read();
+    std::string eta;  // where the input's size is known: the files read so far against their size
+    if (read > 0.01 && read < 1) {
+      eta = ", input " + std::to_string(static_cast<int>(100 * read)) + "% read, " + log::time_left(elapsed, read);
+    }
+    log::progress("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.size()) + " reads mapped, " +
+                             std::to_string(reads_done) + " in all, " +
+                             std::to_string(static_cast<int64_t>(reads_done / std::max(elapsed, 1e-3))) + " reads/s" +
+                             eta);
+    // Mates that are not mates (one file given twice, files of two runs) map as pairs
+    // that are almost never proper: said once, after the first batch.
+    if (batch_no == 1 && item.pairs >= 100 && 2 * item.proper_pairs < item.pairs) {
+      log::warn("map", "only " + std::to_string(item.proper_pairs) + " of the first " + std::to_string(item.pairs) +
+                           " pairs map as proper pairs: " +
+                           (opt.reads2.empty() ? "are the reads of '" + opt.reads1 + "' interleaved mates?"
+                                               : "are '" + opt.reads1 + "' and '" + opt.reads2 +
+                                                     "' mates of each other (not one file twice, nor files of two runs)?"));
+    }
+  }
+};
+
+// The report (stderr, --stats) and the run's time and memory; a failed report removes the output.
+void report_run(const MapStats& st, const RunOptions& opt, const index::Index& idx) {
+  const double wall = log::wall_seconds();
+  try {
+    report(st, opt.stats_path, idx);
+  } catch (...) {  // no output under its name after a failure, a report's included
+    io::remove_outputs(opt.output, output_indexes(opt));
+    throw;
+  }
+  log::info("main", "Real time: " + std::to_string(wall) + " sec; CPU: " + std::to_string(log::cpu_seconds()) +
+                        " sec; Peak RSS: " + std::to_string(log::peak_rss_bytes() / 1048576) + " MiB");
+}
+
 }  // namespace
 
 MapStats run_mapping(RunOptions opt) {
@@ -240,62 +299,17 @@ MapStats run_mapping(RunOptions opt) {
   const size_t per_lane = kSlotsPerLane + (compress_in_lanes ? kCompressWorkers : 0);
   reads.set_slots(per_lane * static_cast<size_t>(lanes) + kSlotsMore);
   MapLanes mapping(opt, *idx, devices, lanes, lane_threads, *spare_records, out, checksums, compress_in_lanes);
-  // Records are written on a thread of their own, in input order: bytes the lanes made
-  // (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP
-  // team of -t threads.
-  double output_s = 0;
-  int64_t batch_no = 0, reads_done = 0;
-  const double mapping_began = log::wall_seconds();
-  const auto write = [&](MapItem& item) {
-    if (item.parse_error) std::rethrow_exception(item.parse_error);
-    omp_set_num_threads(threads);
-    {
-      const log::StageTimer timing(output_s);
-      if (out.prepares()) {
-        out.write_prepared(item.prepared);
-      } else {
-        out.take(item.records, *spare_records);
-      }
-    }
-    reads_done += static_cast<int64_t>(item.size());
-    const double elapsed = log::wall_seconds() - mapping_began, read = source.fraction_read();
-    std::string eta;  // where the input's size is known: the files read so far against their size
-    if (read > 0.01 && read < 1) {
-      eta = ", input " + std::to_string(static_cast<int>(100 * read)) + "% read, " + log::time_left(elapsed, read);
-    }
-    log::progress("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.size()) + " reads mapped, " +
-                             std::to_string(reads_done) + " in all, " +
-                             std::to_string(static_cast<int64_t>(reads_done / std::max(elapsed, 1e-3))) + " reads/s" +
-                             eta);
-    // Mates that are not mates (one file given twice, files of two runs) map as pairs
-    // that are almost never proper: said once, after the first batch.
-    if (batch_no == 1 && item.pairs >= 100 && 2 * item.proper_pairs < item.pairs) {
-      log::warn("map", "only " + std::to_string(item.proper_pairs) + " of the first " + std::to_string(item.pairs) +
-                           " pairs map as proper pairs: " +
-                           (opt.reads2.empty() ? "are the reads of '" + opt.reads1 + "' interleaved mates?"
-                                               : "are '" + opt.reads1 + "' and '" + opt.reads2 +
-                                                     "' mates of each other (not one file twice, nor files of two runs)?"));
-    }
-  };
-  reads.run(lanes, [&](int i) { mapping.run(i, reads); }, write);
+  BatchWriter writer{out, *spare_records, source, opt, threads};
+  reads.run(lanes, [&](int i) { mapping.run(i, reads); }, [&](MapItem& item) { writer(item); });
   log::debug("map", "last batch written at " + std::to_string(log::wall_seconds()) + " s");
   MapStats st = mapping.stats();
-  output_s += mapping.prepare_s();
   out.close();  // a sorted BAM is written only now
   log::debug("map", "output closed at " + std::to_string(log::wall_seconds()) + " s");
-  st.output_s = output_s;
+  st.output_s = writer.output_s + mapping.prepare_s();
   st.read_s = read_s + mapping.parse_s();  // cut by the reader, parsed by the lanes
   st.output_wait_s = reads.reader_wait_s();
   add_duplicates(out, st);
-  const double wall = log::wall_seconds();
-  try {
-    report(st, opt.stats_path, *idx);
-  } catch (...) {  // no output under its name after a failure, a report's included
-    io::remove_outputs(opt.output, output_indexes(opt));
-    throw;
-  }
-  log::info("main", "Real time: " + std::to_string(wall) + " sec; CPU: " + std::to_string(log::cpu_seconds()) +
-                        " sec; Peak RSS: " + std::to_string(log::peak_rss_bytes() / 1048576) + " MiB");
+  report_run(st, opt, *idx);
   if (st.reads + st.secondary + st.supplementary != st.records) throw Error("internal: records do not match reads");
   if (opt.leave_to_exit) {
     leave_to_exit(idx);
