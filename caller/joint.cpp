@@ -272,18 +272,12 @@ std::vector<detail::SiteCall> call_chunk(const std::vector<std::unique_ptr<GvcfF
   return out;
 }
 
-}  // namespace
-
-JointStats run_joint(const JointOptions& opt) {
-  const log::Stopwatch t0;
-  use_threads(opt.threads);
-  if (opt.inputs.empty()) throw UsageError("no gVCF given");
-  if (opt.reference.empty()) throw UsageError("-r REF.fa is required");
-  io::check_vcf_name(opt.output, "-o");
+// The gVCFs, each once and each of its own sample (their names into `samples`), with
+// their indexes; `indexed` false when one has none.
+std::vector<std::unique_ptr<GvcfFile>> open_gvcfs(const std::vector<std::string>& paths,
+                                                  std::vector<std::string>& samples, bool& indexed) {
   std::vector<std::unique_ptr<GvcfFile>> files;
-  std::vector<std::string> samples;
-  bool indexed = true;
-  for (const std::string& path : opt.inputs) {
+  for (const std::string& path : paths) {
     for (const auto& f : files) {
       if (f->path == path || io::same_file(f->path, path)) throw UsageError("'" + path + "' is given twice: each gVCF once");
     }
@@ -301,11 +295,16 @@ JointStats run_joint(const JointOptions& opt) {
     }
     indexed &= f.tbx || f.csi;
   }
-  // Contigs: the first header's, the same in every gVCF and in the reference.
+  return files;
+}
+
+// The contigs (name, length): the first header's, the same in every gVCF and in the reference.
+std::vector<std::pair<std::string, int64_t>> checked_contigs(const std::vector<std::unique_ptr<GvcfFile>>& files,
+                                                             const std::string& reference) {
   const bcf_hdr_t* h0 = files[0]->hdr;
-  io::VcfHeaderInfo info;
-  const std::unique_ptr<faidx_t, void (*)(faidx_t*)> fai(fai_load(opt.reference.c_str()), fai_destroy);
-  if (!fai) throw IoError("cannot read the reference '" + opt.reference + "' (a FASTA, or its .fai)");
+  std::vector<std::pair<std::string, int64_t>> contigs;
+  const std::unique_ptr<faidx_t, void (*)(faidx_t*)> fai(fai_load(reference.c_str()), fai_destroy);
+  if (!fai) throw IoError("cannot read the reference '" + reference + "' (a FASTA, or its .fai)");
   int n_contigs = 0;
   const char** names = bcf_hdr_seqnames(h0, &n_contigs);
   for (int c = 0; c < n_contigs; ++c) {
@@ -317,23 +316,40 @@ JointStats run_joint(const JointOptions& opt) {
       const std::string name = names[c];
       free(names);
       throw FormatError("contig '" + name + "' of '" + files[0]->path + "' is " +
-                        (ref_len < 0 ? "not in" : "another length in") + " '" + opt.reference +
+                        (ref_len < 0 ? "not in" : "another length in") + " '" + reference +
                         "': use the reference the gVCFs were called against");
     }
-    info.contigs.emplace_back(names[c], ref_len);
+    contigs.emplace_back(names[c], ref_len);
   }
   free(names);
   for (size_t s = 1; s < files.size(); ++s) {
     int n = 0;
     const char** other = bcf_hdr_seqnames(files[s]->hdr, &n);
     bool same = n == n_contigs;
-    for (int c = 0; same && c < n; ++c) same = info.contigs[c].first == other[c];
+    for (int c = 0; same && c < n; ++c) same = contigs[c].first == other[c];
     free(other);
     if (!same) {
       throw FormatError("'" + files[s]->path + "': its contigs differ from those of '" + files[0]->path +
                         "' (another reference?)");
     }
   }
+  return contigs;
+}
+
+}  // namespace
+
+JointStats run_joint(const JointOptions& opt) {
+  const log::Stopwatch t0;
+  use_threads(opt.threads);
+  if (opt.inputs.empty()) throw UsageError("no gVCF given");
+  if (opt.reference.empty()) throw UsageError("-r REF.fa is required");
+  io::check_vcf_name(opt.output, "-o");
+  std::vector<std::string> samples;
+  bool indexed = true;
+  const std::vector<std::unique_ptr<GvcfFile>> files = open_gvcfs(opt.inputs, samples, indexed);
+  io::VcfHeaderInfo info;
+  info.contigs = checked_contigs(files, opt.reference);
+  const int n_contigs = static_cast<int>(info.contigs.size());
   info.reference = opt.reference;
   info.command_line = opt.command_line;
   info.version = opt.version;
