@@ -1,6 +1,6 @@
 #pragma once
 // map's lanes (mapper/run.cpp): the batches of a run (MapItem) taken from the reader by
-// one Mapper per lane, mapped, and handed back in input order for writing.
+// one Mapper per lane, mapped, and handed back in input order to the BatchWriter.
 #include <htslib/sam.h>
 
 #include <cstdint>
@@ -136,5 +136,20 @@ class MapLanes {
   const bool compress_in_lanes_;
 };
 
+// Writes the mapped batches in input order (on a thread of its own): bytes the lanes made
+// (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP team
+// of -t threads; says the progress, and after the first batch whether mates look like mates.
+struct BatchWriter {
+  RecordOutput& out;
+  io::RecordPool& spare;
+  const io::FastqSource& source;
+  const RunOptions& opt;
+  int threads;
+  double output_s = 0;
+  int64_t batch_no = 0, reads_done = 0;
+  double began = log::wall_seconds();
+
+  void operator()(MapItem& item);
+};
 
 }  // namespace gatemap::mapper

@@ -163,52 +163,6 @@ void add_duplicates(const RecordOutput& out, MapStats& st) {
   }
 }
 
-// Writes the mapped batches in input order (on a thread of its own): bytes the lanes made
-// (unsorted BAM, SAM), or records (sorted: to the sorter; bgzipped SAM) on an OpenMP team
-// of -t threads; says the progress, and after the first batch whether mates look like mates.
-struct BatchWriter {
-  RecordOutput& out;
-  io::RecordPool& spare;
-  const io::FastqSource& source;
-  const RunOptions& opt;
-  int threads;
-  double output_s = 0;
-  int64_t batch_no = 0, reads_done = 0;
-  double began = log::wall_seconds();
-
-  void operator()(MapItem& item) {
-    if (item.parse_error) std::rethrow_exception(item.parse_error);
-    omp_set_num_threads(threads);
-    {
-      const log::StageTimer timing(output_s);
-      if (out.prepares()) {
-        out.write_prepared(item.prepared);
-      } else {
-        out.take(item.records, spare);
-      }
-    }
-    reads_done += static_cast<int64_t>(item.size());
-    const double elapsed = log::wall_seconds() - began, read = source.fraction_read();
-    std::string eta;  // where the input's size is known: the files read so far against their size
-    if (read > 0.01 && read < 1) {
-      eta = ", input " + std::to_string(static_cast<int>(100 * read)) + "% read, " + log::time_left(elapsed, read);
-    }
-    log::progress("map", "batch " + std::to_string(++batch_no) + ": " + std::to_string(item.size()) + " reads mapped, " +
-                             std::to_string(reads_done) + " in all, " +
-                             std::to_string(static_cast<int64_t>(reads_done / std::max(elapsed, 1e-3))) + " reads/s" +
-                             eta);
-    // Mates that are not mates (one file given twice, files of two runs) map as pairs
-    // that are almost never proper: said once, after the first batch.
-    if (batch_no == 1 && item.pairs >= 100 && 2 * item.proper_pairs < item.pairs) {
-      log::warn("map", "only " + std::to_string(item.proper_pairs) + " of the first " + std::to_string(item.pairs) +
-                           " pairs map as proper pairs: " +
-                           (opt.reads2.empty() ? "are the reads of '" + opt.reads1 + "' interleaved mates?"
-                                               : "are '" + opt.reads1 + "' and '" + opt.reads2 +
-                                                     "' mates of each other (not one file twice, nor files of two runs)?"));
-    }
-  }
-};
-
 // The report (stderr, --stats) and the run's time and memory; a failed report removes the output.
 void report_run(const MapStats& st, const RunOptions& opt, const index::Index& idx) {
   const double wall = log::wall_seconds();
