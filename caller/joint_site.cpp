@@ -56,12 +56,10 @@ std::vector<int> allele_map(const GvcfEntry& e, const std::vector<std::string>& 
   return map;
 }
 
-}  // namespace
-
-bool joint_site(int64_t pos, const std::vector<GvcfEntry>& samples, const JointOptions& opt, SiteCall& call) {
+// The merged alleles of a site: the longest REF of the records starting here, every ALT
+// extended to it, `*` where a sample's deletion spans the position.
+std::vector<std::string> merged_alleles(int64_t pos, const std::vector<GvcfEntry>& samples) {
   using Kind = GvcfEntry::Kind;
-  // The merged alleles: the longest REF of the records starting here, every ALT extended
-  // to it, `*` where a sample's deletion spans the position.
   std::string ref;
   for (const GvcfEntry& e : samples) {
     if (e.kind == Kind::variant && e.alleles[0].size() > ref.size()) ref = e.alleles[0];
@@ -83,6 +81,66 @@ bool joint_site(int64_t pos, const std::vector<GvcfEntry>& samples, const JointO
     }
   }
   if (spanning) alleles.push_back("*");
+  return alleles;
+}
+
+// A called site's DP and per-sample AD (over the `called` alleles, maps[s] taking them to
+// sample s's own), and its annotations from the samples' raw values.
+void annotate_site(const std::vector<GvcfEntry>& samples, const std::vector<std::vector<int>>& maps,
+                   const std::vector<int>& called, SiteCall& call) {
+  using Kind = GvcfEntry::Kind;
+  const size_t S = samples.size();
+  call.dp = 0;
+  SiteAnnotations& an = call.annotations;
+  an = SiteAnnotations{};
+  std::vector<double> mq_rank, pos_rank, bq_rank;
+  int informative = 0, genotypes[3] = {0, 0, 0};
+  double mq_squares = 0;
+  int mq_reads = 0;
+  for (size_t s = 0; s < S; ++s) {
+    const GvcfEntry& e = samples[s];
+    SampleCall& sc = call.samples[s];
+    call.dp += e.dp;
+    sc.ad.clear();
+    if (e.kind == Kind::variant && !e.ad.empty()) {
+      for (const int k : called) {
+        const int a = maps[s][k];
+        sc.ad.push_back(e.alleles[a] == kNonRef || a >= static_cast<int>(e.ad.size()) ? 0 : e.ad[a]);
+      }
+    }
+    if (sc.gt_a < 0) continue;
+    const bool non_ref = sc.gt_a > 0 || sc.gt_b > 0;
+    ++genotypes[sc.gt_a != sc.gt_b ? 1 : sc.gt_a == 0 ? 0 : 2];  // alternates as one
+    if (non_ref) {
+      int n = 0;
+      for (int v : e.ad) n += v;
+      informative += e.ad.empty() ? e.dp : n;
+    }
+    if (e.kind != Kind::variant) continue;
+    for (int k = 0; k < 4; ++k) an.strand_table[k] += e.sb[k];
+    mq_squares += e.mq_squares, mq_reads += e.mq_reads;
+    if (!std::isnan(e.mq_rank_sum)) mq_rank.push_back(e.mq_rank_sum);
+    if (!std::isnan(e.read_pos_rank_sum)) pos_rank.push_back(e.read_pos_rank_sum);
+    if (!std::isnan(e.base_q_rank_sum)) bq_rank.push_back(e.base_q_rank_sum);
+  }
+  if (informative > 0) an.qd = call.qual / informative;
+  an.fs = fisher_strand(an.strand_table);
+  an.sor = strand_odds_ratio(an.strand_table);
+  an.mq = mq_reads > 0 ? std::sqrt(mq_squares / mq_reads) : NAN;
+  an.mq_rank_sum = median(mq_rank);
+  an.read_pos_rank_sum = median(pos_rank);
+  an.base_q_rank_sum = median(bq_rank);
+  an.excess_het = excess_het(genotypes[0], genotypes[1], genotypes[2]);
+  if (genotypes[0] + genotypes[1] + genotypes[2] >= 10) {
+    an.inbreeding_coeff = inbreeding_coeff(genotypes[0], genotypes[1], genotypes[2]);
+  }
+}
+
+}  // namespace
+
+bool joint_site(int64_t pos, const std::vector<GvcfEntry>& samples, const JointOptions& opt, SiteCall& call) {
+  using Kind = GvcfEntry::Kind;
+  const std::vector<std::string> alleles = merged_alleles(pos, samples);
   // Each sample's likelihoods over the merged genotypes.
   const size_t S = samples.size();
   std::vector<std::vector<int>> maps(S);
@@ -131,53 +189,9 @@ bool joint_site(int64_t pos, const std::vector<GvcfEntry>& samples, const JointO
     if (!call.any_non_ref()) return false;
   }
   if (call.qual < opt.min_qual) return false;
-  // AD, and the annotations from the samples' raw values.
   call.site.pos = pos;
   call.site.ref = call.alleles[0];
-  call.dp = 0;
-  SiteAnnotations& an = call.annotations;
-  an = SiteAnnotations{};
-  std::vector<double> mq_rank, pos_rank, bq_rank;
-  int informative = 0, genotypes[3] = {0, 0, 0};
-  double mq_squares = 0;
-  int mq_reads = 0;
-  for (size_t s = 0; s < S; ++s) {
-    const GvcfEntry& e = samples[s];
-    SampleCall& sc = call.samples[s];
-    call.dp += e.dp;
-    sc.ad.clear();
-    if (e.kind == Kind::variant && !e.ad.empty()) {
-      for (const int k : called) {
-        const int a = maps[s][k];
-        sc.ad.push_back(e.alleles[a] == kNonRef || a >= static_cast<int>(e.ad.size()) ? 0 : e.ad[a]);
-      }
-    }
-    if (sc.gt_a < 0) continue;
-    const bool non_ref = sc.gt_a > 0 || sc.gt_b > 0;
-    ++genotypes[sc.gt_a != sc.gt_b ? 1 : sc.gt_a == 0 ? 0 : 2];  // alternates as one
-    if (non_ref) {
-      int n = 0;
-      for (int v : e.ad) n += v;
-      informative += e.ad.empty() ? e.dp : n;
-    }
-    if (e.kind != Kind::variant) continue;
-    for (int k = 0; k < 4; ++k) an.strand_table[k] += e.sb[k];
-    mq_squares += e.mq_squares, mq_reads += e.mq_reads;
-    if (!std::isnan(e.mq_rank_sum)) mq_rank.push_back(e.mq_rank_sum);
-    if (!std::isnan(e.read_pos_rank_sum)) pos_rank.push_back(e.read_pos_rank_sum);
-    if (!std::isnan(e.base_q_rank_sum)) bq_rank.push_back(e.base_q_rank_sum);
-  }
-  if (informative > 0) an.qd = call.qual / informative;
-  an.fs = fisher_strand(an.strand_table);
-  an.sor = strand_odds_ratio(an.strand_table);
-  an.mq = mq_reads > 0 ? std::sqrt(mq_squares / mq_reads) : NAN;
-  an.mq_rank_sum = median(mq_rank);
-  an.read_pos_rank_sum = median(pos_rank);
-  an.base_q_rank_sum = median(bq_rank);
-  an.excess_het = excess_het(genotypes[0], genotypes[1], genotypes[2]);
-  if (genotypes[0] + genotypes[1] + genotypes[2] >= 10) {
-    an.inbreeding_coeff = inbreeding_coeff(genotypes[0], genotypes[1], genotypes[2]);
-  }
+  annotate_site(samples, maps, called, call);
   return true;
 }
 
