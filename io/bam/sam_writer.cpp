@@ -342,6 +342,38 @@ void SamWriter::write_prepared(PreparedRecords& p) {
 // the windows one after another with start(): a GPU's last round of a window still runs
 // while the next one is encoded and goes up, so a window is complete (and written) once
 // the next one has started.
+// Chunks [from, from + count) of write_bam's records (kFormatChunk each, of n) encoded
+// into `encoded` on the run's threads; the first error rethrown here.
+void SamWriter::encode_window(size_t from, size_t count, size_t n, const RecordAt& record_at,
+                              std::vector<EncodedChunk>& encoded) {
+  BamState& bam = *bam_;
+  std::vector<std::exception_ptr> failed(count, nullptr);
+  for (EncodeSpace& space : bam.spaces) {  // here: nothing may throw out of the threads below
+    space.views.resize(kFormatChunk);
+    space.recs.resize(kFormatChunk);
+  }
+  {
+    const log::StageTimer encoding(laps_.encode_s);
+#pragma omp parallel num_threads(threads_)
+    {
+      EncodeSpace& space = bam.spaces[static_cast<size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 1)
+      for (size_t c = 0; c < count; ++c) {
+        const size_t first = (from + c) * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
+        try {
+          for (size_t i = 0; i < size; ++i) space.recs[i] = record_at(first + i, &space.views[i]);
+          encode(space.recs.data(), size, compressor_ != nullptr, encoded[c]);
+        } catch (...) {
+          failed[c] = std::current_exception();
+        }
+      }
+    }
+  }
+  for (const std::exception_ptr& e : failed) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
 void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   if (!bam_) {  // CRAM (htslib encodes it on its threads): one record at a time
     bam1_t view{};
@@ -355,7 +387,6 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
   // H200, 2026-11-29).
   const size_t window = (compressor_ ? 24 : 16) * static_cast<size_t>(threads_);
   constexpr size_t kSlots = BamState::kWindows;
-  std::vector<std::exception_ptr> failed;
   size_t counts[kSlots] = {};                 // each window slot's chunks
   std::vector<BgzfJob> jobs[kSlots];          // and blocks, while the compressor has them
   std::future<void> written[kSlots];          // each window slot's last window, written and indexed
@@ -409,31 +440,7 @@ void SamWriter::write_bam(size_t n, const RecordAt& record_at) {
       std::vector<EncodedChunk>& encoded = bam.windows[slot];
       if (encoded.size() < count) encoded.resize(count);
       counts[slot] = count;
-      failed.assign(count, nullptr);
-      for (EncodeSpace& space : bam.spaces) {  // here: nothing may throw out of the threads below
-        space.views.resize(kFormatChunk);
-        space.recs.resize(kFormatChunk);
-      }
-      {
-        const log::StageTimer encoding(laps_.encode_s);
-#pragma omp parallel num_threads(threads_)
-        {
-          EncodeSpace& space = bam.spaces[static_cast<size_t>(omp_get_thread_num())];
-#pragma omp for schedule(dynamic, 1)
-          for (size_t c = 0; c < count; ++c) {
-            const size_t first = (from + c) * kFormatChunk, size = std::min<size_t>(kFormatChunk, n - first);
-            try {
-              for (size_t i = 0; i < size; ++i) space.recs[i] = record_at(first + i, &space.views[i]);
-              encode(space.recs.data(), size, compressor_ != nullptr, encoded[c]);
-            } catch (...) {
-              failed[c] = std::current_exception();
-            }
-          }
-        }
-      }
-      for (const std::exception_ptr& e : failed) {
-        if (e) std::rethrow_exception(e);
-      }
+      encode_window(from, count, n, record_at, encoded);
       if (!compressor_) {
         write_window(slot, {});
         continue;

@@ -120,6 +120,8 @@ class SamWriter {
   // A chunk of BAM records encoded, and compressed by htslib unless `defer` (a block
   // compressor does it later).
   void encode(const bam1_t* const* recs, size_t n, bool defer, EncodedChunk& out) const;
+  void encode_window(size_t from, size_t count, size_t n, const RecordAt& record_at,
+                     std::vector<EncodedChunk>& encoded);
   // Writes encoded chunks [0, count) in order and tells the index where their records are.
   void write_chunks(const std::vector<EncodedChunk>& chunks, size_t count);
   // The two halves: the chunks' bytes (starts: where each begins in the file), then
