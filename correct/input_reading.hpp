@@ -2,6 +2,7 @@
 // correct's helpers for reading its input (correct/read_input.cpp): a copy of an input
 // that cannot be read twice, spilled to a temporary folder (removed at the end and on
 // signals), and batches parsed one ahead of the caller.
+#include <algorithm>
 #include <future>
 #include <memory>
 #include <string>

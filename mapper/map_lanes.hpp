@@ -7,8 +7,10 @@
 #include <exception>
 #include <future>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "common/log.hpp"
 #include "common/ordered_lanes.hpp"
 #include "index/index.hpp"
 #include "io/bam/compress_pool.hpp"
