@@ -14,6 +14,7 @@
 #include "common/log.hpp"
 #include "common/ordered_lanes.hpp"
 #include "common/parallel.hpp"
+#include "common/side_task.hpp"
 #include "common/stats_report.hpp"
 #include "common/thread_budget.hpp"
 #include "gpu/memory_cap.hpp"
@@ -116,20 +117,20 @@ CallStats run_call_quietly(const CallOptions& opt) {
   std::promise<std::pair<gpu::Backend, std::vector<int>>> chosen;
   auto choice = chosen.get_future();
   std::unique_ptr<gpu::MemoryCap> capped;  // --gpu-mem, before any engine sizes itself
-  EngineFuture first = std::async(std::launch::async, [&opt, &capped, chosen = std::move(chosen)]() mutable {
-                         gpu::Backend b = gpu::Backend::cpu;
-                         std::vector<int> devices;
-                         try {
-                           b = gpu::choose_backend(opt.backend);
-                           devices = gpu::resolve_devices(opt.device, b);
-                           capped = std::make_unique<gpu::MemoryCap>(devices, opt.gpu_memory, "call");
-                         } catch (...) {
-                           chosen.set_exception(std::current_exception());
-                           throw;
-                         }
-                         chosen.set_value({b, devices});
-                         return std::make_shared<pairhmm::PairHmmEngine>(b, devices.empty() ? 0 : devices.front());
-                       }).share();
+  EngineFuture first = run_beside([&opt, &capped, chosen = std::move(chosen)]() mutable {
+    gpu::Backend b = gpu::Backend::cpu;
+    std::vector<int> devices;
+    try {
+      b = gpu::choose_backend(opt.backend);
+      devices = gpu::resolve_devices(opt.device, b);
+      capped = std::make_unique<gpu::MemoryCap>(devices, opt.gpu_memory, "call");
+    } catch (...) {
+      chosen.set_exception(std::current_exception());
+      throw;
+    }
+    chosen.set_value({b, devices});
+    return std::make_shared<pairhmm::PairHmmEngine>(b, devices.empty() ? 0 : devices.front());
+  });
   auto ref = std::make_shared<const Reference>(io::read_fasta(opt.reference));
   const auto [backend, devices] = choice.get();  // (no GPU for --backend gpu: an error before any output)
   CallStats stats;
@@ -140,9 +141,7 @@ CallStats run_call_quietly(const CallOptions& opt) {
       std::vector<EngineFuture> engines{first};
       for (size_t i = 1; i < lanes; ++i) {
         const int device = devices.empty() ? 0 : devices[i % devices.size()];
-        engines.push_back(std::async(std::launch::async, [b = backend, device] {
-                            return std::make_shared<pairhmm::PairHmmEngine>(b, device);
-                          }).share());
+        engines.push_back(run_beside([b = backend, device] { return std::make_shared<pairhmm::PairHmmEngine>(b, device); }));
       }
       const double setup_s = t0.seconds();
       stats = call_in_parts(opt, ref, backend, engines, input);

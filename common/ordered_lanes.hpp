@@ -34,6 +34,7 @@ class OrderedLanes {
   }
   ~OrderedLanes() {
     stop(nullptr);
+    if (runner_.joinable()) runner_.join();
     if (reader_.joinable()) reader_.join();
   }
   OrderedLanes(const OrderedLanes&) = delete;
@@ -59,6 +60,22 @@ class OrderedLanes {
     writer.join();
     reader_.join();
     if (error_) std::rethrow_exception(error_);
+  }
+
+  // run() on a thread of its own, for a caller with more to do meanwhile (its writer may
+  // wait for that); wait() joins it and gives the run's error, if any.
+  void start(int lanes, std::function<void(int)> lane, std::function<void(Item&)> write) {
+    runner_ = std::thread([this, lanes, lane = std::move(lane), write = std::move(write)] {
+      try {
+        run(lanes, lane, write);
+      } catch (...) {
+        run_error_ = std::current_exception();
+      }
+    });
+  }
+  std::exception_ptr wait() {
+    if (runner_.joinable()) runner_.join();
+    return run_error_;
   }
 
   // For a lane: the next item read, or null when the input is done (or a thread failed).
@@ -186,8 +203,9 @@ class OrderedLanes {
   std::map<int64_t, Item*> worked_;               // done, waiting for the ones before them
   bool read_done_ = false, reader_waiting_ = false, lanes_done_ = false;
   int64_t items_read_ = 0;
-  std::exception_ptr error_;
+  std::exception_ptr error_, run_error_;
   double reader_wait_s_ = 0;
+  std::thread runner_;  // start()'s
   std::thread reader_;  // last: it starts once the members it uses exist
 };
 

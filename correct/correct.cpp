@@ -7,11 +7,11 @@
 #include <functional>
 #include <future>
 #include <memory>
-#include <system_error>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/ordered_lanes.hpp"
+#include "common/side_task.hpp"
 #include "common/stat_fields.hpp"
 #include "common/thread_budget.hpp"
 #include "correct/batch_corrector.hpp"
@@ -308,20 +308,10 @@ void write_corrected_texts(const BatchCorrector& corrector, std::vector<KeptText
       },
       [&](size_t& k) {
         if (texts[k].paired != (out2 != nullptr)) throw FormatError(pairing_changed(in1));
-        const auto write_mate2 = [&] { out2->write_text(texts[k].text[1].view()); };
-        std::future<void> mate2;
-        if (out2) {
-          try {
-            mate2 = std::async(std::launch::async, write_mate2);
-          } catch (const std::system_error&) {  // no thread (a tight ulimit): written in turn
-          }
-        }
+        std::shared_future<void> mate2;
+        if (out2) mate2 = run_beside([&] { out2->write_text(texts[k].text[1].view()); });
         out1.write_text(texts[k].text[0].view());
-        if (mate2.valid()) {
-          mate2.get();
-        } else if (out2) {
-          write_mate2();
-        }
+        if (mate2.valid()) mate2.get();
         done += static_cast<int64_t>(texts[k].size());
         texts[k] = KeptText();  // written: its memory goes
         say_corrected(done, sum.reads, began);

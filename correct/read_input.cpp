@@ -9,12 +9,11 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
-#include <system_error>
-#include <thread>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/ordered_lanes.hpp"
+#include "common/side_task.hpp"
 #include "correct/input_reading.hpp"
 
 namespace gatemap::correct {
@@ -88,15 +87,13 @@ int ReadInput::threads() const { return threads_ > 0 ? threads_ : omp_get_max_th
 // thread waits for first_pass to say what to do with each batch.
 struct ReadInput::FirstReading {
   io::FastqSource source;
-  OrderedLanes<FirstReadItem> lanes;
-  std::thread runner;  // runs the pipeline
-  std::exception_ptr error;  // what stopped it, for first_pass
   std::mutex m;
   std::condition_variable cv;
   const std::function<void(const io::ReadBatch&)>* consume = nullptr;
   bool abandoned = false;  // no first_pass will come (ReadInput destroyed)
   double cut_s = 0, count_s = 0;  // the reading and the writing thread's busy time
   std::atomic<int64_t> parse_us{0}, keep_us{0};
+  OrderedLanes<FirstReadItem> lanes;  // last: its threads use the members above
 
   FirstReading(ReadInput& in)
       : source(in.in1_, in.in2_, false, 1, in.reference_), lanes(first_read_slots(in.threads()), [this, &in](FirstReadItem& item) {
@@ -118,14 +115,14 @@ struct ReadInput::FirstReading {
 };
 
 ReadInput::~ReadInput() {
-  if (freeing_.joinable()) freeing_.join();
+  if (freeing_.valid()) freeing_.wait();
   if (!first_) return;
   {
     const std::lock_guard<std::mutex> lock(first_->m);
     first_->abandoned = true;
   }
   first_->cv.notify_all();
-  first_->runner.join();
+  first_->lanes.wait();
 }
 
 void ReadInput::start() {
@@ -137,34 +134,28 @@ void ReadInput::start() {
   FirstReading& first = *first_;
   // The cores but two (the reading thread cuts both files at once) shared by the lanes.
   const int lanes = parse_lanes(threads()), lane_threads = std::max(1, (threads() - 2) / lanes);
-  first.runner = std::thread([this, &first, lanes, lane_threads] {
-    try {
-      first.lanes.run(
-          lanes,
-          [&](int) {
-            while (FirstReadItem* item = first.lanes.next(false)) {
-              try {
-                log::Stopwatch clock;
-                if (item->raw.cut) io::FastqSource::parse_batch(item->raw, item->batch, lane_threads);
-                first.parse_us += static_cast<int64_t>(1e6 * clock.lap());
-                if (text_allowance_ > 0) item->text_kept = item->text.keep(item->batch, lane_threads);
-                first.keep_us += static_cast<int64_t>(1e6 * clock.lap());
-              } catch (...) {  // thrown by the writing thread, in input order
-                item->parse_error = std::current_exception();
-              }
-              first.lanes.done(item);
-            }
-          },
-          [&](FirstReadItem& item) {
-            const auto& fn = first.wait_for_consumer();
-            const log::StageTimer timing(first.count_s);
-            if (item.parse_error) std::rethrow_exception(item.parse_error);
-            take_first(item, fn);
-          });
-    } catch (...) {
-      first.error = std::current_exception();
-    }
-  });
+  first.lanes.start(
+      lanes,
+      [this, &first, lane_threads](int) {
+        while (FirstReadItem* item = first.lanes.next(false)) {
+          try {
+            log::Stopwatch clock;
+            if (item->raw.cut) io::FastqSource::parse_batch(item->raw, item->batch, lane_threads);
+            first.parse_us += static_cast<int64_t>(1e6 * clock.lap());
+            if (text_allowance_ > 0) item->text_kept = item->text.keep(item->batch, lane_threads);
+            first.keep_us += static_cast<int64_t>(1e6 * clock.lap());
+          } catch (...) {  // thrown by the writing thread, in input order
+            item->parse_error = std::current_exception();
+          }
+          first.lanes.done(item);
+        }
+      },
+      [this, &first](FirstReadItem& item) {
+        const auto& fn = first.wait_for_consumer();
+        const log::StageTimer timing(first.count_s);
+        if (item.parse_error) std::rethrow_exception(item.parse_error);
+        take_first(item, fn);
+      });
 }
 
 // One batch of the first reading, in input order: counted (fn), its text kept, the batch
@@ -213,20 +204,16 @@ void ReadInput::first_pass(const std::function<void(const io::ReadBatch&)>& fn) 
     first.consume = &fn;
   }
   first.cv.notify_all();
-  first.runner.join();
+  const std::exception_ptr error = first.lanes.wait();
   // Counting waited for reads for the rest of the pass.
   read_wait_s_ += std::max(0.0, t0.seconds() - first.count_s);
   log::debug("correct", "first reading: cut " + std::to_string(first.cut_s) + " s, parsed " +
                             std::to_string(first.parse_us * 1e-6) + " s and text kept " +
                             std::to_string(first.keep_us * 1e-6) + " s on the lanes, counted " +
                             std::to_string(first.count_s) + " s; done at " + std::to_string(log::wall_seconds()) + " s");
-  const std::exception_ptr error = first.error;
-  // Its batches are freed on a thread of their own (millions of small blocks: a tenth of
-  // a second per million pairs), beside what comes next.
-  try {
-    freeing_ = std::thread([done = std::move(first_)]() mutable { done.reset(); });
-  } catch (const std::system_error&) {  // no thread: freed here, as the lambda goes
-  }
+  // Its batches are freed beside what comes next (millions of small blocks: a tenth of a
+  // second per million pairs).
+  freeing_ = run_beside([done = std::move(first_)]() mutable { done.reset(); });
   if (spill_) spill_->close();
   passes_ = 1;
   if (error) std::rethrow_exception(error);

@@ -9,7 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
+#include <future>
 #include <vector>
 
 #include "correct/kept_text.hpp"
@@ -73,7 +73,7 @@ class ReadInput {
   // The first reading: a pipeline (common/ordered_lanes.hpp) running from start() on.
   struct FirstReading;
   std::unique_ptr<FirstReading> first_;
-  std::thread freeing_;  // frees the first reading's batches once it ended
+  std::shared_future<void> freeing_;  // frees the first reading's batches once it ended
   void take_first(FirstReadItem& item, const std::function<void(const io::ReadBatch&)>& fn);
   bool can_reread_ = true;
   double kept_bytes_ = 0;

@@ -12,6 +12,7 @@
 #include "common/leave_to_exit.hpp"
 #include "common/log.hpp"
 #include "common/ordered_lanes.hpp"
+#include "common/side_task.hpp"
 #include "common/thread_budget.hpp"
 #include "gpu/device.hpp"
 #include "gpu/memory_cap.hpp"
@@ -188,7 +189,7 @@ MapStats run_mapping(RunOptions opt) {
   // Whether a GPU seeds and filters: probed on a thread of its own (CUDA's start-up takes a few
   // tenths of a second) while the index loads and the first batch is read.
   gpu::resolve_devices(opt.device, gpu::Backend::cpu);  // its syntax, before any work
-  std::future<gpu::Backend> probe = std::async(std::launch::async, [where] { return gpu::choose_backend(where); });
+  std::shared_future<gpu::Backend> probe = run_beside([where] { return gpu::choose_backend(where); });
   // BGZF-compressed reads are inflated on a few threads per file (a quarter of -t).
   const int threads = omp_get_max_threads();
   // -C keeps a SAM/BAM/CRAM input's tags as it keeps a FASTQ's comments (bwa mem -C).
@@ -210,11 +211,10 @@ MapStats run_mapping(RunOptions opt) {
   auto idx = load_index_saying(opt);
   // Its checksums are checked while CUDA starts and the index goes to the device; the
   // first batch waits for them.
-  std::shared_future<void> checksums =
-      std::async(std::launch::async, [&idx, threads] {
-        omp_set_num_threads(threads);
-        idx->verify_checksums();
-      }).share();
+  std::shared_future<void> checksums = run_beside([&idx, threads] {
+    omp_set_num_threads(threads);
+    idx->verify_checksums();
+  });
   auto spare_records = std::make_unique<io::RecordPool>();  // before the output and the mapper, which use it
   // Reads from SAM/BAM/CRAM keep their read groups (RG:Z:, carried as their comment)
   // with the input's @RG lines, unless -R names the run's one read group.

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -142,4 +143,52 @@ TEST(OrderedLanes, ALaneThatKeepsAnItemIsAnError) {
     }
   };
   EXPECT_THROW(pipeline.run(1, lane, [](Item&) {}), std::logic_error);
+}
+
+// start() runs the pipeline while the caller goes on (here: it releases the writer, which
+// waits for it); wait() gives the run's error.
+TEST(OrderedLanes, StartedInTheBackgroundItWritesInOrderAndGivesItsError) {
+  for (const bool fail : {false, true}) {
+    int value = 0;
+    OrderedLanes<Item> pipeline(4, [&](Item& item) {
+      item.value = value++;
+      return value <= 200;
+    });
+    std::atomic<bool> released{false};
+    std::vector<int> written;
+    pipeline.start(
+        3,
+        [&](int) {
+          while (Item* item = pipeline.next(false)) pipeline.done(item);
+        },
+        [&](Item& item) {
+          while (!released) std::this_thread::yield();
+          if (fail && item.value == 50) throw std::runtime_error("disk full");
+          written.push_back(item.value);
+        });
+    released = true;
+    const std::exception_ptr error = pipeline.wait();
+    EXPECT_EQ(error != nullptr, fail);
+    ASSERT_EQ(written.size(), fail ? 50u : 200u);
+    for (size_t i = 0; i < written.size(); ++i) EXPECT_EQ(written[i], static_cast<int>(i));
+  }
+}
+
+// A pipeline destroyed while started (its owner gave up) stops and joins.
+TEST(OrderedLanes, DestroyedWhileStartedItStops) {
+  int value = 0;
+  auto pipeline = std::make_unique<OrderedLanes<Item>>(4, [&](Item& item) {
+    item.value = value++;
+    return true;  // endless
+  });
+  OrderedLanes<Item>& lanes = *pipeline;  // (reset() nulls the pointer before destroying)
+  lanes.start(
+      2,
+      [&](int) {
+        while (Item* item = lanes.next(false)) lanes.done(item);
+      },
+      [](Item&) {});
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  pipeline.reset();
+  SUCCEED();
 }
