@@ -1,7 +1,7 @@
 #pragma once
 // Starts the kernel writing a file's pages to disk while the file is still being written
-// (sync_file_range), so that the fdatasync htslib makes when it closes a file (an output,
-// or a sorted run spilled to disk) finds little left to wait for. On the GPU machines
+// (sync_file_range), so that the fdatasync htslib makes when it closes an output finds
+// little left to wait for. On the GPU machines
 // that wait was 0.6-1.0 s for a 1.2 GB BAM and 1.9-5.1 s for 3.6 GB, after the last
 // record was written. Standard output, pipes and other files that are not regular are
 // left alone.

@@ -57,4 +57,8 @@ void set_bgzf_threads(BGZF* fp, int threads, const std::string& what) {
   if (threads_available(threads, what)) bgzf_mt(fp, threads, 256);
 }
 
+hts_tpool* start_hts_pool(int threads, const std::string& what) {
+  return threads_available(threads, what) ? hts_tpool_init(threads) : nullptr;
+}
+
 }  // namespace gatemap::io

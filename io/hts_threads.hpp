@@ -6,6 +6,7 @@
 // said on stderr. Nothing else changes: the bytes written are the same.
 #include <htslib/bgzf.h>
 #include <htslib/hts.h>
+#include <htslib/thread_pool.h>
 
 #include <string>
 
@@ -15,5 +16,7 @@ namespace gatemap::io {
 void set_hts_threads(htsFile* fp, int threads, const std::string& what);
 // bgzf_mt(fp, threads, 256), likewise.
 void set_bgzf_threads(BGZF* fp, int threads, const std::string& what);
+// hts_tpool_init(threads), likewise; null (work on the calling thread) when it cannot.
+hts_tpool* start_hts_pool(int threads, const std::string& what);
 
 }  // namespace gatemap::io

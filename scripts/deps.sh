@@ -5,7 +5,7 @@
 # CUDA is used when present at /usr/local/cuda (it is not installed here).
 set -euo pipefail
 
-packages=(cmake ninja-build g++ make pkg-config zlib1g-dev libisal-dev libdeflate-dev libhts-dev libcli11-dev
+packages=(cmake ninja-build g++ make pkg-config zlib1g-dev libisal-dev libdeflate-dev libzstd-dev libhts-dev libcli11-dev
           libgtest-dev googletest libedlib-dev samtools gzip)
 if [[ "${1:-}" == "--test" || "${1:-}" == "--bench" ]]; then
   packages+=(picard-tools)  # its ValidateSamFile checks the mapper's output in a test

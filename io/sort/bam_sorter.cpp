@@ -15,47 +15,11 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/serial_worker.hpp"
-#include "io/early_writeback.hpp"
-#include "io/hts_threads.hpp"
 #include "io/sort/parallel_sort.hpp"
+#include "io/sort/record_runs.hpp"
 #include "io/sort/spilled_sort.hpp"
 
 namespace gatemap::io {
-
-namespace {
-
-// A temporary run being written (BAM at compression level 1); finish() closes it and
-// throws if any write failed, the destructor closes an unfinished one.
-struct RunWriter {
-  std::string path;
-  const sam_hdr_t* header;
-  samFile* fp;
-  bool ok;
-  EarlyWriteback writeback;  // htslib's close waits for the run to reach the disk
-  int64_t records = 0;
-  RunWriter(std::string p, const sam_hdr_t* h, int threads)
-      : path(std::move(p)),
-        header(h),
-        fp(sam_open(path.c_str(), "wb1")),
-        ok(fp && sam_hdr_write(fp, h) == 0),
-        writeback(path) {
-    if (ok) set_hts_threads(fp, threads, path);
-  }
-  ~RunWriter() {
-    if (fp) sam_close(fp);
-  }
-  void write(const bam1_t* b) {
-    ok = ok && sam_write1(fp, header, b) >= 0;
-    if (++records % 4096 == 0) writeback.wrote();
-  }
-  void finish() {
-    if (fp && sam_close(fp) != 0) ok = false;
-    fp = nullptr;
-    if (!ok) throw IoError("cannot write the sorted run '" + path + "' (disk full? see --tmp-dir)");
-  }
-};
-
-}  // namespace
 
 namespace {
 
@@ -126,6 +90,10 @@ BamSorter::BamSorter(const std::string& out_bam, const SamHeaderInfo& info, cons
 
 std::string BamSorter::temp_path() { return run_dir_ + "/tmp" + std::to_string(temp_files_++); }
 
+// Blocks of 1 MB: at 64 KB a run compressed no smaller than BAM at level 1; larger ones
+// compressed no smaller still.
+size_t BamSorter::run_block_bytes() const { return size_t{1} << 20; }
+
 BamSorter::~BamSorter() { run_dir_on_signal_.remove_now(); }
 
 const std::string& BamSorter::read_group_id() const { return out_->read_group_id(); }
@@ -156,115 +124,79 @@ void BamSorter::sort_buffer() {
   sort_on_all_threads(buffer_, std::less<Entry>());
 }
 
-// Calls f on each buffered record in sorted order (a view into the arena), then empties
-// the buffer.
-template <class F>
-void BamSorter::drain(F&& f) {
-  constexpr size_t kAhead = 8;  // the records are scattered over the arena: fetched ahead
-  bam1_t view{};
-  for (size_t i = 0; i < buffer_.size(); ++i) {
-    if (i + kAhead < buffer_.size()) {
-      const uint8_t* next = buffer_[i + kAhead].at;
-      for (int line = 0; line < 6; ++line) __builtin_prefetch(next + 64 * line);
-    }
-    RecordArena::view(buffer_[i].at, &view);
-    f(&view);
-  }
-  buffer_.clear();
-  arena_.clear();
-  buffered_bytes_ = 0;
-}
-
 // The buffer, sorted, as the next run.
 void BamSorter::spill() {
   sort_buffer();
-  RunWriter run(temp_path(), out_->header(), opt_.threads);
-  runs_.push_back(run.path);
+  RecordRunWriter run(temp_path(), run_block_bytes(), opt_.threads);
+  runs_.push_back(run.path());
   ++spilled_;
-  drain([&](const bam1_t* b) { run.write(b); });
+  run.write_stored(buffer_.size(), [this](size_t i) { return buffer_[i].at; });
   run.finish();
-  log::info("map", "sorted run " + std::to_string(spilled_) + " written to '" + run.path + "'");
+  buffer_.clear();
+  arena_.clear();
+  buffered_bytes_ = 0;
+  log::info("map", "sorted run " + std::to_string(spilled_) + " written to '" + run.path() + "'");
 }
 
-// k-way merge of sorted BAM runs, in samtools sort's order; ties go to the earlier run,
+// k-way merge of sorted runs, in samtools sort's order; ties go to the earlier run,
 // which holds earlier input. With `and_buffer`, the sorted buffer is the last run (the
 // latest input), read where it lies instead of being spilled and read back.
 void BamSorter::merge_runs(const std::vector<std::string>& paths, const std::function<void(bam1_t*)>& out,
                            bool and_buffer) {
   struct Run {
-    samFile* fp = nullptr;
-    sam_hdr_t* hdr = nullptr;
+    std::unique_ptr<RecordRunReader> in;  // null: the buffer, whose entry `next` comes next
     bam1_t* rec = nullptr;
-    bool in_memory = false;  // the buffer: rec views its entries, `next` the one to come
     size_t next = 0;
     bam1_t view{};
   };
   std::vector<Run> runs(paths.size() + (and_buffer ? 1 : 0));
-  const auto cleanup = [&] {
-    for (Run& r : runs) {
-      if (r.rec && !r.in_memory) bam_destroy1(r.rec);
-      if (r.hdr) sam_hdr_destroy(r.hdr);
-      if (r.fp) sam_close(r.fp);
-    }
-  };
   const auto later = [&](int a, int b) {  // min-heap of (record, run)
     if (coordinate_less(runs[b].rec, runs[a].rec)) return true;
     return !coordinate_less(runs[a].rec, runs[b].rec) && a > b;
   };
   std::priority_queue<int, std::vector<int>, decltype(later)> heap(later);
-  try {
-    const auto advance = [&](int i) {
-      Run& run = runs[i];
-      if (run.in_memory) {
-        if (run.next == buffer_.size()) return;
-        RecordArena::view(buffer_[run.next++].at, &run.view);
-        heap.push(i);
-        return;
-      }
-      const int r = sam_read1(runs[i].fp, runs[i].hdr, runs[i].rec);
-      if (r < -1) throw FormatError("sorted run '" + paths[i] + "' is damaged");
-      if (r >= 0) heap.push(i);
-    };
-    // The runs inflated on threads of their own (-t shared among them), not on the merging one.
-    const int inflating = opt_.threads / std::max(1, static_cast<int>(paths.size()));
-    if (and_buffer) {
-      Run& last = runs.back();
-      last.in_memory = true;
-      last.rec = &last.view;
-      advance(static_cast<int>(runs.size()) - 1);  // (pushed before the files': ties still go by run)
+  const auto advance = [&](int i) {
+    Run& run = runs[i];
+    if (!run.in) {
+      if (run.next == buffer_.size()) return;
+      RecordArena::view(buffer_[run.next++].at, &run.view);
+      run.rec = &run.view;
+      heap.push(i);
+      return;
     }
-    for (size_t i = 0; i < paths.size(); ++i) {
-      runs[i].fp = sam_open(paths[i].c_str(), "r");
-      if (!runs[i].fp) throw IoError("cannot reopen the sorted run '" + paths[i] + "'");
-      if (inflating > 1) set_hts_threads(runs[i].fp, inflating, paths[i]);
-      runs[i].hdr = sam_hdr_read(runs[i].fp);
-      runs[i].rec = bam_init1();
-      if (!runs[i].hdr || !runs[i].rec) throw FormatError("sorted run '" + paths[i] + "' is damaged");
-      advance(static_cast<int>(i));
-    }
-    while (!heap.empty()) {
-      const int i = heap.top();
-      heap.pop();
-      out(runs[i].rec);
-      advance(i);
-    }
-  } catch (...) {
-    cleanup();
-    throw;
+    run.rec = run.in->next();
+    if (run.rec) heap.push(i);
+  };
+  // The runs' blocks decompressed ahead on -t threads, not on the merging one.
+  const ReadAheadPool pool(opt_.threads, "the sorted runs");
+  if (and_buffer) advance(static_cast<int>(runs.size()) - 1);  // (pushed before the files': ties still go by run)
+  for (size_t i = 0; i < paths.size(); ++i) {
+    runs[i].in = std::make_unique<RecordRunReader>(paths[i], pool.get());
+    advance(static_cast<int>(i));
   }
-  cleanup();
+  while (!heap.empty()) {
+    const int i = heap.top();
+    heap.pop();
+    out(runs[i].rec);
+    advance(i);
+  }
 }
 
 // Too many runs for one merge: groups of them merged into one run each, in rounds.
 void BamSorter::merge_in_rounds() {
   const size_t before = runs_.size();
-  runs_ = io::merge_in_rounds(std::move(runs_), [&](const std::vector<std::string>& group) {
-    RunWriter run(temp_path(), out_->header(), opt_.threads);
-    merge_runs(group, [&](bam1_t* b) { run.write(b); });
-    run.finish();
-    for (const std::string& p : group) std::remove(p.c_str());
-    return run.path;
-  });
+  // Each run being merged holds three blocks: as many runs at once as the budget holds.
+  const size_t width = std::min(merge_width(), std::max<size_t>(4, opt_.memory_bytes / (3 * run_block_bytes())));
+  runs_ = io::merge_in_rounds(
+      std::move(runs_),
+      [&](const std::vector<std::string>& group) {
+        RecordRunWriter run(temp_path(), run_block_bytes(), opt_.threads);
+        merge_runs(group, [&](bam1_t* b) { run.add(b); });
+        run.finish();
+        for (const std::string& p : group) std::remove(p.c_str());
+        return run.path();
+      },
+      width);
   if (runs_.size() < before) {
     log::info("map", "sorted runs merged into " + std::to_string(runs_.size()) + " (open-file limit)");
   }

@@ -2,7 +2,7 @@
 // Coordinate sorting with bounded memory, in samtools sort's order: by reference
 // (unplaced records last), position, forward before reverse; ties keep their input
 // order. Records are buffered up to a memory budget; each full buffer is sorted and
-// spilled as a temporary BAM run (fast compression) into a private folder in tmp_dir
+// spilled as a temporary run (io/sort/record_runs.hpp) into a private folder in tmp_dir
 // (with --markdup, a quarter of the budget holds the read ends, io/sort/duplicates.hpp);
 // close() merges the runs and the last buffer, read where it lies, into the output BAM
 // (BGZF on all threads while the merge goes on, @HD SO:coordinate),
@@ -62,14 +62,13 @@ class BamSorter {
 
  private:
   std::string temp_path();  // the next temporary file in run_dir_
+  size_t run_block_bytes() const;
   void merge_runs(const std::vector<std::string>& paths, const std::function<void(bam1_t*)>& out,
                   bool and_buffer = false);
   void merge_in_rounds();
   void merge_into_output();
   void spill();
   void sort_buffer();
-  template <class F>
-  void drain(F&& f);
   // A buffered record: its coordinate key, its place in the input (ties), where it lies.
   struct Entry {
     std::pair<uint64_t, uint64_t> key;

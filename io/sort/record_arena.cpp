@@ -17,6 +17,12 @@ size_t round8(size_t n) { return (n + 7) / 8 * 8; }
 
 size_t RecordArena::bytes_of(const bam1_t* b) { return kHeader + round8(static_cast<size_t>(b->l_data)); }
 
+size_t RecordArena::stored_bytes(const uint8_t* at) {
+  uint32_t l_data = 0;
+  std::memcpy(&l_data, at + sizeof(bam1_core_t), sizeof l_data);
+  return kHeader + round8(l_data);
+}
+
 uint8_t* RecordArena::allocate(size_t bytes) {
   if (used_ + bytes > capacity_) {
     capacity_ = std::max(kBlockBytes, bytes);

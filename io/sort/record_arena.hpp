@@ -22,8 +22,9 @@ class RecordArena {
   // A record view whose data points into the arena (not to be freed or grown; htslib
   // may change it in place, as bam_aux_del does).
   static void view(const uint8_t* at, bam1_t* out);
-  // The bytes a record takes in the arena.
+  // The bytes a record takes in the arena, from the record or from where it is stored.
   static size_t bytes_of(const bam1_t* b);
+  static size_t stored_bytes(const uint8_t* at);
   void clear();
 
  private:

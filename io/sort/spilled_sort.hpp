@@ -35,11 +35,12 @@ inline size_t merge_width() {
 }
 
 // Runs (temporary files, in order) merged in rounds until one merge can open them all:
-// each group of merge_width() consecutive runs becomes the run merge_group(group) writes
+// each group of `width` (>= 2) consecutive runs becomes the run merge_group(group) writes
 // (ties stay in run order). Returns the runs left.
 inline std::vector<std::string> merge_in_rounds(
-    std::vector<std::string> runs, const std::function<std::string(const std::vector<std::string>&)>& merge_group) {
-  for (const size_t width = merge_width(); runs.size() > width;) {
+    std::vector<std::string> runs, const std::function<std::string(const std::vector<std::string>&)>& merge_group,
+    size_t width = merge_width()) {
+  while (runs.size() > width) {
     std::vector<std::string> merged;
     for (size_t i = 0; i < runs.size(); i += width) {
       const std::vector<std::string> group(runs.begin() + i, runs.begin() + std::min(runs.size(), i + width));
