@@ -4,7 +4,6 @@
 #include "caller/joint.hpp"
 
 #include <htslib/faidx.h>
-#include <htslib/kstring.h>
 #include <htslib/tbx.h>
 #include <htslib/vcf.h>
 #include <omp.h>
@@ -14,6 +13,7 @@
 #include <cstring>
 #include <memory>
 
+#include "caller/gvcf_cursor.hpp"
 #include "caller/vcf_records.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -28,102 +28,6 @@ namespace {
 
 using detail::GvcfEntry;
 constexpr int64_t kChunk = 1000000;  // bases a thread calls at a time
-
-// One gVCF's header and its index (null: none).
-struct GvcfFile {
-  std::string path;
-  htsFile* fp = nullptr;
-  bcf_hdr_t* hdr = nullptr;
-  tbx_t* tbx = nullptr;
-  hts_idx_t* csi = nullptr;  // a BCF's
-  ~GvcfFile() {
-    if (tbx) tbx_destroy(tbx);
-    if (csi) hts_idx_destroy(csi);
-    if (hdr) bcf_hdr_destroy(hdr);
-    if (fp) hts_close(fp);
-  }
-};
-
-std::unique_ptr<GvcfFile> open_gvcf(const std::string& path) {
-  auto f = std::make_unique<GvcfFile>();
-  f->path = path;
-  f->fp = hts_open(path.c_str(), "r");
-  if (!f->fp) throw IoError("cannot open '" + path + "'");
-  f->hdr = bcf_hdr_read(f->fp);
-  if (!f->hdr) throw FormatError("'" + path + "' is not a VCF/BCF (no header)");
-  if (bcf_hdr_nsamples(f->hdr) != 1) {
-    throw FormatError("'" + path + "' holds " + std::to_string(bcf_hdr_nsamples(f->hdr)) +
-                      " samples: joint takes one gVCF per sample ('gatemap call --gvcf')");
-  }
-  if (bcf_hdr_id2int(f->hdr, BCF_DT_ID, "NON_REF") < 0 && bcf_hdr_id2int(f->hdr, BCF_DT_ID, "END") < 0) {
-    throw FormatError("'" + path + "' is not a gVCF (no <NON_REF> or END in its header): make it with 'gatemap call "
-                      "--gvcf'");
-  }
-  return f;
-}
-
-// A reader of one gVCF over a region (or the whole file), one record at a time, with a
-// header of its own (htslib's parsing may change a header: not shared between threads).
-class GvcfCursor {
- public:
-  GvcfCursor(const GvcfFile& file, const char* region) : f_(file), rec_(bcf_init()) {
-    fp_ = hts_open(f_.path.c_str(), "r");
-    if (!fp_) throw IoError("cannot open '" + f_.path + "'");
-    hdr_ = bcf_hdr_read(fp_);
-    if (!hdr_) throw FormatError("'" + f_.path + "' is not a VCF/BCF (no header)");
-    if (region) {  // (a contig the file has no record on: no iterator, nothing to read)
-      itr_ = f_.tbx ? tbx_itr_querys(f_.tbx, region) : bcf_itr_querys(f_.csi, hdr_, region);
-    } else {
-      whole_ = true;
-    }
-  }
-  ~GvcfCursor() {
-    if (itr_) hts_itr_destroy(itr_);
-    if (hdr_) bcf_hdr_destroy(hdr_);
-    if (fp_) hts_close(fp_);
-    bcf_destroy(rec_);
-    free(line_.s);
-  }
-  GvcfCursor(const GvcfCursor&) = delete;
-  GvcfCursor& operator=(const GvcfCursor&) = delete;
-
-  // The next record (its alleles unpacked), or null at the end. Throws FormatError naming the file on
-  // a malformed or out-of-order record.
-  bcf1_t* next() {
-    int r = -1;
-    if (whole_) {
-      r = bcf_read(fp_, hdr_, rec_);
-    } else if (itr_ && f_.tbx) {
-      r = tbx_itr_next(fp_, f_.tbx, itr_, &line_);
-      if (r >= 0 && vcf_parse(&line_, hdr_, rec_) < 0) r = -2;
-    } else if (itr_) {
-      r = bcf_itr_next(fp_, itr_, rec_);
-    }
-    if (r == -1) return nullptr;
-    ++records_;
-    if (r < -1 || rec_->errcode) throw FormatError("'" + f_.path + "': record " + std::to_string(records_) + " is malformed");
-    if (rec_->rid < last_rid_ || (rec_->rid == last_rid_ && rec_->pos < last_pos_)) {
-      throw FormatError("'" + f_.path + "': record " + std::to_string(records_) + " (" + bcf_seqname(hdr_, rec_) + ":" +
-                        std::to_string(rec_->pos + 1) + ") is out of order: sort it (bcftools sort)");
-    }
-    last_rid_ = rec_->rid, last_pos_ = rec_->pos;
-    bcf_unpack(rec_, BCF_UN_STR);  // INFO and FORMAT where asked for (most blocks: never)
-    return rec_;
-  }
-  bcf_hdr_t* header() const { return hdr_; }
-
- private:
-  const GvcfFile& f_;
-  htsFile* fp_ = nullptr;
-  bcf_hdr_t* hdr_ = nullptr;
-  hts_itr_t* itr_ = nullptr;
-  bcf1_t* rec_;
-  kstring_t line_ = KS_INITIALIZE;
-  bool whole_ = false;
-  int64_t records_ = 0;
-  int last_rid_ = -1;
-  int64_t last_pos_ = -1;
-};
 
 bool is_block(const bcf1_t* rec) { return rec->n_allele == 2 && std::strcmp(rec->d.allele[1], "<NON_REF>") == 0; }
 
