@@ -143,6 +143,9 @@ void BamSorter::spill() {
 // latest input), read where it lies instead of being spilled and read back.
 void BamSorter::merge_runs(const std::vector<std::string>& paths, const std::function<void(bam1_t*)>& out,
                            bool and_buffer) {
+  // The runs' blocks decompressed ahead on -t threads, not on the merging one. (Before
+  // the runs: their readers give back what the pool still holds when the merge fails.)
+  const ReadAheadPool pool(opt_.threads, "the sorted runs");
   struct Run {
     std::unique_ptr<RecordRunReader> in;  // null: the buffer, whose entry `next` comes next
     bam1_t* rec = nullptr;
@@ -167,8 +170,6 @@ void BamSorter::merge_runs(const std::vector<std::string>& paths, const std::fun
     run.rec = run.in->next();
     if (run.rec) heap.push(i);
   };
-  // The runs' blocks decompressed ahead on -t threads, not on the merging one.
-  const ReadAheadPool pool(opt_.threads, "the sorted runs");
   if (and_buffer) advance(static_cast<int>(runs.size()) - 1);  // (pushed before the files': ties still go by run)
   for (size_t i = 0; i < paths.size(); ++i) {
     runs[i].in = std::make_unique<RecordRunReader>(paths[i], pool.get());
