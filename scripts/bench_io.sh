@@ -15,7 +15,8 @@
 # --markdup"): on simulated pairs, in alternating rounds, `gatemap map` (unsorted BAM), `gatemap map --sort --markdup` (sorted,
 # duplicate-marked, indexed BAM) and `gatemap map | samtools fixmate -m | samtools sort |
 # samtools markdup` + `samtools index`, with the same threads; then --sort under a small
-# memory budget (-m per thread) with the peak RSS gatemap reports. Prints a TSV.
+# memory budget (-m per thread) with the peak RSS gatemap reports and the peak temporary
+# disk beside the BAM (OLD's too). Prints a TSV.
 # Each command's stderr is kept in OUTDIR/runs.log. OLD (a second gatemap) adds its
 # `map --sort --markdup` to every round.
 # LEVELS (e.g. "1") adds both gatemap commands at those BAM compression levels (map -l).
@@ -178,10 +179,21 @@ sort_bench() {
       $S markdup -@$T - smd.bam && $S index -@$T smd.bam")
     printf "%s\tmap | samtools fixmate | sort | markdup; index\t%s\t\n" "$r" "$w"
   done
-  $G map -t "$T" --sort --markdup -m "${SMALL_M:-4M}" -o small.bam ref.gmi pe_1.fq pe_2.fq 2> small.log > /dev/null
-  printf "1\tmap --sort --markdup -m %s (runs: %s)\t\t%s\n" "${SMALL_M:-4M}" \
-    "$(grep -o '[0-9]* runs spilled' small.log | grep -o '^[0-9]*')" "$(rss small.log)"
-  echo "# records: --sort --markdup vs -m ${SMALL_M:-4M}: $(cmp -s <($S view md.bam) <($S view small.bam) && echo identical || echo DIFFER);" \
+  # The small budget's run, and OLD's: peak temporary disk (--tmp-dir sampled every 0.1 s)
+  # beside the final BAM.
+  for b in $G ${OLD:-}; do
+    tag=$([ "$b" = "$G" ] && echo small || echo small_old)
+    rm -rf spill && mkdir spill
+    (while sleep 0.1; do du -sb spill | cut -f1; done > spill.du) & du_pid=$!
+    $b map -t "$T" --sort --markdup -m "${SMALL_M:-4M}" --tmp-dir spill -o $tag.bam ref.gmi pe_1.fq pe_2.fq 2> $tag.log > /dev/null
+    kill $du_pid
+    printf "1\tmap --sort --markdup -m %s%s (runs: %s)\t\t%s\n" "${SMALL_M:-4M}" "$([ $tag = small ] || echo ' (old build)')" \
+      "$(grep -o '[0-9]* runs spilled' $tag.log | grep -o '^[0-9]*')" "$(rss $tag.log)"
+    echo "# $tag: peak temporary disk $(sort -n spill.du | tail -1) bytes, BAM $(stat -c %s $tag.bam) bytes"
+  done
+  same() { cmp -s <($S view "$1") <($S view "$2") && echo identical || echo DIFFER; }
+  [ -z "${OLD:-}" ] || echo "# records: -m ${SMALL_M:-4M} vs the old build's: $(same small.bam small_old.bam)"
+  [ "$ROUNDS" = 0 ] || echo "# records: --sort --markdup vs -m ${SMALL_M:-4M}: $(same md.bam small.bam);" \
     "duplicates: gatemap $($S view -c -f 0x400 md.bam), samtools markdup $($S view -c -f 0x400 smd.bam)"
 }
 
