@@ -1,6 +1,11 @@
 #include "caller/gvcf_cursor.hpp"
 
+#include <htslib/kseq.h>
+
 #include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string_view>
 
 #include "common/error.hpp"
 
@@ -24,13 +29,22 @@ std::unique_ptr<GvcfFile> open_gvcf(const std::string& path) {
   return f;
 }
 
+KeptBlock::KeptBlock() : rec_(bcf_init()) {
+  if (!rec_) throw std::bad_alloc();
+}
+
+KeptBlock::~KeptBlock() { bcf_destroy(rec_); }
+
 GvcfCursor::GvcfCursor(const GvcfFile& file, const char* region) : f_(file), rec_(bcf_init()) {
+  if (!rec_) throw std::bad_alloc();
   fp_ = hts_open(f_.path.c_str(), "r");
   if (!fp_) throw IoError("cannot open '" + f_.path + "'");
   hdr_ = bcf_hdr_read(fp_);
   if (!hdr_) throw FormatError("'" + f_.path + "' is not a VCF/BCF (no header)");
+  text_ = fp_->format.format == vcf;
   if (region) {  // (a contig the file has no record on: no iterator, nothing to read)
     itr_ = f_.tbx ? tbx_itr_querys(f_.tbx, region) : bcf_itr_querys(f_.csi, hdr_, region);
+    text_ = text_ && f_.tbx;
   } else {
     whole_ = true;
   }
@@ -42,28 +56,127 @@ GvcfCursor::~GvcfCursor() {
   if (fp_) hts_close(fp_);
   bcf_destroy(rec_);
   free(line_.s);
+  free(copy_.s);
 }
 
-bcf1_t* GvcfCursor::next() {
+FormatError GvcfCursor::bad_end() const {
+  return FormatError("'" + f_.path + "': record " + std::to_string(records_) +
+                     " is malformed (its END is not a position at or after its own)");
+}
+
+// A text line that is a block with a contig of the header: its place, without parsing.
+// Anything else (a variant, or a line this scan does not follow) is parsed by htslib.
+bool GvcfCursor::scan_block() {
+  std::string_view fields[8];
+  std::string_view rest(line_.s, line_.l);
+  for (auto& field : fields) {
+    const size_t tab = rest.find('\t');
+    if (tab == std::string_view::npos) return false;
+    field = rest.substr(0, tab);
+    rest.remove_prefix(tab + 1);
+  }
+  if (fields[4] != "<NON_REF>") return false;
+  char* stop = nullptr;
+  const long long pos = std::strtoll(fields[1].data(), &stop, 10);
+  if (stop != fields[1].data() + fields[1].size() || pos < 1) return false;
+  if (fields[0] != contig_) {
+    contig_.assign(fields[0]);
+    contig_rid_ = bcf_hdr_name2id(hdr_, contig_.c_str());
+  }
+  if (contig_rid_ < 0) return false;
+  place_ = {contig_rid_, pos - 1, true, pos};  // no END: the block is its one base
+  const std::string_view info = fields[7];
+  for (size_t at = 0; at < info.size();) {
+    const size_t semi = std::min(info.find(';', at), info.size());
+    const std::string_view kv = info.substr(at, semi - at);
+    if (kv.substr(0, 4) == "END=") {
+      const long long end = std::strtoll(kv.data() + 4, &stop, 10);
+      if (stop != kv.data() + kv.size() || end < pos) throw bad_end();
+      place_.end = end;
+    }
+    at = semi + 1;
+  }
+  return true;
+}
+
+void GvcfCursor::parse(kstring_t* line, bcf1_t* into, int64_t number) {
+  if (vcf_parse(line, hdr_, into) < 0 || into->errcode) {
+    throw FormatError("'" + f_.path + "': record " + std::to_string(number) + " is malformed");
+  }
+  bcf_unpack(into, BCF_UN_STR);  // INFO and FORMAT where asked for (most blocks: never)
+}
+
+const GvcfPlace* GvcfCursor::next() {
   int r = -1;
-  if (whole_) {
+  if (text_) {
+    r = whole_ ? hts_getline(fp_, KS_SEP_LINE, &line_) : itr_ ? tbx_itr_next(fp_, f_.tbx, itr_, &line_) : -1;
+  } else if (whole_) {
     r = bcf_read(fp_, hdr_, rec_);
-  } else if (itr_ && f_.tbx) {
-    r = tbx_itr_next(fp_, f_.tbx, itr_, &line_);
-    if (r >= 0 && vcf_parse(&line_, hdr_, rec_) < 0) r = -2;
   } else if (itr_) {
     r = bcf_itr_next(fp_, itr_, rec_);
   }
   if (r == -1) return nullptr;
   ++records_;
-  if (r < -1 || rec_->errcode) throw FormatError("'" + f_.path + "': record " + std::to_string(records_) + " is malformed");
-  if (rec_->rid < last_rid_ || (rec_->rid == last_rid_ && rec_->pos < last_pos_)) {
-    throw FormatError("'" + f_.path + "': record " + std::to_string(records_) + " (" + bcf_seqname(hdr_, rec_) + ":" +
-                      std::to_string(rec_->pos + 1) + ") is out of order: sort it (bcftools sort)");
+  if (r < -1 || (!text_ && rec_->errcode)) {
+    throw FormatError("'" + f_.path + "': record " + std::to_string(records_) + " is malformed");
   }
-  last_rid_ = rec_->rid, last_pos_ = rec_->pos;
-  bcf_unpack(rec_, BCF_UN_STR);  // INFO and FORMAT where asked for (most blocks: never)
+  const GvcfPlace last = place_;
+  parsed_ = !text_ || !scan_block();
+  if (parsed_) {
+    if (text_) parse(&line_, rec_, records_);
+    bcf_unpack(rec_, BCF_UN_STR);
+    const bool block = rec_->n_allele == 2 && std::strcmp(rec_->d.allele[1], "<NON_REF>") == 0;
+    int64_t end = rec_->pos + 1;
+    if (block) {
+      int32_t* v = nullptr;
+      int n = 0;
+      const int got = bcf_get_info_int32(hdr_, rec_, "END", &v, &n);
+      const int64_t value = got == 1 ? v[0] : end;
+      free(v);
+      if (got == 1 && value <= rec_->pos) throw bad_end();
+      end = value;
+    }
+    place_ = {rec_->rid, rec_->pos, block, end};
+  }
+  if (place_.rid < last.rid || (place_.rid == last.rid && place_.pos < last.pos)) {
+    const char* contig = bcf_hdr_id2name(hdr_, place_.rid);
+    throw FormatError("'" + f_.path + "': record " + std::to_string(records_) + " (" + contig + ":" +
+                      std::to_string(place_.pos + 1) + ") is out of order: sort it (bcftools sort)");
+  }
+  return &place_;
+}
+
+bcf1_t* GvcfCursor::record() {
+  if (!parsed_) {  // (vcf_parse splits the line where it lies: a copy keeps it for keep())
+    copy_.l = 0;
+    kputsn(line_.s, line_.l, &copy_);
+    parse(&copy_, rec_, records_);
+    parsed_ = true;
+  }
   return rec_;
+}
+
+void GvcfCursor::keep(KeptBlock& into) {
+  if (!parsed_) {
+    into.text_.assign(line_.s, line_.l);
+    into.number_ = records_;
+    into.parsed_ = false;
+    return;
+  }
+  if (bcf_copy(into.rec_, rec_) == nullptr) throw std::bad_alloc();
+  into.parsed_ = true;
+}
+
+bcf1_t* GvcfCursor::record(KeptBlock& kept) {
+  if (!kept.parsed_) {
+    copy_.l = 0;
+    kputsn(kept.text_.data(), kept.text_.size(), &copy_);
+    parse(&copy_, kept.rec_, kept.number_);
+    kept.parsed_ = true;
+  } else {
+    bcf_unpack(kept.rec_, BCF_UN_STR);  // (a copied record comes packed)
+  }
+  return kept.rec_;
 }
 
 }  // namespace gatemap::caller

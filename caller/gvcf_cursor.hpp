@@ -2,6 +2,9 @@
 // One gatemap gVCF read by `joint`: opened and checked (one sample, a gVCF's header), then
 // read over a region through its tabix/CSI index, or whole, by a cursor of its own per
 // thread (htslib's parsing may change a header: not shared between threads).
+// Most records are reference blocks and most blocks hold no site: a text gVCF's block
+// line is only scanned for its contig, position and END, and parsed (as htsjdk decodes
+// genotypes lazily) only if a site falls in it.
 #include <htslib/kstring.h>
 #include <htslib/tbx.h>
 #include <htslib/vcf.h>
@@ -9,6 +12,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include "common/error.hpp"
 
 namespace gatemap::caller {
 
@@ -30,6 +35,31 @@ struct GvcfFile {
 // Opens and checks one gVCF (its index is found by the caller). Throws IoError/FormatError naming it.
 std::unique_ptr<GvcfFile> open_gvcf(const std::string& path);
 
+// Where a record lies; a block (ALT <NON_REF> alone) with its END (exclusive, 0-based).
+struct GvcfPlace {
+  int rid = -1;
+  int64_t pos = -1;
+  bool block = false;
+  int64_t end = -1;
+};
+
+// A block kept past its cursor's next record: its text (parsed when first asked for) or,
+// from a BCF, a copy of its record.
+class KeptBlock {
+ public:
+  KeptBlock();
+  ~KeptBlock();
+  KeptBlock(const KeptBlock&) = delete;
+  KeptBlock& operator=(const KeptBlock&) = delete;
+
+ private:
+  friend class GvcfCursor;
+  std::string text_;
+  int64_t number_ = 0;  // its record number in the file (for errors)
+  bcf1_t* rec_;
+  bool parsed_ = false;
+};
+
 // A reader of one gVCF over a region (or the whole file), one record at a time.
 class GvcfCursor {
  public:
@@ -38,22 +68,33 @@ class GvcfCursor {
   GvcfCursor(const GvcfCursor&) = delete;
   GvcfCursor& operator=(const GvcfCursor&) = delete;
 
-  // The next record (its alleles unpacked), or null at the end. Throws FormatError naming the file on
-  // a malformed or out-of-order record.
-  bcf1_t* next();
+  // The next record's place, or null at the end. Throws FormatError naming the file on a
+  // malformed or out-of-order record.
+  const GvcfPlace* next();
+  // The current record parsed, its alleles unpacked.
+  bcf1_t* record();
+  // The current record (a block) kept, and a kept block parsed, alleles unpacked.
+  void keep(KeptBlock& into);
+  bcf1_t* record(KeptBlock& kept);
   bcf_hdr_t* header() const { return hdr_; }
 
  private:
+  bool scan_block();
+  FormatError bad_end() const;
+  void parse(kstring_t* line, bcf1_t* into, int64_t number);
   const GvcfFile& f_;
   htsFile* fp_ = nullptr;
   bcf_hdr_t* hdr_ = nullptr;
   hts_itr_t* itr_ = nullptr;
   bcf1_t* rec_;
-  kstring_t line_ = KS_INITIALIZE;
+  kstring_t line_ = KS_INITIALIZE, copy_ = KS_INITIALIZE;
+  bool text_ = false;    // a text VCF: records read as lines
   bool whole_ = false;
+  bool parsed_ = false;  // rec_ holds the current record
+  GvcfPlace place_;
+  std::string contig_;  // the last block's contig and its id
+  int contig_rid_ = -1;
   int64_t records_ = 0;
-  int last_rid_ = -1;
-  int64_t last_pos_ = -1;
 };
 
 }  // namespace gatemap::caller

@@ -72,30 +72,24 @@ GvcfEntry entry_of(const bcf_hdr_t* hdr, bcf1_t* rec) {
   return e;
 }
 
-// What each input says from one position to the next. The last block is kept as its
-// record and decoded only when a site falls in it: most blocks hold none, and decoding
-// every block's FORMAT was most of joint's time.
+// What each input says from one position to the next. The last block is kept and
+// decoded only when a site falls in it: most blocks hold none, and decoding every block's
+// FORMAT was most of joint's time.
 struct SampleState {
   GvcfEntry variant, here;  // the last variant record, one starting here
-  bcf1_t* block_rec = nullptr;  // the last block (a copy)
-  GvcfEntry block;              // it decoded, where block_decoded
+  KeptBlock kept;           // the last block
+  GvcfEntry block;          // it decoded, where block_decoded
   bool block_decoded = false;
   int64_t block_pos = -1, block_end = -1, variant_end = -1;  // end: exclusive
   bool has_here = false;
-  SampleState() = default;
-  SampleState(const SampleState&) = delete;
-  SampleState& operator=(const SampleState&) = delete;
-  ~SampleState() {
-    if (block_rec) bcf_destroy(block_rec);
-  }
   // Forgets what came before (a new contig).
   void reset() {
     variant = here = block = GvcfEntry{};
     block_decoded = has_here = false;
     block_pos = block_end = variant_end = -1;
   }
-  const GvcfEntry& block_entry(const bcf_hdr_t* hdr) {
-    if (!block_decoded) block = entry_of(hdr, block_rec), block_decoded = true;
+  const GvcfEntry& block_entry(GvcfCursor& cursor) {
+    if (!block_decoded) block = entry_of(cursor.header(), cursor.record(kept)), block_decoded = true;
     return block;
   }
 };
@@ -106,16 +100,12 @@ std::vector<detail::SiteCall> call_chunk(const std::vector<std::unique_ptr<GvcfF
                                          int64_t& records, std::vector<int>& rids) {
   const size_t S = files.size();
   std::vector<std::unique_ptr<GvcfCursor>> cursors;
-  std::vector<bcf1_t*> cur(S, nullptr);
+  std::vector<const GvcfPlace*> cur(S, nullptr);
   for (size_t s = 0; s < S; ++s) {
     cursors.push_back(std::make_unique<GvcfCursor>(*files[s], region));
     cur[s] = cursors[s]->next();
   }
   std::vector<SampleState> state(S);
-  for (SampleState& st : state) {
-    st.block_rec = bcf_init();
-    if (!st.block_rec) throw std::bad_alloc();
-  }
   std::vector<GvcfEntry> entries(S);
   std::vector<detail::SiteCall> out;
   int state_rid = -1;
@@ -136,15 +126,12 @@ std::vector<detail::SiteCall> call_chunk(const std::vector<std::unique_ptr<GvcfF
       st.has_here = false;
       while (cur[s] && cur[s]->rid == r && cur[s]->pos == p) {
         ++records;
-        if (is_block(cur[s])) {  // (next() unpacked its alleles)
-          int32_t* v = nullptr;
-          int n = 0;
-          st.block_end = bcf_get_info_int32(cursors[s]->header(), cur[s], "END", &v, &n) == 1 ? v[0] : p + 1;
-          free(v);
-          if (bcf_copy(st.block_rec, cur[s]) == nullptr) throw std::bad_alloc();
+        if (cur[s]->block) {
+          st.block_end = cur[s]->end;
+          cursors[s]->keep(st.kept);
           st.block_pos = p, st.block_decoded = false;
         } else {
-          GvcfEntry e = entry_of(cursors[s]->header(), cur[s]);
+          GvcfEntry e = entry_of(cursors[s]->header(), cursors[s]->record());
           st.variant_end = p + static_cast<int64_t>(e.alleles[0].size());
           st.variant = e;
           st.here = std::move(e);
@@ -162,7 +149,7 @@ std::vector<detail::SiteCall> call_chunk(const std::vector<std::unique_ptr<GvcfF
         entries[s] = st.variant;
         entries[s].kind = GvcfEntry::Kind::spanning;
       } else if (st.block_end > p && st.block_pos <= p) {
-        entries[s] = st.block_entry(cursors[s]->header());
+        entries[s] = st.block_entry(*cursors[s]);
       } else {
         entries[s] = GvcfEntry{};
       }
