@@ -19,7 +19,7 @@ namespace {
 double log10_sum(double a, double b) {
   const double m = std::max(a, b);
   if (std::isinf(m)) return m;
-  return m + std::log10(std::pow(10.0, a - m) + std::pow(10.0, b - m));
+  return m + std::log10(1.0 + std::pow(10.0, std::min(a, b) - m));  // (10^0 is 1: one pow, the same sum)
 }
 // Genotype PLs over A alleles plus <NON_REF>, from per-read allele likelihoods al[r * A + a].
 std::vector<int> non_ref_pl(const std::vector<double>& al, size_t n_reads, int A) {
@@ -75,7 +75,7 @@ std::vector<double> population_prior(const std::vector<double>& gl, const std::v
                                      double het, const std::vector<SampleCall>& samples) {
   const size_t G = gts.size();
   std::vector<double> prior = heterozygosity_prior(gts, A, het);
-  std::vector<double> freq(A);
+  std::vector<double> freq(A), last;
   for (int iter = 0; iter < 10; ++iter) {
     std::fill(freq.begin(), freq.end(), 0.0);
     double chromosomes = 0;
@@ -91,6 +91,8 @@ std::vector<double> population_prior(const std::vector<double>& gl, const std::v
     if (chromosomes == 0) return prior;
     double sum = 0;
     for (int a = 0; a < A; ++a) sum += freq[a] = std::max(freq[a] / chromosomes, het / 2);
+    if (freq == last) break;  // a fixed point: the prior already made from it, and every later one, is the same
+    last = freq;
     for (size_t k = 0; k < G; ++k) {
       const double fa = freq[gts[k].first] / sum, fb = freq[gts[k].second] / sum;
       prior[k] = std::log10(gts[k].first == gts[k].second ? fa * fb : 2 * fa * fb);
