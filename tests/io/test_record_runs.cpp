@@ -41,6 +41,12 @@ bool same_record(const bam1_t* a, const bam1_t* b) {
   return a->core.pos == b->core.pos && a->l_data == b->l_data && std::equal(a->data, a->data + a->l_data, b->data);
 }
 
+void write_added(const std::string& path, const std::vector<bam1_t*>& recs, size_t block_bytes, int threads) {
+  io::RecordRunWriter out(path, block_bytes, threads);
+  for (const bam1_t* b : recs) out.add(b);
+  out.finish();
+}
+
 std::vector<bam1_t*> read_all(const std::string& path, hts_tpool* pool) {
   std::vector<bam1_t*> got;
   io::RecordRunReader in(path, pool);
@@ -54,11 +60,7 @@ TEST(RecordRuns, WhatIsWrittenIsReadBackInOrder) {
   const auto recs = records(20000, 5);
   test::TempDir dir;
   // Written one by one, and stored in an arena and written at once.
-  {
-    io::RecordRunWriter out(dir.file("added"), size_t{64} << 10, 3);
-    for (const bam1_t* b : recs) out.add(b);
-    out.finish();
-  }
+  write_added(dir.file("added"), recs, size_t{64} << 10, 3);
   io::RecordArena arena;
   std::vector<const uint8_t*> at;
   {
@@ -89,9 +91,7 @@ TEST(RecordRuns, WhatIsWrittenIsReadBackInOrder) {
 TEST(RecordRuns, ACutRunIsAnErrorNamingIt) {
   const auto recs = records(3000, 6);
   test::TempDir dir;
-  io::RecordRunWriter out(dir.file("run"), size_t{16} << 10, 2);
-  for (const bam1_t* b : recs) out.add(b);
-  out.finish();
+  write_added(dir.file("run"), recs, size_t{16} << 10, 2);
   const std::string run = test::read_file(dir.file("run"));
   const io::ReadAheadPool pool(2, "test");
   for (const size_t keep : {run.size() - 8, run.size() / 2, size_t{20}}) {  // the end block, a block, a header
