@@ -1,7 +1,9 @@
 #include "caller/gvcf_cursor.hpp"
 
+#include <htslib/bgzf.h>
 #include <htslib/kseq.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -45,6 +47,15 @@ GvcfCursor::GvcfCursor(const GvcfFile& file, const char* region) : f_(file), rec
   if (region) {  // (a contig the file has no record on: no iterator, nothing to read)
     itr_ = f_.tbx ? tbx_itr_querys(f_.tbx, region) : bcf_itr_querys(f_.csi, hdr_, region);
     text_ = text_ && f_.tbx;
+    if (text_ && itr_ && itr_->n_off > 0) {
+      direct_ = true;
+      const std::string r(region);
+      region_contig_ = r.substr(0, r.rfind(':'));
+      region_begin_ = itr_->beg, region_end_ = itr_->end;
+      if (bgzf_seek(hts_get_bgzfp(fp_), static_cast<int64_t>(itr_->off[0].u), SEEK_SET) != 0) {
+        throw IoError("cannot read '" + f_.path + "' (its index points past its end?)");
+      }
+    }
   } else {
     whole_ = true;
   }
@@ -106,9 +117,36 @@ void GvcfCursor::parse(kstring_t* line, bcf1_t* into, int64_t number) {
   bcf_unpack(into, BCF_UN_STR);  // INFO and FORMAT where asked for (most blocks: never)
 }
 
+// The next line of the region (direct_): -1 past its end, < -1 for a line without a place.
+int GvcfCursor::read_line() {
+  for (;;) {
+    const int r = bgzf_getline(hts_get_bgzfp(fp_), '\n', &line_);
+    if (r < 0) return r;
+    const std::string_view line(line_.s, line_.l);
+    const size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1), t3 = line.find('\t', t2 + 1),
+                 t4 = line.find('\t', t3 + 1);
+    if (t4 == std::string_view::npos) return -2;
+    if (line.substr(0, t1) != region_contig_) return -1;  // the contig ended
+    char* stop = nullptr;
+    const int64_t pos = std::strtoll(line_.s + t1 + 1, &stop, 10) - 1;
+    if (stop != line_.s + t2) return -2;
+    if (pos >= region_end_) return -1;
+    if (pos >= region_begin_) return r;
+    // Before the region: kept only where it reaches into it (its END, or its REF's length).
+    int64_t end = pos + static_cast<int64_t>(t4 - t3 - 1);
+    const size_t info = line.find("END=");
+    if (info != std::string_view::npos && (line[info - 1] == ';' || line[info - 1] == '\t')) {
+      end = std::strtoll(line_.s + info + 4, nullptr, 10);
+    }
+    if (end > region_begin_) return r;
+  }
+}
+
 const GvcfPlace* GvcfCursor::next() {
   int r = -1;
-  if (text_) {
+  if (direct_) {
+    r = read_line();
+  } else if (text_) {
     r = whole_ ? hts_getline(fp_, KS_SEP_LINE, &line_) : itr_ ? tbx_itr_next(fp_, f_.tbx, itr_, &line_) : -1;
   } else if (whole_) {
     r = bcf_read(fp_, hdr_, rec_);

@@ -79,6 +79,7 @@ class GvcfCursor {
   bcf_hdr_t* header() const { return hdr_; }
 
  private:
+  int read_line();
   bool scan_block();
   FormatError bad_end() const;
   void parse(kstring_t* line, bcf1_t* into, int64_t number);
@@ -90,6 +91,12 @@ class GvcfCursor {
   kstring_t line_ = KS_INITIALIZE, copy_ = KS_INITIALIZE;
   bool text_ = false;    // a text VCF: records read as lines
   bool whole_ = false;
+  // An indexed text gVCF's region is read from its first block on as lines, not through
+  // tabix's iterator (which parsed every line for its place once more): these lines until
+  // the contig ends or one starts at region_end_, those ending by region_begin_ left out.
+  bool direct_ = false;
+  std::string region_contig_;
+  int64_t region_begin_ = 0, region_end_ = 0;
   bool parsed_ = false;  // rec_ holds the current record
   GvcfPlace place_;
   std::string contig_;  // the last block's contig and its id
