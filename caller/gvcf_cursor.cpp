@@ -123,9 +123,12 @@ int GvcfCursor::read_line() {
     const int r = bgzf_getline(hts_get_bgzfp(fp_), '\n', &line_);
     if (r < 0) return r;
     const std::string_view line(line_.s, line_.l);
-    const size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1), t3 = line.find('\t', t2 + 1),
-                 t4 = line.find('\t', t3 + 1);
-    if (t4 == std::string_view::npos) return -2;
+    size_t tab[4];  // the tabs after CHROM, POS, ID and REF
+    for (size_t k = 0, from = 0; k < 4; from = tab[k++] + 1) {
+      tab[k] = line.find('\t', from);
+      if (tab[k] == std::string_view::npos) return -2;
+    }
+    const size_t t1 = tab[0], t2 = tab[1], t3 = tab[2], t4 = tab[3];
     if (line.substr(0, t1) != region_contig_) return -1;  // the contig ended
     char* stop = nullptr;
     const int64_t pos = std::strtoll(line_.s + t1 + 1, &stop, 10) - 1;
@@ -135,7 +138,7 @@ int GvcfCursor::read_line() {
     // Before the region: kept only where it reaches into it (its END, or its REF's length).
     int64_t end = pos + static_cast<int64_t>(t4 - t3 - 1);
     const size_t info = line.find("END=");
-    if (info != std::string_view::npos && (line[info - 1] == ';' || line[info - 1] == '\t')) {
+    if (info != std::string_view::npos && info > 0 && (line[info - 1] == ';' || line[info - 1] == '\t')) {
       end = std::strtoll(line_.s + info + 4, nullptr, 10);
     }
     if (end > region_begin_) return r;
