@@ -90,9 +90,12 @@ BamSorter::BamSorter(const std::string& out_bam, const SamHeaderInfo& info, cons
 
 std::string BamSorter::temp_path() { return run_dir_ + "/tmp" + std::to_string(temp_files_++); }
 
-// Blocks of 1 MB: at 64 KB a run compressed no smaller than BAM at level 1; larger ones
-// compressed no smaller still.
-size_t BamSorter::run_block_bytes() const { return size_t{1} << 20; }
+// Blocks of 1 MB (at 64 KB a run compressed no smaller than BAM at level 1; larger ones
+// no smaller still), less for a small budget: a merge holds three blocks of each run it
+// reads, and a run's writer a few blocks per thread.
+size_t BamSorter::run_block_bytes() const {
+  return std::clamp(opt_.memory_bytes / 16, size_t{64} << 10, size_t{1} << 20);
+}
 
 BamSorter::~BamSorter() { run_dir_on_signal_.remove_now(); }
 

@@ -36,12 +36,16 @@ ZSTD_DCtx* decompressor() {
 
 std::vector<char> compress_run_block(const char* data, size_t bytes) {
   if (bytes > UINT32_MAX) throw Error("internal: a sort run's block is over 4 GB");
-  std::vector<char> out(8 + ZSTD_compressBound(bytes));
-  const size_t n = ZSTD_compressCCtx(compressor(), out.data() + 8, out.size() - 8, data, bytes, kLevel);
+  // Compressed into this thread's room for the worst case, then copied out at its size:
+  // blocks waiting to be written take what they hold, not their bound.
+  thread_local std::vector<char> room;
+  room.resize(std::max(room.size(), ZSTD_compressBound(bytes)));
+  const size_t n = ZSTD_compressCCtx(compressor(), room.data(), room.size(), data, bytes, kLevel);
   if (ZSTD_isError(n)) throw Error(std::string("internal: a sort run's block did not compress: ") + ZSTD_getErrorName(n));
+  std::vector<char> out(8 + n);
   const uint32_t header[2] = {static_cast<uint32_t>(bytes), static_cast<uint32_t>(n)};
   std::memcpy(out.data(), header, sizeof header);
-  out.resize(8 + n);
+  std::memcpy(out.data() + 8, room.data(), n);
   return out;
 }
 
