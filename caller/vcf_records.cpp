@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <memory>
+#include <new>
 #include <utility>
 
 namespace gatemap::caller::detail {
@@ -27,7 +28,7 @@ std::pair<std::vector<int32_t>, int32_t> allele_counts(const SiteCall& c) {
 // An annotation of SiteAnnotations, to 3 decimals as GATK writes them; none where
 // undefined (NaN: a rank sum without both alleles' reads).
 template <double SiteAnnotations::*value>
-void write_float(const char* key, bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
+void write_float(const char* key, const bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
   const double v = c.annotations.*value;
   if (std::isnan(v)) return;
   const float f = static_cast<float>(std::round(v * 1000) / 1000);
@@ -41,27 +42,27 @@ struct InfoField {
   enum When { always, vcf_only, gvcf_only } when;  // AC/AF/AN: not in a gVCF, whose <NON_REF> has no count
   const char* key;
   const char* number_type_description;
-  void (*write)(const char* key, bcf_hdr_t*, bcf1_t*, const SiteCall&);
+  void (*write)(const char* key, const bcf_hdr_t*, bcf1_t*, const SiteCall&);
 };
 
 const InfoField kInfoFields[] = {
     {InfoField::vcf_only, "AC",
      "Number=A,Type=Integer,Description=\"Allele count in genotypes, for each ALT allele, in the same order as "
      "listed\"",
-     [](const char* key, bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
+     [](const char* key, const bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
        std::vector<int32_t> ac = allele_counts(c).first;
        bcf_update_info_int32(hdr, rec, key, ac.data(), static_cast<int>(ac.size()));
      }},
     {InfoField::vcf_only, "AF",
      "Number=A,Type=Float,Description=\"Allele Frequency, for each ALT allele, in the same order as listed\"",
-     [](const char* key, bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
+     [](const char* key, const bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
        const auto [ac, an] = allele_counts(c);
        std::vector<float> af;
        for (const int32_t n : ac) af.push_back(an ? static_cast<float>(std::round(1000.0 * n / an) / 1000) : 0.0f);
        bcf_update_info_float(hdr, rec, key, af.data(), static_cast<int>(af.size()));
      }},
     {InfoField::vcf_only, "AN", "Number=1,Type=Integer,Description=\"Total number of alleles in called genotypes\"",
-     [](const char* key, bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
+     [](const char* key, const bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
        const int32_t an = allele_counts(c).second;
        bcf_update_info_int32(hdr, rec, key, &an, 1);
      }},
@@ -69,7 +70,7 @@ const InfoField kInfoFields[] = {
      "Number=1,Type=Float,Description=\"Z-score from Wilcoxon rank sum test of Alt Vs. Ref base qualities\"",
      write_float<&SiteAnnotations::base_q_rank_sum>},
     {InfoField::always, "DP", "Number=1,Type=Integer,Description=\"Reads in the active region over the site\"",
-     [](const char* key, bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
+     [](const char* key, const bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
        const int32_t dp = c.dp;
        bcf_update_info_int32(hdr, rec, key, &dp, 1);
      }},
@@ -94,7 +95,7 @@ const InfoField kInfoFields[] = {
     {InfoField::gvcf_only, "RAW_MQandDP",
      "Number=2,Type=Integer,Description=\"Raw data (sum of squared MQ and total depth) for improved RMS Mapping "
      "Quality calculation\"",
-     [](const char* key, bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
+     [](const char* key, const bcf_hdr_t* hdr, bcf1_t* rec, const SiteCall& c) {
        const int32_t raw[2] = {static_cast<int32_t>(std::lround(c.annotations.mq_squares)), c.annotations.reads};
        bcf_update_info_int32(hdr, rec, key, raw, 2);
      }},
@@ -131,9 +132,13 @@ std::vector<std::string> site_header_lines(bool gvcf) {
   return lines;
 }
 
-void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf, double min_qd) {
-  bcf_hdr_t* hdr = vcf.header();
-  const std::unique_ptr<bcf1_t, decltype(&bcf_destroy)> rec(bcf_init(), bcf_destroy);
+namespace {
+
+using Record = std::unique_ptr<bcf1_t, decltype(&bcf_destroy)>;
+
+Record site_record(const bcf_hdr_t* hdr, int rid, const SiteCall& c, bool gvcf, double min_qd) {
+  Record rec(bcf_init(), bcf_destroy);
+  if (!rec) throw std::bad_alloc();
   rec->rid = rid;
   rec->pos = c.site.pos;
   std::string alleles;
@@ -172,7 +177,22 @@ void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf, doubl
   bcf_update_format_int32(hdr, rec.get(), "GQ", gq.data(), n);
   bcf_update_format_int32(hdr, rec.get(), "PL", pl.data(), static_cast<int>(pl.size()));
   if (gvcf) bcf_update_format_int32(hdr, rec.get(), "SB", c.annotations.strand_table, 4);  // one sample
-  vcf.write(rec.get());
+  return rec;
+}
+
+}  // namespace
+
+void write_site(io::VcfWriter& vcf, int rid, const SiteCall& c, bool gvcf, double min_qd) {
+  vcf.write(site_record(vcf.header(), rid, c, gvcf, min_qd).get());
+}
+
+void format_site(const bcf_hdr_t* hdr, int rid, const SiteCall& c, bool gvcf, double min_qd, std::string& text) {
+  const Record rec = site_record(hdr, rid, c, gvcf, min_qd);
+  kstring_t line = KS_INITIALIZE;
+  const int r = vcf_format(hdr, rec.get(), &line);
+  if (r == 0) text.append(line.s, line.l);
+  free(line.s);
+  if (r != 0) throw std::bad_alloc();
 }
 
 }  // namespace gatemap::caller::detail

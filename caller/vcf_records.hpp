@@ -17,5 +17,8 @@ std::vector<std::string> site_header_lines(bool gvcf);
 
 // FILTER is LowQD where the call's QD is below min_qd, else PASS.
 void write_site(io::VcfWriter& vcf, int rid, const SiteCall& call, bool gvcf, double min_qd);
+// The same record as VCF text appended to `text` (any thread: the header is only read),
+// for VcfWriter::write_text.
+void format_site(const bcf_hdr_t* hdr, int rid, const SiteCall& call, bool gvcf, double min_qd, std::string& text);
 
 }  // namespace gatemap::caller::detail
