@@ -17,7 +17,7 @@
 #include "caller/vcf_records.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "common/parallel.hpp"
+#include "common/ordered_lanes.hpp"
 #include "common/thread_budget.hpp"
 #include "io/output_file.hpp"
 #include "io/text/vcf_writer.hpp"
@@ -261,49 +261,62 @@ JointStats run_joint(const JointOptions& opt) {
     log::info("joint", "the gVCFs are not all indexed (.tbi/.csi): read in one pass, on one thread");
     chunks.push_back({-1, 0, 0});
   }
+  // Chunks called on a lane per thread and written in order as they come (OrderedLanes):
+  // a chunk's records are formatted as VCF text on its lane, so the writer only writes
+  // (on the writing thread they were a ninth of a one-thread run, ten 10x gVCFs).
+  struct ChunkItem {
+    size_t index = 0;
+    std::vector<detail::SiteCall> calls;  // a BCF output's, written record by record
+    std::vector<int> rids;
+    std::string text;  // a text output's records
+    int64_t records = 0, n_calls = 0;
+  };
   JointStats stats;
-  const int threads = omp_get_max_threads();
-  const size_t batch = static_cast<size_t>(std::max(1, threads) * 4);
-  for (size_t first = 0; first < chunks.size(); first += batch) {
-    const size_t n = std::min(batch, chunks.size() - first);
-    std::vector<std::vector<detail::SiteCall>> calls(n);
-    std::vector<std::vector<int>> rids(n);
-    std::vector<std::string> text(n);  // the chunk's records as VCF text, for a text output
-    std::vector<int64_t> records(n, 0), n_calls(n, 0);
-    ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (size_t i = 0; i < n; ++i) {
-      errors.run([&] {
-        const Chunk& ch = chunks[first + i];
-        std::string region;
-        if (ch.rid >= 0) region = info.contigs[ch.rid].first + ":" + std::to_string(ch.begin + 1) + "-" + std::to_string(ch.end);
-        calls[i] = call_chunk(files, ch.rid >= 0 ? region.c_str() : nullptr, ch.rid, ch.begin, ch.end, opt, records[i], rids[i]);
-        n_calls[i] = static_cast<int64_t>(calls[i].size());
-        // Formatted here, on all threads: on the writing thread they were a ninth of a
-        // one-thread run (ten 10x gVCFs), a serial part that bounded 16 threads.
-        if (!vcf.writes_text()) return;
-        for (size_t k = 0; k < calls[i].size(); ++k) {
-          detail::format_site(vcf.header(), rids[i][k], calls[i][k], false, opt.min_qd, text[i]);
+  const int threads = std::max(1, omp_get_max_threads());
+  size_t next_chunk = 0;
+  OrderedLanes<ChunkItem> pipeline(static_cast<size_t>(threads) * 2 + 2, [&](ChunkItem& item) {
+    if (next_chunk == chunks.size()) return false;
+    item.index = next_chunk++;
+    return true;
+  });
+  const auto call = [&](ChunkItem& item) {
+    const Chunk& ch = chunks[item.index];
+    std::string region;
+    if (ch.rid >= 0) region = info.contigs[ch.rid].first + ":" + std::to_string(ch.begin + 1) + "-" + std::to_string(ch.end);
+    item.records = 0, item.rids.clear(), item.text.clear();
+    item.calls = call_chunk(files, ch.rid >= 0 ? region.c_str() : nullptr, ch.rid, ch.begin, ch.end, opt, item.records, item.rids);
+    item.n_calls = static_cast<int64_t>(item.calls.size());
+    if (!vcf.writes_text()) return;
+    for (size_t k = 0; k < item.calls.size(); ++k) {
+      detail::format_site(vcf.header(), item.rids[k], item.calls[k], false, opt.min_qd, item.text);
+    }
+    item.calls.clear();
+  };
+  const size_t say_every = static_cast<size_t>(threads) * 4;
+  pipeline.run(
+      threads,
+      [&](int) {
+        while (ChunkItem* item = pipeline.next(false)) {
+          call(*item);
+          pipeline.done(item);
         }
-        calls[i] = std::vector<detail::SiteCall>();
+      },
+      [&](ChunkItem& item) {
+        stats.records += item.records;
+        stats.calls += item.n_calls;
+        if (vcf.writes_text()) {
+          vcf.write_text(item.text);
+        } else {
+          for (size_t k = 0; k < item.calls.size(); ++k) {
+            // Unindexed input: the record's contig id is the first header's (all agree).
+            detail::write_site(vcf, item.rids[k], item.calls[k], false, opt.min_qd);
+          }
+        }
+        if ((item.index + 1) % say_every == 0 || item.index + 1 == chunks.size()) {
+          log::info("joint", std::to_string(item.index + 1) + " of " + std::to_string(chunks.size()) +
+                                 " chunks: " + std::to_string(stats.calls) + " calls");
+        }
       });
-    }
-    errors.rethrow();
-    for (size_t i = 0; i < n; ++i) {
-      stats.records += records[i];
-      stats.calls += n_calls[i];
-      if (vcf.writes_text()) {
-        vcf.write_text(text[i]);
-        continue;
-      }
-      for (size_t k = 0; k < calls[i].size(); ++k) {
-        // Unindexed input: the record's contig id is the first header's (all agree).
-        detail::write_site(vcf, rids[i][k], calls[i][k], false, opt.min_qd);
-      }
-    }
-    log::info("joint", std::to_string(std::min(chunks.size(), first + n)) + " of " + std::to_string(chunks.size()) +
-                           " chunks: " + std::to_string(stats.calls) + " calls");
-  }
   vcf.close();
   stats.total_s = t0.seconds();
   return stats;
