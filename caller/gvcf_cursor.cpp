@@ -31,6 +31,8 @@ std::unique_ptr<GvcfFile> open_gvcf(const std::string& path) {
   return f;
 }
 
+bool is_block(const bcf1_t* rec) { return rec->n_allele == 2 && std::strcmp(rec->d.allele[1], "<NON_REF>") == 0; }
+
 KeptBlock::KeptBlock() : rec_(bcf_init()) {
   if (!rec_) throw std::bad_alloc();
 }
@@ -166,7 +168,7 @@ const GvcfPlace* GvcfCursor::next() {
   if (parsed_) {
     if (text_) parse(&line_, rec_, records_);
     bcf_unpack(rec_, BCF_UN_STR);
-    const bool block = rec_->n_allele == 2 && std::strcmp(rec_->d.allele[1], "<NON_REF>") == 0;
+    const bool block = is_block(rec_);
     int64_t end = rec_->pos + 1;
     if (block) {
       int32_t* v = nullptr;
@@ -187,11 +189,16 @@ const GvcfPlace* GvcfCursor::next() {
   return &place_;
 }
 
+// Text still wanted after parsing: vcf_parse splits a line where it lies, so a copy is parsed.
+void GvcfCursor::parse_copy(std::string_view text, bcf1_t* into, int64_t number) {
+  copy_.l = 0;
+  kputsn(text.data(), text.size(), &copy_);
+  parse(&copy_, into, number);
+}
+
 bcf1_t* GvcfCursor::record() {
-  if (!parsed_) {  // (vcf_parse splits the line where it lies: a copy keeps it for keep())
-    copy_.l = 0;
-    kputsn(line_.s, line_.l, &copy_);
-    parse(&copy_, rec_, records_);
+  if (!parsed_) {  // (a block's line: keep() may still want it)
+    parse_copy({line_.s, line_.l}, rec_, records_);
     parsed_ = true;
   }
   return rec_;
@@ -210,9 +217,7 @@ void GvcfCursor::keep(KeptBlock& into) {
 
 bcf1_t* GvcfCursor::record(KeptBlock& kept) {
   if (!kept.parsed_) {
-    copy_.l = 0;
-    kputsn(kept.text_.data(), kept.text_.size(), &copy_);
-    parse(&copy_, kept.rec_, kept.number_);
+    parse_copy(kept.text_, kept.rec_, kept.number_);
     kept.parsed_ = true;
   } else {
     bcf_unpack(kept.rec_, BCF_UN_STR);  // (a copied record comes packed)

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/error.hpp"
 
@@ -34,6 +35,9 @@ struct GvcfFile {
 
 // Opens and checks one gVCF (its index is found by the caller). Throws IoError/FormatError naming it.
 std::unique_ptr<GvcfFile> open_gvcf(const std::string& path);
+
+// A reference block: ALT <NON_REF> alone (its alleles unpacked).
+bool is_block(const bcf1_t* rec);
 
 // Where a record lies; a block (ALT <NON_REF> alone) with its END (exclusive, 0-based).
 struct GvcfPlace {
@@ -83,6 +87,7 @@ class GvcfCursor {
   bool scan_block();
   FormatError bad_end() const;
   void parse(kstring_t* line, bcf1_t* into, int64_t number);
+  void parse_copy(std::string_view text, bcf1_t* into, int64_t number);
   const GvcfFile& f_;
   htsFile* fp_ = nullptr;
   bcf_hdr_t* hdr_ = nullptr;

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <memory>
 
 #include "caller/gvcf_cursor.hpp"
@@ -28,8 +27,6 @@ namespace {
 
 using detail::GvcfEntry;
 constexpr int64_t kChunk = 1000000;  // bases a thread calls at a time
-
-bool is_block(const bcf1_t* rec) { return rec->n_allele == 2 && std::strcmp(rec->d.allele[1], "<NON_REF>") == 0; }
 
 // A record as an entry (its kind: block or variant).
 GvcfEntry entry_of(const bcf_hdr_t* hdr, bcf1_t* rec) {
@@ -266,10 +263,10 @@ JointStats run_joint(const JointOptions& opt) {
   // (on the writing thread they were a ninth of a one-thread run, ten 10x gVCFs).
   struct ChunkItem {
     size_t index = 0;
-    std::vector<detail::SiteCall> calls;  // a BCF output's, written record by record
+    std::vector<detail::SiteCall> calls;  // written record by record to a BCF output
     std::vector<int> rids;
     std::string text;  // a text output's records
-    int64_t records = 0, n_calls = 0;
+    int64_t records = 0;
   };
   JointStats stats;
   const int threads = std::max(1, omp_get_max_threads());
@@ -285,12 +282,10 @@ JointStats run_joint(const JointOptions& opt) {
     if (ch.rid >= 0) region = info.contigs[ch.rid].first + ":" + std::to_string(ch.begin + 1) + "-" + std::to_string(ch.end);
     item.records = 0, item.rids.clear(), item.text.clear();
     item.calls = call_chunk(files, ch.rid >= 0 ? region.c_str() : nullptr, ch.rid, ch.begin, ch.end, opt, item.records, item.rids);
-    item.n_calls = static_cast<int64_t>(item.calls.size());
     if (!vcf.writes_text()) return;
     for (size_t k = 0; k < item.calls.size(); ++k) {
       detail::format_site(vcf.header(), item.rids[k], item.calls[k], false, opt.min_qd, item.text);
     }
-    item.calls.clear();
   };
   const size_t say_every = static_cast<size_t>(threads) * 4;
   pipeline.run(
@@ -303,7 +298,7 @@ JointStats run_joint(const JointOptions& opt) {
       },
       [&](ChunkItem& item) {
         stats.records += item.records;
-        stats.calls += item.n_calls;
+        stats.calls += static_cast<int64_t>(item.calls.size());
         if (vcf.writes_text()) {
           vcf.write_text(item.text);
         } else {

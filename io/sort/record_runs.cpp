@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 #include <utility>
 
 #include "common/error.hpp"
@@ -30,23 +31,20 @@ void RecordRunWriter::write_stored(size_t n, const std::function<const uint8_t*(
   for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<uint32_t>(RecordArena::stored_bytes(at(i)));
   for (size_t first = 0; first < n;) {
     std::vector<size_t> cut{first};  // the next blocks' first records
+    std::vector<size_t> raw_bytes;
     for (size_t i = first, filled = 0; i < n && cut.size() <= kBlocksAtOnce * threads_; ++i) {
       filled += bytes[i];
-      if (filled >= block_bytes_ || i + 1 == n) cut.push_back(i + 1), filled = 0;
+      if (filled >= block_bytes_ || i + 1 == n) cut.push_back(i + 1), raw_bytes.push_back(filled), filled = 0;
     }
-    std::vector<std::vector<char>> blocks(cut.size() - 1);
-    ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
-    for (size_t b = 0; b < blocks.size(); ++b) errors.run([&] {
-      std::vector<char> raw;
+    compress_and_write(raw_bytes.size(), [&](size_t b, std::vector<char>& room) {
+      room.clear();
+      room.reserve(raw_bytes[b]);
       for (size_t i = cut[b]; i < cut[b + 1]; ++i) {
         const auto* p = reinterpret_cast<const char*>(at(i));
-        raw.insert(raw.end(), p, p + bytes[i]);
+        room.insert(room.end(), p, p + bytes[i]);
       }
-      blocks[b] = compress_run_block(raw.data(), raw.size());
+      return std::string_view(room.data(), room.size());
     });
-    errors.rethrow();
-    for (const auto& block : blocks) out_.write_compressed(block);
     first = cut.back();
   }
 }
@@ -63,13 +61,29 @@ void RecordRunWriter::add(const bam1_t* b) {
 }
 
 void RecordRunWriter::compress_full() {
-  std::vector<std::vector<char>> blocks(full_.size());
+  compress_and_write(full_.size(), [this](size_t b, std::vector<char>&) {
+    return std::string_view(full_[b].data(), full_[b].size());
+  });
+  full_.clear();
+}
+
+// Blocks 0..n-1 compressed on all threads and written in order; raw(b, room) gives block
+// b's bytes (gathered into `room`, a thread's own, where they must be).
+void RecordRunWriter::compress_and_write(size_t n,
+                                         const std::function<std::string_view(size_t, std::vector<char>&)>& raw) {
+  std::vector<std::vector<char>> blocks(n);
   ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
-  for (size_t b = 0; b < blocks.size(); ++b) errors.run([&] { blocks[b] = compress_run_block(full_[b].data(), full_[b].size()); });
+#pragma omp parallel num_threads(threads_)
+  {
+    std::vector<char> room;
+#pragma omp for schedule(dynamic, 1)
+    for (size_t b = 0; b < n; ++b) errors.run([&] {
+      const std::string_view bytes = raw(b, room);
+      blocks[b] = compress_run_block(bytes.data(), bytes.size());
+    });
+  }
   errors.rethrow();
   for (const auto& block : blocks) out_.write_compressed(block);
-  full_.clear();
 }
 
 void RecordRunWriter::finish() {

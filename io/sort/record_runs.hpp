@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/sort/run_blocks.hpp"
@@ -31,6 +32,7 @@ class RecordRunWriter {
 
  private:
   void compress_full();
+  void compress_and_write(size_t n, const std::function<std::string_view(size_t, std::vector<char>&)>& raw);
   std::string path_;
   BlockRunWriter out_;
   size_t block_bytes_;
