@@ -63,12 +63,15 @@ with_shared() {
   bcftools index -f -t "$3.truth.vcf.gz"
 }
 
-# sample NAME DEPTH: NAME.DEPTH.bam (sorted, indexed, @RG SM:NAME) from NAME's truth.
+# sample NAME DEPTH: NAME.DEPTH.bam (sorted, indexed, @RG SM:NAME) from NAME's truth. Each
+# sample's reads get a seed of their own: with one seed, samples sharing a haplotype got
+# the same reads with the same errors there, which a multi-sample call takes for variants.
 sample() {
-  local name=$1 depth=$2 pairs
+  local name=$1 depth=$2 pairs seed
   [ -s "$name.$depth.bam" ] && return
   pairs=$((LENGTH * depth / 300))
-  run "$G" sim reads ref.fa --vcf "$name.truth.vcf.gz" -n "$pairs" --seed "$((depth * 1000 + ${#name}))" -t "$T" \
+  seed=$((depth * 100000 + $(printf %s "$name" | cksum | cut -d' ' -f1) % 100000))
+  run "$G" sim reads ref.fa --vcf "$name.truth.vcf.gz" -n "$pairs" --seed "$seed" -t "$T" \
     -o "$name.$depth"
   run "$G" map -t "$T" --sort -R "@RG\tID:$name\tSM:$name" -o "$name.$depth.bam" ref.gmi "$name.${depth}_1.fq" \
     "$name.${depth}_2.fq"
