@@ -45,6 +45,115 @@ const BaseTerms& base_terms() {
   return t;
 }
 
+constexpr int kIndelEvidence = 4;  // an evidence kind beside the bases' 0..3 (A, C, G, T)
+
+int base_index(char b) {
+  switch (b) {
+    case 'A': return 0;
+    case 'C': return 1;
+    case 'G': return 2;
+    case 'T': return 3;
+    default: return -1;
+  }
+}
+
+// Read r's evidence over [a, b): covered(p) for every read over position p, and
+// evidence(p, kind, q) for a base of quality q >= min_base_q over a reference base
+// other than N: kind 0..3 the read's base (A, C, G, T), kIndelEvidence that of an indel.
+// GATK's rule: a base beside an indel or a soft clip is evidence of another allele, so
+// that an indel's anchor base (its VCF position) carries the reads that hold it; a
+// deleted base is such evidence at Q30.
+template <class Covered, class Evidence>
+void walk_evidence(const detail::AlignedRead& r, const std::string& seq, int64_t a, int64_t b, int min_base_q,
+                   Covered&& covered, Evidence&& evidence) {
+  int64_t rpos = r.pos;
+  int q = 0;
+  for (size_t k = 0; k < r.cigar.size(); ++k) {
+    const int op = bam_cigar_op(r.cigar[k]), len = bam_cigar_oplen(r.cigar[k]);
+    if (op == BAM_CMATCH || op == BAM_CEQUAL || op == BAM_CDIFF) {
+      const bool gap_before = k > 0 && next_to_gap(r.cigar[k - 1]);
+      const bool gap_after = k + 1 < r.cigar.size() && next_to_gap(r.cigar[k + 1]);
+      const int64_t lo = std::max(rpos, a), hi = std::min(rpos + len, b);
+      for (int64_t p = lo; p < hi; ++p) {
+        const int qi = q + static_cast<int>(p - rpos);
+        covered(p);
+        const int bq = std::min<int>(r.qual[qi], 93);
+        if (bq < min_base_q || r.seq[qi] == 'N' || seq[p] == 'N') continue;
+        const bool beside_gap = (gap_before && p == rpos) || (gap_after && p == rpos + len - 1);
+        const int base = base_index(r.seq[qi]);
+        evidence(p, beside_gap || base < 0 ? kIndelEvidence : base, bq);
+      }
+      rpos += len, q += len;
+    } else if (op == BAM_CDEL) {
+      const int64_t lo = std::max(rpos, a), hi = std::min(rpos + len, b);
+      for (int64_t p = lo; p < hi; ++p) {
+        covered(p);
+        evidence(p, kIndelEvidence, 30);
+      }
+      rpos += len;
+    } else if (op == BAM_CREF_SKIP) {
+      rpos += len;
+    } else if (op == BAM_CINS || op == BAM_CSOFT_CLIP) {
+      q += len;
+    }
+  }
+}
+
+// VCF's index of genotype {a, b}.
+int genotype_index(int a, int b) { return a <= b ? b * (b + 1) / 2 + a : a * (a + 1) / 2 + b; }
+
+// PLs from log10 likelihoods (normalised to the best) and the GQ they give: the
+// second-lowest PL where the first genotype (0/0) is the best, else 0.
+template <size_t N>
+int32_t phred_scaled(const std::array<double, N>& gl, std::array<int32_t, N>& pl) {
+  const double best = *std::max_element(gl.begin(), gl.end());
+  for (size_t k = 0; k < N; ++k) pl[k] = static_cast<int32_t>(std::lround(std::min(1e6, -10.0 * (gl[k] - best))));
+  if (pl[0] != 0) return 0;
+  return std::min(99, *std::min_element(pl.begin() + 1, pl.end()));
+}
+
+// The hints' likelihoods, from a second walk over the reads that cover one: per
+// evidence, P(evidence | allele) is 1 - e for its own allele (a base's, or <NON_REF> for
+// an indel's) and e / 3 for any other; a genotype's is the mean of its two alleles'.
+void score_hints(const std::vector<detail::AlignedRead>& reads, const std::string& seq, int64_t begin, int min_base_q,
+                 const std::vector<int64_t>& slice_at, const std::vector<int32_t>& hint_of, RefConfidence& out) {
+  std::vector<std::array<double, 15>> gl(out.hints.size());
+  for (auto& g : gl) g.fill(0);
+  const BaseTerms& t = base_terms();
+  const int64_t slices = static_cast<int64_t>(slice_at.size()) - 1;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t s = 0; s < slices; ++s) {
+    const int64_t a = slice_at[s], b = slice_at[s + 1];
+    for (const detail::AlignedRead& r : reads) {
+      if (r.pos >= b) break;
+      if (r.end <= a) continue;
+      walk_evidence(
+          r, seq, a, b, min_base_q, [](int64_t) {},
+          [&](int64_t p, int kind, int q) {
+            const int32_t h = hint_of[p - begin];
+            if (h < 0) return;
+            AlleleHint& hint = out.hints[h];
+            // Alleles: 0 the reference, 1..3 the other bases in order, 4 <NON_REF>.
+            const int ref = base_index(seq[p]);
+            const int allele = kind == kIndelEvidence ? 4 : kind == ref ? 0 : kind + (kind < ref ? 1 : 0);
+            ++hint.ad[allele];
+            const double own = t.terms[q][1][0], other = t.terms[q][0][0];  // log10(1 - e), log10(e / 3)
+            const double mixed = t.terms[q][0][1];                           // log10((1 - e + e / 3) / 2)
+            for (int y = 0; y < 5; ++y) {
+              for (int x = 0; x <= y; ++x) {
+                const int n_own = (x == allele) + (y == allele);
+                gl[h][genotype_index(x, y)] += n_own == 2 ? own : n_own == 1 ? mixed : other;
+              }
+            }
+          });
+    }
+  }
+  for (size_t h = 0; h < gl.size(); ++h) {
+    out.hints[h].gq = phred_scaled(gl[h], out.hints[h].pl);
+    out.hints[h].ad[4] = 0;  // <NON_REF> has no depth of its own (GATK's gVCF)
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> gvcf_header_lines() {
@@ -61,72 +170,56 @@ std::vector<std::string> gvcf_header_lines() {
   return lines;
 }
 
+std::string hint_alleles(char ref_base) {
+  std::string alleles(1, ref_base);
+  for (const char b : {'A', 'C', 'G', 'T'}) {
+    if (b != ref_base) alleles += std::string(",") + b;
+  }
+  return alleles + ",<NON_REF>";
+}
+
 void reference_confidence(const std::vector<detail::AlignedRead>& reads, const std::string& seq, int64_t begin,
                           int64_t end, int min_base_q, RefConfidence& out) {
   const int64_t n = std::max<int64_t>(0, end - begin);
   out.dp.assign(n, 0);
   out.gq.assign(n, 0);
   out.pl.assign(n, {0, 0, 0});
+  out.hints.clear();
   std::vector<std::array<double, 3>> gl(n, {0, 0, 0});
+  std::vector<uint8_t> other_allele(n, 0);  // a read shows another allele here
   const BaseTerms& t = base_terms();
   // Position slices in parallel; each walks the reads (sorted by start) that reach it.
   const int64_t slices = std::max<int64_t>(1, std::min<int64_t>(n / 4096, 4 * omp_get_max_threads()));
+  std::vector<int64_t> slice_at(slices + 1);
+  for (int64_t s = 0; s <= slices; ++s) slice_at[s] = begin + n * s / slices;
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t s = 0; s < slices; ++s) {
-    const int64_t a = begin + n * s / slices, b = begin + n * (s + 1) / slices;
+    const int64_t a = slice_at[s], b = slice_at[s + 1];
     for (const detail::AlignedRead& r : reads) {
       if (r.pos >= b) break;
       if (r.end <= a) continue;
-      int64_t rpos = r.pos;
-      int q = 0;
-      for (size_t k = 0; k < r.cigar.size(); ++k) {
-        const int op = bam_cigar_op(r.cigar[k]), len = bam_cigar_oplen(r.cigar[k]);
-        if (op == BAM_CMATCH || op == BAM_CEQUAL || op == BAM_CDIFF) {
-          // GATK's rule: a base beside an indel or a soft clip is evidence of another
-          // allele, so that an indel's anchor base (its VCF position) carries the
-          // reads that hold it.
-          const bool gap_before = k > 0 && next_to_gap(r.cigar[k - 1]);
-          const bool gap_after = k + 1 < r.cigar.size() && next_to_gap(r.cigar[k + 1]);
-          const int64_t lo = std::max(rpos, a), hi = std::min(rpos + len, b);
-          for (int64_t p = lo; p < hi; ++p) {
-            const int qi = q + static_cast<int>(p - rpos);
-            ++out.dp[p - begin];
-            const int bq = std::min<int>(r.qual[qi], 93);
-            if (bq < min_base_q || r.seq[qi] == 'N') continue;
-            const char ref = seq[p];
-            if (ref == 'N') continue;
-            const bool beside_gap = (gap_before && p == rpos) || (gap_after && p == rpos + len - 1);
-            const double* term = t.terms[bq][r.seq[qi] == ref && !beside_gap ? 1 : 0];
+      walk_evidence(
+          r, seq, a, b, min_base_q, [&](int64_t p) { ++out.dp[p - begin]; },
+          [&](int64_t p, int kind, int q) {
+            const bool ref = kind == base_index(seq[p]);
+            const double* term = t.terms[q][ref ? 1 : 0];
             auto& g = gl[p - begin];
             g[0] += term[0], g[1] += term[1], g[2] += term[2];
-          }
-          rpos += len, q += len;
-        } else if (op == BAM_CDEL) {
-          const int64_t lo = std::max(rpos, a), hi = std::min(rpos + len, b);
-          for (int64_t p = lo; p < hi; ++p) {  // a deletion: evidence of another allele, at Q30
-            ++out.dp[p - begin];
-            const double* term = t.terms[30][0];
-            auto& g = gl[p - begin];
-            g[0] += term[0], g[1] += term[1], g[2] += term[2];
-          }
-          rpos += len;
-        } else if (op == BAM_CREF_SKIP) {
-          rpos += len;
-        } else if (op == BAM_CINS || op == BAM_CSOFT_CLIP) {
-          q += len;
-        }
-      }
+            if (!ref) other_allele[p - begin] = 1;
+          });
     }
   }
 #pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) out.gq[i] = phred_scaled(gl[i], out.pl[i]);
+  std::vector<int32_t> hint_of(n, -1);
   for (int64_t i = 0; i < n; ++i) {
-    const auto& g = gl[i];
-    const double best = std::max({g[0], g[1], g[2]});
-    std::array<int32_t, 3> pl;
-    for (int k = 0; k < 3; ++k) pl[k] = static_cast<int32_t>(std::lround(std::min(1e6, -10.0 * (g[k] - best))));
-    out.pl[i] = pl;
-    out.gq[i] = pl[0] == 0 ? std::min(99, std::min(pl[1], pl[2])) : 0;  // no evidence: all 0, GQ 0
+    if (!other_allele[i] || out.gq[i] >= kHintGq) continue;
+    hint_of[i] = static_cast<int32_t>(out.hints.size());
+    AlleleHint h;
+    h.pos = begin + i, h.dp = out.dp[i];
+    out.hints.push_back(h);
   }
+  if (!out.hints.empty()) score_hints(reads, seq, begin, min_base_q, slice_at, hint_of, out);
 }
 
 int GvcfBlocks::band_of(int32_t gq) {
@@ -181,6 +274,53 @@ void GvcfBlocks::flush() {
   bcf_update_format_int32(hdr, rec, "GQ", &min_gq_, 1);
   bcf_update_format_int32(hdr, rec, "MIN_DP", &min_dp_, 1);
   bcf_update_format_int32(hdr, rec, "PL", min_pl_.data(), 3);
+  vcf_.write(rec);
+}
+
+void GvcfBlocks::add_hint(int rid, char ref_base, const AlleleHint& hint) {
+  flush();
+  const std::string alleles = hint_alleles(ref_base);
+  if (vcf_.writes_text()) {
+    line_.clear();
+    const auto number = [this](int64_t v) {
+      char buf[24];
+      line_.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+    };
+    const auto list = [&](const auto& values) {
+      for (size_t k = 0; k < values.size(); ++k) {
+        if (k) line_ += ',';
+        number(values[k]);
+      }
+    };
+    line_ += bcf_hdr_id2name(vcf_.header(), rid);
+    line_ += '\t';
+    number(hint.pos + 1);
+    line_ += "\t.\t";
+    line_ += alleles;
+    line_[line_.size() - alleles.size() + 1] = '\t';  // REF, then the ALT list
+    line_ += "\t.\t.\t.\tGT:AD:DP:GQ:PL\t0/0:";
+    list(hint.ad);
+    line_ += ':';
+    number(hint.dp), line_ += ':', number(hint.gq), line_ += ':';
+    list(hint.pl);
+    line_ += '\n';
+    vcf_.write_text(line_);
+    return;
+  }
+  bcf_hdr_t* hdr = vcf_.header();
+  if (!rec_) rec_.reset(bcf_init());
+  bcf1_t* rec = rec_.get();
+  bcf_clear(rec);
+  rec->rid = rid;
+  rec->pos = hint.pos;
+  bcf_float_set_missing(rec->qual);
+  bcf_update_alleles_str(hdr, rec, alleles.c_str());
+  int32_t gt[2] = {bcf_gt_unphased(0), bcf_gt_unphased(0)};
+  bcf_update_genotypes(hdr, rec, gt, 2);
+  bcf_update_format_int32(hdr, rec, "AD", hint.ad.data(), static_cast<int>(hint.ad.size()));
+  bcf_update_format_int32(hdr, rec, "DP", &hint.dp, 1);
+  bcf_update_format_int32(hdr, rec, "GQ", &hint.gq, 1);
+  bcf_update_format_int32(hdr, rec, "PL", hint.pl.data(), static_cast<int>(hint.pl.size()));
   vcf_.write(rec);
 }
 

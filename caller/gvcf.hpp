@@ -27,10 +27,28 @@ std::vector<std::string> gvcf_header_lines();
 // (deleted bases count as X, and so does an aligned base beside an indel or a soft clip),
 // PL normalised to the best, GQ = the second-lowest PL
 // (at most 99) where 0/0 is the best and 0 otherwise; DP counts every read over the base.
+//
+// A position whose reads show another allele and whose GQ is below kHintGq gets an
+// AlleleHint instead of a block: its record names the three other bases and keeps
+// <NON_REF> for the evidence of an indel (a deleted base, a base beside an indel or a
+// clip), GT 0/0 (nothing was called there), PLs over those five alleles. A block's
+// <NON_REF> lumps every such read together, so `joint` took one read with an error to
+// another base, or beside a deletion, as evidence of any alternate another sample has
+// there (at 10x, 15 of the 18 genotypes where joint and the multi-BAM call differed).
+constexpr int32_t kHintGq = 20;
+struct AlleleHint {
+  int64_t pos = 0;
+  int32_t dp = 0, gq = 0;
+  std::array<int32_t, 5> ad{};   // the reference, the three other bases (A, C, G, T order), indel evidence
+  std::array<int32_t, 15> pl{};  // VCF's genotype order over those five alleles
+};
 struct RefConfidence {
   std::vector<int32_t> dp, gq;
   std::vector<std::array<int32_t, 3>> pl;
+  std::vector<AlleleHint> hints;  // by position
 };
+// The hint's alleles: the reference base, the other three in A, C, G, T order, <NON_REF>.
+std::string hint_alleles(char ref_base);
 void reference_confidence(const std::vector<detail::AlignedRead>& reads, const std::string& contig_seq, int64_t begin,
                           int64_t end, int min_base_q, RefConfidence& out);
 
@@ -40,6 +58,8 @@ class GvcfBlocks {
   // Position pos of contig rid (VCF header id) with its confidence; consecutive calls
   // must be consecutive positions of one contig, else the block is closed first.
   void add(int rid, int64_t pos, char ref_base, int32_t dp, int32_t gq, const std::array<int32_t, 3>& pl);
+  // A hint's record in place of its position's block (the open block is written first).
+  void add_hint(int rid, char ref_base, const AlleleHint& hint);
   // Writes the open block, if any (before a variant record, at a span's end).
   void flush();
 

@@ -33,11 +33,23 @@ std::unique_ptr<GvcfFile> open_gvcf(const std::string& path) {
 
 bool is_block(const bcf1_t* rec) { return rec->n_allele == 2 && std::strcmp(rec->d.allele[1], "<NON_REF>") == 0; }
 
-KeptBlock::KeptBlock() : rec_(bcf_init()) {
+namespace {
+// An allele hint's text: one REF base, ALTs ending in <NON_REF>, no INFO, FORMAT GT
+// first and the sample's genotype 0/0 (`format_and_sample`: the line's last two fields).
+bool is_hint_line(std::string_view ref, std::string_view alt, std::string_view info, std::string_view format_and_sample) {
+  constexpr std::string_view kTail = ",<NON_REF>";
+  if (ref.size() != 1 || info != "." || alt.size() <= kTail.size()) return false;
+  if (alt.substr(alt.size() - kTail.size()) != kTail || format_and_sample.substr(0, 3) != "GT:") return false;
+  const size_t tab = format_and_sample.find('\t');
+  return tab != std::string_view::npos && format_and_sample.substr(tab + 1, 4) == "0/0:";
+}
+}  // namespace
+
+KeptRecord::KeptRecord() : rec_(bcf_init()) {
   if (!rec_) throw std::bad_alloc();
 }
 
-KeptBlock::~KeptBlock() { bcf_destroy(rec_); }
+KeptRecord::~KeptRecord() { bcf_destroy(rec_); }
 
 GvcfCursor::GvcfCursor(const GvcfFile& file, const char* region) : f_(file), rec_(bcf_init()) {
   if (!rec_) throw std::bad_alloc();
@@ -77,9 +89,10 @@ FormatError GvcfCursor::bad_end() const {
                      " is malformed (its END is not a position at or after its own)");
 }
 
-// A text line that is a block with a contig of the header: its place, without parsing.
-// Anything else (a variant, or a line this scan does not follow) is parsed by htslib.
-bool GvcfCursor::scan_block() {
+// A text line that is a block or an allele hint with a contig of the header: its place,
+// without parsing. Anything else (a variant, or a line this scan does not follow) is
+// parsed by htslib.
+bool GvcfCursor::scan_lazily() {
   std::string_view fields[8];
   std::string_view rest(line_.s, line_.l);
   for (auto& field : fields) {
@@ -88,7 +101,8 @@ bool GvcfCursor::scan_block() {
     field = rest.substr(0, tab);
     rest.remove_prefix(tab + 1);
   }
-  if (fields[4] != "<NON_REF>") return false;
+  const bool block = fields[4] == "<NON_REF>";
+  if (!block && !is_hint_line(fields[3], fields[4], fields[7], rest)) return false;
   char* stop = nullptr;
   const long long pos = std::strtoll(fields[1].data(), &stop, 10);
   if (stop != fields[1].data() + fields[1].size() || pos < 1) return false;
@@ -97,7 +111,8 @@ bool GvcfCursor::scan_block() {
     contig_rid_ = bcf_hdr_name2id(hdr_, contig_.c_str());
   }
   if (contig_rid_ < 0) return false;
-  place_ = {contig_rid_, pos - 1, true, pos};  // no END: the block is its one base
+  place_ = {contig_rid_, pos - 1, block, pos, !block};  // a block without END: its one base
+  if (!block) return true;
   const std::string_view info = fields[7];
   for (size_t at = 0; at < info.size();) {
     const size_t semi = std::min(info.find(';', at), info.size());
@@ -164,7 +179,7 @@ const GvcfPlace* GvcfCursor::next() {
     throw FormatError("'" + f_.path + "': record " + std::to_string(records_) + " is malformed");
   }
   const GvcfPlace last = place_;
-  parsed_ = !text_ || !scan_block();
+  parsed_ = !text_ || !scan_lazily();
   if (parsed_) {
     if (text_) parse(&line_, rec_, records_);
     bcf_unpack(rec_, BCF_UN_STR);
@@ -179,7 +194,7 @@ const GvcfPlace* GvcfCursor::next() {
       if (got == 1 && value <= rec_->pos) throw bad_end();
       end = value;
     }
-    place_ = {rec_->rid, rec_->pos, block, end};
+    place_ = {rec_->rid, rec_->pos, block, end, false};
   }
   if (place_.rid < last.rid || (place_.rid == last.rid && place_.pos < last.pos)) {
     const char* contig = bcf_hdr_id2name(hdr_, place_.rid);
@@ -204,7 +219,7 @@ bcf1_t* GvcfCursor::record() {
   return rec_;
 }
 
-void GvcfCursor::keep(KeptBlock& into) {
+void GvcfCursor::keep(KeptRecord& into) {
   if (!parsed_) {
     into.text_.assign(line_.s, line_.l);
     into.number_ = records_;
@@ -215,7 +230,7 @@ void GvcfCursor::keep(KeptBlock& into) {
   into.parsed_ = true;
 }
 
-bcf1_t* GvcfCursor::record(KeptBlock& kept) {
+bcf1_t* GvcfCursor::record(KeptRecord& kept) {
   if (!kept.parsed_) {
     parse_copy(kept.text_, kept.rec_, kept.number_);
     kept.parsed_ = true;

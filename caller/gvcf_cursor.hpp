@@ -2,9 +2,9 @@
 // One gatemap gVCF read by `joint`: opened and checked (one sample, a gVCF's header), then
 // read over a region through its tabix/CSI index, or whole, by a cursor of its own per
 // thread (htslib's parsing may change a header: not shared between threads).
-// Most records are reference blocks and most blocks hold no site: a text gVCF's block
-// line is only scanned for its contig, position and END, and parsed (as htsjdk decodes
-// genotypes lazily) only if a site falls in it.
+// Most records are reference blocks or allele hints and most hold no site: a text gVCF's
+// block or hint line is only scanned for its contig, position and END, and parsed (as
+// htsjdk decodes genotypes lazily) only if a site falls on it.
 #include <htslib/kstring.h>
 #include <htslib/tbx.h>
 #include <htslib/vcf.h>
@@ -40,21 +40,24 @@ std::unique_ptr<GvcfFile> open_gvcf(const std::string& path);
 bool is_block(const bcf1_t* rec);
 
 // Where a record lies; a block (ALT <NON_REF> alone) with its END (exclusive, 0-based).
+// `hint`: a text line of one REF base, alleles ending in <NON_REF>, no INFO and genotype
+// 0/0 (caller::AlleleHint), not parsed yet (a BCF's hints are parsed: hint stays false).
 struct GvcfPlace {
   int rid = -1;
   int64_t pos = -1;
   bool block = false;
   int64_t end = -1;
+  bool hint = false;
 };
 
-// A block kept past its cursor's next record: its text (parsed when first asked for) or,
-// from a BCF, a copy of its record.
-class KeptBlock {
+// A block or a hint kept past its cursor's next record: its text (parsed when first
+// asked for) or, from a BCF, a copy of its record.
+class KeptRecord {
  public:
-  KeptBlock();
-  ~KeptBlock();
-  KeptBlock(const KeptBlock&) = delete;
-  KeptBlock& operator=(const KeptBlock&) = delete;
+  KeptRecord();
+  ~KeptRecord();
+  KeptRecord(const KeptRecord&) = delete;
+  KeptRecord& operator=(const KeptRecord&) = delete;
 
  private:
   friend class GvcfCursor;
@@ -77,14 +80,14 @@ class GvcfCursor {
   const GvcfPlace* next();
   // The current record parsed, its alleles unpacked.
   bcf1_t* record();
-  // The current record (a block) kept, and a kept block parsed, alleles unpacked.
-  void keep(KeptBlock& into);
-  bcf1_t* record(KeptBlock& kept);
+  // The current record (a block or a hint) kept, and a kept record parsed, alleles unpacked.
+  void keep(KeptRecord& into);
+  bcf1_t* record(KeptRecord& kept);
   bcf_hdr_t* header() const { return hdr_; }
 
  private:
   int read_line();
-  bool scan_block();
+  bool scan_lazily();
   FormatError bad_end() const;
   void parse(kstring_t* line, bcf1_t* into, int64_t number);
   void parse_copy(std::string_view text, bcf1_t* into, int64_t number);

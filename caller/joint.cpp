@@ -48,6 +48,10 @@ GvcfEntry entry_of(const bcf_hdr_t* hdr, bcf1_t* rec) {
   ints("DP", one);
   if (!one.empty()) e.dp = one[0];
   if (e.kind == GvcfEntry::Kind::variant) {
+    int32_t* gt = nullptr;
+    int n_gt = 0;
+    e.hint = bcf_get_genotypes(h, rec, &gt, &n_gt) == 2 && bcf_gt_allele(gt[0]) == 0 && bcf_gt_allele(gt[1]) == 0;
+    free(gt);
     ints("AD", e.ad);
     ints("SB", one);
     for (size_t k = 0; k < 4 && k < one.size(); ++k) e.sb[k] = one[k];
@@ -69,20 +73,22 @@ GvcfEntry entry_of(const bcf_hdr_t* hdr, bcf1_t* rec) {
   return e;
 }
 
-// What each input says from one position to the next. The last block is kept and
-// decoded only when a site falls in it: most blocks hold none, and decoding every block's
-// FORMAT was most of joint's time.
+// What each input says from one position to the next. The last block, and a hint
+// starting here, are kept and decoded only when a site falls on them: most hold none,
+// and decoding every block's FORMAT was most of joint's time.
 struct SampleState {
   GvcfEntry variant, here;  // the last variant record, one starting here
-  KeptBlock kept;           // the last block
+  KeptRecord kept;          // the last block
   GvcfEntry block;          // it decoded, where block_decoded
   bool block_decoded = false;
   int64_t block_pos = -1, block_end = -1, variant_end = -1;  // end: exclusive
   bool has_here = false;
+  KeptRecord hint;          // an allele hint starting here (a text gVCF's), where hint_here
+  bool hint_here = false;
   // Forgets what came before (a new contig).
   void reset() {
     variant = here = block = GvcfEntry{};
-    block_decoded = has_here = false;
+    block_decoded = has_here = hint_here = false;
     block_pos = block_end = variant_end = -1;
   }
   const GvcfEntry& block_entry(GvcfCursor& cursor) {
@@ -120,19 +126,25 @@ std::vector<detail::SiteCall> call_chunk(const std::vector<std::unique_ptr<GvcfF
     bool site = false;
     for (size_t s = 0; s < S; ++s) {
       SampleState& st = state[s];
-      st.has_here = false;
+      st.has_here = st.hint_here = false;
       while (cur[s] && cur[s]->rid == r && cur[s]->pos == p) {
         ++records;
         if (cur[s]->block) {
           st.block_end = cur[s]->end;
           cursors[s]->keep(st.kept);
           st.block_pos = p, st.block_decoded = false;
+        } else if (cur[s]->hint) {
+          cursors[s]->keep(st.hint);
+          st.hint_here = true;
         } else {
           GvcfEntry e = entry_of(cursors[s]->header(), cursors[s]->record());
-          st.variant_end = p + static_cast<int64_t>(e.alleles[0].size());
-          st.variant = e;
+          if (!e.hint) {
+            st.variant_end = p + static_cast<int64_t>(e.alleles[0].size());
+            st.variant = e;
+            site = true;
+          }
           st.here = std::move(e);
-          st.has_here = site = true;
+          st.has_here = true;
         }
         cur[s] = cursors[s]->next();
       }
@@ -142,6 +154,8 @@ std::vector<detail::SiteCall> call_chunk(const std::vector<std::unique_ptr<GvcfF
       SampleState& st = state[s];
       if (st.has_here) {
         entries[s] = st.here;
+      } else if (st.hint_here) {
+        entries[s] = entry_of(cursors[s]->header(), cursors[s]->record(st.hint));
       } else if (st.variant_end > p && st.variant.pos < p) {
         entries[s] = st.variant;
         entries[s].kind = GvcfEntry::Kind::spanning;

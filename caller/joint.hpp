@@ -2,7 +2,8 @@
 // gatemap joint: GATK GenotypeGVCFs for gatemap's gVCFs. Any number of single-sample
 // gVCFs are read side by side by position (one record each in memory); wherever one holds
 // a variant record, every sample is genotyped there from its PLs (a reference block's
-// 0/0, 0/<NON_REF>, <NON_REF>/<NON_REF> standing for every alternate allele; a deletion
+// 0/0, 0/<NON_REF>, <NON_REF>/<NON_REF> standing for every alternate allele, an allele
+// hint's PLs for the alleles it names; a deletion
 // of the sample over the position as the `*` allele) with the cohort's population prior,
 // as `call` genotypes several BAMs. QUAL, AC/AF/AN, ExcessHet, InbreedingCoeff (10 or
 // more samples) from the cohort; FS/SOR/MQ from the samples' raw SB and RAW_MQandDP,
@@ -39,6 +40,10 @@ namespace detail {
 struct GvcfEntry {
   enum class Kind { none, block, variant, spanning } kind = Kind::none;
   std::vector<std::string> alleles;  // variant, spanning: the record's REF, ALTs (<NON_REF> too)
+  // A variant record of genotype 0/0: its alleles were seen, none called (a gatemap
+  // gVCF's AlleleHint). It makes no site and adds no allele to one; at a site its PLs
+  // say how the sample's reads favour each allele it names.
+  bool hint = false;
   int64_t pos = 0;                   // variant, spanning: the record's position
   std::vector<int> pl, ad;           // as in the record (a block: 3 PLs, no AD)
   int sb[4] = {0, 0, 0, 0};

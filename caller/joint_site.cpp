@@ -74,6 +74,7 @@ std::vector<std::string> merged_alleles(int64_t pos, const std::vector<GvcfEntry
       throw FormatError("the gVCFs disagree on the reference at position " + std::to_string(pos + 1) + " ('" + r +
                         "' and '" + ref + "'): were they called against the same reference?");
     }
+    if (e.hint) continue;  // alleles seen, not called: they make no allele of the site
     for (size_t a = 1; a < e.alleles.size(); ++a) {
       if (e.alleles[a] == kNonRef || e.alleles[a] == "*") continue;
       const std::string alt = e.alleles[a] + ref.substr(r.size());

@@ -49,10 +49,19 @@ void WindowCaller::emit(const PendingWindow& w, const std::vector<detail::SiteCa
     covered_until_ = std::max(covered_until_, calls[k].site.pos + static_cast<int64_t>(calls[k].alleles[0].size()));
     ++k;
   };
+  auto hint = conf.hints.begin();
   for (int64_t p = b; p < e; ++p) {
     while (k < calls.size() && calls[k].site.pos <= p) write_call();
-    if (p < covered_until_) continue;  // inside a variant record's reference allele
-    blocks_->add(rid, p, upper(seq[p]), conf.dp[p - b], conf.gq[p - b], conf.pl[p - b]);
+    const bool hinted = hint != conf.hints.end() && hint->pos == p;
+    if (p < covered_until_) {  // inside a variant record's reference allele
+      hint += hinted;
+      continue;
+    }
+    if (hinted) {
+      blocks_->add_hint(rid, upper(seq[p]), *hint++);
+    } else {
+      blocks_->add(rid, p, upper(seq[p]), conf.dp[p - b], conf.gq[p - b], conf.pl[p - b]);
+    }
   }
   while (k < calls.size()) write_call();  // only where a window-long cluster was called cut
 }

@@ -331,6 +331,33 @@ TEST(CallGvcf, ReferenceConfidenceByHand) {
   EXPECT_EQ(c.gq[2], 30);
   EXPECT_GT(c.pl[4][0], 0);  // five of ten reads show another base: not hom-ref
   EXPECT_EQ(c.gq[4], 0);
+  // That position's allele hint: the reference A, then C, G, T, <NON_REF>; its PLs as the
+  // textbook diploid model gives them (each read: the mean of the genotype's two alleles'
+  // P(base | allele), 1 - e for the allele's own base, e / 3 for any other).
+  ASSERT_EQ(c.hints.size(), 1u);
+  const caller::AlleleHint& h = c.hints[0];
+  EXPECT_EQ(h.pos, 4);
+  EXPECT_EQ(h.dp, 10);
+  EXPECT_EQ(h.ad, (std::array<int32_t, 5>{5, 5, 0, 0, 0}));
+  const std::string alleles = "ACGT*";  // * : <NON_REF>, no base's
+  const double e = 1e-3;
+  const auto p_base = [&](char base, char allele) { return base == allele ? 1 - e : e / 3; };
+  std::vector<double> gl;
+  for (int y = 0; y < 5; ++y) {
+    for (int x = 0; x <= y; ++x) {
+      double sum = 0;
+      for (const char base : {'A', 'C'}) {
+        sum += 5 * std::log10((p_base(base, alleles[x]) + p_base(base, alleles[y])) / 2);
+      }
+      gl.push_back(sum);
+    }
+  }
+  const double best = *std::max_element(gl.begin(), gl.end());
+  for (size_t g = 0; g < gl.size(); ++g) EXPECT_EQ(h.pl[g], std::lround(-10 * (gl[g] - best))) << "genotype " << g;
+  EXPECT_EQ(h.pl[1], 0);  // 0/C
+  EXPECT_EQ(h.gq, 0);
+  EXPECT_EQ(caller::hint_alleles('A'), "A,C,G,T,<NON_REF>");
+  EXPECT_EQ(caller::hint_alleles('G'), "G,A,C,T,<NON_REF>");
 }
 
 
@@ -360,6 +387,16 @@ TEST(CallGvcf, BasesBesideAnIndelOrAClipAreEvidenceOfAnotherAllele) {
   EXPECT_GT(c.pl[3][0], 0);                                  // the anchor: not hom-ref
   EXPECT_EQ(c.gq[3], 0);
   EXPECT_GT(c.pl[5][0], 0);  // the base after the deletion
+  // Their hints: an indel's evidence stands for <NON_REF> alone, no base (0/<NON_REF>,
+  // genotype 10, is the best), and has no AD of its own.
+  ASSERT_EQ(c.hints.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(c.hints[k].pos, static_cast<int64_t>(3 + k));
+    EXPECT_EQ(c.hints[k].pl[10], 0) << k;
+    EXPECT_EQ(c.hints[k].pl[1], c.hints[k].pl[3]) << k;  // no base favoured over another
+    EXPECT_EQ(c.hints[k].ad[4], 0) << k;
+    EXPECT_EQ(c.hints[k].ad[0], 5) << k;  // the reads that do not delete
+  }
   // A soft clip: the aligned base beside it counts against the reference, the next does not.
   caller::detail::AlignedRead clipped;
   clipped.pos = 2, clipped.end = 4, clipped.seq = "TTGT", clipped.qual.assign(4, 30);
@@ -385,7 +422,16 @@ TEST(CallGvcf, BlocksPrintedDirectlyAreHtslibsLines) {
     for (int rid = 0; rid < 2; ++rid) {
       for (int64_t p = 0; p < 400; ++p) {
         const int32_t gq = static_cast<int32_t>(rng() % 100), dp = static_cast<int32_t>(rng() % 40);
-        blocks.add(rid, p, "ACGTN"[rng() % 5], dp, gq, {0, gq, static_cast<int32_t>(rng() % 2000)});
+        const char ref = "ACGTN"[rng() % 5];
+        if (p % 13 == 5 && ref != 'N') {  // an allele hint now and then, between blocks
+          caller::AlleleHint h;
+          h.pos = p, h.dp = dp, h.gq = gq % caller::kHintGq;
+          for (auto& v : h.ad) v = static_cast<int32_t>(rng() % 9);
+          for (auto& v : h.pl) v = static_cast<int32_t>(rng() % 500);
+          blocks.add_hint(rid, ref, h);
+          continue;
+        }
+        blocks.add(rid, p, ref, dp, gq, {0, gq, static_cast<int32_t>(rng() % 2000)});
         if (p % 97 == 0) blocks.flush();
       }
       blocks.flush();
@@ -419,6 +465,7 @@ struct GvcfRecord {
   std::string contig;
   int64_t pos = 0, end = 0;  // 1-based, inclusive
   bool block = false;
+  bool hint = false;  // a variant record of genotype 0/0 (caller::AlleleHint)
   std::string text;  // variant records: the line without <NON_REF> and PL
   int gq = 0;
 };
@@ -457,6 +504,7 @@ std::vector<GvcfRecord> read_vcf(const std::string& path, bool gvcf) {
       n = 0;
       if (bcf_get_genotypes(hdr, rec, &gt, &n) == 2) {
         g.text += " " + std::to_string(bcf_gt_allele(gt[0])) + "/" + std::to_string(bcf_gt_allele(gt[1]));
+        g.hint = gvcf && bcf_gt_allele(gt[0]) == 0 && bcf_gt_allele(gt[1]) == 0;
       }
       free(gt);
       g.text += " GQ " + std::to_string(g.gq);
@@ -473,7 +521,9 @@ std::vector<GvcfRecord> read_vcf(const std::string& path, bool gvcf) {
 int band(int gq) { return gq < 60 ? gq : gq < 70 ? 60 : gq < 80 ? 70 : gq < 90 ? 80 : gq < 99 ? 90 : 99; }
 
 // Every base of [begin, end] (1-based) of each contig in exactly one record, adjacent
-// blocks in different GQ bands; returns the variant records as text.
+// blocks in different GQ bands, allele hints one base each naming the other three bases
+// (GQ below kHintGq in the blocks' model, not always in theirs); returns the called
+// variant records as text.
 std::vector<std::string> check_gvcf(const std::vector<GvcfRecord>& recs,
                                     const std::map<std::string, std::pair<int64_t, int64_t>>& span) {
   std::vector<std::string> variants;
@@ -483,7 +533,13 @@ std::vector<std::string> check_gvcf(const std::vector<GvcfRecord>& recs,
     if (!last.count(g.contig)) last[g.contig] = span.at(g.contig).first - 1;
     EXPECT_EQ(g.pos, last[g.contig] + 1) << "gap or overlap at " << g.contig << ":" << g.pos;
     last[g.contig] = std::max(last[g.contig], g.end);
-    if (!g.block) variants.push_back(g.text);
+    if (g.hint) {
+      EXPECT_EQ(g.end, g.pos) << g.text;
+      const char ref = g.text[g.text.find(' ') + 1];
+      EXPECT_EQ(g.text.substr(g.text.find(' ') + 1, 7), std::string(1, ref) + ">" + caller::hint_alleles(ref).substr(2, 5));
+    } else if (!g.block) {
+      variants.push_back(g.text);
+    }
     if (i > 0 && g.block && recs[i - 1].block && recs[i - 1].contig == g.contig && recs[i - 1].end + 1 == g.pos) {
       EXPECT_NE(band(recs[i - 1].gq), band(g.gq)) << "adjacent blocks of one band at " << g.contig << ":" << g.pos;
     }

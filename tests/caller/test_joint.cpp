@@ -54,6 +54,29 @@ TEST(Joint, ABlockSampleIsGenotypedAgainstTheOthersAlternate) {
   EXPECT_NEAR(call.annotations.qd, call.qual / 19, 1e-9);  // the het sample's reads only
 }
 
+// A sample whose gVCF has an allele hint at the site (G, then A, C, T, <NON_REF>): its
+// reads' evidence for the site's own alternate counts, that for another base or an
+// indel does not, and the hint's alleles join no site.
+TEST(Joint, AHintCountsOnlyTheEvidenceForTheSitesAllele) {
+  const GvcfEntry het = variant(100, {"G", "T", "<NON_REF>"}, {200, 0, 250, 230, 260, 500}, {10, 9, 0});
+  // Genotype order over G, A, C, T, <NON_REF>: 0/0 0/A A/A 0/C A/C C/C 0/T A/T C/T T/T 0/N ...
+  std::vector<int> favours_c(15, 300), favours_t(15, 300);
+  favours_c[0] = 20, favours_c[3] = 0, favours_c[6] = 40;  // 0/0 20, 0/C 0, 0/T 40: an error to C
+  favours_t[0] = 20, favours_t[6] = 0, favours_t[3] = 40;  // the same read showing T
+  GvcfEntry hint = variant(100, {"G", "A", "C", "T", "<NON_REF>"}, favours_c, {6, 0, 1, 0, 0});
+  hint.hint = true;
+  SiteCall call;
+  ASSERT_TRUE(joint_site(100, {het, hint}, JointOptions{}, call));
+  EXPECT_EQ(call.alleles, (std::vector<std::string>{"G", "T"}));  // C is no allele of the site
+  EXPECT_EQ(gt(call.samples[1]), "0/0");
+  EXPECT_EQ(call.samples[1].pl, (std::vector<int>{0, 20, 280}));  // G/G, G/T, T/T of the hint, as PLs
+  EXPECT_EQ(call.samples[1].ad, (std::vector<int>{6, 0}));
+  hint.pl = favours_t, hint.ad = {6, 0, 0, 1, 0};
+  ASSERT_TRUE(joint_site(100, {het, hint}, JointOptions{}, call));
+  EXPECT_EQ(gt(call.samples[1]), "0/1");
+  EXPECT_EQ(call.samples[1].ad, (std::vector<int>{6, 1}));
+}
+
 TEST(Joint, AllelesMergeOntoTheLongestReference) {
   // Sample 0: CAG>C (a deletion); sample 1: C>T. Merged: CAG, C, TAG.
   const std::vector<GvcfEntry> samples = {
