@@ -227,6 +227,33 @@ TEST_F(Hostile, MapAsksMallocForHugePagesUnlessTheUserChose) {
   EXPECT_EQ(sam_records(f("other.sam")), sam_records(f("huge.sam")));
 }
 
+// call restarts itself with malloc on huge pages and buffers up to 256 MiB from the heap
+// (apps/main.cpp), each where the user has not set it; the calls are the same either way.
+TEST_F(Hostile, CallAsksMallocForHugePagesAndItsHeapUnlessTheUserChose) {
+  ASSERT_EQ(gm("map -t 2 --sort -o " + f("tunables.bam") + " " + f("ref.gmi") + " " + f("r_1.fq") + " " + f("r_2.fq")), 0);
+  const std::string args = "call -t 2 -v 4 -r " + f("ref.fa") + " " + f("tunables.bam");
+  std::string ours, theirs;
+  ASSERT_EQ(gm(args + " -o " + f("ours.vcf"), &ours), 0) << ours;
+  EXPECT_NE(ours.find("[D::main] GLIBC_TUNABLES glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=268435456\n"),
+            std::string::npos)
+      << ours;
+  ASSERT_EQ(run_command("GLIBC_TUNABLES=glibc.malloc.hugetlb=0 " + kBin + " " + args + " -o " + f("theirs.vcf"), &theirs), 0)
+      << theirs;
+  EXPECT_NE(theirs.find("[D::main] GLIBC_TUNABLES glibc.malloc.hugetlb=0:glibc.malloc.mmap_threshold=268435456\n"),
+            std::string::npos)
+      << theirs;
+  const auto records = [](const std::string& vcf) {
+    std::string out;
+    std::istringstream in(read_file(vcf));
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("##", 0) != 0) out += line + "\n";
+    }
+    return out;
+  };
+  EXPECT_GT(records(f("ours.vcf")).size(), 100u);
+  EXPECT_EQ(records(f("ours.vcf")), records(f("theirs.vcf")));
+}
+
 // OpenMP's thread binding (OMP_PROC_BIND, OMP_PLACES: often set on clusters) bound the
 // first thread to one core and with it every thread gatemap starts: a run on one core.
 // It is undone with a warning: as many CPUs as without it, the same records.
