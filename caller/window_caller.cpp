@@ -369,8 +369,16 @@ void WindowCaller::finish_window() {
     last_written_ = rec.pos;
   }
   stats_.calls += static_cast<int64_t>(calls->size());
-  // The job owns the window: it is freed there too (its read slices are hundreds of
-  // thousands of blocks).
+  // The regions' read slices, haplotypes and the batch are not written: freed here, on all
+  // threads (hundreds of thousands of blocks, allocated on all of them; freed one by one on
+  // the writer, they made the next window wait for it). The job owns the rest.
+  {
+    const log::StageTimer timing(stats_.genotype_s);
+    std::vector<RegionWork>& work = w.work;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (size_t i = 0; i < work.size(); ++i) work[i] = RegionWork{};
+    work = {}, w.batch = {}, w.lik = {};
+  }
   std::shared_ptr<PendingWindow> window(std::move(scoring_));
   write_in_order([this, window, calls] { emit(*window, *calls); });
 }
