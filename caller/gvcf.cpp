@@ -99,6 +99,23 @@ void walk_evidence(const detail::AlignedRead& r, const std::string& seq, int64_t
   }
 }
 
+// Every read's evidence over [slice_at[0], slice_at.back()), the slices in parallel; each
+// walks the reads (sorted by start) that reach it.
+template <class Covered, class Evidence>
+void walk_slices(const std::vector<detail::AlignedRead>& reads, const std::string& seq,
+                 const std::vector<int64_t>& slice_at, int min_base_q, Covered&& covered, Evidence&& evidence) {
+  const int64_t slices = static_cast<int64_t>(slice_at.size()) - 1;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t s = 0; s < slices; ++s) {
+    const int64_t a = slice_at[s], b = slice_at[s + 1];
+    for (const detail::AlignedRead& r : reads) {
+      if (r.pos >= b) break;
+      if (r.end <= a) continue;
+      walk_evidence(r, seq, a, b, min_base_q, covered, evidence);
+    }
+  }
+}
+
 // VCF's index of genotype {a, b}.
 int genotype_index(int a, int b) { return a <= b ? b * (b + 1) / 2 + a : a * (a + 1) / 2 + b; }
 
@@ -120,34 +137,23 @@ void score_hints(const std::vector<detail::AlignedRead>& reads, const std::strin
   std::vector<std::array<double, 15>> gl(out.hints.size());
   for (auto& g : gl) g.fill(0);
   const BaseTerms& t = base_terms();
-  const int64_t slices = static_cast<int64_t>(slice_at.size()) - 1;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t s = 0; s < slices; ++s) {
-    const int64_t a = slice_at[s], b = slice_at[s + 1];
-    for (const detail::AlignedRead& r : reads) {
-      if (r.pos >= b) break;
-      if (r.end <= a) continue;
-      walk_evidence(
-          r, seq, a, b, min_base_q, [](int64_t) {},
-          [&](int64_t p, int kind, int q) {
-            const int32_t h = hint_of[p - begin];
-            if (h < 0) return;
-            AlleleHint& hint = out.hints[h];
-            // Alleles: 0 the reference, 1..3 the other bases in order, 4 <NON_REF>.
-            const int ref = base_index(seq[p]);
-            const int allele = kind == kIndelEvidence ? 4 : kind == ref ? 0 : kind + (kind < ref ? 1 : 0);
-            ++hint.ad[allele];
-            const double own = t.terms[q][1][0], other = t.terms[q][0][0];  // log10(1 - e), log10(e / 3)
-            const double mixed = t.terms[q][0][1];                           // log10((1 - e + e / 3) / 2)
-            for (int y = 0; y < 5; ++y) {
-              for (int x = 0; x <= y; ++x) {
-                const int n_own = (x == allele) + (y == allele);
-                gl[h][genotype_index(x, y)] += n_own == 2 ? own : n_own == 1 ? mixed : other;
-              }
-            }
-          });
+  walk_slices(reads, seq, slice_at, min_base_q, [](int64_t) {}, [&](int64_t p, int kind, int q) {
+    const int32_t h = hint_of[p - begin];
+    if (h < 0) return;
+    AlleleHint& hint = out.hints[h];
+    // Alleles: 0 the reference, 1..3 the other bases in order, 4 <NON_REF>.
+    const int ref = base_index(seq[p]);
+    const int allele = kind == kIndelEvidence ? 4 : kind == ref ? 0 : kind + (kind < ref ? 1 : 0);
+    ++hint.ad[allele];
+    const double own = t.terms[q][1][0], other = t.terms[q][0][0];  // log10(1 - e), log10(e / 3)
+    const double mixed = t.terms[q][0][1];                           // log10((1 - e + e / 3) / 2)
+    for (int y = 0; y < 5; ++y) {
+      for (int x = 0; x <= y; ++x) {
+        const int n_own = (x == allele) + (y == allele);
+        gl[h][genotype_index(x, y)] += n_own == 2 ? own : n_own == 1 ? mixed : other;
+      }
     }
-  }
+  });
   for (size_t h = 0; h < gl.size(); ++h) {
     out.hints[h].gq = phred_scaled(gl[h], out.hints[h].pl);
     out.hints[h].ad[4] = 0;  // <NON_REF> has no depth of its own (GATK's gVCF)
@@ -188,27 +194,18 @@ void reference_confidence(const std::vector<detail::AlignedRead>& reads, const s
   std::vector<std::array<double, 3>> gl(n, {0, 0, 0});
   std::vector<uint8_t> other_allele(n, 0);  // a read shows another allele here
   const BaseTerms& t = base_terms();
-  // Position slices in parallel; each walks the reads (sorted by start) that reach it.
   const int64_t slices = std::max<int64_t>(1, std::min<int64_t>(n / 4096, 4 * omp_get_max_threads()));
   std::vector<int64_t> slice_at(slices + 1);
   for (int64_t s = 0; s <= slices; ++s) slice_at[s] = begin + n * s / slices;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t s = 0; s < slices; ++s) {
-    const int64_t a = slice_at[s], b = slice_at[s + 1];
-    for (const detail::AlignedRead& r : reads) {
-      if (r.pos >= b) break;
-      if (r.end <= a) continue;
-      walk_evidence(
-          r, seq, a, b, min_base_q, [&](int64_t p) { ++out.dp[p - begin]; },
-          [&](int64_t p, int kind, int q) {
-            const bool ref = kind == base_index(seq[p]);
-            const double* term = t.terms[q][ref ? 1 : 0];
-            auto& g = gl[p - begin];
-            g[0] += term[0], g[1] += term[1], g[2] += term[2];
-            if (!ref) other_allele[p - begin] = 1;
-          });
-    }
-  }
+  walk_slices(
+      reads, seq, slice_at, min_base_q, [&](int64_t p) { ++out.dp[p - begin]; },
+      [&](int64_t p, int kind, int q) {
+        const bool ref = kind == base_index(seq[p]);
+        const double* term = t.terms[q][ref ? 1 : 0];
+        auto& g = gl[p - begin];
+        g[0] += term[0], g[1] += term[1], g[2] += term[2];
+        if (!ref) other_allele[p - begin] = 1;
+      });
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) out.gq[i] = phred_scaled(gl[i], out.pl[i]);
   std::vector<int32_t> hint_of(n, -1);
