@@ -59,7 +59,8 @@ int base_index(char b) {
 
 // Read r's evidence over [a, b): covered(p) for every read over position p, and
 // evidence(p, kind, q) for a base of quality q >= min_base_q over a reference base
-// other than N: kind 0..3 the read's base (A, C, G, T), kIndelEvidence that of an indel.
+// other than N: kind 0..3 the read's base (A, C, G, T), kIndelEvidence that of an indel
+// (or a base other than those).
 // GATK's rule: a base beside an indel or a soft clip is evidence of another allele, so
 // that an indel's anchor base (its VCF position) carries the reads that hold it; a
 // deleted base is such evidence at Q30.
