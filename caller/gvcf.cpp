@@ -57,39 +57,32 @@ int base_index(char b) {
   }
 }
 
-// Read r's evidence over [a, b): covered(p) for every read over position p, and
-// evidence(p, kind, q) for a base of quality q >= min_base_q over a reference base
-// other than N: kind 0..3 the read's base (A, C, G, T), kIndelEvidence that of an indel
-// (or a base other than those).
-// GATK's rule: a base beside an indel or a soft clip is evidence of another allele, so
-// that an indel's anchor base (its VCF position) carries the reads that hold it; a
-// deleted base is such evidence at Q30.
-template <class Covered, class Evidence>
-void walk_evidence(const detail::AlignedRead& r, const std::string& seq, int64_t a, int64_t b, int min_base_q,
-                   Covered&& covered, Evidence&& evidence) {
+// Read r over [a, b): covered(p) for every read over position p; aligned(p, qi, q, k,
+// first, last) for its base qi (of CIGAR operation k, the operation's first and/or last)
+// over p, of quality q >= min_base_q, neither it nor the reference's an N; deleted(p)
+// for a base it deletes.
+template <class Covered, class Aligned, class Deleted>
+void walk_read(const detail::AlignedRead& r, const std::string& seq, int64_t a, int64_t b, int min_base_q,
+               Covered&& covered, Aligned&& aligned, Deleted&& deleted) {
   int64_t rpos = r.pos;
   int q = 0;
   for (size_t k = 0; k < r.cigar.size(); ++k) {
     const int op = bam_cigar_op(r.cigar[k]), len = bam_cigar_oplen(r.cigar[k]);
     if (op == BAM_CMATCH || op == BAM_CEQUAL || op == BAM_CDIFF) {
-      const bool gap_before = k > 0 && next_to_gap(r.cigar[k - 1]);
-      const bool gap_after = k + 1 < r.cigar.size() && next_to_gap(r.cigar[k + 1]);
       const int64_t lo = std::max(rpos, a), hi = std::min(rpos + len, b);
       for (int64_t p = lo; p < hi; ++p) {
         const int qi = q + static_cast<int>(p - rpos);
         covered(p);
         const int bq = std::min<int>(r.qual[qi], 93);
         if (bq < min_base_q || r.seq[qi] == 'N' || seq[p] == 'N') continue;
-        const bool beside_gap = (gap_before && p == rpos) || (gap_after && p == rpos + len - 1);
-        const int base = base_index(r.seq[qi]);
-        evidence(p, beside_gap || base < 0 ? kIndelEvidence : base, bq);
+        aligned(p, qi, bq, k, p == rpos, p == rpos + len - 1);
       }
       rpos += len, q += len;
     } else if (op == BAM_CDEL) {
       const int64_t lo = std::max(rpos, a), hi = std::min(rpos + len, b);
       for (int64_t p = lo; p < hi; ++p) {
         covered(p);
-        evidence(p, kIndelEvidence, 30);
+        deleted(p);
       }
       rpos += len;
     } else if (op == BAM_CREF_SKIP) {
@@ -100,11 +93,10 @@ void walk_evidence(const detail::AlignedRead& r, const std::string& seq, int64_t
   }
 }
 
-// Every read's evidence over [slice_at[0], slice_at.back()), the slices in parallel; each
-// walks the reads (sorted by start) that reach it.
-template <class Covered, class Evidence>
-void walk_slices(const std::vector<detail::AlignedRead>& reads, const std::string& seq,
-                 const std::vector<int64_t>& slice_at, int min_base_q, Covered&& covered, Evidence&& evidence) {
+// Every read over [slice_at[0], slice_at.back()), the slices in parallel; each walks the
+// reads (sorted by start) that reach it. walk(read, a, b) walks one read over [a, b).
+template <class Walk>
+void walk_slices(const std::vector<detail::AlignedRead>& reads, const std::vector<int64_t>& slice_at, Walk&& walk) {
   const int64_t slices = static_cast<int64_t>(slice_at.size()) - 1;
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t s = 0; s < slices; ++s) {
@@ -112,7 +104,7 @@ void walk_slices(const std::vector<detail::AlignedRead>& reads, const std::strin
     for (const detail::AlignedRead& r : reads) {
       if (r.pos >= b) break;
       if (r.end <= a) continue;
-      walk_evidence(r, seq, a, b, min_base_q, covered, evidence);
+      walk(r, a, b);
     }
   }
 }
@@ -122,42 +114,104 @@ int genotype_index(int a, int b) { return a <= b ? b * (b + 1) / 2 + a : a * (a 
 
 // PLs from log10 likelihoods (normalised to the best) and the GQ they give: the
 // second-lowest PL where the first genotype (0/0) is the best, else 0.
-template <size_t N>
-int32_t phred_scaled(const std::array<double, N>& gl, std::array<int32_t, N>& pl) {
+template <class Likelihoods, class Pls>
+int32_t phred_scaled(const Likelihoods& gl, Pls& pl) {
   const double best = *std::max_element(gl.begin(), gl.end());
-  for (size_t k = 0; k < N; ++k) pl[k] = static_cast<int32_t>(std::lround(std::min(1e6, -10.0 * (gl[k] - best))));
+  for (size_t k = 0; k < gl.size(); ++k) pl[k] = static_cast<int32_t>(std::lround(std::min(1e6, -10.0 * (gl[k] - best))));
   if (pl[0] != 0) return 0;
   return std::min(99, *std::min_element(pl.begin() + 1, pl.end()));
 }
 
-// The hints' likelihoods, from a second walk over the reads that cover one: per
-// evidence, P(evidence | allele) is 1 - e for its own allele (a base's, or <NON_REF> for
-// an indel's) and e / 3 for any other; a genotype's is the mean of its two alleles'.
+// One read's allele at a hint: a base (0..3), an insertion after the base (kInsertion +
+// its index among the hint's), a deletion after it, or another allele (a base beside a
+// clip, a base other than A, C, G, T, another base before an indel).
+constexpr int kDeletion = 4, kOther = 5, kInsertion = 6;
+constexpr size_t kMaxInsertions = 4;  // more distinct insertions at one base: <NON_REF>
+constexpr int kIndelQ = 45;            // GATK's gap open quality, the pair-HMM's
+struct HintReads {
+  std::vector<std::string> insertions;         // as read, the anchor base first
+  std::vector<std::pair<int16_t, uint8_t>> seen;  // (allele, quality) per read
+};
+
+// The hints' alleles and likelihoods, from a second walk over the reads that cover one:
+// the reference, the other bases, the insertions seen after the base (sorted), <DEL> if
+// a deletion starts after it, <NON_REF>. Per read, P(read | allele) is 1 - e for its own
+// allele and e / 3 for any other; a genotype's is the mean of its two alleles'. A read
+// that deletes the base says nothing here (its deletion counts at the base before).
 void score_hints(const std::vector<detail::AlignedRead>& reads, const std::string& seq, int64_t begin, int min_base_q,
                  const std::vector<int64_t>& slice_at, const std::vector<int32_t>& hint_of, RefConfidence& out) {
-  std::vector<std::array<double, 15>> gl(out.hints.size());
-  for (auto& g : gl) g.fill(0);
+  std::vector<HintReads> at(out.hints.size());
+  walk_slices(reads, slice_at, [&](const detail::AlignedRead& r, int64_t a, int64_t b) {
+    const auto aligned = [&](int64_t p, int qi, int q, size_t k, bool first, bool last) {
+      const int32_t h = hint_of[p - begin];
+      if (h < 0) return;
+      const int base = base_index(r.seq[qi]);
+      const bool ref = base == base_index(seq[p]);
+      const int next = last && k + 1 < r.cigar.size() ? bam_cigar_op(r.cigar[k + 1]) : -1;
+      const int prev = first && k > 0 ? bam_cigar_op(r.cigar[k - 1]) : -1;
+      int allele = base < 0 || next == BAM_CSOFT_CLIP || prev == BAM_CSOFT_CLIP ? kOther : base;
+      if (next == BAM_CDEL) allele = ref ? kDeletion : kOther;
+      if (next == BAM_CINS) {
+        allele = kOther;
+        std::vector<std::string>& ins = at[h].insertions;
+        const std::string seen = r.seq.substr(qi, 1 + bam_cigar_oplen(r.cigar[k + 1]));
+        const auto it = std::find(ins.begin(), ins.end(), seen);
+        if (ref && (it != ins.end() || ins.size() < kMaxInsertions)) {
+          allele = kInsertion + static_cast<int>(it - ins.begin());
+          if (it == ins.end()) ins.push_back(seen);
+        }
+      }
+      // An indel read is as sure as the pair-HMM's gap open penalty says (Q45), not its base.
+      const int sure = allele == kDeletion || allele >= kInsertion ? kIndelQ : q;
+      at[h].seen.emplace_back(static_cast<int16_t>(allele), static_cast<uint8_t>(sure));
+    };
+    walk_read(r, seq, a, b, min_base_q, [](int64_t) {}, aligned, [](int64_t) {});
+  });
   const BaseTerms& t = base_terms();
-  walk_slices(reads, seq, slice_at, min_base_q, [](int64_t) {}, [&](int64_t p, int kind, int q) {
-    const int32_t h = hint_of[p - begin];
-    if (h < 0) return;
+#pragma omp parallel for schedule(dynamic, 64)
+  for (size_t h = 0; h < at.size(); ++h) {
     AlleleHint& hint = out.hints[h];
-    // Alleles: 0 the reference, 1..3 the other bases in order, 4 <NON_REF>.
-    const int ref = base_index(seq[p]);
-    const int allele = kind == kIndelEvidence ? 4 : kind == ref ? 0 : kind + (kind < ref ? 1 : 0);
-    ++hint.ad[allele];
-    const double own = t.terms[q][1][0], other = t.terms[q][0][0];  // log10(1 - e), log10(e / 3)
-    const double mixed = t.terms[q][0][1];                           // log10((1 - e + e / 3) / 2)
-    for (int y = 0; y < 5; ++y) {
-      for (int x = 0; x <= y; ++x) {
-        const int n_own = (x == allele) + (y == allele);
-        gl[h][genotype_index(x, y)] += n_own == 2 ? own : n_own == 1 ? mixed : other;
+    HintReads& reads_here = at[h];
+    const int ref = base_index(seq[hint.pos]);
+    // Alleles: 0 the reference, 1..3 the other bases, the insertions, <DEL>, <NON_REF>.
+    std::vector<int> order(reads_here.insertions.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::sort(order.begin(), order.end(), [&](int x, int y) { return reads_here.insertions[x] < reads_here.insertions[y]; });
+    std::vector<int> insertion_allele(order.size());
+    hint.alts.clear();
+    for (const char c : {'A', 'C', 'G', 'T'}) {
+      if (base_index(c) != ref) hint.alts.emplace_back(1, c);
+    }
+    for (size_t i = 0; i < order.size(); ++i) {
+      insertion_allele[order[i]] = static_cast<int>(4 + i);
+      hint.alts.push_back(reads_here.insertions[order[i]]);
+    }
+    const bool deletion = std::any_of(reads_here.seen.begin(), reads_here.seen.end(),
+                                      [](const auto& o) { return o.first == kDeletion; });
+    const int del_allele = deletion ? static_cast<int>(hint.alts.size()) + 1 : -1;
+    if (deletion) hint.alts.push_back("<DEL>");
+    hint.alts.push_back("<NON_REF>");
+    const int n_alleles = static_cast<int>(hint.alts.size()) + 1;
+    std::vector<double> gl(static_cast<size_t>(n_alleles * (n_alleles + 1) / 2), 0.0);
+    hint.ad.assign(n_alleles, 0);
+    for (const auto& [seen, q] : reads_here.seen) {
+      const int allele = seen < 4 ? (seen == ref ? 0 : seen + (seen < ref ? 1 : 0))
+                         : seen == kDeletion ? del_allele
+                         : seen == kOther    ? n_alleles - 1
+                                             : insertion_allele[seen - kInsertion];
+      ++hint.ad[allele];
+      const double own = t.terms[q][1][0], other = t.terms[q][0][0];  // log10(1 - e), log10(e / 3)
+      const double mixed = t.terms[q][0][1];                           // log10((1 - e + e / 3) / 2)
+      for (int y = 0; y < n_alleles; ++y) {
+        for (int x = 0; x <= y; ++x) {
+          const int n_own = (x == allele) + (y == allele);
+          gl[genotype_index(x, y)] += n_own == 2 ? own : n_own == 1 ? mixed : other;
+        }
       }
     }
-  });
-  for (size_t h = 0; h < gl.size(); ++h) {
-    out.hints[h].gq = phred_scaled(gl[h], out.hints[h].pl);
-    out.hints[h].ad[4] = 0;  // <NON_REF> has no depth of its own (GATK's gVCF)
+    hint.pl.assign(gl.size(), 0);
+    hint.gq = phred_scaled(gl, hint.pl);
+    hint.ad.back() = 0;  // <NON_REF> has no depth of its own (GATK's gVCF)
   }
 }
 
@@ -167,6 +221,7 @@ std::vector<std::string> gvcf_header_lines() {
   std::vector<std::string> lines = {
       "##ALT=<ID=NON_REF,Description=\"Represents any possible alternative allele not already represented at this "
       "location by REF and ALT\">",
+      "##ALT=<ID=DEL,Description=\"A deletion starting after the base (an allele hint's: deletions its reads hold)\">",
       "##INFO=<ID=END,Number=1,Type=Integer,Description=\"Stop position of the interval\">",
       "##FORMAT=<ID=MIN_DP,Number=1,Type=Integer,Description=\"Minimum DP observed within the GVCF block\">"};
   for (int b = 0; b < kNumBands; ++b) {
@@ -175,14 +230,6 @@ std::vector<std::string> gvcf_header_lines() {
     lines.push_back("##GVCFBlock" + lo + "-" + hi + "=minGQ=" + lo + "(inclusive),maxGQ=" + hi + "(exclusive)");
   }
   return lines;
-}
-
-std::string hint_alleles(char ref_base) {
-  std::string alleles(1, ref_base);
-  for (const char b : {'A', 'C', 'G', 'T'}) {
-    if (b != ref_base) alleles += std::string(",") + b;
-  }
-  return alleles + ",<NON_REF>";
 }
 
 void reference_confidence(const std::vector<detail::AlignedRead>& reads, const std::string& seq, int64_t begin,
@@ -198,15 +245,27 @@ void reference_confidence(const std::vector<detail::AlignedRead>& reads, const s
   const int64_t slices = std::max<int64_t>(1, std::min<int64_t>(n / 4096, 4 * omp_get_max_threads()));
   std::vector<int64_t> slice_at(slices + 1);
   for (int64_t s = 0; s <= slices; ++s) slice_at[s] = begin + n * s / slices;
-  walk_slices(
-      reads, seq, slice_at, min_base_q, [&](int64_t p) { ++out.dp[p - begin]; },
-      [&](int64_t p, int kind, int q) {
-        const bool ref = kind == base_index(seq[p]);
-        const double* term = t.terms[q][ref ? 1 : 0];
-        auto& g = gl[p - begin];
-        g[0] += term[0], g[1] += term[1], g[2] += term[2];
-        if (!ref) other_allele[p - begin] = 1;
-      });
+  // GATK's rule: a base beside an indel or a soft clip is evidence of another allele, so
+  // that an indel's anchor base (its VCF position) carries the reads that hold it; a
+  // deleted base is such evidence at Q30.
+  const auto add = [&](int64_t p, int kind, int q) {
+    const bool ref = kind == base_index(seq[p]);
+    const double* term = t.terms[q][ref ? 1 : 0];
+    auto& g = gl[p - begin];
+    g[0] += term[0], g[1] += term[1], g[2] += term[2];
+    if (!ref) other_allele[p - begin] = 1;
+  };
+  walk_slices(reads, slice_at, [&](const detail::AlignedRead& r, int64_t a, int64_t b) {
+    const auto aligned = [&](int64_t p, int qi, int q, size_t k, bool first, bool last) {
+      const bool beside_gap = (first && k > 0 && next_to_gap(r.cigar[k - 1])) ||
+                              (last && k + 1 < r.cigar.size() && next_to_gap(r.cigar[k + 1]));
+      const int base = base_index(r.seq[qi]);
+      add(p, beside_gap || base < 0 ? kIndelEvidence : base, q);
+    };
+    walk_read(
+        r, seq, a, b, min_base_q, [&](int64_t p) { ++out.dp[p - begin]; }, aligned,
+        [&](int64_t p) { add(p, kIndelEvidence, 30); });
+  });
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) out.gq[i] = phred_scaled(gl[i], out.pl[i]);
   std::vector<int32_t> hint_of(n, -1);
@@ -277,7 +336,8 @@ void GvcfBlocks::flush() {
 
 void GvcfBlocks::add_hint(int rid, char ref_base, const AlleleHint& hint) {
   flush();
-  const std::string alleles = hint_alleles(ref_base);
+  std::string alleles(1, ref_base);
+  for (const std::string& alt : hint.alts) alleles += "," + alt;
   if (vcf_.writes_text()) {
     line_.clear();
     const auto number = [this](int64_t v) {

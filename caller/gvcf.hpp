@@ -29,26 +29,26 @@ std::vector<std::string> gvcf_header_lines();
 // (at most 99) where 0/0 is the best and 0 otherwise; DP counts every read over the base.
 //
 // A position whose reads show another allele and whose GQ is below kHintGq gets an
-// AlleleHint instead of a block: its record names the three other bases and keeps
-// <NON_REF> for the evidence of an indel (a deleted base, a base beside an indel or a
-// clip), GT 0/0 (nothing was called there), PLs over those five alleles. A block's
-// <NON_REF> lumps every such read together, so `joint` took one read with an error to
-// another base, or beside a deletion, as evidence of any alternate another sample has
-// there (at 10x, 15 of the 18 genotypes where joint and the multi-BAM call differed).
+// AlleleHint instead of a block: a record of its own naming what its reads hold there:
+// the three other bases, each insertion seen after it (its base and the inserted ones),
+// <DEL> where a deletion starts after it, <NON_REF> for anything else (a base beside a
+// clip); GT 0/0 (nothing was called there), AD and PLs over those alleles. A read's
+// indel counts at its anchor base only. A block's <NON_REF> lumps every such read
+// together, so `joint` took one read with an error to another base, or an indel beside
+// the base, as evidence of any alternate another sample had there (at 10x, 15 of the 18
+// genotypes where joint and the multi-BAM call differed).
 constexpr int32_t kHintGq = 20;
 struct AlleleHint {
   int64_t pos = 0;
   int32_t dp = 0, gq = 0;
-  std::array<int32_t, 5> ad{};   // the reference, the three other bases (A, C, G, T order), indel evidence
-  std::array<int32_t, 15> pl{};  // VCF's genotype order over those five alleles
+  std::vector<std::string> alts;  // the other bases (A, C, G, T order), insertions (sorted), <DEL>, <NON_REF>
+  std::vector<int32_t> ad, pl;    // per allele (the reference first); PL in VCF's genotype order
 };
 struct RefConfidence {
   std::vector<int32_t> dp, gq;
   std::vector<std::array<int32_t, 3>> pl;
   std::vector<AlleleHint> hints;  // by position
 };
-// The hint's alleles: the reference base, the other three in A, C, G, T order, <NON_REF>.
-std::string hint_alleles(char ref_base);
 void reference_confidence(const std::vector<detail::AlignedRead>& reads, const std::string& contig_seq, int64_t begin,
                           int64_t end, int min_base_q, RefConfidence& out);
 

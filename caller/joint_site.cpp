@@ -51,6 +51,8 @@ std::vector<int> allele_map(const GvcfEntry& e, const std::vector<std::string>& 
     for (size_t a = 1; a < e.alleles.size(); ++a) {
       // The sample's alleles extended to the merged REF's length.
       if (e.alleles[a] != kNonRef && e.alleles[a] + merged[0].substr(ref.size()) == merged[k]) map[k] = static_cast<int>(a);
+      // A hint's <DEL>: its reads' deletions after this base, whatever their length.
+      if (e.hint && e.alleles[a] == "<DEL>" && merged[k].size() < merged[0].size()) map[k] = static_cast<int>(a);
     }
   }
   return map;

@@ -338,7 +338,9 @@ TEST(CallGvcf, ReferenceConfidenceByHand) {
   const caller::AlleleHint& h = c.hints[0];
   EXPECT_EQ(h.pos, 4);
   EXPECT_EQ(h.dp, 10);
-  EXPECT_EQ(h.ad, (std::array<int32_t, 5>{5, 5, 0, 0, 0}));
+  EXPECT_EQ(h.alts, (std::vector<std::string>{"C", "G", "T", "<NON_REF>"}));
+  EXPECT_EQ(h.ad, (std::vector<int32_t>{5, 5, 0, 0, 0}));
+  ASSERT_EQ(h.pl.size(), 15u);
   const std::string alleles = "ACGT*";  // * : <NON_REF>, no base's
   const double e = 1e-3;
   const auto p_base = [&](char base, char allele) { return base == allele ? 1 - e : e / 3; };
@@ -356,8 +358,6 @@ TEST(CallGvcf, ReferenceConfidenceByHand) {
   for (size_t g = 0; g < gl.size(); ++g) EXPECT_EQ(h.pl[g], std::lround(-10 * (gl[g] - best))) << "genotype " << g;
   EXPECT_EQ(h.pl[1], 0);  // 0/C
   EXPECT_EQ(h.gq, 0);
-  EXPECT_EQ(caller::hint_alleles('A'), "A,C,G,T,<NON_REF>");
-  EXPECT_EQ(caller::hint_alleles('G'), "G,A,C,T,<NON_REF>");
 }
 
 
@@ -387,15 +387,27 @@ TEST(CallGvcf, BasesBesideAnIndelOrAClipAreEvidenceOfAnotherAllele) {
   EXPECT_GT(c.pl[3][0], 0);                                  // the anchor: not hom-ref
   EXPECT_EQ(c.gq[3], 0);
   EXPECT_GT(c.pl[5][0], 0);  // the base after the deletion
-  // Their hints: an indel's evidence stands for <NON_REF> alone, no base (0/<NON_REF>,
-  // genotype 10, is the best), and has no AD of its own.
+  // Their hints: the reads' deletion counts at its anchor (position 3: the base before
+  // it) as <DEL>, at Q45 (the pair-HMM's gap open); the deleted base and the one after
+  // hold only the other reads' bases and their own: the reference.
   ASSERT_EQ(c.hints.size(), 3u);
-  for (size_t k = 0; k < 3; ++k) {
+  const caller::AlleleHint& anchor = c.hints[0];
+  EXPECT_EQ(anchor.pos, 3);
+  EXPECT_EQ(anchor.alts, (std::vector<std::string>{"A", "C", "G", "<DEL>", "<NON_REF>"}));  // T the reference
+  EXPECT_EQ(anchor.ad, (std::vector<int32_t>{5, 0, 0, 0, 5, 0}));
+  const auto het_pl = [](int q_ref, int q_alt, int n) {  // n reads of each: 0/0 against the het
+    const double e_ref = std::pow(10.0, -q_ref / 10.0), e_alt = std::pow(10.0, -q_alt / 10.0);
+    const double hom = n * std::log10(1 - e_ref) + n * std::log10(e_alt / 3);
+    const double het = n * std::log10((1 - e_ref + e_ref / 3) / 2) + n * std::log10((1 - e_alt + e_alt / 3) / 2);
+    return std::lround(-10 * (hom - het));
+  };
+  EXPECT_EQ(anchor.pl[10], 0);  // 0/<DEL>
+  EXPECT_EQ(anchor.pl[0], het_pl(30, 45, 5));
+  for (size_t k = 1; k < 3; ++k) {
     EXPECT_EQ(c.hints[k].pos, static_cast<int64_t>(3 + k));
-    EXPECT_EQ(c.hints[k].pl[10], 0) << k;
-    EXPECT_EQ(c.hints[k].pl[1], c.hints[k].pl[3]) << k;  // no base favoured over another
-    EXPECT_EQ(c.hints[k].ad[4], 0) << k;
-    EXPECT_EQ(c.hints[k].ad[0], 5) << k;  // the reads that do not delete
+    EXPECT_EQ(c.hints[k].alts, (std::vector<std::string>{k == 1 ? "C" : "A", "G", "T", "<NON_REF>"}));
+    EXPECT_EQ(c.hints[k].ad[0], k == 1 ? 5 : 10) << k;  // the deleted base: only the other reads
+    EXPECT_EQ(c.hints[k].pl[0], 0) << k;
   }
   // A soft clip: the aligned base beside it counts against the reference, the next does not.
   caller::detail::AlignedRead clipped;
@@ -426,8 +438,14 @@ TEST(CallGvcf, BlocksPrintedDirectlyAreHtslibsLines) {
         if (p % 13 == 5 && ref != 'N') {  // an allele hint now and then, between blocks
           caller::AlleleHint h;
           h.pos = p, h.dp = dp, h.gq = gq % caller::kHintGq;
-          for (auto& v : h.ad) v = static_cast<int32_t>(rng() % 9);
-          for (auto& v : h.pl) v = static_cast<int32_t>(rng() % 500);
+          for (const char b : {'A', 'C', 'G', 'T'}) {
+            if (b != ref) h.alts.emplace_back(1, b);
+          }
+          if (p % 2) h.alts.push_back(std::string(1, ref) + "GA"), h.alts.push_back("<DEL>");
+          h.alts.push_back("<NON_REF>");
+          const size_t n = h.alts.size() + 1;
+          for (size_t a = 0; a < n; ++a) h.ad.push_back(static_cast<int32_t>(rng() % 9));
+          for (size_t g = 0; g < n * (n + 1) / 2; ++g) h.pl.push_back(static_cast<int32_t>(rng() % 500));
           blocks.add_hint(rid, ref, h);
           continue;
         }
@@ -536,7 +554,11 @@ std::vector<std::string> check_gvcf(const std::vector<GvcfRecord>& recs,
     if (g.hint) {
       EXPECT_EQ(g.end, g.pos) << g.text;
       const char ref = g.text[g.text.find(' ') + 1];
-      EXPECT_EQ(g.text.substr(g.text.find(' ') + 1, 7), std::string(1, ref) + ">" + caller::hint_alleles(ref).substr(2, 5));
+      std::string others;  // the three other bases, in order, first
+      for (const char b : {'A', 'C', 'G', 'T'}) {
+        if (b != ref) others += std::string(others.empty() ? "" : ",") + b;
+      }
+      EXPECT_EQ(g.text.substr(g.text.find(' ') + 1, 7), std::string(1, ref) + ">" + others) << g.text;
     } else if (!g.block) {
       variants.push_back(g.text);
     }

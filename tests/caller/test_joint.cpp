@@ -75,6 +75,17 @@ TEST(Joint, AHintCountsOnlyTheEvidenceForTheSitesAllele) {
   ASSERT_TRUE(joint_site(100, {het, hint}, JointOptions{}, call));
   EXPECT_EQ(gt(call.samples[1]), "0/1");
   EXPECT_EQ(call.samples[1].ad, (std::vector<int>{6, 1}));
+  // A deletion after the base (GA>G) takes the hint's <DEL>, an insertion its own allele.
+  const GvcfEntry del = variant(100, {"GA", "G", "<NON_REF>"}, {200, 0, 250, 230, 260, 500}, {10, 9, 0});
+  GvcfEntry indels = variant(100, {"G", "A", "C", "T", "GT", "<DEL>", "<NON_REF>"}, std::vector<int>(28, 300), {6, 0, 0, 0, 0, 1, 0});
+  indels.hint = true;
+  indels.pl[0] = 20, indels.pl[15] = 0;  // 0/0, and 0/<DEL> (genotype index 5 x 6 / 2 + 0) the best
+  ASSERT_TRUE(joint_site(100, {del, indels}, JointOptions{}, call));
+  EXPECT_EQ(call.alleles, (std::vector<std::string>{"GA", "G"}));
+  EXPECT_EQ(call.samples[1].ad, (std::vector<int>{6, 1}));
+  const GvcfEntry ins = variant(100, {"G", "GT", "<NON_REF>"}, {200, 0, 250, 230, 260, 500}, {10, 9, 0});
+  ASSERT_TRUE(joint_site(100, {ins, indels}, JointOptions{}, call));
+  EXPECT_EQ(call.samples[1].ad, (std::vector<int>{6, 0}));  // the hint's GT: no read
 }
 
 TEST(Joint, AllelesMergeOntoTheLongestReference) {
