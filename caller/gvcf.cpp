@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <new>
 
 namespace gatemap::caller {
 
@@ -189,7 +190,7 @@ void score_hints(const std::vector<detail::AlignedRead>& reads, const std::strin
     const bool deletion = std::any_of(reads_here.seen.begin(), reads_here.seen.end(),
                                       [](const auto& o) { return o.first == kDeletion; });
     const int del_allele = deletion ? static_cast<int>(hint.alts.size()) + 1 : -1;
-    if (deletion) hint.alts.push_back("<DEL>");
+    if (deletion) hint.alts.push_back(kDeletionAllele);
     hint.alts.push_back("<NON_REF>");
     const int n_alleles = static_cast<int>(hint.alts.size()) + 1;
     std::vector<double> gl(static_cast<size_t>(n_alleles * (n_alleles + 1) / 2), 0.0);
@@ -314,19 +315,9 @@ void GvcfBlocks::flush() {
     return;
   }
   bcf_hdr_t* hdr = vcf_.header();
-  if (!rec_) rec_.reset(bcf_init());
-  bcf1_t* rec = rec_.get();
-  bcf_clear(rec);  // one record reused: blocks are most of a gVCF
-  rec->rid = rid_;
-  rec->pos = begin_;
-  bcf_float_set_missing(rec->qual);
-  const char ref[2] = {ref_, '\0'};
-  const std::string alleles = std::string(ref) + ",<NON_REF>";
-  bcf_update_alleles_str(hdr, rec, alleles.c_str());
+  bcf1_t* rec = begin_record(rid_, begin_, ref_, "<NON_REF>");
   const int32_t end = static_cast<int32_t>(end_);  // 1-based, inclusive
   bcf_update_info_int32(hdr, rec, "END", &end, 1);
-  int32_t gt[2] = {bcf_gt_unphased(0), bcf_gt_unphased(0)};
-  bcf_update_genotypes(hdr, rec, gt, 2);
   bcf_update_format_int32(hdr, rec, "DP", &dp, 1);
   bcf_update_format_int32(hdr, rec, "GQ", &min_gq_, 1);
   bcf_update_format_int32(hdr, rec, "MIN_DP", &min_dp_, 1);
@@ -336,45 +327,26 @@ void GvcfBlocks::flush() {
 
 void GvcfBlocks::add_hint(int rid, char ref_base, const AlleleHint& hint) {
   flush();
-  std::string alleles(1, ref_base);
-  for (const std::string& alt : hint.alts) alleles += "," + alt;
+  std::string alts;
+  for (const std::string& alt : hint.alts) alts += (alts.empty() ? "" : ",") + alt;
   if (vcf_.writes_text()) {
-    line_.clear();
-    const auto number = [this](int64_t v) {
-      char buf[24];
-      line_.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
-    };
-    const auto list = [&](const auto& values) {
+    const auto list = [this](const std::vector<int32_t>& values) {
       for (size_t k = 0; k < values.size(); ++k) {
         if (k) line_ += ',';
-        number(values[k]);
+        put(values[k]);
       }
     };
-    line_ += bcf_hdr_id2name(vcf_.header(), rid);
-    line_ += '\t';
-    number(hint.pos + 1);
-    line_ += "\t.\t";
-    line_ += alleles;
-    line_[line_.size() - alleles.size() + 1] = '\t';  // REF, then the ALT list
+    begin_line(rid, hint.pos, ref_base, alts);
     line_ += "\t.\t.\t.\tGT:AD:DP:GQ:PL\t0/0:";
     list(hint.ad);
-    line_ += ':';
-    number(hint.dp), line_ += ':', number(hint.gq), line_ += ':';
+    line_ += ':', put(hint.dp), line_ += ':', put(hint.gq), line_ += ':';
     list(hint.pl);
     line_ += '\n';
     vcf_.write_text(line_);
     return;
   }
   bcf_hdr_t* hdr = vcf_.header();
-  if (!rec_) rec_.reset(bcf_init());
-  bcf1_t* rec = rec_.get();
-  bcf_clear(rec);
-  rec->rid = rid;
-  rec->pos = hint.pos;
-  bcf_float_set_missing(rec->qual);
-  bcf_update_alleles_str(hdr, rec, alleles.c_str());
-  int32_t gt[2] = {bcf_gt_unphased(0), bcf_gt_unphased(0)};
-  bcf_update_genotypes(hdr, rec, gt, 2);
+  bcf1_t* rec = begin_record(rid, hint.pos, ref_base, alts);
   bcf_update_format_int32(hdr, rec, "AD", hint.ad.data(), static_cast<int>(hint.ad.size()));
   bcf_update_format_int32(hdr, rec, "DP", &hint.dp, 1);
   bcf_update_format_int32(hdr, rec, "GQ", &hint.gq, 1);
@@ -382,24 +354,46 @@ void GvcfBlocks::add_hint(int rid, char ref_base, const AlleleHint& hint) {
   vcf_.write(rec);
 }
 
+bcf1_t* GvcfBlocks::begin_record(int rid, int64_t pos, char ref_base, const std::string& alts) {
+  if (!rec_) rec_.reset(bcf_init());
+  if (!rec_) throw std::bad_alloc();
+  bcf1_t* rec = rec_.get();
+  bcf_clear(rec);  // one record reused: blocks are most of a gVCF
+  rec->rid = rid;
+  rec->pos = pos;
+  bcf_float_set_missing(rec->qual);
+  const std::string alleles = std::string(1, ref_base) + "," + alts;
+  bcf_update_alleles_str(vcf_.header(), rec, alleles.c_str());
+  int32_t gt[2] = {bcf_gt_unphased(0), bcf_gt_unphased(0)};
+  bcf_update_genotypes(vcf_.header(), rec, gt, 2);
+  return rec;
+}
+
+void GvcfBlocks::put(int64_t v) {
+  char buf[24];
+  line_.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+}
+
+void GvcfBlocks::begin_line(int rid, int64_t pos, char ref_base, const std::string& alts) {
+  line_.clear();
+  line_ += bcf_hdr_id2name(vcf_.header(), rid);
+  line_ += '\t';
+  put(pos + 1);
+  line_ += "\t.\t";
+  line_ += ref_base;
+  line_ += '\t';
+  line_ += alts;
+}
+
 // The block as htslib prints the record flush() builds for BCF (the same bytes:
 // CallGvcf.BlocksPrintedDirectlyAreHtslibsLines), written straight to the output.
 void GvcfBlocks::write_text(int32_t median_dp) {
-  line_.clear();
-  const auto number = [this](int64_t v) {
-    char buf[24];
-    line_.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
-  };
-  line_ += bcf_hdr_id2name(vcf_.header(), rid_);
-  line_ += '\t';
-  number(begin_ + 1);
-  line_ += "\t.\t";
-  line_ += ref_;
-  line_ += "\t<NON_REF>\t.\t.\tEND=";
-  number(end_);
+  begin_line(rid_, begin_, ref_, "<NON_REF>");
+  line_ += "\t.\t.\tEND=";
+  put(end_);
   line_ += "\tGT:DP:GQ:MIN_DP:PL\t0/0:";
-  for (const int32_t v : {median_dp, min_gq_, min_dp_}) number(v), line_ += ':';
-  number(min_pl_[0]), line_ += ',', number(min_pl_[1]), line_ += ',', number(min_pl_[2]), line_ += '\n';
+  for (const int32_t v : {median_dp, min_gq_, min_dp_}) put(v), line_ += ':';
+  put(min_pl_[0]), line_ += ',', put(min_pl_[1]), line_ += ',', put(min_pl_[2]), line_ += '\n';
   vcf_.write_text(line_);
 }
 

@@ -38,6 +38,7 @@ std::vector<std::string> gvcf_header_lines();
 // the base, as evidence of any alternate another sample had there (at 10x, 15 of the 18
 // genotypes where joint and the multi-BAM call differed).
 constexpr int32_t kHintGq = 20;
+constexpr const char* kDeletionAllele = "<DEL>";  // a hint's: deletions starting after its base
 struct AlleleHint {
   int64_t pos = 0;
   int32_t dp = 0, gq = 0;
@@ -66,6 +67,11 @@ class GvcfBlocks {
  private:
   static int band_of(int32_t gq);
   void write_text(int32_t median_dp);
+  // A text line's CHROM to ALT (REF one base, ALT `alts`), and a number, onto line_.
+  void begin_line(int rid, int64_t pos, char ref_base, const std::string& alts);
+  void put(int64_t v);
+  // The reused record, cleared and placed, QUAL missing, GT 0/0.
+  bcf1_t* begin_record(int rid, int64_t pos, char ref_base, const std::string& alts);
   io::VcfWriter& vcf_;
   std::unique_ptr<bcf1_t, decltype(&bcf_destroy)> rec_{nullptr, bcf_destroy};
   bool open_ = false;
@@ -75,7 +81,7 @@ class GvcfBlocks {
   int32_t min_gq_ = 0, min_dp_ = 0;
   std::array<int32_t, 3> min_pl_{};
   std::vector<int32_t> dps_;  // for the median
-  std::string line_;          // write_text's, reused
+  std::string line_;          // a text line, reused
 };
 
 }  // namespace gatemap::caller

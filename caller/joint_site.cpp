@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "caller/gvcf.hpp"
 #include "caller/joint.hpp"
 #include "common/error.hpp"
 
@@ -52,7 +53,7 @@ std::vector<int> allele_map(const GvcfEntry& e, const std::vector<std::string>& 
       // The sample's alleles extended to the merged REF's length.
       if (e.alleles[a] != kNonRef && e.alleles[a] + merged[0].substr(ref.size()) == merged[k]) map[k] = static_cast<int>(a);
       // A hint's <DEL>: its reads' deletions after this base, whatever their length.
-      if (e.hint && e.alleles[a] == "<DEL>" && merged[k].size() < merged[0].size()) map[k] = static_cast<int>(a);
+      if (e.hint && e.alleles[a] == kDeletionAllele && merged[k].size() < merged[0].size()) map[k] = static_cast<int>(a);
     }
   }
   return map;
